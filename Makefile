@@ -1,0 +1,53 @@
+# dwtcp_fluid — the two README commands are `make sweep` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+CLI    := $(VENV)/bin/dwtcp-fluid
+PIP    := $(PY) -m pip install -q --disable-pip-version-check -c constraints.txt
+STAMP_RUN  := $(VENV)/.stamp-install
+STAMP_TEST := $(VENV)/.stamp-test
+export JAX_PLATFORMS ?= cpu
+export MPLBACKEND ?= Agg
+
+.PHONY: install install-test sweep test test-all figures proofs lint clean
+
+install: $(STAMP_RUN)
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP_RUN): pyproject.toml constraints.txt | $(VENV)/bin/python
+	$(PIP) -e .
+	@touch $@
+
+$(STAMP_TEST): $(STAMP_RUN) pyproject.toml constraints.txt
+	$(PIP) -e '.[test]'
+	@touch $@
+
+install-test: $(STAMP_TEST)
+
+sweep: $(STAMP_RUN)
+	$(CLI) sweep --beta 0.001
+
+test: $(STAMP_TEST)
+	$(PY) -m pytest -q
+	$(CLI) proofs --check
+	$(CLI) figures --check
+
+test-all: $(STAMP_TEST)
+	$(PY) -m pytest -q -m "slow or not slow"
+	$(CLI) proofs --check
+	$(CLI) figures --check
+
+figures: $(STAMP_RUN)
+	$(CLI) figures
+
+proofs: $(STAMP_RUN)
+	$(CLI) proofs
+
+lint: $(STAMP_TEST)
+	$(VENV)/bin/ruff check dwtcp_fluid tests benchmarks
+	$(VENV)/bin/ruff format --check dwtcp_fluid tests benchmarks
+
+clean:
+	rm -rf $(VENV) results .pytest_cache

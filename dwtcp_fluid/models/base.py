@@ -1,0 +1,169 @@
+"""The fluid-model protocol: one definition of each model feeds SymPy, both DDE solvers, the analysis and the plots.
+
+A model is a *switched delay system*
+
+    x'(t) = F(x(t), x(t − τ_d), u(t)),        u(t) = 1{σ(x(t − τ_d)) > 0},
+
+with a state vector ``x`` (names in :attr:`FluidModel.states`), a delayed copy ``xd`` of the state (equal to ``x``
+when the model has no delay), a binary switching input ``u`` (the *delayed* sign of the switching function σ:
+DCTCP's mark p(t − R*), DWTCP's "Scout late" d_s > d_t) and optional lower bounds on states (the physical queue
+floor q ≥ 0, entered and left as a sliding mode by the solvers).
+
+The right-hand side :meth:`FluidModel.rhs` is written once against an array namespace ``xp``: ``numpy``,
+``jax.numpy`` or :data:`SYMPY_NS`. The symbolic Jacobian, its lambdified numeric form and the JAX right-hand
+side all come from that one function, so an equation is typed exactly once.
+"""
+
+from __future__ import annotations
+
+import functools
+import types
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import sympy as sp
+
+__all__ = ["FluidModel", "SYMPY_NS", "ModelParamsError"]
+
+
+def _sym_where(cond: Any, a: Any, b: Any) -> Any:
+    return sp.Piecewise((a, cond), (b, True))
+
+
+#: The SymPy "array namespace" a model's rhs is evaluated with to obtain symbolic expressions.
+SYMPY_NS = types.SimpleNamespace(
+    sqrt=sp.sqrt,
+    log=sp.log,
+    exp=sp.exp,
+    maximum=sp.Max,
+    minimum=sp.Min,
+    where=_sym_where,
+    abs=sp.Abs,
+)
+
+
+class ModelParamsError(ValueError):
+    """A parameter mapping does not match a model's parameter names."""
+
+
+@dataclass(frozen=True)
+class FluidModel:
+    """Base class of every fluid model. Subclasses are frozen dataclasses whose fields select variants.
+
+    Subclasses define the class attributes ``name``, ``states`` and ``param_names`` and the methods
+    :meth:`rhs`, :meth:`surface`, :meth:`delay` and :meth:`numeric_params`; they may override :meth:`floors`.
+    """
+
+    name: ClassVar[str] = "model"
+    states: ClassVar[tuple[str, ...]] = ()
+    param_names: ClassVar[tuple[str, ...]] = ()
+    #: Human-readable units of each state, for datasets and axis labels.
+    state_units: ClassVar[tuple[str, ...]] = ()
+
+    # --- the definition ------------------------------------------------------------------------------------
+    def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
+        """Right-hand side F(x, x(t − τ_d), u) as a tuple, one entry per state."""
+        raise NotImplementedError
+
+    def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
+        """Switching function σ(x); the input is u(t) = 1{σ(x(t − τ_d)) > 0}."""
+        raise NotImplementedError
+
+    def delay(self, p: Mapping[str, Any]) -> Any:
+        """Feedback delay τ_d in the model's time unit (0 for an undelayed model)."""
+        raise NotImplementedError
+
+    def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
+        """Lower bounds on states, ``{state index: bound}``; the solvers hold the state at the bound while
+        its derivative would push it below (a sliding mode). Empty when the model has none."""
+        return {}
+
+    def numeric_params(self, params: Any) -> dict[str, float]:
+        """Map a parameter object (:mod:`dwtcp_fluid.params`) to the float mapping ``rhs`` reads."""
+        raise NotImplementedError
+
+    # --- derived machinery ---------------------------------------------------------------------------------
+    def check_params(self, p: Mapping[str, Any]) -> None:
+        missing = [n for n in self.param_names if n not in p]
+        if missing:
+            raise ModelParamsError(f"{self.name}: parameters {missing} are missing; expected {list(self.param_names)}")
+
+    def state_index(self, name: str) -> int:
+        try:
+            return self.states.index(name)
+        except ValueError:
+            raise ValueError(f"state={name!r} is not a state of {self.name}: accepted {list(self.states)}") from None
+
+    def symbols(self) -> tuple[tuple[sp.Symbol, ...], dict[str, sp.Symbol]]:
+        """Positive SymPy symbols for the states and the parameters (named as in the papers)."""
+        xs = tuple(sp.Symbol(n, real=True) for n in self.states)
+        ps = {n: sp.Symbol(n, positive=True) for n in self.param_names}
+        return xs, ps
+
+    def delayed_symbols(self) -> tuple[sp.Symbol, ...]:
+        """Symbols for x(t − τ_d), named ``<state>_d``."""
+        return tuple(sp.Symbol(f"{n}_d", real=True) for n in self.states)
+
+    def sym_rhs(self, u: Any = 1, *, delayed: bool = False) -> sp.Matrix:
+        """F as a SymPy column; with ``delayed=False`` the delayed state is identified with the state.
+
+        ``u`` may be 0, 1 or a SymPy symbol.
+        """
+        xs, ps = self.symbols()
+        xd = self.delayed_symbols() if delayed else xs
+        return sp.Matrix(self.rhs(xs, xd, u, ps, SYMPY_NS))
+
+    def jacobian(self, u: Any = 1, *, delayed: bool = False) -> sp.Matrix:
+        """Symbolic Jacobian ∂F/∂x. With ``delayed=False``, x(t − τ_d) is set to x before differentiating
+        (the frozen, undelayed linearization the papers use)."""
+        return _jacobian_cached(self, u, delayed)
+
+    def jacobian_delayed(self, u: Any = 1) -> sp.Matrix:
+        """Symbolic ∂F/∂x(t − τ_d) (the A1 of x' = A0 x + A1 x(t − τ_d))."""
+        xs, _ = self.symbols()
+        xd = self.delayed_symbols()
+        return self.sym_rhs(u, delayed=True).jacobian(sp.Matrix(xd))
+
+    def jacobian_fn(self, u: Any = 1) -> Callable[..., np.ndarray]:
+        """Numeric Jacobian J(x; p) lambdified once (cached), broadcasting over arrays.
+
+        Call as ``fn(x, p)`` with ``x`` a sequence of state arrays and ``p`` a parameter mapping; returns an
+        array of shape ``batch + (n, n)``.
+        """
+        return _jacobian_fn_cached(self, u)
+
+    def rhs_fn(self, xp: Any = np) -> Callable[..., tuple]:
+        """The right-hand side bound to a namespace: ``f(x, xd, u, p)``."""
+        return functools.partial(_bound_rhs, self, xp)
+
+
+def _bound_rhs(model: FluidModel, xp: Any, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any]):
+    return model.rhs(x, xd, u, p, xp)
+
+
+@functools.lru_cache(maxsize=64)
+def _jacobian_cached(model: FluidModel, u: Any, delayed: bool) -> sp.Matrix:
+    xs, _ = model.symbols()
+    F = model.sym_rhs(u, delayed=delayed)
+    return sp.simplify(F.jacobian(sp.Matrix(xs)))
+
+
+@functools.lru_cache(maxsize=64)
+def _jacobian_fn_cached(model: FluidModel, u: Any) -> Callable[..., np.ndarray]:
+    xs, ps = model.symbols()
+    J = model.jacobian(u)
+    n = len(xs)
+    pnames = list(model.param_names)
+    args = list(xs) + [ps[k] for k in pnames]
+    entries = [[sp.lambdify(args, J[i, j], modules="numpy") for j in range(n)] for i in range(n)]
+
+    def fn(x: Sequence[Any], p: Mapping[str, Any]) -> np.ndarray:
+        model.check_params(p)
+        vals = [np.asarray(v, dtype=float) for v in x] + [np.asarray(p[k], dtype=float) for k in pnames]
+        out = [[np.asarray(entries[i][j](*vals), dtype=float) for j in range(n)] for i in range(n)]
+        flat = np.broadcast_arrays(*[e for row in out for e in row])
+        return np.stack(flat, axis=-1).reshape(flat[0].shape + (n, n))
+
+    return fn

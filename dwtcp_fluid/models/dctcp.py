@@ -1,0 +1,110 @@
+"""DCTCP fluid models of 001_2aee9d9fe081c28a.txt, written once (see :mod:`.base`).
+
+* :class:`DctcpFluid`: the physical model (5)-(8): state (W, α, q) in (packets, 1, packets), time in seconds,
+  R(t) = d + q/C, marking p(t) = 1{q(t) > K} fed back after the fixed delay R* = d + K/C.
+* :class:`DctcpNormalized`: the normalized model (11)-(14): time in units of R*, q̃ = (q − K)/(C·R*); only
+  w̄ = (C·d + K)/N and g matter. With ``underflow=True`` the queue cannot go below its physical floor,
+  q̃ ≥ −ψ/(1+ψ), ψ = K/(C·d) (section 3.3.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..params import DctcpParams
+from .base import FluidModel
+
+__all__ = ["DctcpFluid", "DctcpNormalized"]
+
+
+@dataclass(frozen=True)
+class DctcpFluid(FluidModel):
+    """DCTCP fluid model, eqs. (5)-(8) of 001_2aee9d9fe081c28a.txt.
+
+    Parameters
+    ----------
+    queue_floor : bool
+        Physical queue q ≥ 0 (a sliding mode while N·W/R < C). The paper's equations omit it.
+    """
+
+    queue_floor: bool = True
+
+    name: ClassVar[str] = "dctcp"
+    states: ClassVar[tuple[str, ...]] = ("W", "alpha", "q")
+    state_units: ClassVar[tuple[str, ...]] = ("packets", "1", "packets")
+    param_names: ClassVar[tuple[str, ...]] = ("C", "d", "K", "g", "N")
+
+    def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
+        """DCTCP fluid right-hand side, eqs. (5)-(7) of 001_2aee9d9fe081c28a.txt; u = p(t − R*)."""
+        W, alpha, q = x
+        R = p["d"] + q / p["C"]
+        dW = 1 / R - W * alpha / (2 * R) * u
+        dalpha = p["g"] / R * (u - alpha)
+        dq = p["N"] * W / R - p["C"]
+        return (dW, dalpha, dq)
+
+    def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
+        """σ = q − K: marking p = 1{q > K}, eq. (8) of 001_2aee9d9fe081c28a.txt."""
+        return x[2] - p["K"]
+
+    def delay(self, p: Mapping[str, Any]) -> Any:
+        """R* = d + K/C (seconds)."""
+        return p["d"] + p["K"] / p["C"]
+
+    def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
+        return {2: 0.0} if self.queue_floor else {}
+
+    def numeric_params(self, params: DctcpParams) -> dict[str, float]:
+        """Floats for :meth:`rhs` (C in packets/s, d in s, K in packets)."""
+        return {
+            "C": float(params.link.C),
+            "d": float(params.link.d),
+            "K": float(params.K),
+            "g": float(params.g),
+            "N": float(params.flows),
+        }
+
+
+@dataclass(frozen=True)
+class DctcpNormalized(FluidModel):
+    """Normalized DCTCP model, eqs. (11)-(14) of 001_2aee9d9fe081c28a.txt (time in units of R*).
+
+    Parameters
+    ----------
+    underflow : bool
+        Apply the queue floor q̃ ≥ −ψ/(1+ψ) of section 3.3.2 (needs the parameter ``psi``). The paper's limit-cycle
+        analysis (sections 3.2-3.3.1) runs without it.
+    """
+
+    underflow: bool = False
+
+    name: ClassVar[str] = "dctcp-normalized"
+    states: ClassVar[tuple[str, ...]] = ("W", "alpha", "q")
+    state_units: ClassVar[tuple[str, ...]] = ("packets", "1", "C·R*")
+    param_names: ClassVar[tuple[str, ...]] = ("wbar", "g", "psi")
+
+    def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
+        """Normalized right-hand side, eqs. (11)-(13) of 001_2aee9d9fe081c28a.txt; u = p̃(t − 1)."""
+        W, alpha, q = x
+        dW = 1 / (1 + q) * (1 - W * alpha / 2 * u)
+        dalpha = p["g"] / (1 + q) * (u - alpha)
+        dq = W / (p["wbar"] * (1 + q)) - 1
+        return (dW, dalpha, dq)
+
+    def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
+        """σ = q̃: p̃ = 1{q̃ > 0}, eq. (14) of 001_2aee9d9fe081c28a.txt."""
+        return x[2]
+
+    def delay(self, p: Mapping[str, Any]) -> Any:
+        """The feedback delay is 1 (one R*) in normalized time."""
+        return 1.0
+
+    def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
+        """q̃ ≥ −ψ/(1+ψ) (q ≥ 0) when ``underflow`` is set, section 3.3.2 of 001_2aee9d9fe081c28a.txt."""
+        return {2: -p["psi"] / (1 + p["psi"])} if self.underflow else {}
+
+    def numeric_params(self, params: DctcpParams) -> dict[str, float]:
+        """w̄, g and ψ from a :class:`~dwtcp_fluid.params.DctcpParams`."""
+        return {"wbar": float(params.wbar), "g": float(params.g), "psi": float(params.psi)}

@@ -1,0 +1,179 @@
+"""DWTCP fluid model of appendix A of 000_eb5ec3ba60d5c338.txt, written once (see :mod:`.base`).
+
+State (w, q): per-flow window w and bottleneck queue q, both in packets; time in seconds.
+
+* Switching: the Scout is "late" when d_s > d_t, i.e. when the queue k̄ it waits behind exceeds the target k
+  (eq. (4)): σ(x) = q − k, u(t) = 1{q(t − τ_d) > k}.
+* Decrease (u = 1), variant ``"paper"``, eqs. (5)/(6):  w' = −(β·w/τ)·(k̄ − k)/(BDP + k);
+  variant ``"sqrt"``, eq. (3):  w' = −w·sqrt(w)·β_w/τ · (k̄ − k)/(BDP + k̄)  with β_w in the packet convention.
+  k̄ is the queue the Scout saw: q(t − τ_d). The paper's analysis takes τ_d = 0 (k̄ = q).
+* Increase (u = 0), eq. (7):  w' = (1 + α·S/L)/τ packets/s  ((L + α·S)/τ in bytes; the paper's fluid model has α = 1).
+* Queue, eqs. (6)/(7):  q' = N·w/τ − C, with the physical floor q ≥ 0 unless ``queue_floor=False``.
+
+``delay_rtts`` = 0 gives the paper's undelayed model; ``delay_rtts = 1`` puts back the one-RTT feedback delay of
+the Scout signal (equations.md, "Points the project must examine").
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import sympy as sp
+
+from ..params import DwtcpParams
+from .base import FluidModel
+
+__all__ = [
+    "DwtcpFluid",
+    "DWTCP_PAPER",
+    "jacobian_decrease",
+    "char_poly_decrease",
+    "eigenvalues_decrease",
+    "eigenvalues_closed_form",
+    "frozen_jacobian",
+]
+
+
+@dataclass(frozen=True)
+class DwtcpFluid(FluidModel):
+    """DWTCP fluid model, eqs. (3)-(7) of 000_eb5ec3ba60d5c338.txt.
+
+    Parameters
+    ----------
+    variant : {"paper", "sqrt"}
+        ``"paper"``: the simplified decrease (5)/(6) (sqrt(w) dropped, d_s → d_t in the denominator);
+        ``"sqrt"``: the original decrease (3).
+    delay_rtts : float
+        Feedback delay τ_d in units of τ (0: the paper's undelayed model; 1: the Scout's one-RTT delay).
+    queue_floor : bool
+        Hold q at 0 while N·w/τ < C (a physical queue). ``False`` lets q go negative, as an unconstrained ODE.
+    """
+
+    variant: Literal["paper", "sqrt"] = "paper"
+    delay_rtts: float = 0.0
+    queue_floor: bool = True
+
+    name: ClassVar[str] = "dwtcp"
+    states: ClassVar[tuple[str, ...]] = ("w", "q")
+    state_units: ClassVar[tuple[str, ...]] = ("packets", "packets")
+    param_names: ClassVar[tuple[str, ...]] = ("beta", "beta_w", "tau", "C", "N", "k", "s_over_l", "alpha")
+
+    def __post_init__(self) -> None:
+        if self.variant not in ("paper", "sqrt"):
+            raise ValueError(f"variant={self.variant!r} is invalid: accepted 'paper' or 'sqrt'")
+        if not (np.isfinite(self.delay_rtts) and self.delay_rtts >= 0):
+            raise ValueError(f"delay_rtts={self.delay_rtts!r} is out of range: accepted finite delay_rtts >= 0")
+
+    def decrease_rate(self, w: Any, kbar: Any, p: Mapping[str, Any], xp: Any) -> Any:
+        """w' in the decrease phase, eq. (5)/(6) (``"paper"``) or eq. (3) (``"sqrt"``) of 000_eb5ec3ba60d5c338.txt."""
+        bdp = p["tau"] * p["C"]
+        if self.variant == "paper":
+            return -(p["beta"] * w / p["tau"]) * (kbar - p["k"]) / (bdp + p["k"])
+        return -w * xp.sqrt(w) * p["beta_w"] / p["tau"] * (kbar - p["k"]) / (bdp + kbar)
+
+    def increase_rate(self, p: Mapping[str, Any]) -> Any:
+        """w' in the increase phase, (L + α·S)/τ in packets/s, eq. (7) of 000_eb5ec3ba60d5c338.txt."""
+        return (1 + p["alpha"] * p["s_over_l"]) / p["tau"]
+
+    def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
+        """DWTCP fluid right-hand side, eqs. (6)/(7) of 000_eb5ec3ba60d5c338.txt (k̄ = q(t − τ_d))."""
+        w, q = x
+        kbar = xd[1]
+        # ``where`` (not u·a + (1 − u)·b) so that a non-finite unused branch cannot leak into the result.
+        dw = xp.where(u > 0, self.decrease_rate(w, kbar, p, xp), self.increase_rate(p) + 0 * w)
+        dq = p["N"] * w / p["tau"] - p["C"]
+        return (dw, dq)
+
+    def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
+        """σ = q − k: d_s > d_t ⇔ k̄ > k, eq. (4) of 000_eb5ec3ba60d5c338.txt."""
+        return x[1] - p["k"]
+
+    def delay(self, p: Mapping[str, Any]) -> Any:
+        return self.delay_rtts * p["tau"]
+
+    def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
+        return {1: 0.0} if self.queue_floor else {}
+
+    def numeric_params(self, params: DwtcpParams, *, alpha: float = 1.0) -> dict[str, float]:
+        """Floats for :meth:`rhs` from a :class:`~dwtcp_fluid.params.DwtcpParams` (C in packets/s, τ in s).
+
+        ``alpha`` is the Scout coefficient in the increase (L + α·S)/τ; the paper's fluid model (7) uses 1.
+        """
+        return {
+            "beta": float(params.beta),
+            "beta_w": float(params.beta_sqrt_packets),
+            "tau": float(params.tau),
+            "C": float(params.link.C),
+            "N": float(params.flows),
+            "k": float(params.k),
+            "s_over_l": float(params.scout_ratio),
+            "alpha": float(alpha),
+        }
+
+
+#: The paper's model: simplified decrease (6), increase (7), no feedback delay, physical queue.
+DWTCP_PAPER = DwtcpFluid()
+
+
+# --- frozen linearization of the decrease phase: eqs. (8)-(14) ------------------------------------------------
+
+
+@functools.cache
+def jacobian_decrease(variant: str = "paper") -> sp.Matrix:
+    """Jacobian (8) of the decrease phase in (w, q), treating k̄ as the queue q, eq. (8) of 000_eb5ec3ba60d5c338.txt.
+
+    Derived from :meth:`DwtcpFluid.rhs` with u = 1 and x(t − τ_d) = x. With k = 0 it reads
+    [[−β·k̄/(τ·BDP), −β·w/(τ·BDP)], [N/τ, 0]].
+    """
+    return DwtcpFluid(variant=variant).jacobian(1)
+
+
+@functools.cache
+def char_poly_decrease(variant: str = "paper") -> sp.Expr:
+    """Characteristic polynomial det(λI − J), eq. (10) of 000_eb5ec3ba60d5c338.txt, in the symbol ``lam``."""
+    lam = sp.Symbol("lam")
+    J = jacobian_decrease(variant)
+    return sp.collect(sp.expand(sp.cancel((lam * sp.eye(2) - J).det())), lam)
+
+
+@functools.cache
+def _eig_closed_form_fn(variant: str):
+    xs, ps = DwtcpFluid(variant=variant).symbols()
+    lam = sp.Symbol("lam")
+    roots = sp.solve(char_poly_decrease(variant), lam)
+    args = list(xs) + [ps[n] for n in DwtcpFluid.param_names]
+    return [sp.lambdify(args, r, modules="numpy") for r in roots]
+
+
+def _batched(params_map: Mapping[str, Any], w: Any, kbar: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    x = [np.asarray(w, dtype=float), np.asarray(kbar, dtype=float)]
+    pv = [np.asarray(params_map[n], dtype=float) for n in DwtcpFluid.param_names]
+    return x, pv
+
+
+def eigenvalues_closed_form(p: Mapping[str, Any], kbar: Any, w: Any) -> np.ndarray:
+    """Roots (11) of (10) from SymPy's ``solve``, evaluated in complex arithmetic, eq. (11) of 000_eb5ec3ba60d5c338.txt.
+
+    Returns an array of shape ``batch + (2,)``, sorted by imaginary part.
+    """
+    fns = _eig_closed_form_fn("paper")
+    x, pv = _batched(p, w, kbar)
+    vals = [np.asarray(f(*[v.astype(complex) for v in x + pv]), dtype=complex) for f in fns]
+    out = np.stack(np.broadcast_arrays(*vals), axis=-1)
+    return np.take_along_axis(out, np.argsort(out.imag, axis=-1), axis=-1)
+
+
+def frozen_jacobian(p: Mapping[str, Any], kbar: Any, w: Any, variant: str = "paper") -> np.ndarray:
+    """Numeric Jacobian (8) at (w, q = k̄), batched; shape ``batch + (2, 2)``. Eq. (8) of 000_eb5ec3ba60d5c338.txt."""
+    fn = DwtcpFluid(variant=variant).jacobian_fn(1)
+    return fn([w, kbar], p)
+
+
+def eigenvalues_decrease(p: Mapping[str, Any], kbar: Any, w: Any, variant: str = "paper") -> np.ndarray:
+    """Eigenvalues of the frozen Jacobian (8) by ``numpy.linalg.eigvals``, sorted by imaginary part."""
+    ev = np.linalg.eigvals(frozen_jacobian(p, kbar, w, variant))
+    return np.take_along_axis(ev, np.argsort(ev.imag, axis=-1), axis=-1)

@@ -1,0 +1,326 @@
+"""Frozen, validated parameter objects for the link, DCTCP and DWTCP, with the papers' derived quantities.
+
+All windows and queues are in packets of ``packet_size`` bytes, capacities in packets/s, times in seconds
+(../shared/spec/equations.md, "Units"). Strings such as ``"10Gbps"`` and ``"100us"`` are accepted wherever a
+capacity or a time is expected and are converted once, here, by :mod:`dwtcp_fluid.units`.
+
+Every invalid value raises ``ValueError`` naming the parameter, the value and the accepted range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+from . import units
+
+__all__ = [
+    "LinkParams",
+    "DctcpParams",
+    "DwtcpParams",
+    "check_range",
+    "PRESETS",
+    "DCTCP_ANALYSIS",
+    "DWTCP_EVALUATION",
+]
+
+
+def check_range(
+    name: str,
+    value: Any,
+    *,
+    lo: float | None = None,
+    hi: float | None = None,
+    lo_open: bool = False,
+    hi_open: bool = False,
+    integer: bool = False,
+    why: str = "",
+) -> float:
+    """Validate a scalar parameter and return it as float (or int when ``integer``).
+
+    The error names the parameter, its value and the accepted range, e.g.
+    ``ValueError: beta=-1.0 is out of range: accepted 0 < beta <= 1``.
+    """
+    lo_s = "" if lo is None else f"{lo:g} {'<' if lo_open else '<='} "
+    hi_s = "" if hi is None else f" {'<' if hi_open else '<='} {hi:g}"
+    rng = f"{lo_s}{name}{hi_s}" if (lo is not None or hi is not None) else f"finite {name}"
+    kind = "an integer, " if integer else ""
+    msg = f"{name}={value!r} is out of range: accepted {kind}{rng}" + (f" ({why})" if why else "")
+    if isinstance(value, bool):
+        raise ValueError(msg)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(msg) from None
+    if not math.isfinite(v):
+        raise ValueError(msg)
+    if integer and v != int(v):
+        raise ValueError(msg)
+    if lo is not None and (v < lo or (lo_open and v == lo)):
+        raise ValueError(msg)
+    if hi is not None and (v > hi or (hi_open and v == hi)):
+        raise ValueError(msg)
+    return int(v) if integer else v
+
+
+def _set(obj: Any, name: str, value: Any) -> None:
+    object.__setattr__(obj, name, value)
+
+
+@dataclass(frozen=True)
+class LinkParams:
+    """A single bottleneck link.
+
+    Parameters
+    ----------
+    capacity : str or float
+        Bottleneck capacity: a rate string ("10Gbps", "833333pps") or a number in bits/s. Stored in bits/s.
+    rtt : str or float
+        Base round-trip (propagation) delay d, which the DWTCP paper calls τ: "100us" or seconds.
+    packet_size : str or float
+        Packet (MSS) size L in bytes, default 1500.
+    """
+
+    capacity: float | str = "10Gbps"
+    rtt: float | str = "100us"
+    packet_size: float | str = 1500.0
+
+    def __post_init__(self) -> None:
+        try:
+            size = units.parse_size(self.packet_size)
+        except ValueError as e:
+            raise ValueError(f"packet_size: {e}") from None
+        _set(self, "packet_size", check_range("packet_size", size, lo=1.0, hi=65536.0, why="bytes"))
+        try:
+            rate = units.parse_rate(self.capacity)
+        except ValueError as e:
+            raise ValueError(f"capacity: {e}") from None
+        bps = rate.bps(self.packet_size)
+        _set(self, "capacity", check_range("capacity", bps, lo=0.0, lo_open=True, why="bits/s"))
+        try:
+            rtt = units.parse_time(self.rtt)
+        except ValueError as e:
+            raise ValueError(f"rtt: {e}") from None
+        _set(self, "rtt", check_range("rtt", rtt, lo=0.0, lo_open=True, why="seconds"))
+
+    @property
+    def C(self) -> float:
+        """Capacity in packets/s."""
+        return units.rate_to_pps(self.capacity, self.packet_size)
+
+    @property
+    def d(self) -> float:
+        """Base RTT d in seconds (the DCTCP paper's name)."""
+        return float(self.rtt)
+
+    @property
+    def tau(self) -> float:
+        """Base RTT τ in seconds (the DWTCP paper's name)."""
+        return float(self.rtt)
+
+    @property
+    def L(self) -> float:
+        """Packet size in bytes."""
+        return float(self.packet_size)
+
+    @property
+    def bdp(self) -> float:
+        """Bandwidth-delay product C·d in packets (DWTCP: BDP = τ·C/L, eq. (5) of 000_eb5ec3ba60d5c338.txt)."""
+        return self.C * self.d
+
+    def replace(self, **changes: Any) -> LinkParams:
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class DctcpParams:
+    """DCTCP on one bottleneck, the setting of 001_2aee9d9fe081c28a.txt.
+
+    Parameters
+    ----------
+    link : LinkParams
+    flows : int
+        Number of long-lived flows N ≥ 1.
+    K : float
+        ECN marking threshold in packets (mark when the queue is above K), K ≥ 0.
+    g : float
+        EWMA gain of the α estimator, 0 < g ≤ 1 (eq. (3)).
+    """
+
+    link: LinkParams = field(default_factory=LinkParams)
+    flows: int = 10
+    K: float = 65.0
+    g: float = 1.0 / 16.0
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.link, LinkParams):
+            raise ValueError(f"link={self.link!r} is invalid: accepted a LinkParams")
+        _set(self, "flows", check_range("flows", self.flows, lo=1, integer=True))
+        _set(self, "K", check_range("K", self.K, lo=0.0, why="marking threshold in packets"))
+        _set(self, "g", check_range("g", self.g, lo=0.0, hi=1.0, lo_open=True, why="EWMA gain, eq. (3)"))
+
+    N = property(lambda self: self.flows, doc="Number of flows N.")
+
+    @property
+    def R_star(self) -> float:
+        """Fixed feedback delay R* = d + K/C in seconds (eq. (5)-(8) of 001_2aee9d9fe081c28a.txt)."""
+        return self.link.d + self.K / self.link.C
+
+    @property
+    def wbar(self) -> float:
+        """w̄ = (C·d + K)/N, the per-flow window at the marking threshold, eq. (14) of 001_2aee9d9fe081c28a.txt."""
+        return (self.link.bdp + self.K) / self.flows
+
+    @property
+    def psi(self) -> float:
+        """ψ = K/(C·d), section 3.3.2 of 001_2aee9d9fe081c28a.txt."""
+        return self.K / self.link.bdp
+
+    @property
+    def W_max(self) -> float:
+        """W_max = C·d + K in packets (section 4 of 001_2aee9d9fe081c28a.txt)."""
+        return self.link.bdp + self.K
+
+    @property
+    def W_star(self) -> float:
+        """W* = W_max/N, the fair-share window in packets (section 4 of 001_2aee9d9fe081c28a.txt)."""
+        return self.W_max / self.flows
+
+    @property
+    def fixed_point_queue(self) -> float | None:
+        """Queue 2N − C·d of the w̄ ≤ 2 fixed point (eq. (15) of 001_2aee9d9fe081c28a.txt), None when w̄ > 2."""
+        return 2.0 * self.flows - self.link.bdp if self.wbar <= 2.0 else None
+
+    @property
+    def K_guideline(self) -> float:
+        """Marking threshold K ≈ 0.17·C·d for full throughput, eq. (17) of 001_2aee9d9fe081c28a.txt."""
+        return 0.17 * self.link.bdp
+
+    @property
+    def g_range(self) -> tuple[float, float]:
+        """Gain range 5/(C·d+K) ≲ g ≲ 1/sqrt(C·d+K), eqs. (18), (27) of 001_2aee9d9fe081c28a.txt."""
+        return 5.0 / self.W_max, 1.0 / math.sqrt(self.W_max)
+
+    def replace(self, **changes: Any) -> DctcpParams:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DwtcpParams:
+    """DWTCP on one bottleneck, the setting of 000_eb5ec3ba60d5c338.txt.
+
+    Parameters
+    ----------
+    link : LinkParams
+    flows : int
+        Number of long-lived flows N ≥ 1.
+    beta : float
+        Decrease gain β, 0 < β ≤ 1. Its unit convention is ``beta_unit`` (equations.md, DWTCP note 3).
+    k : float
+        Target queue in packets, d_t = τ + k·L/C (eq. (2), (4)). 0 for the fluid analysis of appendix A;
+        the evaluation (section 5.1) uses K = 100 for the packet-level law.
+    scout_size : float
+        Scout packet size S in bytes (64 B in the evaluation).
+    alpha0 : float
+        Initial Scout coefficient α (20 in the evaluation, 1 in Algorithm 1).
+    beta_unit : {"bytes", "packets"}
+        Unit of w inside β·sqrt(w). ``"bytes"`` (default) is the paper's convention, in which β = 0.001 gives
+        β·sqrt(w) ≈ 0.17 at w = 20 packets; the models use :attr:`beta_sqrt_packets`.
+    """
+
+    link: LinkParams = field(default_factory=LinkParams)
+    flows: int = 10
+    beta: float = 0.001
+    k: float = 0.0
+    scout_size: float = 64.0
+    alpha0: float = 20.0
+    beta_unit: Literal["bytes", "packets"] = "bytes"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.link, LinkParams):
+            raise ValueError(f"link={self.link!r} is invalid: accepted a LinkParams")
+        _set(self, "flows", check_range("flows", self.flows, lo=1, integer=True))
+        _set(
+            self,
+            "beta",
+            check_range(
+                "beta", self.beta, lo=0.0, hi=1.0, lo_open=True, why="the decrease factor must stay a fraction"
+            ),
+        )
+        _set(self, "k", check_range("k", self.k, lo=0.0, why="target queue in packets, eq. (2)"))
+        _set(self, "scout_size", check_range("scout_size", units.parse_size(self.scout_size), lo=1.0))
+        _set(self, "alpha0", check_range("alpha0", self.alpha0, lo=0.0, lo_open=True))
+        if self.beta_unit not in ("bytes", "packets"):
+            raise ValueError(f"beta_unit={self.beta_unit!r} is invalid: accepted 'bytes' or 'packets'")
+
+    N = property(lambda self: self.flows, doc="Number of flows N.")
+
+    @property
+    def tau(self) -> float:
+        """Base RTT τ in seconds."""
+        return self.link.tau
+
+    @property
+    def bdp(self) -> float:
+        """BDP = τ·C/L in packets, eq. (5) of 000_eb5ec3ba60d5c338.txt."""
+        return self.link.bdp
+
+    @property
+    def d_t(self) -> float:
+        """Target Scout delay d_t = τ + k·L/C in seconds, eqs. (2), (4) of 000_eb5ec3ba60d5c338.txt."""
+        return self.link.tau + self.k / self.link.C
+
+    def d_s(self, kbar: float) -> float:
+        """Scout delay d_s = τ + k̄·L/C in seconds for k̄ packets ahead of the Scout, eq. (4) of 000_eb5ec3ba60d5c338.txt."""
+        return self.link.tau + kbar / self.link.C
+
+    @property
+    def kbar_crit(self) -> float:
+        """k̄* = 2·BDP/sqrt(β) in packets, eq. (14) of 000_eb5ec3ba60d5c338.txt."""
+        return 2.0 * self.link.bdp / math.sqrt(self.beta)
+
+    @property
+    def window_fair_share(self) -> float:
+        """Fair-share window BDP/N in packets (the claimed equilibrium of appendix A)."""
+        return self.link.bdp / self.flows
+
+    @property
+    def beta_guideline(self) -> float:
+        """The paper's guideline β ≈ 1/(2·sqrt(BDP/N)) (section 5.1 of 000_eb5ec3ba60d5c338.txt)."""
+        return 1.0 / (2.0 * math.sqrt(self.window_fair_share))
+
+    @property
+    def beta_sqrt_packets(self) -> float:
+        """β for β·sqrt(w) with w in packets: β·sqrt(L) under the byte convention (equations.md, note 3)."""
+        return self.beta * math.sqrt(self.link.L) if self.beta_unit == "bytes" else self.beta
+
+    @property
+    def scout_ratio(self) -> float:
+        """S/L: the Scout's share of the per-RTT increase (L + S)/τ in packets, eq. (7)."""
+        return self.scout_size / self.link.L
+
+    def replace(self, **changes: Any) -> DwtcpParams:
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+#: DCTCP analysis setting (001_2aee9d9fe081c28a.txt): 10 Gbps, 100 µs, K = 65, g = 1/16.
+DCTCP_ANALYSIS = DctcpParams(link=LinkParams("10Gbps", "100us"), flows=10, K=65.0, g=1.0 / 16.0)
+
+#: DWTCP evaluation setting (000_eb5ec3ba60d5c338.txt, sections 5.1 and 6.2): 10 Gbps, 100 µs, β = 0.001,
+#: K = 100, α₀ = 20, 64 B Scouts. The 10-Scout low-priority buffer and 250-packet switch buffer belong to the
+#: packet-level scenario, not to the fluid parameters.
+DWTCP_EVALUATION = DwtcpParams(
+    link=LinkParams("10Gbps", "100us"), flows=5, beta=0.001, k=100.0, scout_size=64.0, alpha0=20.0
+)
+
+PRESETS: dict[str, DctcpParams | DwtcpParams] = {
+    "dctcp-analysis": DCTCP_ANALYSIS,
+    "dwtcp-evaluation": DWTCP_EVALUATION,
+}
