@@ -137,7 +137,8 @@ def char_poly_decrease(variant: str = "paper") -> sp.Expr:
     """Characteristic polynomial det(λI − J), eq. (10) of 000_eb5ec3ba60d5c338.txt, in the symbol ``lam``."""
     lam = sp.Symbol("lam")
     J = jacobian_decrease(variant)
-    return sp.collect(sp.expand(sp.cancel((lam * sp.eye(2) - J).det())), lam)
+    poly = sp.Poly(sp.cancel((lam * sp.eye(2) - J).det()), lam)
+    return sum(sp.factor(c) * lam**i for (i,), c in poly.terms())
 
 
 @functools.cache

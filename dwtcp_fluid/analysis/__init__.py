@@ -1,0 +1,1 @@
+"""Analysis: linearization and classification, characteristic roots, limit cycles, hybrid model."""

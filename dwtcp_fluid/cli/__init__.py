@@ -1,0 +1,58 @@
+"""Command-line interface ``dwtcp-fluid`` (Typer). Thin: parse, call the library, print (rich or ``--json``)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from .app import app
+from .common import UsageError
+
+#: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
+_COMMAND_MODULES = (
+    "dwtcp_fluid.cli.dwtcp",
+    "dwtcp_fluid.cli.sweep",
+    "dwtcp_fluid.cli.figures",
+)
+
+
+def _load() -> None:
+    for name in _COMMAND_MODULES:
+        importlib.import_module(name)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: usage errors and invalid values exit 2 with one line on stderr and no traceback."""
+    _load()
+    try:
+        app(args=argv, standalone_mode=False, prog_name="dwtcp-fluid")
+    except UsageError as e:
+        sys.stderr.write(f"error: {e}\n")
+        return _exit(2)
+    except ValueError as e:
+        sys.stderr.write(f"error: {str(e).splitlines()[0] if str(e) else type(e).__name__}\n")
+        return _exit(2)
+    except click.exceptions.NoArgsIsHelpError as e:
+        e.show()
+        return _exit(0)
+    except click.exceptions.UsageError as e:
+        msg = e.format_message().replace("\n", " ")
+        sys.stderr.write(f"error: {msg}\n")
+        return _exit(2)
+    except click.exceptions.Abort:
+        sys.stderr.write("error: aborted\n")
+        return _exit(1)
+    except click.exceptions.Exit as e:
+        return _exit(e.exit_code)
+    return _exit(0)
+
+
+def _exit(code: int) -> int:
+    if __name__ != "__main__":
+        sys.exit(code)
+    return code
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,1 @@
+"""Plotting: a fixed deterministic style and one module per kind of figure."""

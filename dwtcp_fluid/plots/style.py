@@ -1,0 +1,67 @@
+"""A fixed, deterministic matplotlib style, so committed figures can be compared byte- and pixel-wise."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+
+__all__ = ["apply_style", "save_figure", "PNG_METADATA", "SVG_METADATA", "PDF_METADATA"]
+
+_RC = {
+    "figure.dpi": 100,
+    "savefig.dpi": 110,
+    "font.family": "DejaVu Sans",
+    "font.size": 9.0,
+    "axes.titlesize": 10.0,
+    "axes.labelsize": 9.0,
+    "legend.fontsize": 8.0,
+    "xtick.labelsize": 8.0,
+    "ytick.labelsize": 8.0,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "lines.linewidth": 1.4,
+    "image.cmap": "viridis",
+    "svg.hashsalt": "dwtcp_fluid",
+    "svg.fonttype": "path",
+    "pdf.fonttype": 42,
+    "path.simplify": True,
+    "axes.prop_cycle": matplotlib.cycler(
+        color=["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000"]
+    ),
+}
+
+#: Metadata that would make two builds differ (software version, creation date) is stripped.
+PNG_METADATA = {"Software": None}
+SVG_METADATA = {"Date": None, "Creator": None}
+PDF_METADATA = {"CreationDate": None, "Creator": None, "Producer": None}
+
+
+def apply_style() -> None:
+    """Reset matplotlib to defaults and apply the project's fixed style."""
+    matplotlib.rcdefaults()
+    plt.rcParams.update(_RC)
+
+
+def save_figure(fig, path) -> None:
+    """Save ``fig`` with metadata stripped; the format follows the extension (png, svg, pdf)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    path = Path(path)
+    ext = path.suffix.lower().lstrip(".")
+    meta = {"png": PNG_METADATA, "svg": SVG_METADATA, "pdf": PDF_METADATA}.get(ext)
+    if meta is None:
+        raise ValueError(f"out={str(path)!r} is invalid: accepted a file ending in .png, .svg or .pdf")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format=ext, metadata=meta)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,208 @@
+"""Evaluation of the DWTCP condition sweep: the paper's frozen Jacobian (8) at (w = BDP/N, q = k̄).
+
+For every grid point (β, BDP, N, k̄/k̄*): k̄* = 2·BDP/√β (14), the condition k̄ < k̄*, the eigenvalues of (8) by
+``numpy.linalg.eigvals`` (not from the closed form (11), so the check is independent of the algebra that gives
+(14)), their class (spiral / node / degenerate) and whether the condition and the class agree. Later capabilities
+(delayed fluid outcome, characteristic roots, packet runs) add variables to the same dataset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
+from ..models.dwtcp import DwtcpFluid, frozen_jacobian
+from .grid import SweepGrid
+from .store import provenance
+
+__all__ = ["run_sweep", "summarize", "BOUNDARY_RTOL"]
+
+#: Points with |k̄/k̄* − 1| below this are on the boundary: the class there is "degenerate" by construction and
+#: agreement is not scored.
+BOUNDARY_RTOL = 1e-6
+
+_MODEL = DwtcpFluid(variant="paper")
+
+
+def _evaluate_block(grid: SweepGrid, ib: int, ibdp: int) -> dict[str, np.ndarray]:
+    """All (N, k̄/k̄*) points for one (β, BDP): arrays of shape (n_flows, n_ratio)."""
+    beta = grid.beta[ib]
+    bdp = grid.bdp[ibdp]
+    C = grid.C
+    tau = bdp / C
+    N = grid.flows[:, None]
+    ratio = grid.kbar_ratio[None, :]
+    kbar_crit = 2.0 * bdp / np.sqrt(beta)
+    kbar = ratio * kbar_crit
+    w = bdp / N
+    p = {
+        "beta": beta,
+        "beta_w": beta,
+        "tau": tau,
+        "C": C,
+        "N": N,
+        "k": 0.0,
+        "s_over_l": 0.0,
+        "alpha": 1.0,
+    }
+    J = frozen_jacobian(p, kbar, w)
+    J = np.broadcast_to(J, np.broadcast_shapes(N.shape, ratio.shape) + (2, 2))
+    ev = np.linalg.eigvals(J)
+    ev = np.take_along_axis(ev, np.argsort(ev.imag, axis=-1, kind="stable"), axis=-1)
+    cls = classify_2x2(J)
+    stab = stability_2x2(J)
+    condition = kbar < kbar_crit
+    boundary = np.abs(ratio - 1.0) <= BOUNDARY_RTOL
+    spiral = cls == CLASSES.index("spiral")
+    agree = np.where(boundary, True, condition == spiral)
+    shape = J.shape[:-2]
+    return {
+        "kbar": np.broadcast_to(kbar, shape),
+        "condition": np.broadcast_to(condition, shape),
+        "boundary": np.broadcast_to(boundary, shape),
+        "eig_real": ev.real,
+        "eig_imag": ev.imag,
+        "jacobian": J,
+        "eig_class": cls,
+        "frozen_stability": stab,
+        "agree": agree,
+    }
+
+
+def run_sweep(grid: SweepGrid, *, progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
+    """Evaluate the frozen-Jacobian check (eqs. (8)-(14) of 000_eb5ec3ba60d5c338.txt) on ``grid``.
+
+    Parameters
+    ----------
+    grid : SweepGrid
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each (β, BDP) block.
+
+    Returns
+    -------
+    xarray.Dataset
+        Dims (beta, bdp, flows, kbar_ratio[, root, row, col]); see the variables' attrs for units.
+    """
+    nb, nbdp, nN, nr = grid.shape
+    out: dict[str, np.ndarray] = {}
+    total = nb * nbdp
+    done = 0
+    for ib in range(nb):
+        for ibdp in range(nbdp):
+            block = _evaluate_block(grid, ib, ibdp)
+            for name, arr in block.items():
+                if name not in out:
+                    out[name] = np.empty((nb, nbdp) + arr.shape, dtype=arr.dtype)
+                out[name][ib, ibdp] = arr
+            done += 1
+            if progress is not None:
+                progress(done, total)
+
+    dims4 = ("beta", "bdp", "flows", "kbar_ratio")
+    kbar_crit = 2.0 * grid.bdp[None, :] / np.sqrt(grid.beta[:, None])
+    ds = xr.Dataset(
+        {
+            "kbar_crit": (
+                ("beta", "bdp"),
+                kbar_crit,
+                {"long_name": "k̄* = 2·BDP/√β, eq. (14) of 000_eb5ec3ba60d5c338.txt", "units": "packets"},
+            ),
+            "tau": (("bdp",), grid.bdp / grid.C, {"long_name": "base RTT τ = BDP/C", "units": "s"}),
+            "window": (
+                ("bdp", "flows"),
+                grid.bdp[:, None] / grid.flows[None, :],
+                {"long_name": "fair-share window w = BDP/N (the point of linearization)", "units": "packets"},
+            ),
+            "kbar": (dims4, out["kbar"], {"long_name": "queue ahead of the Scout k̄ (= q)", "units": "packets"}),
+            "condition": (dims4, out["condition"], {"long_name": "condition k̄ < 2·BDP/√β holds", "units": "1"}),
+            "boundary": (
+                dims4,
+                out["boundary"],
+                {"long_name": f"on the boundary |k̄/k̄* − 1| <= {BOUNDARY_RTOL:g}", "units": "1"},
+            ),
+            "eig_real": (
+                dims4 + ("root",),
+                out["eig_real"],
+                {"long_name": "real part of the eigenvalues of (8)", "units": "1/s"},
+            ),
+            "eig_imag": (
+                dims4 + ("root",),
+                out["eig_imag"],
+                {"long_name": "imaginary part of the eigenvalues of (8)", "units": "rad/s"},
+            ),
+            "jacobian": (
+                dims4 + ("row", "col"),
+                out["jacobian"],
+                {"long_name": "frozen Jacobian (8) at (w = BDP/N, q = k̄)", "units": "1/s and packets-ratio"},
+            ),
+            "eig_class": (
+                dims4,
+                out["eig_class"],
+                {
+                    "long_name": "class of the frozen linearization",
+                    "flag_values": np.arange(len(CLASSES), dtype=np.int8),
+                    "flag_meanings": " ".join(CLASSES),
+                },
+            ),
+            "frozen_stability": (
+                dims4,
+                out["frozen_stability"],
+                {
+                    "long_name": "stability of the frozen linearization (eq. (12))",
+                    "flag_values": np.arange(len(STABILITY), dtype=np.int8),
+                    "flag_meanings": " ".join(s.replace(" ", "_") for s in STABILITY),
+                },
+            ),
+            "agree": (
+                dims4,
+                out["agree"],
+                {"long_name": "condition ⇔ spiral (not scored on the boundary)", "units": "1"},
+            ),
+        },
+        coords={**grid.coords(), "root": ("root", np.arange(2)), "row": ("row", [0, 1]), "col": ("col", [0, 1])},
+    )
+    ds.attrs.update(
+        provenance(
+            grid.to_dict(),
+            solver="frozen Jacobian (8) lambdified from the DWTCP model; numpy.linalg.eigvals",
+            tolerance=f"classification rtol 1e-9; boundary rtol {BOUNDARY_RTOL:g}",
+        )
+    )
+    ds.attrs["model"] = "DWTCP decrease phase (6), 000_eb5ec3ba60d5c338.txt, linearized at (w = BDP/N, q = k̄), k = 0"
+    return ds
+
+
+def summarize(ds: xr.Dataset, *, max_disagreements: int = 5) -> dict[str, Any]:
+    """Counts per class, agreement rate, where disagreements sit, and what the frozen analysis says."""
+    cls = ds["eig_class"].values
+    counts = {name: int((cls == i).sum()) for i, name in enumerate(CLASSES) if (cls == i).any()}
+    scored = ~ds["boundary"].values
+    agree = ds["agree"].values
+    n_scored = int(scored.sum())
+    rate = float(agree[scored].mean()) if n_scored else float("nan")
+    bad = np.argwhere(scored & ~agree)
+    dis = []
+    for idx in bad[:max_disagreements]:
+        sel = {d: ds[d].values[i] for d, i in zip(ds["agree"].dims, idx, strict=True)}
+        dis.append({k: float(v) for k, v in sel.items()})
+    stab = ds["frozen_stability"].values
+    # det J = β·w·N/(τ²·BDP) = β/τ² at w = BDP/N: the eigenvalues cannot depend on N. Measured, not assumed:
+    re = ds["eig_real"]
+    spread_N = float((re.max("flows") - re.min("flows")).pipe(abs).max() / max(float(abs(re).max()), 1e-300))
+    return {
+        "points": int(cls.size),
+        "beta": [float(b) for b in ds["beta"].values],
+        "kbar_crit_over_bdp": {f"{b:g}": 2.0 / float(np.sqrt(b)) for b in ds["beta"].values},
+        "class_counts": counts,
+        "condition_true": int(ds["condition"].values.sum()),
+        "boundary_points": int((~scored).sum()),
+        "agreement_rate": rate,
+        "disagreements": int(len(bad)),
+        "disagreement_examples": dis,
+        "frozen_asymptotically_stable_fraction": float((stab == 0).mean()),
+        "eigenvalue_spread_over_flows": spread_N,
+    }

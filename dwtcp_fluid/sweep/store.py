@@ -1,0 +1,59 @@
+"""Atomic dataset writing and provenance attributes."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import xarray as xr
+
+__all__ = ["write_netcdf_atomic", "provenance"]
+
+
+def _git_revision() -> str:
+    try:
+        here = Path(__file__).resolve().parent
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5, check=False
+        )
+        return out.stdout.strip() if out.returncode == 0 else "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def provenance(parameters: dict[str, Any], solver: str, tolerance: str = "") -> dict[str, str]:
+    """Provenance attrs every dataset carries (product.md, "Data contract")."""
+    from .. import __version__
+
+    return {
+        "package": "dwtcp_fluid",
+        "package_version": __version__,
+        "git_revision": _git_revision(),
+        "parameters": json.dumps(parameters, sort_keys=True),
+        "solver": solver,
+        "tolerance": tolerance,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    }
+
+
+def write_netcdf_atomic(ds: xr.Dataset, path: str | Path) -> Path:
+    """Write ``ds`` to NetCDF (h5netcdf) under a temporary name in the same directory, then rename.
+
+    Nothing is left at ``path`` (or under the temporary name) if writing fails.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        ds.to_netcdf(tmp, engine="h5netcdf")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
