@@ -44,16 +44,19 @@ class DwtcpFluid(FluidModel):
 
     Parameters
     ----------
-    variant : {"paper", "sqrt"}
+    variant : {"paper", "sqrt", "ipg"}
         ``"paper"``: the simplified decrease (5)/(6) (sqrt(w) dropped, d_s → d_t in the denominator);
-        ``"sqrt"``: the original decrease (3).
+        ``"sqrt"``: the original decrease (3);
+        ``"ipg"``: the inter-packet-gap law stated after Algorithm 1, with the same simplification as (5) and the
+        modelling assumption ipg_s/ipg_t = d_s/d_t (ipg_t = d_t / Scout window, and the Scout window spreads d_s
+        the same way), under which all three IPG cases read w' = −2β·(w/τ)·((k̄ − k)/(BDP + k))².
     delay_rtts : float
         Feedback delay τ_d in units of τ (0: the paper's undelayed model; 1: the Scout's one-RTT delay).
     queue_floor : bool
         Hold q at 0 while N·w/τ < C (a physical queue). ``False`` lets q go negative, as an unconstrained ODE.
     """
 
-    variant: Literal["paper", "sqrt"] = "paper"
+    variant: Literal["paper", "sqrt", "ipg"] = "paper"
     delay_rtts: float = 0.0
     queue_floor: bool = True
 
@@ -63,8 +66,8 @@ class DwtcpFluid(FluidModel):
     param_names: ClassVar[tuple[str, ...]] = ("beta", "beta_w", "tau", "C", "N", "k", "s_over_l", "alpha")
 
     def __post_init__(self) -> None:
-        if self.variant not in ("paper", "sqrt"):
-            raise ValueError(f"variant={self.variant!r} is invalid: accepted 'paper' or 'sqrt'")
+        if self.variant not in ("paper", "sqrt", "ipg"):
+            raise ValueError(f"variant={self.variant!r} is invalid: accepted 'paper', 'sqrt' or 'ipg'")
         if not (np.isfinite(self.delay_rtts) and self.delay_rtts >= 0):
             raise ValueError(f"delay_rtts={self.delay_rtts!r} is out of range: accepted finite delay_rtts >= 0")
 
@@ -73,6 +76,9 @@ class DwtcpFluid(FluidModel):
         bdp = p["tau"] * p["C"]
         if self.variant == "paper":
             return -(p["beta"] * w / p["tau"]) * (kbar - p["k"]) / (bdp + p["k"])
+        if self.variant == "ipg":
+            # IPG law (after Algorithm 1): with ipg_s/ipg_t = d_s/d_t the three cases coincide; simplified as (5).
+            return -2 * (p["beta"] * w / p["tau"]) * ((kbar - p["k"]) / (bdp + p["k"])) ** 2
         return -w * xp.sqrt(w) * p["beta_w"] / p["tau"] * (kbar - p["k"]) / (bdp + kbar)
 
     def increase_rate(self, p: Mapping[str, Any]) -> Any:
