@@ -5,7 +5,11 @@ from __future__ import annotations
 import importlib
 import sys
 
-import click
+try:  # typer >= 0.20 vendors click as typer._click; older releases depend on click itself
+    from typer import _click as click
+except ImportError:  # pragma: no cover
+    import click
+import typer
 
 from .app import app
 from .common import UsageError
@@ -15,6 +19,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.dwtcp",
     "dwtcp_fluid.cli.sweep",
     "dwtcp_fluid.cli.figures",
+    "dwtcp_fluid.cli.hybrid",
 )
 
 
@@ -41,11 +46,11 @@ def main(argv: list[str] | None = None) -> int:
         msg = e.format_message().replace("\n", " ")
         sys.stderr.write(f"error: {msg}\n")
         return _exit(2)
-    except click.exceptions.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("error: aborted\n")
         return _exit(1)
-    except click.exceptions.Exit as e:
-        return _exit(e.exit_code)
+    except typer.Exit as e:
+        return _exit(getattr(e, "exit_code", 0))
     return _exit(0)
 
 

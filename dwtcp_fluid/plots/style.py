@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -61,7 +63,15 @@ def save_figure(fig, path) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, format=ext, metadata=meta)
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    """The process umask (mkstemp creates files 0600; published files get the usual permissions)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

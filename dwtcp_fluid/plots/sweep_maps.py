@@ -56,9 +56,10 @@ def plot_condition_map(ds: xr.Dataset, flows: float | None = None) -> MplFigure:
         ax2.plot(bdp, kc, color="white", lw=2.4)
         ax2.plot(bdp, kc, color="#D55E00", lw=1.2, label=f"k̄* = 2·BDP/√β = {2 / np.sqrt(beta):.3g}·BDP")
         ax2.plot(bdp, bdp, color="0.3", lw=1.0, ls=":", label="k̄ = BDP")
-        for val, lab in _BUFFERS:
+        for j, (val, lab) in enumerate(_BUFFERS):
             ax2.axhline(val, color="#009E73", lw=1.0, ls="-.")
-            ax2.text(bdp[-1], val * 1.08, lab, color="#009E73", fontsize=7, ha="right", va="bottom")
+            y, va = (val * 1.1, "bottom") if j == 0 else (val * 0.9, "top")
+            ax2.text(bdp[-1], y, lab, color="#009E73", fontsize=7, ha="right", va=va)
         ax2.set(xscale="log", yscale="log", xlabel="BDP (packets)", ylabel="k̄ (packets)")
         ax2.set_title("the same points in packets, with real switch buffers")
         ax2.legend(loc="upper left")

@@ -52,8 +52,16 @@ def write_netcdf_atomic(ds: xr.Dataset, path: str | Path) -> Path:
     os.close(fd)
     try:
         ds.to_netcdf(tmp, engine="h5netcdf")
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    """The process umask (mkstemp creates files 0600; published files get the usual permissions)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,69 @@
+"""``dwtcp-fluid figures [--check]``: build or verify every registered figure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .. import catalog
+from .app import app
+from .common import emit_json
+
+
+def default_figures_dir() -> Path:
+    """``figures/`` at the repository root when running from a checkout, else ``./figures``."""
+    root = Path(__file__).resolve().parents[2]
+    return root / "figures" if (root / "pyproject.toml").exists() else Path("figures")
+
+
+@app.command("figures")
+def figures(
+    check: bool = typer.Option(False, "--check", help="Rebuild in a temp dir, assert claims, compare images."),
+    out: Path | None = typer.Option(None, "--out", help="Directory (default: figures/ in the checkout)."),
+    name: list[str] | None = typer.Option(None, "--name", help="Only these figures (repeatable)."),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+) -> None:
+    """Build every registered figure into figures/, or with --check verify claims and committed images."""
+    outdir = out or default_figures_dir()
+    reg = catalog.registry()
+    if not reg:
+        Console().print("nothing registered yet")
+        return
+    results = catalog.check_all(outdir, name) if check else catalog.build_all(outdir, name)
+    ok = all(r.ok for r in results)
+    if json:
+        emit_json(
+            {
+                "ok": ok,
+                "figures": [
+                    {
+                        "name": r.name,
+                        "path": str(r.path),
+                        "image_ok": r.image_ok,
+                        "image": r.image_message,
+                        "claims": [{"text": c.text, "passed": c.passed, "measured": c.measured} for c in r.claims],
+                    }
+                    for r in results
+                ],
+            }
+        )
+    else:
+        con = Console()
+        t = Table(title="figures --check" if check else "figures")
+        t.add_column("figure")
+        t.add_column("claim / image")
+        t.add_column("result")
+        t.add_column("measured")
+        for r in results:
+            for c in r.claims:
+                t.add_row(r.name, c.text, "[green]pass" if c.passed else "[red]FAIL", c.measured)
+            if r.image_ok is not None:
+                t.add_row(r.name, "image", "[green]pass" if r.image_ok else "[red]FAIL", r.image_message)
+            elif not check:
+                t.add_row(r.name, "written", "", str(r.path))
+        con.print(t)
+    if not ok:
+        raise typer.Exit(1)
