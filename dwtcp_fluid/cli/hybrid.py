@@ -1,0 +1,99 @@
+"""``dwtcp-fluid dctcp hybrid``: α*, convergence rates and Theorem 3's bounds of the DCTCP hybrid model."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..analysis import hybrid as hy
+from ..params import DctcpParams
+from .app import dctcp_app
+from .common import UsageError, emit_json, link_from_flags
+
+
+def _worst_case_convergence(wstar: float, g: float, flows: int) -> dict[str, float | None]:
+    """Fig. 12-style start (one flow holds the pipe with α = 0, the others start at W = 1, α = 1)."""
+    W_max = wstar * flows
+    W0 = np.ones(flows)
+    W0[0] = max(W_max - (flows - 1), 1.0)
+    A0 = np.ones(flows)
+    A0[0] = 0.0
+    rate = float(hy.rate_dctcp(wstar, g))
+    # enough epochs to decay by e^-12 at the predicted rate; each epoch lasts about 1 + W*α*/2 RTTs
+    astar = float(hy.alpha_star(wstar, g))
+    n = int(min(200_000, max(200, 12.0 / rate / (1.0 + wstar * astar / 2.0))))
+    traj = hy.simulate_hybrid(W0[None, :], A0[None, :], g, W_max, n)
+    ct = hy.convergence_times(traj, astar=astar)
+    return {
+        "flows": flows,
+        "t_window_rtt": float(ct["t_window"][0]),
+        "t_alpha_rtt": float(ct["t_alpha"][0]),
+        "rate_fitted": float(hy.fitted_rate(traj)[0]),
+        "epochs": n,
+    }
+
+
+@dctcp_app.command("hybrid")
+def hybrid(
+    wstar: float = typer.Option(None, "--wstar", help="Fair-share window W* = (C·d + K)/N in packets (> 0)."),
+    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
+    flows: int = typer.Option(
+        2, "--flows", help="N for the convergence run (and for W* from physical flags)."
+    ),
+    capacity: str = typer.Option(None, "--capacity", help='With --rtt, -K: W* from C·d + K ("10Gbps").'),
+    rtt: str = typer.Option("100us", "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
+    marking_threshold: float = typer.Option(
+        65.0, "--marking-threshold", help="K in packets, with --capacity."
+    ),
+    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes, with --capacity."),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+) -> None:
+    """Hybrid model of section 4 of 001_2aee9d9fe081c28a.txt: α* (23), rates (25)/(26), Theorem 3 bounds.
+
+    Rates are per RTT; times in RTTs. Give --wstar, or --capacity/--rtt/--marking-threshold/--flows.
+    """
+    if not (isinstance(flows, int) and flows >= 1):
+        raise UsageError("--flows", flows, "an integer >= 1")
+    if not (math.isfinite(g) and 0 < g <= 1):
+        raise UsageError("--g", g, "a number with 0 < g <= 1")
+    if wstar is None:
+        if capacity is None:
+            raise UsageError(
+                "--wstar", None, "a window in packets > 0, or --capacity/--rtt/--marking-threshold"
+            )
+        link = link_from_flags(capacity, rtt, packet_size)
+        if not (math.isfinite(marking_threshold) and marking_threshold >= 0):
+            raise UsageError("--marking-threshold", marking_threshold, "packets >= 0")
+        wstar = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g).W_star
+    if not (math.isfinite(wstar) and wstar > 0):
+        raise UsageError("--wstar", wstar, "a window in packets > 0")
+    out = hy.hybrid_summary(wstar, g)
+    W_max = wstar * flows
+    out["assumptions_22"] = {
+        "N>=2": flows >= 2,
+        "W_max>=2N": W_max >= 2 * flows,
+        "g<=1/sqrt(W_max)": g <= 1.0 / math.sqrt(W_max),
+    }
+    out["convergence"] = _worst_case_convergence(wstar, g, flows)
+    if json:
+        emit_json(out)
+        return
+    t = Table(title=f"DCTCP hybrid model, W* = {wstar:g} packets, g = {g:g}", show_header=False)
+    t.add_column("quantity", style="bold")
+    t.add_column("value")
+    t.add_row("α* (23)", f"{out['alpha_star']:.6g}")
+    t.add_row("Theorem 3 bounds", f"({out['alpha_bounds'][0]:.4g}, {out['alpha_bounds'][1]:.4g})")
+    t.add_row(
+        "β_DCTCP = min(g, γ) (25)", f"{out['rate_dctcp']:.6g} /RTT (limited by {out['rate_limited_by']})"
+    )
+    t.add_row("β_TCP (26)", f"{out['rate_tcp']:.6g} /RTT")
+    t.add_row("β_TCP/β_DCTCP", f"{out['rate_ratio']:.4f} (paper's asymptote 2 ln 2 = {hy.LN2X2:.4f})")
+    c = out["convergence"]
+    t.add_row(
+        f"worst-case convergence, N={flows}", f"{c['t_window_rtt']:.1f} RTTs (α: {c['t_alpha_rtt']:.1f})"
+    )
+    Console().print(t)
