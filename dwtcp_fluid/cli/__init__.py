@@ -29,35 +29,32 @@ def _load() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: usage errors and invalid values exit 2 with one line on stderr and no traceback."""
+    """Entry point: usage errors and invalid values exit 2 with one line on stderr and no traceback.
+
+    Returns the exit status (the console script passes it to ``sys.exit``).
+    """
     _load()
     try:
         app(args=argv, standalone_mode=False, prog_name="dwtcp-fluid")
     except UsageError as e:
         sys.stderr.write(f"error: {e}\n")
-        return _exit(2)
+        return 2
     except ValueError as e:
         sys.stderr.write(f"error: {str(e).splitlines()[0] if str(e) else type(e).__name__}\n")
-        return _exit(2)
+        return 2
     except click.exceptions.NoArgsIsHelpError as e:
         e.show()
-        return _exit(0)
+        return 0
     except click.exceptions.UsageError as e:
         msg = e.format_message().replace("\n", " ")
         sys.stderr.write(f"error: {msg}\n")
-        return _exit(2)
+        return 2
     except (typer.Abort, KeyboardInterrupt):
         sys.stderr.write("error: aborted\n")
-        return _exit(1)
+        return 1
     except typer.Exit as e:
-        return _exit(getattr(e, "exit_code", 0))
-    return _exit(0)
-
-
-def _exit(code: int) -> int:
-    if __name__ != "__main__":
-        sys.exit(code)
-    return code
+        return getattr(e, "exit_code", 0)
+    return 0
 
 
 __all__ = ["app", "main"]

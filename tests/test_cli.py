@@ -1,0 +1,104 @@
+"""CLI: --json schemas, exit codes, one-line errors without traceback on bad input."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dwtcp_fluid.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_condition_json(capsys):
+    code, out, err = run(capsys, "dwtcp", "condition", "--beta", "0.001", "--capacity", "10Gbps", "--rtt", "100us",
+                         "--flows", "10", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert {"bdp_packets", "kbar_crit", "beta", "window_fair_share"} <= set(d)
+    assert d["bdp_packets"] == pytest.approx(250 / 3)
+    assert d["kbar_crit"] == pytest.approx(2 * (250 / 3) / 0.001**0.5)
+    assert d["window_fair_share"] == pytest.approx(25 / 3)
+
+
+def test_eigen_decrease_json(capsys):
+    code, out, _ = run(capsys, "dwtcp", "eigen", "--phase", "decrease", "--kbar", "100", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert {"jacobian", "eigenvalues", "classification"} <= set(d)
+    assert d["classification"] == "spiral" and d["condition"] is True
+    # Re λ = −β·k̄/(2·τ·BDP) = −0.001·100/(2·1e-4·83.33) = −6 s⁻¹ (eq. (11)).
+    assert d["eigenvalues"][0][0] == pytest.approx(-6.0, rel=1e-12)
+    code, out, _ = run(capsys, "dwtcp", "eigen", "--kbar", "1e6", "--json")
+    assert json.loads(out)["classification"] == "node"
+
+
+def test_eigen_increase_json(capsys):
+    code, out, _ = run(capsys, "dwtcp", "eigen", "--phase", "increase", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["eigenvalues"] == [[0.0, 0.0], [0.0, 0.0]] and d["classification"] == "nilpotent"
+    assert d["jacobian"][1][0] == pytest.approx(10 / 1e-4) and d["jacobian"][0] == [0.0, 0.0]
+
+
+def test_sweep_json_and_files(capsys, tmp_path):
+    code, out, _ = run(capsys, "sweep", "--beta", "0.001,0.01", "--bdp", "10,100", "--flows", "1,10",
+                       "--kbar-ratio", "0.1:10:5log", "--out", str(tmp_path), "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["points"] == 2 * 2 * 2 * 5 and d["agreement_rate"] == 1.0
+    assert Path(d["dataset"]).exists() and Path(d["figure"]).exists()
+    assert Path(d["dataset"]).name == "sweep-beta0.001_0.01.nc"
+
+
+BAD = [
+    (["dwtcp", "condition", "--beta", "0"], "--beta"),
+    (["dwtcp", "condition", "--beta", "-1"], "--beta"),
+    (["dwtcp", "condition", "--beta", "2"], "--beta"),
+    (["dwtcp", "condition", "--capacity", "10Gbs"], "--capacity"),
+    (["dwtcp", "condition", "--capacity", "fast"], "--capacity"),
+    (["dwtcp", "condition", "--rtt", "-1ms"], "--rtt"),
+    (["dwtcp", "condition", "--rtt", ""], "--rtt"),
+    (["dwtcp", "condition", "--flows", "0"], "--flows"),
+    (["dwtcp", "condition", "--flows", "ten"], "--flows"),
+    (["dwtcp", "condition", "--packet-size", "0"], "--packet-size"),
+    (["dwtcp", "eigen", "--phase", "sideways"], "--phase"),
+    (["dwtcp", "eigen", "--phase", "decrease"], "--kbar"),
+    (["dwtcp", "eigen", "--kbar", "-3"], "--kbar"),
+    (["dwtcp", "eigen", "--kbar", "3", "--variant", "cubic"], "--variant"),
+    (["dwtcp", "eigen", "--kbar", "3", "--window", "0"], "--window"),
+    (["sweep", "--bdp", "-10,100"], "--bdp"),
+    (["sweep", "--bdp", ""], "--bdp"),
+    (["sweep", "--beta", "0"], "--beta"),
+    (["sweep", "--flows", "2.5"], "--flows"),
+    (["sweep", "--kbar-ratio", "1:10:0log"], "--kbar-ratio"),
+    (["sweep", "--kbar-ratio", "a,b"], "--kbar-ratio"),
+    (["sweep", "--bogus", "1"], "--bogus"),
+    (["figures", "--name", "no-such-figure"], "no-such-figure"),
+]
+
+
+@pytest.mark.parametrize("argv,flag", BAD)
+def test_bad_input_exits_2_with_one_line(capsys, argv, flag, tmp_path):
+    if argv[0] == "sweep":
+        argv = argv + ["--out", str(tmp_path)]
+    code, out, err = run(capsys, *argv)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and flag in lines[0] and "Traceback" not in err
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+@pytest.mark.parametrize("argv", [["dwtcp", "condition", "--beta", "0"], ["sweep", "--bdp", "x"]])
+def test_console_script_no_traceback(argv):
+    exe = Path(sys.executable).with_name("dwtcp-fluid")
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    r = subprocess.run([str(exe), *argv], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
+    assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
