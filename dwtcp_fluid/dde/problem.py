@@ -1,0 +1,134 @@
+"""What both DDE solvers need from a model, validated once: delays, switching channels, state bounds.
+
+A model (:class:`dwtcp_fluid.models.base.FluidModel`) is the switched delay system
+
+    x'(t) = F(x(t), x(t − τ_d), u(t)),      u_j(t) = 1{σ(x(t − D_j)) > 0},   j = 1..m,
+
+where ``τ_d = model.delay(p)`` and the switching delays ``D_j`` are ``model.switch_delays(p)`` when the model
+defines it (heterogeneous RTTs: one channel per flow group) and ``(τ_d,)`` otherwise. All channels read the same
+surface σ, so one log of the crossings of σ = 0 determines every u_j: a crossing at t_c switches channel j at
+t_c + D_j. A delay of 0 is an undelayed switch (the paper's DWTCP analysis). State bounds are sliding modes:
+``model.floors(p)`` (x_i ≥ b) and, if the model defines it, ``model.ceilings(p)`` (x_i ≤ b).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from ..models.base import FluidModel
+
+__all__ = ["Problem", "make_problem", "numeric_params", "uses_delayed_state"]
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A validated single-trajectory problem (floats only).
+
+    Attributes
+    ----------
+    model : FluidModel
+    p : dict
+        Numeric parameters (model units).
+    tau_d : float
+        Delay of the delayed state x(t − τ_d) (model time unit); 0 when undelayed.
+    switch_delays : tuple of float
+        Delay D_j of each switching channel (model time unit).
+    bounds : tuple of (int, float, int)
+        ``(state index, bound, sign)``: sign +1 for a floor x_i ≥ b, −1 for a ceiling x_i ≤ b.
+    uses_xd : bool
+        Whether F reads x(t − τ_d) at all (decides whether steps must be shorter than τ_d).
+    """
+
+    model: FluidModel
+    p: dict[str, float]
+    tau_d: float
+    switch_delays: tuple[float, ...]
+    bounds: tuple[tuple[int, float, int], ...]
+    uses_xd: bool
+
+    @property
+    def n(self) -> int:
+        return len(self.model.states)
+
+    @property
+    def max_delay(self) -> float:
+        return max((self.tau_d if self.uses_xd else 0.0,) + self.switch_delays)
+
+    @property
+    def min_positive_delay(self) -> float:
+        """The smallest positive delay that a fixed step must not exceed (inf when there is none)."""
+        ds = [d for d in self.switch_delays if d > 0] + (
+            [self.tau_d] if self.uses_xd and self.tau_d > 0 else []
+        )
+        return min(ds) if ds else math.inf
+
+
+@functools.lru_cache(maxsize=64)
+def uses_delayed_state(model: FluidModel) -> bool:
+    """True when the model's F depends on x(t − τ_d) for some value of the switch (checked symbolically)."""
+    xd = set(model.delayed_symbols())
+    for u in (0, 1):
+        F = model.sym_rhs(u, delayed=True)
+        if any(s in xd for s in F.free_symbols):
+            return True
+    return False
+
+
+def numeric_params(model: FluidModel, params: Any) -> dict[str, float]:
+    """Parameters as ``{name: float}``: a parameter object goes through ``model.numeric_params``.
+
+    Raises ``ValueError`` naming a missing or non-finite parameter.
+    """
+    if not isinstance(params, Mapping):
+        params = model.numeric_params(params)
+    missing = [k for k in model.param_names if k not in params]
+    if missing:
+        raise ValueError(
+            f"params={dict(params)!r} is invalid: missing {missing}; accepted keys {list(model.param_names)}"
+        )
+    out: dict[str, float] = {}
+    for k, v in params.items():
+        try:
+            fv = float(v)
+        except (TypeError, ValueError):
+            raise ValueError(f"params[{k!r}]={v!r} is invalid: accepted a finite number") from None
+        if not math.isfinite(fv):
+            raise ValueError(f"params[{k!r}]={v!r} is out of range: accepted a finite number")
+        out[k] = fv
+    return out
+
+
+def _check_delay(name: str, value: Any) -> float:
+    v = float(value)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(
+            f"{name}={value!r} is out of range: accepted a finite delay >= 0 (0 means an undelayed switch)"
+        )
+    return v
+
+
+def make_problem(model: FluidModel, params: Any) -> Problem:
+    """Validate a model and its parameters into a :class:`Problem`."""
+    if not isinstance(model, FluidModel):
+        raise ValueError(f"model={model!r} is invalid: accepted a dwtcp_fluid.models FluidModel instance")
+    p = numeric_params(model, params)
+    tau_d = _check_delay("delay", model.delay(p))
+    sd_fn = getattr(model, "switch_delays", None)
+    sdel = tuple(_check_delay("switch_delays", d) for d in (sd_fn(p) if sd_fn is not None else (tau_d,)))
+    if not sdel:
+        raise ValueError("switch_delays=() is invalid: accepted at least one switching channel")
+    bounds = [(int(i), float(b), 1) for i, b in model.floors(p).items()]
+    ceil_fn = getattr(model, "ceilings", None)
+    if ceil_fn is not None:
+        bounds += [(int(i), float(b), -1) for i, b in ceil_fn(p).items()]
+    uses_xd = uses_delayed_state(model)
+    if uses_xd and tau_d == 0.0:
+        uses_xd = False  # x(t − 0) is x(t): the model is an ODE in its delayed argument
+    return Problem(model, p, tau_d, sdel, tuple(bounds), uses_xd)

@@ -1,0 +1,215 @@
+"""Reference solver: method of steps on ``scipy.integrate.solve_ivp`` with exact switching.
+
+Between events the system is an ODE with a fixed switching input u and fixed bound modes, integrated by an
+embedded Runge-Kutta method (DOP853 by default) with dense output. The loop stops a segment at
+
+* a crossing of σ = 0 (root-found by ``solve_ivp`` on its dense output): logged; it switches channel j at
+  t_c + D_j (immediately when D_j = 0);
+* a scheduled switch time t_c + D_j: a new segment starts with the new u, so no step straddles a switch;
+* a state reaching its bound while moving towards it (the state is then held: a sliding mode), or the unheld
+  derivative of a held state turning away from the bound (the state leaves it);
+* t + τ_d when F reads x(t − τ_d) (method of steps: the delayed state always comes from already computed,
+  stitched dense output), and at event times + τ_d, where x(t − τ_d) has a kink.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from typing import Any
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from .history import CrossingLog, History, history_crossings
+from .problem import Problem
+from .solution import Status
+
+__all__ = ["solve_reference", "StitchedDense"]
+
+
+class StitchedDense:
+    """Dense output stitched from per-segment ``OdeSolution`` objects, with the history before t0."""
+
+    def __init__(self, hist: History, t0: float) -> None:
+        self.hist, self.t0 = hist, t0
+        self.starts: list[float] = []
+        self.ends: list[float] = []
+        self.sols: list[Any] = []
+
+    def append(self, ta: float, tb: float, sol: Any) -> None:
+        if tb > ta:
+            self.starts.append(ta)
+            self.ends.append(tb)
+            self.sols.append(sol)
+
+    def at(self, t: float) -> np.ndarray:
+        """State at one time t (history for t ≤ t0)."""
+        if t <= self.t0 or not self.sols:
+            return self.hist(min(t, self.t0)) if t <= self.t0 else self.hist(self.t0)
+        k = max(bisect.bisect_right(self.starts, t) - 1, 0)
+        return self.sols[k](min(t, self.ends[k]))
+
+    def __call__(self, t: np.ndarray) -> np.ndarray:
+        tt = np.asarray(t, dtype=float)
+        flat = tt.reshape(-1)
+        if flat.size and (flat.max() > self.ends[-1] * (1 + 1e-12) + 1e-300 if self.ends else False):
+            raise ValueError(f"t={flat.max()!r} is out of range: accepted t <= {self.ends[-1]!r}")
+        out = np.empty((flat.size, self.hist.n))
+        before = flat <= self.t0
+        for i in np.flatnonzero(before):
+            out[i] = self.hist(flat[i])
+        idx = np.flatnonzero(~before)
+        if idx.size:
+            k = np.clip(
+                np.searchsorted(np.asarray(self.starts), flat[idx], side="right") - 1, 0, len(self.sols) - 1
+            )
+            for seg in np.unique(k):
+                sel = idx[k == seg]
+                out[sel] = np.asarray(self.sols[seg](np.minimum(flat[sel], self.ends[seg]))).T.reshape(
+                    sel.size, -1
+                )
+        return out.reshape(tt.shape + (self.hist.n,))
+
+
+def _u_arg(u: tuple[float, ...]) -> Any:
+    return u[0] if len(u) == 1 else u
+
+
+def solve_reference(
+    prob: Problem,
+    hist: History,
+    t0: float,
+    t1: float,
+    *,
+    rtol: float = 1e-10,
+    atol: float = 1e-10,
+    integrator: str = "DOP853",
+    max_events: int = 1_000_000,
+) -> dict[str, Any]:
+    """Integrate one trajectory from t0 to t1; see the module docstring for the event logic.
+
+    Returns a dict with ``t`` (solver step times), ``x`` (states there, shape (T, n)), ``dense``
+    (:class:`StitchedDense`), ``crossings``, ``status``, ``fail_t``, ``fail_x``, ``message``.
+    """
+    model, p = prob.model, prob.p
+    sdel = prob.switch_delays
+    tau_d = prob.tau_d if prob.uses_xd else 0.0
+    sig = lambda y: float(model.surface(y, p, np))  # noqa: E731
+    log: CrossingLog = history_crossings(hist, sig, t0, max(sdel))
+    dense = StitchedDense(hist, t0)
+    bounds = prob.bounds
+    held = [False] * len(bounds)
+    xd_breaks: list[float] = []  # times where x(t − τ_d) has a kink (event + τ_d)
+    eps = 1e-13 * max(1.0, abs(t0), abs(t1))
+    x = hist(t0).astype(float)
+    t = float(t0)
+    ts: list[np.ndarray] = [np.array([t])]
+    xs: list[np.ndarray] = [x[None, :]]
+    status, message, fail_t, fail_x = Status.OK, "", math.nan, np.full(prob.n, math.nan)
+    n_events = 0
+    check_modes = True
+
+    def xd_of(tt: float, y: np.ndarray) -> np.ndarray:
+        return dense.at(tt - tau_d) if tau_d > 0 else y
+
+    def raw_rhs(tt: float, y: np.ndarray, u: tuple[float, ...]) -> np.ndarray:
+        return np.array(model.rhs(y, xd_of(tt, y), _u_arg(u), p, np), dtype=float)
+
+    while t < t1 - eps:
+        t_next = min(t1, log.next_switch_after(t, sdel, eps))
+        if tau_d > 0:
+            t_next = min(t_next, t + tau_d)
+            k = bisect.bisect_right(xd_breaks, t + eps)
+            if k < len(xd_breaks):
+                t_next = min(t_next, xd_breaks[k])
+        tm = 0.5 * (t + t_next)
+        u = tuple(1.0 if log.sign_at(tm - d) else 0.0 for d in sdel)
+        if check_modes:
+            # a switch (or the start) may move a state onto, or off, its bound
+            F = raw_rhs(t, x, u)
+            for k, (i, b, s) in enumerate(bounds):
+                if not held[k] and s * (x[i] - b) <= 0 and s * F[i] < 0:
+                    held[k], x[i] = True, b
+                elif held[k] and s * F[i] > 0:
+                    held[k] = False
+            check_modes = False
+        hold_idx = [bounds[k][0] for k in range(len(bounds)) if held[k]]
+
+        def fun(tt: float, y: np.ndarray, u=u, hold_idx=hold_idx) -> np.ndarray:
+            f = raw_rhs(tt, y, u)
+            if hold_idx:
+                f[hold_idx] = 0.0
+            return f
+
+        events, kinds = [], []
+        ev = lambda tt, y: sig(y)  # noqa: E731
+        ev.terminal, ev.direction = True, (-1.0 if log.positive_now else 1.0)
+        events.append(ev)
+        kinds.append(("cross", -1))
+        for k, (i, b, s) in enumerate(bounds):
+            if held[k]:
+                e = lambda tt, y, i=i, s=s, u=u: s * raw_rhs(tt, y, u)[i]  # noqa: E731
+                e.terminal, e.direction = True, 1.0
+                kinds.append(("leave", k))
+            else:
+                e = lambda tt, y, i=i, b=b, s=s: s * (y[i] - b)  # noqa: E731
+                e.terminal, e.direction = True, -1.0
+                kinds.append(("enter", k))
+            events.append(e)
+        sol = solve_ivp(
+            fun, (t, t_next), x, method=integrator, rtol=rtol, atol=atol, dense_output=True, events=events
+        )
+        if sol.status == -1:
+            status, message, fail_t, fail_x = Status.INTEGRATOR_FAILED, sol.message, t, x.copy()
+            break
+        t_end = float(sol.t[-1])
+        y_end = sol.y[:, -1].copy()
+        if not np.all(np.isfinite(sol.y)):
+            bad = int(np.argmax(~np.all(np.isfinite(sol.y), axis=0)))
+            status, fail_t, fail_x = Status.NON_FINITE, float(sol.t[bad]), sol.y[:, bad].copy()
+            message = "the state became non-finite"
+            break
+        dense.append(t, t_end, sol.sol)
+        ts.append(sol.t[1:])
+        xs.append(sol.y[:, 1:].T)
+        if sol.status == 1:
+            first = min(te[0] for te in sol.t_events if len(te))
+            fired = [kinds[j] for j, te in enumerate(sol.t_events) if len(te) and te[0] <= first + eps]
+            n_events += 1
+            crossed = False
+            for kind, k in fired:
+                if kind == "cross":
+                    log.add(t_end)
+                    crossed = True
+                elif kind == "enter":
+                    held[k] = True
+                    y_end[bounds[k][0]] = bounds[k][1]
+                else:
+                    held[k] = False
+            if not crossed and (sig(y_end) > 0) != log.positive_now:
+                # a bound that lies on the switching surface (DWTCP with k = 0: q held at 0 = k) ends the
+                # positive side exactly, without a strict sign change the root finder could see
+                log.add(t_end)
+            if tau_d > 0:
+                bisect.insort(xd_breaks, t_end + tau_d)
+            if n_events > max_events:
+                status, fail_t, fail_x = Status.TOO_MANY_EVENTS, t_end, y_end
+                message = f"more than max_events={max_events} events"
+                break
+        else:
+            # reached a scheduled switch (or t1): u may change, so bound modes are re-examined
+            check_modes = True
+            if tau_d > 0 and log.next_switch_after(t, sdel, eps) <= t_end + eps:
+                bisect.insort(xd_breaks, t_end + tau_d)
+        t, x = t_end, y_end
+    return {
+        "t": np.concatenate(ts),
+        "x": np.concatenate(xs, axis=0),
+        "dense": dense,
+        "crossings": np.array(log.times, dtype=float),
+        "status": status,
+        "fail_t": fail_t,
+        "fail_x": fail_x,
+        "message": message,
+    }

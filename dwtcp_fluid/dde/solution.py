@@ -1,0 +1,190 @@
+"""One result type for both DDE solvers, with a per-element status instead of exceptions."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import enum
+import functools
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Status", "DdeSolution"]
+
+
+class Status(enum.IntEnum):
+    """Outcome of one trajectory (one batch element)."""
+
+    OK = 0
+    #: the state or its derivative became NaN or ±inf
+    NON_FINITE = 1
+    #: more crossings of the switching surface were pending than the JAX crossing buffer holds
+    BUFFER_OVERFLOW = 2
+    #: more events (crossings, bound hits) in one fixed step than ``max_substeps`` allows
+    TOO_MANY_EVENTS = 3
+    #: the reference solver's ``solve_ivp`` failed (message in ``messages``)
+    INTEGRATOR_FAILED = 4
+
+
+@functools.cache
+def _git_revision() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=True,
+        )
+        return out.stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+@dataclass
+class DdeSolution:
+    """Trajectories of a fluid model.
+
+    Attributes
+    ----------
+    model : FluidModel
+    params : list of dict
+        Numeric parameters of each batch element.
+    t : ndarray, shape (T,)
+        Output times (model time unit, seconds for the physical models).
+    x : ndarray, shape (B, T, n)
+        States at ``t`` (model units, e.g. packets).
+    status : ndarray of int, shape (B,)
+        :class:`Status` per element.
+    fail_t, fail_x : ndarray, shapes (B,) and (B, n)
+        Time and state at which a failed element stopped (NaN for elements that are ok).
+    crossings : list of ndarray
+        Times at which σ crossed 0, per element (complete for the reference solver; the JAX solver returns the
+        ones in its output buffer).
+    method : str
+        ``"reference"`` or ``"jax"``.
+    options : dict
+        Solver options (tolerances or step), kept as provenance.
+    batched : bool
+        Whether the caller passed a batch (``False``: ``x`` still has a leading axis of length 1).
+    """
+
+    model: Any
+    params: list[dict[str, float]]
+    t: np.ndarray
+    x: np.ndarray
+    status: np.ndarray
+    fail_t: np.ndarray
+    fail_x: np.ndarray
+    crossings: list[np.ndarray]
+    method: str
+    options: dict[str, Any]
+    batched: bool = False
+    messages: list[str] = field(default_factory=list)
+    _dense: list[Callable[[np.ndarray], np.ndarray]] | None = None
+    _fx: np.ndarray | None = None
+
+    # --- status -------------------------------------------------------------------------------------------
+    @property
+    def ok(self) -> bool:
+        return bool(np.all(self.status == Status.OK))
+
+    def summary(self) -> str:
+        """Which elements failed and why (one line each), or "all N ok"."""
+        bad = np.flatnonzero(self.status != Status.OK)
+        if bad.size == 0:
+            return f"all {self.status.size} trajectories ok"
+        lines = [f"{bad.size} of {self.status.size} trajectories failed:"]
+        names = self.model.states
+        for i in bad:
+            st = dict(zip(names, np.round(self.fail_x[i], 9).tolist(), strict=True))
+            msg = self.messages[i] if i < len(self.messages) and self.messages[i] else ""
+            lines.append(
+                f"  element {i}: {Status(int(self.status[i])).name} at t={self.fail_t[i]:.9g}, state {st} {msg}"
+            )
+        return "\n".join(lines)
+
+    # --- evaluation ---------------------------------------------------------------------------------------
+    def __call__(self, t: Any, element: int = 0) -> np.ndarray:
+        """State at time(s) ``t`` for one element, shape ``t.shape + (n,)``.
+
+        Reference solver: the stitched dense output (its own interpolant, error ≈ rtol). JAX solver: cubic
+        Hermite interpolation between saved points (exact at the saved points).
+        """
+        tt = np.asarray(t, dtype=float)
+        if self._dense is not None:
+            return self._dense[element](tt)
+        return _hermite_eval(self.t, self.x[element], None if self._fx is None else self._fx[element], tt)
+
+    def state(self, name: str, element: int | None = None) -> np.ndarray:
+        """One state's saved values, shape (B, T) (or (T,) for one element)."""
+        i = self.model.state_index(name)
+        return self.x[..., i] if element is None else self.x[element, :, i]
+
+    # --- export -------------------------------------------------------------------------------------------
+    def to_dataset(self):
+        """An ``xarray.Dataset`` with dims (element, time), one variable per state, units and provenance attrs."""
+        import xarray as xr
+
+        from .. import __version__
+
+        data_vars = {}
+        units = self.model.state_units or ("",) * len(self.model.states)
+        for i, (name, unit) in enumerate(zip(self.model.states, units, strict=True)):
+            data_vars[name] = (("element", "time"), self.x[:, :, i], {"units": unit})
+        data_vars["status"] = (
+            ("element",),
+            self.status.astype(np.int8),
+            {"meaning": str({s.name: int(s) for s in Status})},
+        )
+        coords = {
+            "time": (
+                "time",
+                self.t,
+                {"units": "s" if self.model.name in ("dctcp", "dwtcp") else "model time"},
+            )
+        }
+        coords["element"] = ("element", np.arange(self.x.shape[0]))
+        for k in self.params[0]:
+            coords[k] = ("element", np.array([p[k] for p in self.params], dtype=float))
+        attrs = {
+            "package_version": __version__,
+            "git_revision": _git_revision() or "unknown",
+            "model": repr(self.model),
+            "solver": self.method,
+            "solver_options": repr(self.options),
+            "parameters": repr(self.params if self.batched else self.params[0]),
+            "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        }
+        return xr.Dataset(data_vars, coords=coords, attrs=attrs)
+
+
+def _hermite_eval(ts: np.ndarray, xs: np.ndarray, fs: np.ndarray | None, t: np.ndarray) -> np.ndarray:
+    """Piecewise cubic Hermite (with derivatives ``fs``) or linear (without) interpolation of saved points."""
+    if np.any((t < ts[0] - 1e-12 * max(1.0, abs(ts[0]))) | (t > ts[-1] + 1e-12 * max(1.0, abs(ts[-1])))):
+        raise ValueError(f"t is out of range: accepted {ts[0]!r} <= t <= {ts[-1]!r}")
+    flat = t.reshape(-1)
+    k = np.clip(np.searchsorted(ts, flat, side="right") - 1, 0, len(ts) - 2)
+    h = ts[k + 1] - ts[k]
+    th = ((flat - ts[k]) / h)[:, None]
+    x0, x1 = xs[k], xs[k + 1]
+    if fs is None:
+        out = x0 + th * (x1 - x0)
+    else:
+        f0, f1 = fs[k] * h[:, None], fs[k + 1] * h[:, None]
+        h00 = (1 + 2 * th) * (1 - th) ** 2
+        h10 = th * (1 - th) ** 2
+        h01 = th**2 * (3 - 2 * th)
+        h11 = th**2 * (th - 1)
+        out = h00 * x0 + h10 * f0 + h01 * x1 + h11 * f1
+    return out.reshape(t.shape + (xs.shape[-1],))
+
+
+def stack_params(params: Sequence[dict[str, float]]) -> dict[str, np.ndarray]:
+    keys = params[0].keys()
+    return {k: np.array([p[k] for p in params], dtype=float) for k in keys}

@@ -1,0 +1,291 @@
+"""The single entry point :func:`solve` for both DDE solvers."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from ..models.base import FluidModel
+from .history import as_history, history_crossings
+from .jax_rk import JaxConfig, buffer_length, solve_jax_batch
+from .problem import Problem, make_problem
+from .scipy_steps import solve_reference
+from .solution import DdeSolution, Status
+
+__all__ = ["solve", "default_step"]
+
+#: Default fixed step of the JAX solver as a fraction of the smallest positive delay; 1/20 gives
+#: max |Δq| ≈ 1e-5 packets on DCTCP N = 10 against the reference (tests/test_dde_agreement.py).
+STEPS_PER_DELAY = 20
+#: Default number of saved output intervals of the JAX solver.
+DEFAULT_SAVES = 2000
+
+
+def _split_batch(params: Any) -> tuple[list[Any], bool]:
+    """A batch is a sequence of parameter objects/mappings or a mapping with array values."""
+    if isinstance(params, Mapping):
+        sizes = {np.size(v) for v in params.values() if np.ndim(v) > 0}
+        if not sizes:
+            return [params], False
+        if len(sizes) > 1 or any(np.ndim(v) > 1 for v in params.values()):
+            raise ValueError(
+                f"params has array values of sizes {sorted(sizes)}: accepted scalars or 1-D arrays of one length"
+            )
+        (b,) = sizes
+        return [{k: (np.ravel(v)[i] if np.ndim(v) else v) for k, v in params.items()} for i in range(b)], True
+    if isinstance(params, Sequence) and not isinstance(params, str):
+        if len(params) == 0:
+            raise ValueError("params=[] is invalid: accepted a non-empty batch")
+        return list(params), True
+    return [params], False
+
+
+def _split_history(history: Any, b: int, n: int) -> list[Any]:
+    if callable(history):
+        return [history] * b
+    arr = (
+        np.asarray(history, dtype=float)
+        if not isinstance(history, list | tuple) or np.ndim(history)
+        else None
+    )
+    if arr is not None and arr.ndim == 2:
+        if arr.shape != (b, n):
+            raise ValueError(f"history has shape {arr.shape}: accepted ({n},) or (batch={b}, {n})")
+        return list(arr)
+    if isinstance(history, list | tuple) and history and callable(history[0]):
+        if len(history) != b:
+            raise ValueError(f"history has {len(history)} entries: accepted one per batch element ({b})")
+        return list(history)
+    return [history] * b
+
+
+def default_step(problems: Sequence[Problem], span: float) -> float:
+    dmin = min(pr.min_positive_delay for pr in problems)
+    return dmin / STEPS_PER_DELAY if math.isfinite(dmin) else span / 20_000
+
+
+def solve(
+    model: FluidModel,
+    params: Any,
+    history: Any,
+    t_span: tuple[float, float],
+    *,
+    method: Literal["reference", "jax"] = "reference",
+    rtol: float = 1e-10,
+    atol: float = 1e-10,
+    integrator: str = "DOP853",
+    dt: float | None = None,
+    save_every: int | None = None,
+    max_substeps: int = 8,
+    crossing_buffer: int = 64,
+) -> DdeSolution:
+    """Solve a fluid model's switched delay system on ``t_span``.
+
+    Parameters
+    ----------
+    model : FluidModel
+        The model definition (e.g. ``DctcpFluid()``, ``DwtcpFluid(delay_rtts=1.0)``).
+    params : parameter object, mapping, or batch
+        A parameter object (``DctcpParams``...), a mapping of floats, a mapping of equal-length 1-D arrays, or a
+        sequence of objects/mappings. Times in the model's unit (seconds for the physical models).
+    history : array-like or callable
+        x(t) for t ≤ t0: a constant state of length n (or shape (batch, n)), or a callable of t returning a
+        state (for ``method="jax"`` it must be traceable with ``jax.numpy``).
+    t_span : (t0, t1)
+        Integration interval, t1 > t0.
+    method : {"reference", "jax"}
+        ``"reference"``: SciPy method of steps with exact events (:mod:`.scipy_steps`); batches run one by one.
+        ``"jax"``: batched event-aware fixed-step RK4 (:mod:`.jax_rk`).
+    rtol, atol : float
+        Tolerances of the reference solver (``atol`` in state units, e.g. packets).
+    integrator : str
+        ``solve_ivp`` method of the reference solver.
+    dt : float, optional
+        Fixed step of the JAX solver (default: the smallest positive delay / 20); it must not exceed the smallest
+        positive delay. It is shrunk slightly so that a whole number of steps covers ``t_span``.
+    save_every : int, optional
+        JAX solver: save the state every this many steps (default: about 2000 saved intervals).
+    max_substeps : int
+        JAX solver: events allowed inside one step before the element fails with ``TOO_MANY_EVENTS``.
+    crossing_buffer : int
+        JAX solver: pending crossings of σ = 0 it can hold (``BUFFER_OVERFLOW`` beyond).
+
+    Returns
+    -------
+    DdeSolution
+    """
+    if method not in ("reference", "jax"):
+        raise ValueError(f"method={method!r} is invalid: accepted 'reference' or 'jax'")
+    try:
+        t0, t1 = (float(v) for v in t_span)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"t_span={t_span!r} is invalid: accepted a pair (t0, t1) of finite numbers"
+        ) from None
+    if not (math.isfinite(t0) and math.isfinite(t1)) or t1 <= t0:
+        raise ValueError(f"t_span={t_span!r} is out of range: accepted finite t0 < t1")
+    for name, v in (("rtol", rtol), ("atol", atol)):
+        if not (math.isfinite(v) and v > 0):
+            raise ValueError(f"{name}={v!r} is out of range: accepted a finite {name} > 0")
+    plist, batched = _split_batch(params)
+    problems = [make_problem(model, pp) for pp in plist]
+    n = len(model.states)
+    hists = [
+        as_history(hh, n, t0, pr.max_delay)
+        for hh, pr in zip(_split_history(history, len(problems), n), problems, strict=True)
+    ]
+    if method == "reference":
+        return _run_reference(model, problems, hists, t0, t1, rtol, atol, integrator, batched)
+    return _run_jax(model, problems, hists, t0, t1, dt, save_every, max_substeps, crossing_buffer, batched)
+
+
+def _run_reference(model, problems, hists, t0, t1, rtol, atol, integrator, batched) -> DdeSolution:
+    runs = [
+        solve_reference(pr, hh, t0, t1, rtol=rtol, atol=atol, integrator=integrator)
+        for pr, hh in zip(problems, hists, strict=True)
+    ]
+    if len(runs) == 1:
+        t, x = runs[0]["t"], runs[0]["x"][None]
+    else:  # elements have different step times: put all on the union grid through their dense outputs
+        t = np.unique(np.concatenate([r["t"] for r in runs]))
+        t = t[t <= min(r["t"][-1] for r in runs)]
+        x = np.stack([r["dense"](t) for r in runs])
+    return DdeSolution(
+        model=model,
+        params=[pr.p for pr in problems],
+        t=t,
+        x=x,
+        status=np.array([int(r["status"]) for r in runs]),
+        fail_t=np.array([r["fail_t"] for r in runs], dtype=float),
+        fail_x=np.stack([r["fail_x"] for r in runs]),
+        crossings=[r["crossings"] for r in runs],
+        method="reference",
+        options={"rtol": rtol, "atol": atol, "integrator": integrator},
+        batched=batched,
+        messages=[r["message"] for r in runs],
+        _dense=[r["dense"] for r in runs],
+    )
+
+
+def _run_jax(
+    model, problems, hists, t0, t1, dt, save_every, max_substeps, crossing_buffer, batched
+) -> DdeSolution:
+    import jax.numpy as jnp
+
+    span = t1 - t0
+    structure = {
+        (pr.uses_xd, pr.tau_d > 0, len(pr.switch_delays), tuple((i, s) for i, _, s in pr.bounds))
+        for pr in problems
+    }
+    if len(structure) > 1:
+        raise ValueError(
+            "params is invalid: all batch elements must share the delay structure (all delayed or none)"
+        )
+    dmin = min(pr.min_positive_delay for pr in problems)
+    h = default_step(problems, span) if dt is None else float(dt)
+    if not (math.isfinite(h) and h > 0):
+        raise ValueError(f"dt={dt!r} is out of range: accepted a finite dt > 0")
+    if h > dmin * (1 + 1e-12):
+        raise ValueError(
+            f"dt={dt!r} is out of range: accepted 0 < dt <= {dmin!r} (the smallest positive delay)"
+        )
+    if not (isinstance(max_substeps, int) and max_substeps >= 2):
+        raise ValueError(f"max_substeps={max_substeps!r} is out of range: accepted an integer >= 2")
+    if not (isinstance(crossing_buffer, int) and crossing_buffer >= 2):
+        raise ValueError(f"crossing_buffer={crossing_buffer!r} is out of range: accepted an integer >= 2")
+    n_min = math.ceil(span / h - 1e-9)
+    if save_every is None:
+        save_every = max(1, math.ceil(n_min / DEFAULT_SAVES))
+    if not (isinstance(save_every, int) and save_every >= 1):
+        raise ValueError(f"save_every={save_every!r} is out of range: accepted an integer >= 1")
+    n_save_int = math.ceil(n_min / save_every)
+    h = span / (n_save_int * save_every)
+    pr0 = problems[0]
+    max_tau = max(pr.tau_d for pr in problems) if pr0.uses_xd else 0.0
+    buf_len = buffer_length(max_tau, h)
+    S = crossing_buffer
+    n, m = pr0.n, len(pr0.switch_delays)
+    B = len(problems)
+    hist_x = np.zeros((B, buf_len, n))
+    hist_f = np.zeros((B, buf_len, n))
+    cross0 = np.zeros((B, S))
+    count0 = np.zeros(B, dtype=np.int64)
+    ptr0 = np.zeros((B, m), dtype=np.int64)
+    u0 = np.zeros((B, m))
+    sign0 = np.zeros(B, dtype=bool)
+    for e, (pr, hh) in enumerate(zip(problems, hists, strict=True)):
+        for k in range(-(buf_len - 1), 1):
+            hist_x[e, k % buf_len] = hh(t0 + k * h)
+            hist_f[e, k % buf_len] = hh.derivative(t0 + k * h)
+        sig = lambda y, pr=pr: float(pr.model.surface(y, pr.p, np))  # noqa: E731
+        log = history_crossings(hh, sig, t0, max(pr.switch_delays))
+        times = log.times
+        count0[e] = len(times)
+        for i in range(max(0, len(times) - S), len(times)):
+            cross0[e, i % S] = times[i]
+        for j, d in enumerate(pr.switch_delays):
+            ptr0[e, j] = bisect.bisect_right(times, t0 - d)
+            u0[e, j] = 1.0 if log.sign_at(t0 - d) else 0.0
+            if ptr0[e, j] < len(times) - S:
+                raise ValueError(
+                    f"history changes sign {len(times)} times within one delay: accepted at most "
+                    f"crossing_buffer={S} pending crossings"
+                )
+        sign0[e] = sig(hh(t0)) > 0
+    keys = list(pr0.p)
+    arrays = {
+        "p": {k: jnp.asarray([pr.p[k] for pr in problems]) for k in keys},
+        "x0": jnp.asarray(np.stack([hh(t0) for hh in hists])),
+        "hist_x": jnp.asarray(hist_x),
+        "hist_f": jnp.asarray(hist_f),
+        "cross0": jnp.asarray(cross0),
+        "count0": jnp.asarray(count0),
+        "ptr0": jnp.asarray(ptr0),
+        "u0": jnp.asarray(u0),
+        "sign0": jnp.asarray(sign0),
+        "bvals": jnp.asarray(
+            np.array([[b for _, b, _ in pr.bounds] for pr in problems], dtype=float).reshape(B, -1)
+        ),
+        "sdel": jnp.asarray(np.array([pr.switch_delays for pr in problems], dtype=float)),
+        "tau_d": jnp.asarray(np.array([pr.tau_d for pr in problems], dtype=float)),
+    }
+    cfg = JaxConfig(
+        model=model,
+        n_switch=m,
+        bound_idx=tuple(i for i, _, _ in pr0.bounds),
+        bound_sign=tuple(s for _, _, s in pr0.bounds),
+        uses_xd=pr0.uses_xd,
+        n_save=n_save_int + 1,
+        save_every=save_every,
+        buf_len=buf_len,
+        crossing_buffer=S,
+        max_substeps=max_substeps,
+    )
+    out = solve_jax_batch(cfg, arrays, t0, h)
+    crossings = []
+    for e in range(B):
+        c = int(out["count"][e])
+        idx = range(max(0, c - S), c)
+        crossings.append(np.array([out["ctimes"][e, i % S] for i in idx]))
+    messages = [
+        "" if st == Status.OK else f"{Status(int(st)).name} at t={out['fail_t'][e]!r}"
+        for e, st in enumerate(out["status"])
+    ]
+    return DdeSolution(
+        model=model,
+        params=[pr.p for pr in problems],
+        t=t0 + np.arange(n_save_int + 1) * save_every * h,
+        x=out["x"],
+        status=out["status"].astype(int),
+        fail_t=out["fail_t"],
+        fail_x=out["fail_x"],
+        crossings=crossings,
+        method="jax",
+        options={"dt": h, "save_every": save_every, "max_substeps": max_substeps, "crossing_buffer": S},
+        batched=batched,
+        messages=messages,
+    )
