@@ -89,21 +89,21 @@ def dwtcp_equilibrium() -> Derivation:
             "No equilibrium in the increase phase",
             cite("eq. (7)"),
             "In the increase phase w' = (1 + α·S/L)/τ > 0 everywhere.",
-            [eq(sp.Symbol("w'"), m.increase_rate(p))],
+            [eq("w'", m.increase_rate(p))],
             positive(m.increase_rate(p)),
         ),
         Step(
             "At the equilibrium the trace of (8) vanishes",
             cite("eqs. (8), (12)"),
             "At (BDP/N, k) the queue is at its target, so k̄ − k = 0 and tr J = 0 for any k.",
-            [eq(sp.Symbol(r"\operatorname{tr} J(BDP/N, k)"), 0)],
+            [eq(r"\operatorname{tr} J(BDP/N, k)", 0)],
             identity(J_gen.subs({s.w: BDP / N, s.q: k}).trace(), 0),
         ),
         Step(
             "The equilibrium is a center of the linearization",
             cite("eqs. (8), (11)"),
             "With k = 0, J at (BDP/N, 0) has purely imaginary eigenvalues ±i·√β/τ: a center, not a stable spiral.",
-            [eq(sp.Symbol(r"J(BDP/N, 0)"), J_eq)],
+            [eq(r"J(BDP/N, 0)", J_eq)],
             solutions(
                 lambda: sp.solve((lam * sp.eye(2) - J_eq).det(), lam),
                 [sp.I * sp.sqrt(beta) / tau, -sp.I * sp.sqrt(beta) / tau],
@@ -122,7 +122,7 @@ def dwtcp_equilibrium() -> Derivation:
             cite("eqs. (6), (8)"),
             "Keeping k̄ = q(t − τ_d), the linearization at (w, k̄) is det(λI − A₀ − A₁e^{−λτ_d}); at the equilibrium it"
             " is λ² + (β/τ²)·e^{−λτ_d}.",
-            [eq(sp.Symbol(r"\chi(\lambda)"), G), eq(sp.Symbol(r"\chi_{eq}(\lambda)"), G_eq)],
+            [eq(r"\chi(\lambda)", G), eq(r"\chi_{eq}(\lambda)", G_eq)],
             identity(G_eq, lam**2 + beta / tau**2 * sp.exp(-lam * sd)),
         ),
         Step(
@@ -130,7 +130,7 @@ def dwtcp_equilibrium() -> Derivation:
             cite("eq. (11)"),
             "For χ = λ² + b·e^{−λτ_d}, implicit differentiation at τ_d = 0, λ = i√b gives dλ/dτ_d = b/2 > 0: any small"
             " Scout delay makes the equilibrium's linearization oscillatory unstable.",
-            [eq(sp.Symbol(r"\left.\frac{d\lambda}{d\tau_d}\right|_{0}"), sp.simplify(shift_eq))],
+            [eq(r"\left.\frac{d\lambda}{d\tau_d}\right|_{0}", sp.simplify(shift_eq))],
             identity(shift_eq, bb / 2),
         ),
         Step(
@@ -138,14 +138,14 @@ def dwtcp_equilibrium() -> Derivation:
             cite("eqs. (12), (14)"),
             "For χ = λ² + a·λ + b·e^{−λτ_d} with complex root λ₀ = −a/2 + iω, Re dλ/dτ_d = b/2, so Re λ ≈ (b·τ_d − a)/2:"
             " damped only if a > b·τ_d, i.e. k̄ > w·N·τ_d/τ = BDP·τ_d/τ — a lower bound on k̄, not the upper bound (14).",
-            [eq(sp.Symbol(r"\operatorname{Re}\frac{d\lambda}{d\tau_d}"), bb / 2)],
+            [eq(r"\operatorname{Re}\frac{d\lambda}{d\tau_d}", bb / 2)],
             identity(sp.re(sp.expand_complex(shift_frozen)), bb / 2),
         ),
         Step(
             "First-order threshold",
             cite("eq. (14)"),
             "a = b·τ_d solved for k̄ gives k̄ = w·N·τ_d/τ; at w·N = BDP and τ_d = τ it is k̄ = BDP.",
-            [eq(sp.Symbol(r"\bar{k}_{delay}"), w * N * sd / tau)],
+            [eq(r"\bar{k}_{delay}", w * N * sd / tau)],
             solutions(lambda: sp.solve(a_val - b_val * sd, kbar), [w * N * sd / tau]),
         ),
         Step(
@@ -221,21 +221,21 @@ def dwtcp_increase_phase() -> Derivation:
             "Jacobian of the increase phase",
             cite("eq. (7)"),
             "w' is constant and q' = N·w/τ − C depends on w only, so ∂q'/∂w = N/τ sits below the diagonal.",
-            [eq(sp.Symbol("J_{inc}"), J)],
+            [eq("J_{inc}", J)],
             identity(J, sp.Matrix([[0, 0], [N / tau, 0]])),
         ),
         Step(
             "The paper's (15) is a different matrix",
             cite("eq. (15)"),
             "(15) puts N/τ on the diagonal (∂q'/∂q), but q' does not depend on q.",
-            [eq(sp.Symbol("J_{(15)}"), J_paper)],
+            [eq("J_{(15)}", J_paper)],
             differs(J, J_paper),
         ),
         Step(
             "Eigenvalues {0, 0}",
             cite("eq. (16)"),
             "det(λI − J) = λ², a double root at 0.",
-            [eq(sp.Symbol(r"\det(\lambda I - J_{inc})"), sp.expand((lam * sp.eye(2) - J).det()))],
+            [eq(r"\det(\lambda I - J_{inc})", sp.expand((lam * sp.eye(2) - J).det()))],
             predicate(
                 lambda: (
                     sp.roots(sp.Poly((lam * sp.eye(2) - J).det(), lam)) == {0: 2},
@@ -248,14 +248,14 @@ def dwtcp_increase_phase() -> Derivation:
             "The paper's (16) is a different polynomial",
             cite("eq. (16)"),
             "(16) gives λ² − N·λ/τ with a root N/τ > 0, which would mean exponential growth; the correct λ² has none.",
-            [eq(sp.Symbol(r"\chi_{(16)}"), lam**2 - N * lam / tau)],
+            [eq(r"\chi_{(16)}", lam**2 - N * lam / tau)],
             differs((lam * sp.eye(2) - J).det(), lam**2 - N * lam / tau),
         ),
         Step(
             "J is nilpotent: growth is polynomial",
             cite("eq. (7)"),
             "J² = 0, so exp(J·t) = I + J·t: perturbations grow linearly in t, not exponentially.",
-            [eq(sp.Symbol(r"e^{J t}"), sp.eye(2) + J * t)],
+            [eq(r"e^{J t}", sp.eye(2) + J * t)],
             identity(
                 sp.Matrix.vstack(J * J, (J * t).exp()), sp.Matrix.vstack(sp.zeros(2), sp.eye(2) + J * t)
             ),
@@ -264,7 +264,7 @@ def dwtcp_increase_phase() -> Derivation:
             "Exact solution of (7): w linear, q quadratic",
             cite("eq. (7)"),
             "dsolve of w' = (1 + α·S/L)/τ gives w₀ + a·t; then q' = N·w(t)/τ − C integrates to a parabola.",
-            [eq(sp.Symbol("w(t)"), w_t), eq(sp.Symbol("q(t)"), q_t)],
+            [eq("w(t)", w_t), eq("q(t)", q_t)],
             predicate(
                 lambda: (
                     dsolve_equals(sp.Eq(wf(t).diff(t), F0[0]), wf(t), {wf(0): w0}, w_t).fn()[0]
@@ -281,7 +281,7 @@ def dwtcp_increase_phase() -> Derivation:
             cite("eq. (7)"),
             "Entering at q = q₀ with w₀ < BDP/N, q returns to q₀ at t* = 2(BDP − N·w₀)/(N·a), with w(t*) = 2·BDP/N − w₀:"
             " the parabola is symmetric about the fair share.",
-            [eq(sp.Symbol("t^*"), t_star), eq(sp.Symbol("w(t^*)"), sp.simplify(w_t.subs(t, t_star)))],
+            [eq("t^*", t_star), eq("w(t^*)", sp.simplify(w_t.subs(t, t_star)))],
             predicate(
                 lambda: (
                     solutions(lambda: sp.solve(q_t - q0, t), [t_star]).fn()[0]

@@ -48,8 +48,8 @@ def dwtcp_fluid_model() -> Derivation:
             "A Scout waits behind k̄ packets and the target allows k, each packet taking 1/C seconds (C in packets/s),"
             " so the relative excess delays are ratios of queue lengths to BDP = τ·C.",
             [
-                eq(sp.Symbol("d_s"), d_s),
-                eq(sp.Symbol("d_t"), d_t),
+                eq("d_s", d_s),
+                eq("d_t", d_t),
                 eq((d_s - d_t) / d_t, (kbar - k) / (BDP + k)),
             ],
             identity(((d_s - d_t) / d_t).subs(sub), (kbar - k) / (BDP + k)),
@@ -59,7 +59,7 @@ def dwtcp_fluid_model() -> Derivation:
             cite("eqs. (1), (3), (7)"),
             "The law adds L + α·S bytes once per RTT τ; in packets of L bytes that is (1 + α·S/L)/τ per second,"
             " which is the model's increase rate (α = 1 in the paper's fluid model).",
-            [eq(sp.Symbol("w'") * L, (L + s.alpha * S) / tau)],
+            [eq("L w'", (L + s.alpha * S) / tau)],
             identity(inc * L, (L + s.alpha * S) / tau),
         ),
         Step(
@@ -67,7 +67,7 @@ def dwtcp_fluid_model() -> Derivation:
             cite("eqs. (1), (3)"),
             "A cut of w·β·√w·(d_s − d_t)/d_s applied once per RTT τ is the rate −w·√w·β/τ·(d_s − d_t)/d_s;"
             " the model's 'sqrt' variant is exactly that with (4) substituted.",
-            [eq(sp.Symbol("w'"), -w * sp.sqrt(w) * s.beta / tau * (d_s - d_t) / d_s)],
+            [eq("w'", -w * sp.sqrt(w) * s.beta / tau * (d_s - d_t) / d_s)],
             identity(dec_sqrt, (-w * sp.sqrt(w) * s.beta / tau * (d_s - d_t) / d_s).subs(sub), subs=sub),
         ),
         Step(
@@ -82,7 +82,7 @@ def dwtcp_fluid_model() -> Derivation:
             "Simplification (5) is the model's 'paper' variant",
             cite("eq. (5)"),
             "Dropping √w and replacing d_s by d_t in the denominator gives −(β·w/τ)·(k̄ − k)/(BDP + k).",
-            [eq(sp.Symbol("w'"), -(s.beta * w / tau) * (d_s - d_t) / d_t)],
+            [eq("w'", -(s.beta * w / tau) * (d_s - d_t) / d_t)],
             identity(dec_paper.subs(sub), (-(s.beta * w / tau) * (d_s - d_t) / d_t).subs(sub)),
         ),
         Step(
@@ -98,7 +98,7 @@ def dwtcp_fluid_model() -> Derivation:
             "(5) against (3) without √w: the factor d_s/d_t",
             cite("eq. (5)"),
             "Replacing d_s by d_t multiplies the decrease by d_s/d_t = (BDP + k̄)/(BDP + k).",
-            [eq(sp.Symbol("r"), sp.simplify(ratio_simpl.subs(sub)))],
+            [eq("r", sp.simplify(ratio_simpl.subs(sub)))],
             identity(ratio_simpl.subs(sub), (BDP + kbar) / (BDP + k)),
         ),
         Step(
@@ -106,7 +106,7 @@ def dwtcp_fluid_model() -> Derivation:
             cite("eq. (5)"),
             "Writing k̄ = k + δ with δ > 0, (BDP + k̄)/(BDP + k) − 1 = δ/(BDP + k) > 0: the replacement is more"
             " aggressive everywhere in the decrease phase, as the paper says.",
-            [eq(sp.Symbol("r") - 1, delta / (BDP + k))],
+            [eq("r - 1", delta / (BDP + k))],
             positive(((BDP + kbar) / (BDP + k) - 1).subs(kbar, k + delta)),
         ),
         Step(
@@ -114,7 +114,7 @@ def dwtcp_fluid_model() -> Derivation:
             cite("eq. (5)"),
             "With the same β, (5) divided by (3) is (BDP + k̄)/((BDP + k)·√w), below 1 as soon as √w exceeds"
             " d_s/d_t — e.g. w = 100 packets, BDP = 83, k = 0, k̄ = 1; so (5) is not more aggressive than (3) in general.",
-            [eq(sp.Symbol("r_{(5)/(3)}"), sp.simplify(ratio_variants.subs(sub)))],
+            [eq("r_{(5)/(3)}", sp.simplify(ratio_variants.subs(sub)))],
             holds(sp.simplify(ratio_variants.subs(sub)).subs({w: 100, kbar: 1, k: 0, BDP: 83}) < 1),
         ),
         Step(
@@ -123,8 +123,8 @@ def dwtcp_fluid_model() -> Derivation:
             "A window of w bytes returns n = w/L data ACKs per RTT; +L on each adds w per RTT (doubling), while"
             " congestion avoidance's +L·L/w per ACK adds L per RTT, the (L + S)/τ of (3).",
             [
-                eq(sp.Symbol(r"\Delta w_{literal}"), n_ack * L),
-                eq(sp.Symbol(r"\Delta w_{CA}"), n_ack * L * L / w),
+                eq(r"\Delta w_{literal}", n_ack * L),
+                eq(r"\Delta w_{CA}", n_ack * L * L / w),
             ],
             identity(sp.Matrix([n_ack * L, n_ack * L * L / w]).subs(n_ack, w / L), sp.Matrix([w, L])),
         ),
@@ -133,7 +133,7 @@ def dwtcp_fluid_model() -> Derivation:
             cite("section 3.3"),
             "After n consecutive Scout ACKs α = α₀·2ⁿ, so the per-RTT increase α·S grows without bound; any cap is a"
             " modelling choice (the fluid model (3) fixes α = 1).",
-            [eq(sp.Symbol(r"\alpha_n"), alpha0 * 2**n_ack)],
+            [eq(r"\alpha_n", alpha0 * 2**n_ack)],
             holds(sp.Equality(sp.limit(alpha0 * 2**n_ack * S, n_ack, sp.oo), sp.oo)),
         ),
         Step(
@@ -141,7 +141,7 @@ def dwtcp_fluid_model() -> Derivation:
             cite("eq. (1), section 5.1"),
             "With β = 0.001 and a 20-packet window, β·√w is 0.173 with w in bytes (L = 1500) but 0.00447 with w in"
             " packets: β = 0.001 is a byte-convention value, and β_packets = β·√L.",
-            [eq(sp.Symbol(r"\beta\sqrt{20\cdot1500}"), sp.Float(0.001 * (30000**0.5), 6))],
+            [eq(r"\beta\sqrt{20\cdot1500}", sp.Float(0.001 * (30000**0.5), 6))],
             numeric(
                 lambda: float(sp.N(sp.Rational(1, 1000) * sp.sqrt(30000))),
                 0.17320508075688773,
@@ -161,14 +161,14 @@ def dwtcp_fluid_model() -> Derivation:
             cite("IPG law after Algorithm 1"),
             "With ipg_t = d_t/W_s and the assumption ipg_s = d_s/W_s (the Scout window spreads the delay the same"
             " way), (ipg_s − ipg_t)/ipg_s = (d_s − d_t)/d_s, so the three decrease cases are one expression.",
-            [eq(sp.Symbol(r"\frac{ipg_s - ipg_t}{ipg_s}"), (d_s - d_t) / d_s)],
+            [eq(r"\frac{ipg_s - ipg_t}{ipg_s}", (d_s - d_t) / d_s)],
             identity(sp.Matrix(ipg_cases[:2]), sp.Matrix([ipg_cases[2], ipg_cases[2]])),
         ),
         Step(
             "Inter-packet-gap law simplified as (5) is the model's 'ipg' variant",
             cite("eq. (5)"),
             "Dropping √w and using d_t in the denominator, as (5) does, gives w' = −2β·(w/τ)·((k̄ − k)/(BDP + k))².",
-            [eq(sp.Symbol("w'"), sp.factor(dec_ipg.subs(sub)))],
+            [eq("w'", sp.factor(dec_ipg.subs(sub)))],
             identity(dec_ipg.subs(sub), (-(w / tau) * 2 * s.beta * ((d_s - d_t) / d_t) ** 2).subs(sub)),
         ),
     ]

@@ -44,7 +44,7 @@ def dwtcp_jacobian() -> Derivation:
             cite("eq. (8)"),
             "Differentiating the model's decrease-phase right-hand side (k = 0, undelayed, so k̄ = q) in (w, q) gives"
             " the paper's matrix (8).",
-            [eq(sp.Symbol("J"), J)],
+            [eq("J", J)],
             identity(J, J_paper),
         ),
         Step(
@@ -52,7 +52,7 @@ def dwtcp_jacobian() -> Derivation:
             cite("eqs. (6), (8)"),
             "In the model k̄ is the queue the Scout saw, q(t − τ_d): with the delay kept, ∂w'/∂q(t) = 0 and the entry"
             " −β·w/(τ·BDP) belongs to the delayed Jacobian A₁; (8) holds only for the undelayed model (k̄ = q(t)).",
-            [eq(sp.Symbol("A_0"), A0), eq(sp.Symbol("A_1"), A1)],
+            [eq("A_0", A0), eq("A_1", A1)],
             identity(A0 + A1, J_paper),
         ),
         Step(
@@ -66,21 +66,21 @@ def dwtcp_jacobian() -> Derivation:
             "Roots",
             cite("eq. (11)"),
             "SymPy's solve of (10) returns exactly the two roots (11).",
-            [eq(sp.Symbol(r"\lambda_{\pm}"), paper11[0])],
+            [eq(r"\lambda_{\pm}", paper11[0])],
             solutions(lambda: sp.solve(charpoly, lam), paper11),
         ),
         Step(
             "Trace: the real part condition (12)",
             cite("eq. (12)"),
             "tr J = −β·k̄/(τ·BDP) < 0 for every k̄ > 0 (and = 0 at k̄ = 0).",
-            [eq(sp.Symbol(r"\operatorname{tr} J"), tr)],
+            [eq(r"\operatorname{tr} J", tr)],
             positive(-tr),
         ),
         Step(
             "Determinant is positive",
             cite("eq. (10)"),
             "det J = β·w·N/(τ²·BDP) > 0 for all positive parameters.",
-            [eq(sp.Symbol(r"\det J"), det)],
+            [eq(r"\det J", det)],
             positive(det),
         ),
         Step(
@@ -99,7 +99,7 @@ def dwtcp_jacobian() -> Derivation:
             cite("eq. (13)"),
             "The discriminant times the positive factor τ²·BDP²/β is β·k̄² − 4·w·N·BDP, so the roots are complex iff"
             " β·k̄² < 4·w·N·BDP.",
-            [eq(sp.Symbol(r"\Delta"), disc)],
+            [eq(r"\Delta", disc)],
             identity(disc * tau**2 * BDP**2 / beta, beta * kbar**2 - 4 * w * N * BDP),
         ),
         Step(
@@ -107,7 +107,7 @@ def dwtcp_jacobian() -> Derivation:
             cite("eq. (14)"),
             "With w = BDP/N the discriminant vanishes at the single positive k̄* = 2·BDP/√β; below it the roots are"
             " complex (spiral), above it real (node).",
-            [eq(sp.Symbol(r"\bar{k}^*"), kstar)],
+            [eq(r"\bar{k}^*", kstar)],
             solutions(lambda: sp.solve((disc * tau**2 * BDP**2 / beta).subs(at_eq), kbar), [kstar]),
         ),
         Step(
@@ -115,7 +115,7 @@ def dwtcp_jacobian() -> Derivation:
             cite("eq. (14)"),
             "At k̄ = 2·k̄* both roots are real and negative: violating (14) changes spiral into node, not stable into"
             " unstable.",
-            [eq(sp.Symbol(r"\lambda_{\pm}"), sp.Matrix(node_roots).T)],
+            [eq(r"\lambda_{\pm}", sp.Matrix(node_roots).T)],
             predicate(
                 lambda: (
                     all(r.is_real and r.is_negative for r in node_roots) and len(node_roots) == 2,
@@ -198,7 +198,7 @@ def dwtcp_condition_numbers() -> Derivation:
             "k̄* in units of BDP",
             cite("eq. (14)"),
             "k̄*/BDP = 2/√β depends on β alone; for β = 0.001 it is 63.2.",
-            [eq(sp.Symbol(r"\bar{k}^*/BDP"), ratio)],
+            [eq(r"\bar{k}^*/BDP", ratio)],
             numeric(
                 lambda: float(ratio.subs(s.beta, sp.Rational(1, 1000))), 2 / math.sqrt(0.001), rtol=1e-12
             ),
@@ -207,7 +207,7 @@ def dwtcp_condition_numbers() -> Derivation:
             "With the guideline β",
             cite("section 4.2 guideline, eq. (14)"),
             "With β = 1/(2√(BDP/N)), k̄*/BDP = 2√2·(BDP/N)^{1/4}: at least 2√2 ≈ 2.83 whatever N ≤ BDP.",
-            [eq(sp.Symbol(r"\bar{k}^*/BDP"), sp.simplify(ratio.subs(s.beta, guide)))],
+            [eq(r"\bar{k}^*/BDP", sp.simplify(ratio.subs(s.beta, guide)))],
             identity(ratio.subs(s.beta, guide), 2 * sp.sqrt(2) * (s.BDP / Nn) ** sp.Rational(1, 4)),
         ),
         Step(
