@@ -1,0 +1,382 @@
+"""Characteristic roots of linear delay systems x'(t) = A0·x(t) + A1·x(t − τ), batched.
+
+Method (Breda, Maset, Vermiglio, SIAM J. Sci. Comput. 27 (2005) 482-495): the DDE generates a semigroup on
+C([−τ, 0], Rⁿ) whose infinitesimal generator 𝒜φ = φ' has domain {φ : φ'(0) = A0·φ(0) + A1·φ(−τ)}. Collocating
+𝒜 at the M + 1 Chebyshev extremal points of [−τ, 0] gives an n(M+1) × n(M+1) matrix whose rightmost eigenvalues
+converge spectrally (geometrically in M) to the rightmost characteristic roots, the zeros of
+
+    det Δ(λ) = det(λI − A0 − A1·e^{−λτ}) = 0.
+
+Each candidate is then polished by Newton's method on det Δ (the derivative from the multilinearity of the
+determinant in the columns of Δ, so a root that is hit exactly does not raise), which makes the roots accurate to
+round-off independently of M, and duplicates are merged. Time is rescaled by τ internally (μ = λτ) so that the
+discretisation and the tolerances are dimensionless. Everything is NumPy, batched over a leading axis: one
+``numpy.linalg.eigvals`` call on a stack of small matrices.
+
+The module also finds where the spectral abscissa (the largest real part of a root) crosses zero along a
+parameter (delay or gain), by a scan followed by bisection, and applies all of it to the delayed DWTCP model in
+:mod:`.charroots_dwtcp`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "CharRoots",
+    "cheb",
+    "generator_matrix",
+    "char_roots",
+    "spectral_abscissa",
+    "newton_polish",
+    "critical_parameter",
+    "scalar_critical_delay",
+]
+
+#: Default number of Chebyshev intervals M (the discretised generator has n(M+1) rows).
+DEFAULT_M = 24
+
+
+@functools.lru_cache(maxsize=16)
+def cheb(M: int) -> tuple[np.ndarray, np.ndarray]:
+    """Chebyshev extremal points x_j = cos(jπ/M) on [−1, 1] and the differentiation matrix (Trefethen, 2000).
+
+    Returns ``(x, D)`` with D of shape (M+1, M+1); the nodes run from x_0 = 1 down to x_M = −1.
+    """
+    if not (isinstance(M, int) and M >= 2):
+        raise ValueError(f"M={M!r} is out of range: accepted an integer >= 2")
+    j = np.arange(M + 1)
+    x = np.cos(np.pi * j / M)
+    c = np.where((j == 0) | (j == M), 2.0, 1.0) * (-1.0) ** j
+    X = np.tile(x, (M + 1, 1)).T
+    dX = X - X.T
+    D = np.outer(c, 1.0 / c) / (dX + np.eye(M + 1))
+    D = D - np.diag(D.sum(axis=1))
+    x.setflags(write=False)
+    D.setflags(write=False)
+    return x, D
+
+
+def _as_systems(A0: Any, A1: Any, tau: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    A0 = np.asarray(A0, dtype=float)
+    A1 = np.asarray(A1, dtype=float)
+    if A0.ndim < 2 or A0.shape[-1] != A0.shape[-2]:
+        raise ValueError(f"A0 has shape {A0.shape}: accepted an array of square matrices (..., n, n)")
+    if A1.shape[-2:] != A0.shape[-2:]:
+        raise ValueError(f"A1 has shape {A1.shape}: accepted matrices of the same size as A0 {A0.shape[-2:]}")
+    tau = np.asarray(tau, dtype=float)
+    if np.any(~np.isfinite(tau) | (tau <= 0)):
+        raise ValueError(f"tau={tau!r} is out of range: accepted finite delays tau > 0")
+    if not (np.all(np.isfinite(A0)) and np.all(np.isfinite(A1))):
+        raise ValueError("A0/A1 contain non-finite entries: accepted finite matrices")
+    batch = np.broadcast_shapes(A0.shape[:-2], A1.shape[:-2], tau.shape)
+    n = A0.shape[-1]
+    return (
+        np.broadcast_to(A0, batch + (n, n)),
+        np.broadcast_to(A1, batch + (n, n)),
+        np.broadcast_to(tau, batch),
+    )
+
+
+def generator_matrix(A0n: np.ndarray, A1n: np.ndarray, M: int = DEFAULT_M) -> np.ndarray:
+    """Pseudospectral discretisation of the infinitesimal generator for unit delay (Breda-Maset-Vermiglio).
+
+    Parameters
+    ----------
+    A0n, A1n : ndarray, shape (B, n, n)
+        τ·A0 and τ·A1 (time in units of the delay).
+    M : int
+        Chebyshev intervals on [−1, 0].
+
+    Returns
+    -------
+    ndarray, shape (B, n(M+1), n(M+1))
+        Row block 0: the boundary condition φ'(0) = Â0 φ(0) + Â1 φ(−1); row blocks 1..M: φ'(θ_j) by
+        Chebyshev differentiation (θ_j = (x_j − 1)/2, so d/dθ = 2·d/dx).
+    """
+    _, D = cheb(M)
+    B, n, _ = A0n.shape
+    size = n * (M + 1)
+    G = np.zeros((B, size, size))
+    G[:, n:, :] = np.kron(2.0 * D[1:, :], np.eye(n))[None]
+    G[:, :n, :n] = A0n
+    G[:, :n, n * M :] += A1n  # += so that M's last block adds to (not replaces) the first when they coincide
+    return G
+
+
+def _det_and_derivative(mu: np.ndarray, A0n: np.ndarray, A1n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """det Δ(μ) and d/dμ det Δ(μ) for Δ(μ) = μI − Â0 − Â1 e^{−μ}; shapes mu (B, K), A (B, n, n)."""
+    n = A0n.shape[-1]
+    e = np.exp(-mu)[..., None, None]
+    I = np.eye(n)
+    Delta = mu[..., None, None] * I - A0n[:, None] - A1n[:, None] * e
+    dDelta = I + A1n[:, None] * e
+    det = np.linalg.det(Delta)
+    if n == 1:
+        return det, dDelta[..., 0, 0]
+    if n == 2:
+        a, b, c, d = Delta[..., 0, 0], Delta[..., 0, 1], Delta[..., 1, 0], Delta[..., 1, 1]
+        da, db, dc, dd = dDelta[..., 0, 0], dDelta[..., 0, 1], dDelta[..., 1, 0], dDelta[..., 1, 1]
+        return a * d - b * c, da * d + a * dd - db * c - b * dc
+    # multilinearity in the columns: d det = Σ_j det(Δ with column j replaced by column j of Δ')
+    ddet = np.zeros_like(det)
+    for j in range(n):
+        Dj = Delta.copy()
+        Dj[..., :, j] = dDelta[..., :, j]
+        ddet = ddet + np.linalg.det(Dj)
+    return det, ddet
+
+
+def _scale(A0n: np.ndarray, A1n: np.ndarray) -> np.ndarray:
+    """Per-system scale min(1, ‖Â0‖ + ‖Â1‖) (≥ 1e-300) of the unit-delay problem, for relative tolerances."""
+    s = np.linalg.norm(A0n, axis=(-2, -1)) + np.linalg.norm(A1n, axis=(-2, -1))
+    return np.clip(s, 1e-300, 1.0)
+
+
+def newton_polish(
+    mu: np.ndarray, A0n: np.ndarray, A1n: np.ndarray, *, tol: float = 1e-14, maxiter: int = 30
+) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method on det(μI − Â0 − Â1 e^{−μ}) = 0 from the guesses ``mu`` (B, K), unit delay.
+
+    Returns the polished roots and a boolean ``converged`` (last step ≤ 100·tol·max(s, |μ|)), where the
+    scale s = min(1, ‖Â0‖ + ‖Â1‖) keeps the test relative when the delay is much shorter than the system's
+    own time scale (then every root of interest is ≪ 1 in units of 1/τ).
+    """
+    floor = _scale(A0n, A1n)
+    mu = np.array(mu, dtype=complex)
+    step = np.full(mu.shape, np.inf)
+    bi, ci = np.nonzero(np.isfinite(mu))  # work on the still-active (system, candidate) pairs only
+    for _ in range(maxiter):
+        if bi.size == 0:
+            break
+        m = mu[bi, ci]
+        fl = floor[bi]
+        f, df = _det_and_derivative(m[:, None], A0n[bi], A1n[bi])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = np.where(f[:, 0] == 0, 0.0, f[:, 0] / df[:, 0])
+        s = np.where(np.isfinite(s), s, np.nan)
+        m = m - s
+        mu[bi, ci] = m
+        step[bi, ci] = np.abs(s)
+        keep = np.abs(s) > tol * np.maximum(fl, np.abs(m))  # NaN compares False: diverged pairs drop out
+        bi, ci = bi[keep], ci[keep]
+    converged = np.isfinite(mu) & (step <= 100 * tol * np.maximum(floor[:, None], np.abs(mu)))
+    return mu, converged
+
+
+@dataclass(frozen=True)
+class CharRoots:
+    """Rightmost characteristic roots of a batch of delay systems.
+
+    Attributes
+    ----------
+    roots : ndarray, complex, shape batch + (K,)
+        Roots λ in 1/(time unit of τ), sorted by decreasing real part (ties: increasing imaginary part); NaN
+        where fewer than K distinct converged roots were found.
+    converged : ndarray, bool, shape batch + (K,)
+        Newton converged (and the root is finite).
+    residual : ndarray, shape batch + (K,)
+        |det Δ(λ)|/(1 + ‖Δ‖)^n at the polished root (normalized units): a check of the polish.
+    abscissa : ndarray, shape batch
+        Spectral abscissa max Re λ over the converged roots (1/time unit of τ).
+    M : int
+        Discretisation used.
+    """
+
+    roots: np.ndarray
+    converged: np.ndarray
+    residual: np.ndarray
+    abscissa: np.ndarray
+    M: int
+
+
+def char_roots(
+    A0: Any,
+    A1: Any,
+    tau: Any,
+    *,
+    n_roots: int = 6,
+    M: int = DEFAULT_M,
+    tol: float = 1e-14,
+    chunk: int = 4096,
+) -> CharRoots:
+    """Rightmost characteristic roots of x' = A0 x + A1 x(t − τ): pseudospectral generator + Newton polish.
+
+    Parameters
+    ----------
+    A0, A1 : array_like, shape batch + (n, n)
+        System matrices (1/time unit of τ).
+    tau : array_like, broadcastable to batch
+        Delays τ > 0 (any time unit; roots come out in its inverse).
+    n_roots : int
+        Number K of rightmost roots returned per system (conjugates counted separately).
+    M : int
+        Chebyshev intervals; the rightmost eigenvalues of the discretisation only seed Newton, so moderate M
+        suffices as long as the seeds land in the right basins (tests check against Lambert W and a
+        quasi-polynomial Newton scan).
+    tol : float
+        Newton stopping tolerance on |Δμ|/max(1, |μ|) in units of 1/τ.
+    chunk : int
+        Systems per ``eigvals`` call (bounds memory).
+
+    Returns
+    -------
+    CharRoots
+    """
+    if not (isinstance(n_roots, int) and n_roots >= 1):
+        raise ValueError(f"n_roots={n_roots!r} is out of range: accepted an integer >= 1")
+    A0, A1, tau = _as_systems(A0, A1, tau)
+    batch = tau.shape
+    n = A0.shape[-1]
+    A0n = (A0 * tau[..., None, None]).reshape(-1, n, n)
+    A1n = (A1 * tau[..., None, None]).reshape(-1, n, n)
+    B = A0n.shape[0]
+    # seed with more candidates than requested: some converge to the same root, a few seeds may be spurious
+    n_cand = min(n * (M + 1), 2 * n_roots + 4)
+    roots = np.full((B, n_roots), np.nan + 0j)
+    conv = np.zeros((B, n_roots), dtype=bool)
+    resid = np.full((B, n_roots), np.nan)
+    for s in range(0, B, chunk):
+        sl = slice(s, min(B, s + chunk))
+        ev = np.linalg.eigvals(generator_matrix(A0n[sl], A1n[sl], M))
+        order = np.argsort(-ev.real, axis=-1, kind="stable")[:, :n_cand]
+        seeds = np.take_along_axis(ev, order, axis=-1)
+        mu, ok = newton_polish(seeds, A0n[sl], A1n[sl], tol=tol)
+        r, c, res = _select(mu, ok, A0n[sl], A1n[sl], n_roots)
+        roots[sl], conv[sl], resid[sl] = r, c, res
+    tau_flat = tau.reshape(-1)[:, None]
+    lam = roots / tau_flat
+    absc = np.where(conv, lam.real, -np.inf).max(axis=-1)
+    absc = np.where(conv.any(axis=-1), absc, np.nan)
+    return CharRoots(
+        roots=lam.reshape(batch + (n_roots,)),
+        converged=conv.reshape(batch + (n_roots,)),
+        residual=resid.reshape(batch + (n_roots,)),
+        abscissa=absc.reshape(batch),
+        M=M,
+    )
+
+
+def _select(
+    mu: np.ndarray, ok: np.ndarray, A0n: np.ndarray, A1n: np.ndarray, K: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Merge duplicates among converged roots, sort by decreasing real part, keep K."""
+    B, C = mu.shape
+    floor = _scale(A0n, A1n)[:, None]
+    # real parts quantized so that a conjugate pair (equal up to round-off) sorts by imaginary part
+    key = np.where(ok, -np.round(mu.real / floor, 9) * floor, np.inf)
+    order = np.lexsort((mu.imag, key), axis=-1)
+    mu = np.take_along_axis(mu, order, axis=-1)
+    ok = np.take_along_axis(ok, order, axis=-1)
+    # a candidate duplicates an earlier kept one if it is within 1e-8·max(1, |μ|) of it
+    keep = ok.copy()
+    for j in range(1, C):
+        close = np.abs(mu[:, :j] - mu[:, j : j + 1]) <= 1e-8 * np.maximum(floor, np.abs(mu[:, j : j + 1]))
+        keep[:, j] &= ~np.any(close & keep[:, :j], axis=-1)
+    key2 = np.where(
+        keep, np.arange(C)[None, :], C + np.arange(C)[None, :]
+    )  # kept roots first, order preserved
+    idx = np.argsort(key2, axis=-1, kind="stable")[:, :K]
+    out = np.take_along_axis(mu, idx, axis=-1)
+    conv = np.take_along_axis(keep, idx, axis=-1)
+    if out.shape[1] < K:
+        pad = K - out.shape[1]
+        out = np.concatenate([out, np.full((B, pad), np.nan + 0j)], axis=1)
+        conv = np.concatenate([conv, np.zeros((B, pad), dtype=bool)], axis=1)
+    out = np.where(conv, out, np.nan + 0j)
+    f, _ = _det_and_derivative(np.where(conv, out, 0.0), A0n, A1n)
+    scale = (
+        1.0
+        + np.abs(out)
+        + np.linalg.norm(A0n, axis=(-2, -1))[:, None]
+        + np.linalg.norm(A1n, axis=(-2, -1))[:, None]
+    )
+    res = np.where(conv, np.abs(f) / scale ** A0n.shape[-1], np.nan)
+    return out, conv, res
+
+
+def spectral_abscissa(A0: Any, A1: Any, tau: Any, **kw: Any) -> np.ndarray:
+    """max Re λ over the characteristic roots of x' = A0 x + A1 x(t − τ) (1/time unit of τ), batched."""
+    return char_roots(A0, A1, tau, **kw).abscissa
+
+
+def critical_parameter(
+    system: Callable[[np.ndarray], tuple[Any, Any, Any]],
+    lo: Any,
+    hi: Any,
+    *,
+    n_scan: int = 24,
+    log: bool = True,
+    rtol: float = 1e-10,
+    **kw: Any,
+) -> np.ndarray:
+    """First parameter value in [lo, hi] where the spectral abscissa changes sign, for each batch element.
+
+    ``lo`` and ``hi`` have shape (B,), one interval per batch element. ``system(p)`` maps a parameter array
+    of shape (B, S) (row b: values for batch element b) to ``(A0, A1, tau)`` with batch shape (B, S). The
+    interval is
+    scanned at ``n_scan`` points (log-spaced if ``log``) and the first sign change is refined by bisection to
+    ``rtol`` relative width. Returns NaN where the abscissa keeps one sign on the whole scan.
+
+    The abscissa of a retarded delay system is continuous in its coefficients and its delay, so a sign change
+    brackets a crossing; a scan can miss a pair of crossings closer than its spacing.
+    """
+    lo = np.atleast_1d(np.asarray(lo, dtype=float))
+    hi = np.atleast_1d(np.asarray(hi, dtype=float))
+    lo, hi = np.broadcast_arrays(lo, hi)
+    if np.any(~(hi > lo)) or (log and np.any(lo <= 0)):
+        raise ValueError(
+            f"lo={lo!r}, hi={hi!r} are invalid: accepted 0 < lo < hi (or lo < hi with log=False)"
+        )
+    B = lo.size
+    t = np.linspace(0.0, 1.0, n_scan)
+    grid = (
+        np.exp(np.log(lo)[:, None] + (np.log(hi) - np.log(lo))[:, None] * t[None])
+        if log
+        else lo[:, None] + (hi - lo)[:, None] * t[None]
+    )
+    vals = spectral_abscissa(*system(grid), **kw)
+    if vals.shape != grid.shape:
+        raise ValueError(
+            f"system returned batch shape {vals.shape}: accepted {grid.shape} (lo/hi have shape (B,))"
+        )
+    sgn = np.sign(vals)
+    change = sgn[:, 1:] * sgn[:, :-1] < 0
+    has = change.any(axis=-1)
+    j = np.argmax(change, axis=-1)
+    a = grid[np.arange(B), j]
+    b = grid[np.arange(B), j + 1]
+    sa = sgn[np.arange(B), j]
+    for _ in range(80):
+        if np.all(np.abs(b - a) <= rtol * np.abs(b)):
+            break
+        m = np.sqrt(a * b) if log else 0.5 * (a + b)
+        sm = np.sign(spectral_abscissa(*system(m[:, None]), **kw)[:, 0])
+        same = sm == sa
+        a = np.where(same, m, a)
+        b = np.where(same, b, m)
+    return np.where(has, 0.5 * (a + b), np.nan)
+
+
+def scalar_critical_delay(a: Any, b: Any) -> np.ndarray:
+    """Closed-form critical delay of x' = a x + b x(t − τ): τ_c = arccos(−a/b)/sqrt(b² − a²) when b < −|a|.
+
+    For b < −|a| the system is stable for τ < τ_c and unstable beyond; NaN otherwise (stable for every τ
+    when |b| ≤ −a, i.e. a < 0 and |b| ≤ |a|; unstable for every τ when a + b > 0).
+    """
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    ok = b < -np.abs(a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tc = np.arccos(-a / b) / np.sqrt(b**2 - a**2)
+    return np.where(ok, tc, np.nan)
+
+
+from .charroots_dwtcp import dwtcp_delay_spectrum, dwtcp_linearization  # noqa: E402  (uses the above)
+
+__all__ += ["dwtcp_delay_spectrum", "dwtcp_linearization"]
