@@ -19,6 +19,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.dwtcp",
     "dwtcp_fluid.cli.sweep",
     "dwtcp_fluid.cli.figures",
+    "dwtcp_fluid.cli.proofs",
     "dwtcp_fluid.cli.hybrid",
 )
 

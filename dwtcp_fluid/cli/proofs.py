@@ -1,0 +1,34 @@
+"""``dwtcp-fluid proofs [--check]``: render proofs/ from the checked derivations, or verify it is up to date."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import typer
+
+from ..symbolic.registry import check_all, default_proofs_dir, write_all
+from .app import app
+
+
+@app.command("proofs")
+def proofs(
+    check: bool = typer.Option(
+        False, "--check", help="Re-run every check and compare with the committed files."
+    ),
+    out: Path = typer.Option(
+        None, "--out", help="Directory of the proofs (default: the repository's proofs/)."
+    ),
+) -> None:
+    """Render proofs/ from the SymPy-checked derivations; with --check, fail (exit 1) on a failed step or a stale file."""
+    outdir = out if out is not None else default_proofs_dir()
+    if check:
+        problems = check_all(outdir)
+        if problems:
+            for p in problems:
+                sys.stderr.write(f"proofs --check: {p}\n")
+            raise typer.Exit(1)
+        sys.stdout.write(f"proofs --check: every step passed and {outdir} is up to date\n")
+        return
+    written = write_all(outdir)
+    sys.stdout.write(f"proofs: wrote {len(written)} files to {outdir}\n")
