@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 #: Default number of Chebyshev intervals M (the discretised generator has n(M+1) rows).
-DEFAULT_M = 24
+DEFAULT_M = 16
 
 
 @functools.lru_cache(maxsize=16)
@@ -112,23 +112,25 @@ def generator_matrix(A0n: np.ndarray, A1n: np.ndarray, M: int = DEFAULT_M) -> np
 def _det_and_derivative(mu: np.ndarray, A0n: np.ndarray, A1n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """det Δ(μ) and d/dμ det Δ(μ) for Δ(μ) = μI − Â0 − Â1 e^{−μ}; shapes mu (B, K), A (B, n, n)."""
     n = A0n.shape[-1]
-    e = np.exp(-mu)[..., None, None]
     I = np.eye(n)
-    Delta = mu[..., None, None] * I - A0n[:, None] - A1n[:, None] * e
-    dDelta = I + A1n[:, None] * e
-    det = np.linalg.det(Delta)
-    if n == 1:
-        return det, dDelta[..., 0, 0]
-    if n == 2:
-        a, b, c, d = Delta[..., 0, 0], Delta[..., 0, 1], Delta[..., 1, 0], Delta[..., 1, 1]
-        da, db, dc, dd = dDelta[..., 0, 0], dDelta[..., 0, 1], dDelta[..., 1, 0], dDelta[..., 1, 1]
-        return a * d - b * c, da * d + a * dd - db * c - b * dc
-    # multilinearity in the columns: d det = Σ_j det(Δ with column j replaced by column j of Δ')
-    ddet = np.zeros_like(det)
-    for j in range(n):
-        Dj = Delta.copy()
-        Dj[..., :, j] = dDelta[..., :, j]
-        ddet = ddet + np.linalg.det(Dj)
+    # a diverging Newton iterate yields inf/NaN here; newton_polish drops it, so the warnings are noise
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(-mu)[..., None, None]
+        Delta = mu[..., None, None] * I - A0n[:, None] - A1n[:, None] * e
+        dDelta = I + A1n[:, None] * e
+        if n == 1:
+            return Delta[..., 0, 0], dDelta[..., 0, 0]
+        if n == 2:
+            a, b, c, d = Delta[..., 0, 0], Delta[..., 0, 1], Delta[..., 1, 0], Delta[..., 1, 1]
+            da, db, dc, dd = dDelta[..., 0, 0], dDelta[..., 0, 1], dDelta[..., 1, 0], dDelta[..., 1, 1]
+            return a * d - b * c, da * d + a * dd - db * c - b * dc
+        det = np.linalg.det(Delta)
+        # multilinearity in the columns: d det = Σ_j det(Δ with column j replaced by column j of Δ')
+        ddet = np.zeros_like(det)
+        for j in range(n):
+            Dj = Delta.copy()
+            Dj[..., :, j] = dDelta[..., :, j]
+            ddet = ddet + np.linalg.det(Dj)
     return det, ddet
 
 
