@@ -191,17 +191,19 @@ def write_all(outdir: Path | str | None = None) -> list[Path]:
     return written
 
 
-def check_all(outdir: Path | str | None = None) -> list[str]:
+def check_all(outdir: Path | str | None = None, files: dict[str, str] | None = None) -> list[str]:
     """Re-run every check and compare with the files in ``outdir``; return the problems (empty when all is well).
 
     A failing step is reported as the StepCheckError message (naming the file and the step); a file that differs
-    from its regenerated content, is missing, or is a stale extra Markdown file is named.
+    from its regenerated content, is missing, or is a stale extra Markdown file is named. ``files`` (the output
+    of :func:`render_all`) skips re-running the checks when the caller already has them.
     """
     outdir = Path(outdir) if outdir is not None else default_proofs_dir()
-    try:
-        files = render_all()
-    except StepCheckError as e:
-        return [str(e)]
+    if files is None:
+        try:
+            files = render_all()
+        except StepCheckError as e:
+            return [str(e)]
     problems = []
     for name, text in files.items():
         path = outdir / name
