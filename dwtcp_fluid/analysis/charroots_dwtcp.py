@@ -124,7 +124,7 @@ def dwtcp_delay_spectrum(
     delay_rtts: Any = 1.0,
     n_roots: int = 4,
     M: int = DEFAULT_M,
-    critical: bool = True,
+    critical: bool | str = True,
 ) -> dict[str, Any]:
     """Rightmost characteristic roots of the delayed DWTCP decrease branch at (w = BDP/N, q = k̄), batched.
 
@@ -145,8 +145,9 @@ def dwtcp_delay_spectrum(
         Rightmost roots returned.
     M : int
         Chebyshev intervals of the discretised generator.
-    critical : bool
-        Also locate, per element, the k̄ and the delay at which the spectral abscissa crosses zero.
+    critical : bool or {"kbar", "delay"}
+        Also locate, per element, the k̄ and the delay at which the spectral abscissa crosses zero (``True``:
+        both; a string: only that one).
 
     Returns
     -------
@@ -158,6 +159,8 @@ def dwtcp_delay_spectrum(
         in [k + 1e-3·(BDP + k), 1e4·(BDP + k)]) and ``delay_critical_rtts`` (τ_d/τ where the abscissa crosses
         zero at this k̄, NaN if none in [1e-3, 100]).
     """
+    if critical not in (True, False, "kbar", "delay"):
+        raise ValueError(f"critical={critical!r} is invalid: accepted True, False, 'kbar' or 'delay'")
     p = _param_arrays(params, variant)
     A0, A1, tau_d = dwtcp_linearization(p, kbar, variant=variant, delay_rtts=delay_rtts)
     batch = tau_d.shape
@@ -192,9 +195,11 @@ def dwtcp_delay_spectrum(
         def by_delay(dv: np.ndarray):
             return dwtcp_linearization(flat, kflat, variant=variant, delay_rtts=dv)
 
-        lo = flat["k"][:, 0] + 1e-3 * scale
-        out["kbar_critical"] = critical_parameter(by_kbar, lo, 1e4 * scale, M=M).reshape(batch)
-        out["delay_critical_rtts"] = critical_parameter(
-            by_delay, np.full(scale.shape, 1e-3), np.full(scale.shape, 100.0), M=M
-        ).reshape(batch)
+        if critical in (True, "kbar"):
+            lo = flat["k"][:, 0] + 1e-3 * scale
+            out["kbar_critical"] = critical_parameter(by_kbar, lo, 1e4 * scale, M=M).reshape(batch)
+        if critical in (True, "delay"):
+            out["delay_critical_rtts"] = critical_parameter(
+                by_delay, np.full(scale.shape, 1e-3), np.full(scale.shape, 100.0), M=M
+            ).reshape(batch)
     return out
