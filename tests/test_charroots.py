@@ -181,3 +181,40 @@ def test_dwtcp_spectrum_is_batched_over_parameter_arrays():
 def test_bad_input(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_discretised_generator_converges_spectrally_before_polishing():
+    # the raw eigenvalues of the Breda-Maset-Vermiglio matrix approach the Lambert W root geometrically in M
+    from dwtcp_fluid.analysis.charroots import generator_matrix
+
+    a, b = -0.5, -1.2  # τ = 1
+    exact = a + lambertw(b * math.exp(-a), k=0)
+    errs = []
+    for M in (4, 8, 12, 16):
+        ev = np.linalg.eigvals(generator_matrix(np.array([[[a]]]), np.array([[[b]]]), M))[0]
+        errs.append(np.min(np.abs(ev - exact)))
+    assert errs[1] < 1e-2 * errs[0] and errs[3] < 1e-9, errs
+
+
+@pytest.mark.parametrize("variant", ["paper", "sqrt"])
+def test_dwtcp_linearization_matches_finite_differences_of_the_model_rhs(variant):
+    P = _params(beta=0.002, flows=4, k=10.0)
+    model = DwtcpFluid(variant=variant, delay_rtts=1.0)
+    p = model.numeric_params(P)
+    f = model.rhs_fn(np)
+    w0, q0 = P.bdp / P.flows, 60.0
+    A0, A1, _ = dwtcp_linearization(P, q0, variant=variant)
+    x0 = np.array([w0, q0])
+    for which, A in (("x", A0), ("xd", A1)):
+        J = np.empty((2, 2))
+        for j in range(2):
+            h = 1e-6 * max(1.0, abs(x0[j]))
+            xp_, xm_ = x0.copy(), x0.copy()
+            xp_[j] += h
+            xm_[j] -= h
+            if which == "x":
+                fp, fm = f(xp_, x0, 1, p), f(xm_, x0, 1, p)
+            else:
+                fp, fm = f(x0, xp_, 1, p), f(x0, xm_, 1, p)
+            J[:, j] = (np.array(fp, dtype=float) - np.array(fm, dtype=float)) / (2 * h)
+        np.testing.assert_allclose(A, J, rtol=1e-7, atol=1e-9 * np.abs(J).max())
