@@ -27,7 +27,9 @@ def proofs(
         if problems:
             for p in problems:
                 sys.stderr.write(f"proofs --check: {p}\n")
-            raise typer.Exit(1)
+            # SystemExit, not typer.Exit: with standalone_mode=False click turns Exit into a return value that the
+            # entry point may drop, and a failed check must never exit 0.
+            raise SystemExit(1)
         sys.stdout.write(f"proofs --check: every step passed and {outdir} is up to date\n")
         return
     written = write_all(outdir)
