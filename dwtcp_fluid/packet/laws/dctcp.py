@@ -1,0 +1,104 @@
+"""DCTCP: α estimated once per window of data, W ← W(1 − α/2) at most once per window.
+
+Eqs. (3), (4) of 001_2aee9d9fe081c28a.txt (and Linux ``tcp_dctcp.c``): α ← (1 − g)α + g·F with F = marked/acked
+over the last window of data; on the first marked ACK of a window, W ← max(W(1 − α/2), W_min).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import jax.numpy as jnp
+
+from .base import FLOAT, INT, Events, Law, reno_increase, window_closed
+from .reno import SSTHRESH_INF
+
+__all__ = ["Dctcp", "alpha_init", "alpha_update"]
+
+
+def alpha_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
+    """State of the α estimator: α, the end of the current observation window, acked and marked counts."""
+    return {
+        "alpha": jnp.full(n, p["alpha0"], FLOAT),
+        "win_end": jnp.zeros(n, INT),
+        "n_acked": jnp.zeros(n, INT),
+        "n_marked": jnp.zeros(n, INT),
+    }
+
+
+def alpha_update(s: Mapping[str, Any], ev: Events, g: Any) -> dict[str, Any]:
+    """α ← (1 − g)α + g·F once per window of data, eq. (3) of 001_2aee9d9fe081c28a.txt.
+
+    As Linux ``dctcp_update_alpha``: count this ACK first, and when the cumulative ACK passes the sequence that was
+    next-to-send at the previous update (``win_end``), update α with F = marked/acked and start a new window.
+    """
+    n_acked = s["n_acked"] + ev.ack.astype(INT)
+    n_marked = s["n_marked"] + (ev.ack & ev.mark).astype(INT)
+    done = ev.ack & (ev.snd_una >= s["win_end"])
+    frac = n_marked.astype(FLOAT) / jnp.maximum(n_acked, 1).astype(FLOAT)
+    alpha = jnp.where(done, (1.0 - g) * s["alpha"] + g * frac, s["alpha"]).astype(FLOAT)
+    return {
+        "alpha": alpha,
+        "win_end": jnp.where(done, ev.snd_nxt, s["win_end"]),
+        "n_acked": jnp.where(done, 0, n_acked),
+        "n_marked": jnp.where(done, 0, n_marked),
+    }
+
+
+@dataclass(frozen=True)
+class Dctcp(Law):
+    """DCTCP (Linux semantics by default).
+
+    Parameters
+    ----------
+    cwr_hold : bool
+        ns-3-style CWR: no additive increase until the window in which the cut happened is acknowledged. Default
+        False: the window keeps growing by 1/W per ACK after a cut, as in Linux's steady state and the fluid
+        model (5), where the increase term 1/R never switches off.
+    """
+
+    name: ClassVar[str] = "dctcp"
+    has_alpha: ClassVar[bool] = True
+    cwr_hold: bool = False
+
+    def default_params(self, **context: Any) -> dict[str, float]:
+        """``g`` (EWMA gain), ``alpha0`` (1, Linux's ``dctcp_alpha_on_init``), ``init_cwnd`` (10),
+        ``min_cwnd`` (2 packets, Linux's floor in ``dctcp_ssthresh``)."""
+        dctcp = context.get("dctcp")
+        g = float(dctcp.g) if dctcp is not None else 1.0 / 16.0
+        return {"g": g, "alpha0": 1.0, "init_cwnd": float(context.get("init_cwnd", 10.0)), "min_cwnd": 2.0}
+
+    def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+        return {
+            "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
+            "ssthresh": jnp.full(n, SSTHRESH_INF, FLOAT),
+            "recover": jnp.zeros(n, INT),
+            **alpha_init(p, n),
+        }
+
+    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        est = alpha_update(s, ev, p["g"])
+        alpha = est["alpha"]
+        cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
+        loss = ev.nloss > 0
+        open_ = window_closed(ev.snd_una, recover)
+        # Eq. (4): W ← W(1 − α/2) on the first marked ACK of a window (floor min_cwnd).
+        ecn_cut = ev.ack & ev.mark & ~loss & open_
+        # Loss: halve (Linux dctcp_react_to_loss), also at most once per window.
+        loss_cut = loss & open_
+        cut_w = jnp.where(loss_cut, cwnd * 0.5, cwnd * (1.0 - alpha * 0.5))
+        cut_w = jnp.maximum(cut_w, p["min_cwnd"]).astype(FLOAT)
+        react = ecn_cut | loss_cut
+        grow = ev.ack & ~loss
+        if self.cwr_hold:
+            grow = grow & open_
+        cwnd_new = jnp.where(react, cut_w, reno_increase(cwnd, ssthresh, grow))
+        ssthresh = jnp.where(react, cut_w, ssthresh)
+        recover = jnp.where(react, ev.snd_nxt, recover)
+        to = ev.timeout
+        ssthresh = jnp.where(to, jnp.maximum(cwnd * 0.5, 2.0), ssthresh).astype(FLOAT)
+        cwnd_new = jnp.where(to, 1.0, cwnd_new).astype(FLOAT)
+        recover = jnp.where(to, ev.snd_nxt, recover)
+        return {**est, "cwnd": cwnd_new, "ssthresh": ssthresh, "recover": recover}

@@ -1,0 +1,171 @@
+"""DWTCP window law with Scouts, Algorithm 1 and eqs. (1), (2) of 000_eb5ec3ba60d5c338.txt.
+
+Windows are in packets; the paper's byte quantities are converted once here: a data ACK's ``l = L`` bytes is one
+packet, a Scout ACK's ``α·S`` bytes is ``α·S/L`` packets, and β·sqrt(w) with w in bytes equals
+``beta_sqrt_packets·sqrt(w)`` with w in packets (``DwtcpParams.beta_sqrt_packets`` = β·sqrt(L) in the paper's byte
+convention, equations.md DWTCP note 3). Time is in slots; d_s, d_t and T are converted to slots by the engine.
+
+Interpretations of ambiguous lines (each a named option; defaults first):
+
+* ``data_increase``: ``"ca"`` (default) adds 1/w packet per data ACK (+1 packet per RTT), the reading of (1) and
+  the fluid model (3); ``"literal"`` adds l = L (one packet) per data ACK as line 14 reads (equations.md note 1).
+* ``slow_start``: ``"standard"`` (default) adds one packet per data ACK while w < ssthresh (doubling per RTT);
+  ``"literal"`` applies line 12, w ← 2w + α·s, on every ACK (doubling per ACK).
+* ``ipg``: False (default) uses (1); True uses the inter-packet-gap variant (four cases, factor 2β).
+* ``ssthresh_on_decrease``: line 21 sets ssthresh ← w *before* line 22 reduces w, so read literally
+  (``"literal"``) the reduced window is below ssthresh, the flow is back in slow start (line 11) and regains
+  the pre-decrease window within about one RTT — the decrease is undone. The default ``"exit"`` reads line 21 as
+  "leave slow start": ssthresh is set to the reduced window, as TCP does after a reduction.
+* d_s uses rcvTime − sendTime (line 18's sign fixed); a Scout later than d_t counts as lost for α; the decrease is
+  evaluated every slot ("ScoutDelayed" fires as soon as d_s > d_t) and applied at most once per T = base RTT;
+  the factor is floored at 1/2 (line 22).
+* α bounds (note 2): ``alpha_min`` = 1 (Algorithm 1's initial value: one Scout's worth of bytes) and
+  ``alpha_max`` = 1000 (α·S = 64 kB ≈ 43 packets per Scout ACK, about half a 10 Gbps × 100 µs BDP: doubling
+  without a cap would make one Scout ACK add more than the whole buffer within a dozen RTTs).
+* Order on a Scout ACK: the window grows by the current α·S, then α doubles.
+* Data losses (not covered by the paper) halve the window once per window, like Reno; timeouts restart at 1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import jax.numpy as jnp
+
+from .base import FLOAT, INT, Events, Law, window_closed
+from .reno import SSTHRESH_INF
+
+__all__ = ["Dwtcp"]
+
+#: Scout ACKs of one flow handled in one slot; more would need several Scouts of the flow served in one idle slot.
+_MAX_SCOUT_ACKS = 4
+
+
+@dataclass(frozen=True)
+class Dwtcp(Law):
+    """DWTCP, Algorithm 1 of 000_eb5ec3ba60d5c338.txt (see the module docstring for every interpretation).
+
+    Parameters
+    ----------
+    data_increase : {"ca", "literal"}
+    slow_start : {"standard", "literal"}
+    ipg : bool
+        Use the inter-packet-gap decrease (the variant after Algorithm 1) instead of (1).
+    ssthresh_on_decrease : {"exit", "literal"}
+    """
+
+    name: ClassVar[str] = "dwtcp"
+    uses_scouts: ClassVar[bool] = True
+    data_increase: Literal["ca", "literal"] = "ca"
+    slow_start: Literal["standard", "literal"] = "standard"
+    ipg: bool = False
+    ssthresh_on_decrease: Literal["exit", "literal"] = "exit"
+
+    def __post_init__(self) -> None:
+        if self.data_increase not in ("ca", "literal"):
+            raise ValueError(f"data_increase={self.data_increase!r} is invalid: accepted 'ca' or 'literal'")
+        if self.slow_start not in ("standard", "literal"):
+            raise ValueError(f"slow_start={self.slow_start!r} is invalid: accepted 'standard' or 'literal'")
+        if self.ssthresh_on_decrease not in ("exit", "literal"):
+            raise ValueError(
+                f"ssthresh_on_decrease={self.ssthresh_on_decrease!r} is invalid: accepted 'exit' or 'literal'"
+            )
+
+    def default_params(self, **context: Any) -> dict[str, float]:
+        """From ``dwtcp`` (a :class:`~dwtcp_fluid.params.DwtcpParams`, default the DWTCP_EVALUATION preset):
+        ``beta_p`` (β for w in packets), ``s_over_l`` (S/L), ``k`` (target queue K of eq. (2), packets),
+        ``alpha0``, ``alpha_min``, ``alpha_max``, ``init_cwnd`` (10), ``min_cwnd`` (1 packet, keeps the ACK
+        clock), ``scout_window`` (Scouts per d_t for the IPG target ipg_t = d_t/scout_window, default 1)."""
+        from ...params import DWTCP_EVALUATION
+
+        dw = context.get("dwtcp") or DWTCP_EVALUATION
+        return {
+            "beta_p": float(dw.beta_sqrt_packets),
+            "s_over_l": float(dw.scout_ratio),
+            "k": float(dw.k),
+            "alpha0": float(dw.alpha0),
+            "alpha_min": 1.0,
+            "alpha_max": 1000.0,
+            "init_cwnd": float(context.get("init_cwnd", 10.0)),
+            "min_cwnd": 1.0,
+            "scout_window": 1.0,
+        }
+
+    def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+        return {
+            "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
+            "ssthresh": jnp.full(n, SSTHRESH_INF, FLOAT),
+            "alpha": jnp.full(n, p["alpha0"], FLOAT),
+            "det": jnp.full(n, -(2**30), INT),
+            "recover": jnp.zeros(n, INT),
+        }
+
+    def decrease_factor(self, w: Any, d_s: Any, d_t: Any, ipg_s: Any, ipg_t: Any, beta_p: Any) -> Any:
+        """Multiplicative factor of the decrease (≤ 1, floored at 1/2), line 22 of Algorithm 1 / eq. (1)."""
+        bw = beta_p * jnp.sqrt(w)
+        a = (d_s - d_t) / jnp.maximum(d_s, 1e-9)
+        if not self.ipg:
+            f = 1.0 - bw * a
+        else:
+            b = (ipg_s - ipg_t) / jnp.maximum(ipg_s, 1e-9)
+            late, gap = d_s > d_t, ipg_s > ipg_t
+            f = jnp.where(
+                late & gap,
+                1.0 - 2.0 * bw * a * b,
+                jnp.where(gap, 1.0 - 2.0 * bw * b * b, 1.0 - 2.0 * bw * a * a),
+            )
+        return jnp.maximum(f, 0.5)
+
+    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        w, ssthresh, alpha, det, recover = s["cwnd"], s["ssthresh"], s["alpha"], s["det"], s["recover"]
+        loss = ev.nloss > 0
+        data = ev.ack & ~loss
+        slow = w < ssthresh
+        # Data ACK (lines 9-14, equations.md note 1).
+        if self.slow_start == "standard":
+            ss_w = w + 1.0
+        else:
+            ss_w = 2.0 * w
+        ca_w = w + (1.0 / w if self.data_increase == "ca" else 1.0)
+        w = jnp.where(data, jnp.where(slow, ss_w, ca_w), w)
+        # Scout ACKs: w += α·S/L, then α doubles (capped); repeated for each Scout ACK of the slot.
+        for j in range(_MAX_SCOUT_ACKS):
+            on = ev.scout_ok > j
+            if self.slow_start == "literal":
+                w = jnp.where(
+                    on & slow, 2.0 * w + alpha * p["s_over_l"], jnp.where(on, w + alpha * p["s_over_l"], w)
+                )
+            else:
+                w = jnp.where(on, w + alpha * p["s_over_l"], w)
+            alpha = jnp.where(on, jnp.minimum(2.0 * alpha, p["alpha_max"]), alpha)
+        # Scout losses (dropped, or later than d_t): α halves per lost Scout (floored).
+        alpha = jnp.maximum(alpha * jnp.exp2(-ev.scout_lost.astype(FLOAT)), p["alpha_min"])
+        # ScoutDelayed (lines 17-24): d_s > d_t and now ≥ DET + T.
+        d_t = ev.rtt + p["k"]
+        ipg_t = d_t / p["scout_window"]
+        late = (ev.d_s > d_t) | ((ev.ipg_s > ipg_t) if self.ipg else False)
+        dec = late & ev.active & (ev.t >= det + ev.rtt.astype(INT))
+        factor = self.decrease_factor(w, ev.d_s, d_t, ev.ipg_s, ipg_t, p["beta_p"])
+        w_dec = jnp.maximum(w * factor, p["min_cwnd"])
+        ssthresh = jnp.where(dec, w if self.ssthresh_on_decrease == "literal" else w_dec, ssthresh)
+        w = jnp.where(dec, w_dec, w)
+        det = jnp.where(dec, ev.t, det)
+        # Data loss: halve once per window (not in the paper).
+        loss_cut = loss & window_closed(ev.snd_una, recover)
+        halved = jnp.maximum(w * 0.5, p["min_cwnd"])
+        w = jnp.where(loss_cut, halved, w)
+        ssthresh = jnp.where(loss_cut, halved, ssthresh)
+        recover = jnp.where(loss_cut, ev.snd_nxt, recover)
+        to = ev.timeout
+        ssthresh = jnp.where(to, jnp.maximum(w * 0.5, 2.0), ssthresh)
+        w = jnp.where(to, 1.0, w)
+        recover = jnp.where(to, ev.snd_nxt, recover)
+        return {
+            "cwnd": w.astype(FLOAT),
+            "ssthresh": ssthresh.astype(FLOAT),
+            "alpha": alpha.astype(FLOAT),
+            "det": det,
+            "recover": recover,
+        }
