@@ -48,6 +48,8 @@ class Check:
 
     how: str
     fn: Callable[[], tuple[bool, str]]
+    #: Whether the rendered proof repeats the check's detail (numbers for numeric checks; generic texts are omitted).
+    show_detail: bool = False
 
 
 def _zero(expr: Any) -> bool:
@@ -83,7 +85,7 @@ def identity(lhs: Any, rhs: Any, *, subs: dict | None = None, how: str = "") -> 
             "simplify(lhs − rhs) = 0" if ok else f"lhs − rhs does not simplify to 0: {sp.simplify(a - b)}",
         )
 
-    return Check(how or "identity: simplify(lhs − rhs) = 0", fn)
+    return Check(how or "SymPy simplifies lhs − rhs to 0", fn)
 
 
 def holds(statement: Any, *, how: str = "") -> Check:
@@ -167,12 +169,12 @@ def numeric(value: Callable[[], float], expected: float, *, rtol: float = 1e-9, 
         ok = abs(v - expected) <= rtol * max(abs(expected), 1e-300)
         return ok, f"computed {fmt(v)}, expected {fmt(expected)} (rtol {rtol:g})"
 
-    return Check(how or f"numerical value within rtol {rtol:g}", fn)
+    return Check(how or f"numerical value within rtol {rtol:g}", fn, show_detail=True)
 
 
 def predicate(fn: Callable[[], tuple[bool, str]], how: str) -> Check:
     """Any other decision, described in words by ``how``; ``fn`` returns ``(passed, detail)``."""
-    return Check(how, fn)
+    return Check(how, fn, show_detail=True)
 
 
 # --- rendering ----------------------------------------------------------------------------------------------------
@@ -298,7 +300,8 @@ class Derivation:
             out += [f"### Step {i}. {s.title}{cite}", "", s.why, ""]
             for obj in s.show:
                 out += ["$$", tex(obj), "$$", ""]
-            out += [f"Check: {s.check.how} — passed ({d}).", ""]
+            detail = f" ({d})" if s.check.show_detail else ""
+            out += [f"Check: {s.check.how} — passed{detail}.", ""]
         if self.notes:
             out += ["## Notes", ""]
             for n in self.notes:

@@ -177,8 +177,9 @@ def dwtcp_first_integral() -> Derivation:
             "stable spiral",
             "Only the switch at q = k: the increase parabola is symmetric about w*, the decrease orbit is not (x − ln x),"
             " so each cycle shrinks the excursion e to e − (2/3)e² + …: convergence without delay, but algebraic"
-            " (no exponential rate). With the physical floor and k = 0 the increase phase slides along q = 0 to"
-            " (BDP/N, 0), the minimum of H, and stops there.",
+            " (no exponential rate). With the physical floor and k = 0 (the paper's setting) the decrease orbit"
+            " reaches q = 0 with w < BDP/N, the increase phase then slides along q = 0 and reaches (BDP/N, 0), the"
+            " minimum of H, in finite time: convergence there is due to the floor, not to a spiral.",
             "new finding",
             "Every cycle moves closer: e' < e",
         ),
