@@ -100,7 +100,7 @@ def enqueue_scouts(cfg: PacketConfig, lq: tuple, arrive: Any, seq: Any, offset: 
     accept = arrive & (seen < cfg.scout_buffer)
     idx = jnp.where(accept, (head + seen) % cfg.scout_buffer, cfg.scout_buffer)
     flow = flow.at[idx].set(jnp.arange(n, dtype=INT), mode="drop")
-    sq = sq.at[idx].set(seq, mode="drop")
+    sq = sq.at[idx].set(jnp.asarray(seq).astype(INT), mode="drop")
     return (flow, sq, head, qlen + jnp.sum(accept, dtype=INT)), arrive & ~accept
 
 

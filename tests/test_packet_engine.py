@@ -1,0 +1,120 @@
+"""Engine-level checks of the packet core: conservation, seeds, vmap against one-by-one, closed forms, CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dwtcp_fluid.packet import build, run, run_many
+from dwtcp_fluid.packet.engine import run_batch, run_one, stack
+from dwtcp_fluid.packet.scenarios import with_seed
+from dwtcp_fluid.params import DCTCP_ANALYSIS
+
+
+@pytest.mark.parametrize("law", ["reno", "dctcp", "dctcp-per-ack", "dwtcp"])
+def test_conservation_with_drops_and_timeouts(law):
+    # A 12-packet buffer for 8 flows forces drops (and, for Reno in slow start, whole-window losses).
+    pr = build(law, flows=8, duration="4ms", buffer=12, K=6, debug=True, trace_points=40)
+    out = run(pr)
+    assert out["conservation_error"] == 0.0
+    rec = out["records"]
+    assert np.all(rec["residual"] == 0)
+    sent, delivered, drops = rec["sent"].sum(), rec["delivered"].sum(), rec["drops"].sum()
+    assert sent == delivered + drops + rec["q_end"][-1]
+    assert rec["q_max"].max() <= 12
+    if law == "reno":
+        assert out["drops"] > 0
+
+
+def test_same_seed_same_result_other_seed_differs():
+    pr = build("dctcp", flows=4, duration="3ms", trace_points=30)
+    a, b = run_one(pr.cfg, pr.law, pr.scenario), run_one(pr.cfg, pr.law, pr.scenario)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k])
+    c = run_one(pr.cfg, pr.law, with_seed(pr, 7).scenario)
+    assert any(not np.array_equal(a[k], c[k]) for k in ("delivered", "q_sum"))
+
+
+def test_vmap_equals_one_by_one():
+    runs = [
+        build("dctcp", flows=4, duration="3ms", trace_points=30, seed=s, K=k)
+        for s, k in ((0, 65), (1, 10), (2, 30))
+    ]
+    rec = run_batch(runs[0].cfg, runs[0].law, stack([r.scenario for r in runs]))
+    for i, r in enumerate(runs):
+        one = run_one(r.cfg, r.law, r.scenario)
+        for k in one:
+            np.testing.assert_array_equal(rec[k][i], one[k], err_msg=k)
+    summaries = run_many(runs)
+    assert [s["queue_mean"] for s in summaries] == [run(r)["queue_mean"] for r in runs]
+
+
+def test_single_flow_ack_clock_fills_the_pipe():
+    # One Reno flow, ECN off in effect (K beyond the buffer), buffer 1000: after slow start the window exceeds the
+    # BDP and the link is fully used; the queue is cwnd − BDP (ACK clocking).
+    pr = build("reno", flows=1, duration="2ms", K=10_000, buffer=1000, trace_points=20, start_jitter=False)
+    out = run(pr)
+    assert out["utilization"] == pytest.approx(1.0)
+    rec = out["records"]
+    bdp = int(pr.scenario.rtt[0])
+    # At the end of each chunk: inflight = queue + packets on the way back (= BDP once the link is busy).
+    late = slice(10, None)
+    np.testing.assert_allclose(rec["inflight_end"][late, 0] - rec["q_end"][late], bdp, atol=1)
+
+
+def test_dctcp_n100_queue_matches_fixed_point():
+    """w̄ = (Cd + K)/N ≤ 2: fluid fixed point q = 2N − C·d (eq. (15) of 001_2aee9d9fe081c28a.txt)."""
+    d = DCTCP_ANALYSIS.replace(flows=100)
+    out = run(build("dctcp", dctcp=d, flows=100, duration="12ms", trace_points=40))
+    assert d.wbar <= 2
+    assert out["queue_mean"] == pytest.approx(d.fixed_point_queue, abs=3.0)
+    assert out["window_mean"] == pytest.approx(2.0, abs=0.1)
+    assert out["alpha_mean"] == pytest.approx(1.0, abs=0.05)
+
+
+def test_dwtcp_sends_and_serves_scouts_only_in_idle_slots():
+    pr = build("dwtcp", flows=2, duration="6ms", trace_points=10**6)  # one chunk per slot
+    rec = run(pr)["records"]
+    served, delivered = rec["scouts_served"], rec["delivered"].sum(-1)
+    assert served.sum() > 0 and rec["scouts_sent"].sum() > 0
+    assert np.all(served[delivered > 0] == 0)  # a slot carries a data packet or Scouts, never both
+    assert served.max() <= pr.cfg.scouts_per_slot
+
+
+def test_build_rejects_bad_values():
+    with pytest.raises(ValueError, match="access"):
+        build("dctcp", access=1.5)
+    with pytest.raises(ValueError, match="rtts"):
+        build("dctcp", flows=3, rtts=["100us", "200us"])
+    with pytest.raises(ValueError, match="law="):
+        build("vegas")
+
+
+def test_cli_packet_run_json(capsys):
+    from dwtcp_fluid.cli import main
+
+    assert main(["packet", "run", "--law", "dctcp", "--flows", "4", "--duration", "3ms", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    for k in (
+        "queue_mean",
+        "queue_min",
+        "queue_max",
+        "utilization",
+        "jain_index",
+        "drops",
+        "scout_overhead",
+        "window_mean",
+        "alpha_mean",
+    ):
+        assert k in out
+    assert 0.0 < out["utilization"] <= 1.0 and out["alpha_mean"] is not None
+
+
+def test_cli_packet_run_usage_error(capsys):
+    from dwtcp_fluid.cli import main
+
+    assert main(["packet", "run", "--law", "cubic", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "--law" in err and "Traceback" not in err

@@ -1,0 +1,220 @@
+"""Per-ACK arithmetic of each window law against hand-computed sequences (one flow, events fed by hand)."""
+
+from __future__ import annotations
+
+import math
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from dwtcp_fluid.packet.laws import Dctcp, DctcpPerAck, Dwtcp, Events, Reno, get_law
+from dwtcp_fluid.packet.scouts import scout_receive
+from dwtcp_fluid.params import DWTCP_EVALUATION
+
+F = jnp.float32
+
+
+def ev(
+    t=0,
+    ack=False,
+    mark=False,
+    nloss=0,
+    timeout=False,
+    snd_nxt=0,
+    snd_una=0,
+    scout_ok=0,
+    scout_lost=0,
+    d_s=0.0,
+    ipg_s=0.0,
+    rtt=10.0,
+):
+    b = lambda v: jnp.asarray([v], bool)  # noqa: E731
+    i = lambda v: jnp.asarray([v], jnp.int32)  # noqa: E731
+    f = lambda v: jnp.asarray([v], F)  # noqa: E731
+    return Events(
+        t=jnp.int32(t),
+        ack=b(ack),
+        mark=b(mark),
+        nloss=i(nloss),
+        timeout=b(timeout),
+        snd_nxt=i(snd_nxt),
+        snd_una=i(snd_una),
+        scout_ok=i(scout_ok),
+        scout_lost=i(scout_lost),
+        d_s=f(d_s),
+        ipg_s=f(ipg_s),
+        rtt=f(rtt),
+        active=b(True),
+    )
+
+
+def setup(law, **state):
+    p = {k: F(v) for k, v in law.default_params().items()}
+    s = law.init(p, 1)
+    for k, v in state.items():
+        s[k] = jnp.asarray([v], s[k].dtype)
+    return p, s
+
+
+def val(s, k):
+    return float(np.asarray(s[k])[0])
+
+
+def test_reno_slow_start_then_congestion_avoidance_and_halving_once_per_window():
+    law = Reno()
+    p, s = setup(law, cwnd=2.0, ssthresh=3.0)
+    w = 2.0
+    s = law.step(s, ev(ack=True, snd_una=1, snd_nxt=2), p)
+    w += 1.0  # slow start (2 < 3)
+    assert val(s, "cwnd") == pytest.approx(w)
+    for k in range(3):
+        s = law.step(s, ev(ack=True, snd_una=2 + k, snd_nxt=4), p)
+        w += 1.0 / w  # congestion avoidance
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6)
+    s = law.step(s, ev(ack=True, mark=True, snd_una=5, snd_nxt=9), p)
+    w = max(w / 2, 2.0)
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6)
+    # A second mark before snd_una reaches 9 (the window of the cut): no second halving, no growth.
+    s = law.step(s, ev(ack=True, mark=True, snd_una=6, snd_nxt=9), p)
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6)
+    s = law.step(s, ev(ack=True, mark=True, snd_una=9, snd_nxt=12), p)
+    assert val(s, "cwnd") == pytest.approx(max(w / 2, 2.0), rel=1e-6)
+    s = law.step(s, ev(timeout=True, snd_una=12, snd_nxt=12), p)
+    assert val(s, "cwnd") == 1.0
+
+
+def test_dctcp_alpha_once_per_window_and_cut():
+    law = Dctcp()
+    p, s = setup(law, cwnd=10.0, ssthresh=5.0)
+    g = 1 / 16
+    alpha, w = 1.0, 10.0
+    # First ACK closes the initial (empty) window: α ← (1−g)·1 + g·0 (F = 0/1), new window ends at snd_nxt = 10.
+    s = law.step(s, ev(ack=True, snd_una=1, snd_nxt=10), p)
+    alpha = (1 - g) * alpha
+    w += 1 / w
+    assert val(s, "alpha") == pytest.approx(alpha, rel=1e-6)
+    # ACKs 2..10: marks on ACKs 4 and 5. The cut uses the α of the moment (first marked ACK only).
+    for k in range(2, 11):
+        marked = k in (4, 5)
+        s = law.step(s, ev(ack=True, mark=marked, snd_una=k, snd_nxt=20), p)
+        if k == 4:
+            w = max(w * (1 - alpha / 2), 2.0)
+        else:
+            w += 1 / w
+        if k == 10:  # snd_una reached the window end: F = 2 marked / 9 acked
+            alpha = (1 - g) * alpha + g * (2 / 9)
+    assert val(s, "alpha") == pytest.approx(alpha, rel=1e-5)
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-5)
+
+
+def test_dctcp_cut_floor_and_cwr_hold():
+    law = Dctcp(cwr_hold=True)
+    p, s = setup(law, cwnd=2.5, ssthresh=1.0, alpha=1.0)
+    s = law.step(s, ev(ack=True, mark=True, snd_una=1, snd_nxt=5), p)
+    assert val(s, "cwnd") == 2.0  # 2.5·(1 − 1/2) = 1.25 floored at min_cwnd = 2
+    s = law.step(s, ev(ack=True, snd_una=2, snd_nxt=5), p)
+    assert val(s, "cwnd") == 2.0  # in CWR: no additive increase
+    s = law.step(s, ev(ack=True, snd_una=5, snd_nxt=6), p)
+    assert val(s, "cwnd") == pytest.approx(2.5)  # window of the cut acknowledged: +1/W again
+
+
+def test_dctcp_per_ack_eq36_every_marked_ack():
+    law = DctcpPerAck()
+    p, s = setup(law, cwnd=20.0, ssthresh=1.0, alpha=0.5, win_end=1000)
+    w = 20.0
+    for k, marked in enumerate([True, True, False, True]):
+        s = law.step(s, ev(ack=True, mark=marked, snd_una=k + 1, snd_nxt=100), p)
+        w = w + 1 / w - (0.25 if marked else 0.0)  # eq. (36), α = 0.5, no once-per-window guard
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6)
+    assert val(s, "alpha") == 0.5  # window end (1000) not reached
+
+
+def test_dwtcp_scout_ack_loss_and_decrease():
+    law = Dwtcp()
+    p, s = setup(law, cwnd=10.0, ssthresh=5.0)
+    so_l = 64 / 1500
+    beta_p = 0.001 * math.sqrt(1500)  # byte convention (equations.md note 3)
+    assert float(p["beta_p"]) == pytest.approx(beta_p, rel=1e-6)
+    assert float(p["alpha0"]) == DWTCP_EVALUATION.alpha0 == 20.0
+    w, a = 10.0, 20.0
+    # Data ACK in congestion avoidance: +1/w.
+    s = law.step(s, ev(t=1, ack=True, snd_una=1, snd_nxt=10, d_s=50.0), p)
+    w += 1 / w
+    # Scout ACK: w += α·S/L, then α doubles.
+    s = law.step(s, ev(t=2, scout_ok=1, d_s=50.0), p)
+    w += a * so_l
+    a *= 2
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6) and val(s, "alpha") == a
+    # Two lost Scouts: α / 4.
+    s = law.step(s, ev(t=3, scout_lost=2, d_s=50.0), p)
+    a /= 4
+    assert val(s, "alpha") == a
+    # d_t = rtt + k = 10 + 100 slots; d_s = 150 > d_t: w ← w·max(1 − β_p·sqrt(w)·(d_s − d_t)/d_s, 1/2).
+    s = law.step(s, ev(t=4, d_s=150.0), p)
+    w = w * max(1 - beta_p * math.sqrt(w) * 40 / 150, 0.5)
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6)
+    assert val(s, "ssthresh") == pytest.approx(w, rel=1e-6)  # "exit": ssthresh is the reduced window
+    # At most once per T = rtt = 10 slots.
+    s = law.step(s, ev(t=13, d_s=150.0), p)
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6)
+    s = law.step(s, ev(t=14, d_s=10000.0), p)
+    w = w * max(1 - beta_p * math.sqrt(w) * (10000 - 110) / 10000, 0.5)
+    assert val(s, "cwnd") == pytest.approx(w, rel=1e-6)
+
+
+def test_dwtcp_literal_ssthresh_and_factor_floor():
+    law = Dwtcp(ssthresh_on_decrease="literal")
+    p, s = setup(law, cwnd=400.0, ssthresh=5.0)
+    s = law.step(s, ev(t=0, d_s=1e6), p)
+    assert val(s, "cwnd") == 200.0  # 1 − 0.0387·20 < 1/2 → floored at 1/2
+    assert val(s, "ssthresh") == 400.0  # line 21 literally: ssthresh ← w before the cut → back in slow start
+    s = law.step(s, ev(t=1, ack=True, snd_una=1, snd_nxt=2, d_s=0.0), p)
+    assert val(s, "cwnd") == 201.0
+
+
+def test_dwtcp_ipg_variant_case_split():
+    law = Dwtcp(ipg=True)
+    bw = 0.5
+    a, b = (150 - 110) / 150, (300 - 110) / 300
+    assert float(law.decrease_factor(F(1.0), F(150.0), F(110.0), F(300.0), F(110.0), F(bw))) == pytest.approx(
+        1 - 2 * bw * a * b, rel=1e-6
+    )
+    assert float(law.decrease_factor(F(1.0), F(100.0), F(110.0), F(300.0), F(110.0), F(bw))) == pytest.approx(
+        1 - 2 * bw * b * b, rel=1e-6
+    )
+    assert float(law.decrease_factor(F(1.0), F(150.0), F(110.0), F(100.0), F(110.0), F(bw))) == pytest.approx(
+        1 - 2 * bw * a * a, rel=1e-6
+    )
+
+
+def test_scout_bookkeeping_in_time_late_and_timeout():
+    i = lambda v: jnp.asarray([v], jnp.int32)  # noqa: E731
+    st = {
+        "sent": i(3),
+        "unacked": i(0),
+        "lost_upto": i(0),
+        "last_delay": jnp.zeros(1, F),
+        "last_gap": jnp.zeros(1, F),
+        "last_rcv": i(0),
+    }
+    start, rtt, dt = i(0), i(10), jnp.asarray([25.0], F)
+    # Scout 0 (sent at slot 0) acknowledged at slot 12: in time (12 ≤ 25).
+    st, ok, lost, d_s, _ = scout_receive(st, jnp.int32(12), i(1), i(1), start, rtt, dt)
+    assert (int(ok[0]), int(lost[0]), float(d_s[0])) == (1, 0, 12.0)
+    # Scout 2 (sent at 20) acknowledged at 40 while Scout 1 never came back: 1 is lost (skipped), 2 in time.
+    st, ok, lost, d_s, _ = scout_receive(st, jnp.int32(40), i(1), i(3), start, rtt, dt)
+    assert (int(ok[0]), int(lost[0]), float(d_s[0])) == (1, 1, 20.0)
+    # Scout 3 sent at 30 and nothing comes back: lost once older than d_t (at slot 56 > 30 + 25).
+    st = {**st, "sent": i(4)}
+    st, ok, lost, d_s, _ = scout_receive(st, jnp.int32(55), i(0), i(0), start, rtt, dt)
+    assert int(lost[0]) == 0 and float(d_s[0]) == 25.0
+    st, ok, lost, d_s, _ = scout_receive(st, jnp.int32(56), i(0), i(0), start, rtt, dt)
+    assert int(lost[0]) == 1 and float(d_s[0]) == 26.0  # d_s = now − oldest unacknowledged send
+
+
+def test_get_law_rejects_unknown():
+    with pytest.raises(ValueError, match="law='cubic'"):
+        get_law("cubic")
+    with pytest.raises(ValueError, match="data_increase"):
+        Dwtcp(data_increase="bytes")
