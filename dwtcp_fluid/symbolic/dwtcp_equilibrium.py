@@ -40,6 +40,8 @@ def _char_delayed(k_zero: bool = True) -> tuple[sp.Expr, sp.Symbol]:
 def delayed_root(beta: float, kbar_over_bdp: float, delay_rtts: float = 1.0) -> complex:
     """Root of the delayed characteristic equation near the undelayed complex root (w·N = BDP, τ = 1, BDP = 1).
 
+    Linearization of eq. (6) of 000_eb5ec3ba60d5c338.txt with k̄ = q(t − τ_d) (eq. (8) with the delay kept).
+
     λ² + a·λ + b·e^{−λ·τ_d} = 0 with a = β·k̄/(τ·BDP), b = β/τ² (the quasi-polynomial of :func:`_char_delayed`);
     solved by Newton's method from the undelayed root. Returns λ in units of 1/τ.
     """
