@@ -21,6 +21,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.figures",
     "dwtcp_fluid.cli.proofs",
     "dwtcp_fluid.cli.hybrid",
+    "dwtcp_fluid.cli.simulate",
     "dwtcp_fluid.cli.packet",
 )
 

@@ -7,3 +7,4 @@ from .history import History as History
 from .solution import DdeSolution as DdeSolution
 from .solution import Status as Status
 from .solve import solve as solve
+from .summary import summarize as summarize

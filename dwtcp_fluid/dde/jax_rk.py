@@ -79,14 +79,14 @@ def _hermite(x0, f0, x1, f1, hs, th):
 
 
 def _newton_root(g, th0):
-    """Four Newton steps on g(θ) = 0 from θ0, kept in [0, 1] (the bracket the sign change guarantees)."""
+    """Three Newton steps on g(θ) = 0 from θ0, kept in [0, 1] (the bracket the sign change guarantees)."""
 
     def body(_, th):
         val, der = jax.jvp(g, (th,), (jnp.ones_like(th),))
         step = jnp.where(der != 0, val / jnp.where(der != 0, der, 1.0), 0.0)
         return jnp.clip(th - step, 0.0, 1.0)
 
-    return jax.lax.fori_loop(0, 4, body, th0)
+    return jax.lax.fori_loop(0, 3, body, th0)
 
 
 def _make_trajectory(cfg: JaxConfig):

@@ -19,9 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-import sympy as sp
-
 from ..models.base import FluidModel
 
 __all__ = ["Problem", "make_problem", "numeric_params", "uses_delayed_state"]

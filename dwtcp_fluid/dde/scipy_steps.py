@@ -108,7 +108,7 @@ def solve_reference(
     xs: list[np.ndarray] = [x[None, :]]
     status, message, fail_t, fail_x = Status.OK, "", math.nan, np.full(prob.n, math.nan)
     n_events = 0
-    check_modes = True
+    stalled = 0
 
     def xd_of(tt: float, y: np.ndarray) -> np.ndarray:
         return dense.at(tt - tau_d) if tau_d > 0 else y
@@ -125,15 +125,18 @@ def solve_reference(
                 t_next = min(t_next, xd_breaks[k])
         tm = 0.5 * (t + t_next)
         u = tuple(1.0 if log.sign_at(tm - d) else 0.0 for d in sdel)
-        if check_modes:
-            # a switch (or the start) may move a state onto, or off, its bound
+        if bounds:
+            # A switch, the start, or an event that ``solve_ivp`` dropped because it tied with another terminal
+            # one (DWTCP, k = 0: q reaches 0 = k and its floor at the same instant) may put a state onto, or
+            # off, its bound. Entering needs a clearly negative derivative, so that a state which has just
+            # left its bound (derivative ≈ 0) is not caught again.
             F = raw_rhs(t, x, u)
+            ftol = 1e-9 * (1.0 + float(np.max(np.abs(F))))
             for k, (i, b, s) in enumerate(bounds):
-                if not held[k] and s * (x[i] - b) <= 0 and s * F[i] < 0:
+                if not held[k] and s * (x[i] - b) <= 0 and s * F[i] < -ftol:
                     held[k], x[i] = True, b
                 elif held[k] and s * F[i] > 0:
                     held[k] = False
-            check_modes = False
         hold_idx = [bounds[k][0] for k in range(len(bounds)) if held[k]]
 
         def fun(tt: float, y: np.ndarray, u=u, hold_idx=hold_idx) -> np.ndarray:
@@ -143,7 +146,10 @@ def solve_reference(
             return f
 
         events, kinds = [], []
-        ev = lambda tt, y: sig(y)  # noqa: E731
+        # Upward: σ must exceed a tiny δ, so that σ ≡ 0 on a held bound (DWTCP with k = 0: q held at 0 = k) is
+        # not an endless string of crossings; δ shifts the crossing time by δ/σ' (≈ 1e-18 s for a queue).
+        delta = 0.0 if log.positive_now else 1e-12 * (1.0 + abs(sig(x)))
+        ev = lambda tt, y, delta=delta: sig(y) - delta  # noqa: E731
         ev.terminal, ev.direction = True, (-1.0 if log.positive_now else 1.0)
         events.append(ev)
         kinds.append(("cross", -1))
@@ -198,16 +204,23 @@ def solve_reference(
                 message = f"more than max_events={max_events} events"
                 break
         else:
-            # reached a scheduled switch (or t1): u may change, so bound modes are re-examined
-            check_modes = True
             if tau_d > 0 and log.next_switch_after(t, sdel, eps) <= t_end + eps:
                 bisect.insort(xd_breaks, t_end + tau_d)
+        # an event at the very start of a segment makes no progress; many in a row would be a Zeno sliding mode
+        stalled = stalled + 1 if t_end <= t else 0
+        if stalled > 100:
+            status, fail_t, fail_x = Status.TOO_MANY_EVENTS, t_end, y_end
+            message = "100 events without progress in time (chattering on the switching surface)"
+            break
         t, x = t_end, y_end
     return {
         "t": np.concatenate(ts),
         "x": np.concatenate(xs, axis=0),
         "dense": dense,
         "crossings": np.array(log.times, dtype=float),
+        "crossing_up": np.array(
+            [log.initial_positive ^ (i % 2 == 0) for i in range(len(log.times))], dtype=bool
+        ),
         "status": status,
         "fail_t": fail_t,
         "fail_x": fail_x,

@@ -65,7 +65,9 @@ class DdeSolution:
         Time and state at which a failed element stopped (NaN for elements that are ok).
     crossings : list of ndarray
         Times at which σ crossed 0, per element (complete for the reference solver; the JAX solver returns the
-        ones in its output buffer).
+        last ``crossing_buffer`` ones). Crossings of the initial history (t < t0) are included.
+    crossing_up : list of ndarray of bool
+        Whether each crossing went upward (σ > 0 after it).
     method : str
         ``"reference"`` or ``"jax"``.
     options : dict
@@ -82,6 +84,7 @@ class DdeSolution:
     fail_t: np.ndarray
     fail_x: np.ndarray
     crossings: list[np.ndarray]
+    crossing_up: list[np.ndarray]
     method: str
     options: dict[str, Any]
     batched: bool = False
@@ -113,8 +116,8 @@ class DdeSolution:
     def __call__(self, t: Any, element: int = 0) -> np.ndarray:
         """State at time(s) ``t`` for one element, shape ``t.shape + (n,)``.
 
-        Reference solver: the stitched dense output (its own interpolant, error ≈ rtol). JAX solver: cubic
-        Hermite interpolation between saved points (exact at the saved points).
+        Reference solver: the stitched dense output (its own interpolant, error ≈ rtol). JAX solver: linear
+        interpolation between saved points (exact at the saved points).
         """
         tt = np.asarray(t, dtype=float)
         if self._dense is not None:

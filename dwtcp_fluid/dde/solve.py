@@ -163,6 +163,7 @@ def _run_reference(model, problems, hists, t0, t1, rtol, atol, integrator, batch
         fail_t=np.array([r["fail_t"] for r in runs], dtype=float),
         fail_x=np.stack([r["fail_x"] for r in runs]),
         crossings=[r["crossings"] for r in runs],
+        crossing_up=[r["crossing_up"] for r in runs],
         method="reference",
         options={"rtol": rtol, "atol": atol, "integrator": integrator},
         batched=batched,
@@ -266,11 +267,14 @@ def _run_jax(
         max_substeps=max_substeps,
     )
     out = solve_jax_batch(cfg, arrays, t0, h)
-    crossings = []
+    crossings, crossing_up = [], []
     for e in range(B):
         c = int(out["count"][e])
-        idx = range(max(0, c - S), c)
-        crossings.append(np.array([out["ctimes"][e, i % S] for i in idx]))
+        idx = np.arange(max(0, c - S), c)
+        crossings.append(out["ctimes"][e, idx % S].astype(float))
+        # signs alternate: the sign before the first logged crossing is sign0 undone by the history's crossings
+        initial_positive = bool(sign0[e]) ^ bool(count0[e] % 2)
+        crossing_up.append(initial_positive ^ ((idx + 1) % 2 == 1))
     messages = [
         "" if st == Status.OK else f"{Status(int(st)).name} at t={out['fail_t'][e]!r}"
         for e, st in enumerate(out["status"])
@@ -284,6 +288,7 @@ def _run_jax(
         fail_t=out["fail_t"],
         fail_x=out["fail_x"],
         crossings=crossings,
+        crossing_up=crossing_up,
         method="jax",
         options={"dt": h, "save_every": save_every, "max_substeps": max_substeps, "crossing_buffer": S},
         batched=batched,

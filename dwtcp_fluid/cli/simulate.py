@@ -1,0 +1,204 @@
+"""``dwtcp-fluid dctcp simulate`` and ``dwtcp-fluid dwtcp simulate``: solve a fluid model as a DDE, summarize."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import typer
+
+from .. import units
+from ..dde import solve, summarize
+from ..models.dctcp import DctcpFluid
+from ..models.dwtcp import DwtcpFluid
+from ..params import DctcpParams, DwtcpParams
+from .app import dctcp_app, dwtcp_app
+from .common import UsageError, emit_json, link_from_flags
+
+_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
+_PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
+_FLOWS = typer.Option(10, "--flows", help="Number of flows N ≥ 1.")
+_DUR = typer.Option("100ms", "--duration", help='Simulated time ("100ms", "0.1s").')
+_SOLVER = typer.Option(
+    "reference", "--solver", help="reference (SciPy, event-exact) or jax (fixed-step RK4)."
+)
+_PLOT = typer.Option(None, "--plot", help="Write a time-series plot to FILE (.png, .svg or .pdf).")
+_JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
+
+_VARIANTS = ("paper", "sqrt", "paper-scout", "sqrt-scout")
+
+
+def _duration(text: str) -> float:
+    try:
+        d = units.parse_time(text)
+    except ValueError:
+        raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"') from None
+    if not (math.isfinite(d) and d > 0):
+        raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"')
+    return d
+
+
+def _flows(flows: int) -> int:
+    if not (isinstance(flows, int) and flows >= 1):
+        raise UsageError("--flows", flows, "an integer >= 1")
+    return flows
+
+
+def _solver(solver: str) -> str:
+    if solver not in ("reference", "jax"):
+        raise UsageError("--solver", solver, "reference or jax")
+    return solver
+
+
+def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(out)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title, show_header=False)
+    t.add_column("quantity", style="bold")
+    t.add_column("value")
+    for k, v in out.items():
+        t.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
+    Console().print(t)
+
+
+def _plot(sol: Any, path: str, title: str, marks: dict[str, float]) -> None:
+    from ..plots.style import apply_style, save_figure
+    from ..plots.timeseries import plot_timeseries
+
+    if not str(path).lower().endswith((".png", ".svg", ".pdf")):
+        raise UsageError("--plot", path, "a file name ending in .png, .svg or .pdf")
+    import matplotlib.pyplot as plt
+
+    apply_style()
+    fig = plot_timeseries(sol, title=title, queue_marks=marks)
+    save_figure(fig, path)
+    plt.close(fig)
+
+
+@dctcp_app.command("simulate")
+def dctcp_simulate(
+    capacity: str = _CAP,
+    rtt: str = _RTT,
+    packet_size: str = _PKT,
+    flows: int = _FLOWS,
+    marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="ECN threshold K in packets."),
+    g: float = typer.Option(1.0 / 16.0, "--g", help="EWMA gain g, 0 < g ≤ 1."),
+    duration: str = _DUR,
+    solver: str = _SOLVER,
+    plot: str | None = _PLOT,
+    json: bool = _JSON,
+) -> None:
+    """Simulate the DCTCP fluid model (5)-(8) of 001_2aee9d9fe081c28a.txt with the physical queue floor.
+
+    History before t = 0: W = 1, α = 0, q = 0. The summary covers the last half of the run; the period is the
+    mean spacing of the upward crossings of q = K (null when the queue stops crossing K).
+    """
+    link = link_from_flags(capacity, rtt, packet_size)
+    if not (math.isfinite(marking_threshold) and marking_threshold >= 0):
+        raise UsageError("--marking-threshold", marking_threshold, "a number of packets >= 0")
+    if not (math.isfinite(g) and 0 < g <= 1):
+        raise UsageError("--g", g, "a number with 0 < g <= 1")
+    P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
+    T = _duration(duration)
+    sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, T), method=_solver(solver))
+    s = summarize(sol)
+    out = {
+        "period_s": s["period_s"],
+        "queue_min": s["queue_min"],
+        "queue_max": s["queue_max"],
+        "queue_mean": s["queue_mean"],
+        "window_mean": s["window_mean"],
+        "alpha_mean": s["alpha_mean"],
+        "utilization": s["utilization"],
+        "amplitude": s["amplitude"],
+        "wbar": P.wbar,
+        "fixed_point_queue": P.fixed_point_queue,
+        "duration_s": T,
+        "solver": sol.method,
+        "status": s["status"],
+    }
+    if plot:
+        _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
+    _print("DCTCP fluid simulation (last half of the run)", out, json)
+
+
+def dwtcp_model(variant: str, delay: bool) -> DwtcpFluid:
+    """The DWTCP fluid model behind ``--variant`` and ``--delay/--no-delay``."""
+    if variant not in _VARIANTS:
+        raise UsageError("--variant", variant, " | ".join(_VARIANTS))
+    base = variant.split("-")[0]
+    rtts = 1.0 if delay else 0.0
+    if variant.endswith("-scout"):
+        from ..models.dwtcp_scout import DwtcpScoutFluid
+
+        return DwtcpScoutFluid(variant=base, delay_rtts=rtts)
+    return DwtcpFluid(variant=base, delay_rtts=rtts)
+
+
+@dwtcp_app.command("simulate")
+def dwtcp_simulate(
+    capacity: str = _CAP,
+    rtt: str = _RTT,
+    packet_size: str = _PKT,
+    flows: int = _FLOWS,
+    beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (byte convention)."),
+    target: float = typer.Option(0.0, "--target", help="Target queue k in packets (d_t = τ + k·L/C)."),
+    delay: bool = typer.Option(
+        True,
+        "--delay/--no-delay",
+        help="Scout feedback one RTT late (default) or the paper's undelayed model.",
+    ),
+    variant: str = typer.Option(
+        "paper", "--variant", help="paper (6) | sqrt (3) | paper-scout | sqrt-scout."
+    ),
+    duration: str = _DUR,
+    solver: str = _SOLVER,
+    plot: str | None = _PLOT,
+    json: bool = _JSON,
+) -> None:
+    """Simulate the DWTCP fluid model (3)-(7) of 000_eb5ec3ba60d5c338.txt with the physical queue floor.
+
+    History before t = 0: w = 1 packet, q = 0 (and α = 1 for the -scout variants). The summary covers the last
+    half of the run; the period is the mean spacing of the upward crossings of q = k (null without two).
+    """
+    link = link_from_flags(capacity, rtt, packet_size)
+    if not (math.isfinite(beta) and 0 < beta <= 1):
+        raise UsageError("--beta", beta, "a number with 0 < beta <= 1")
+    if not (math.isfinite(target) and target >= 0):
+        raise UsageError("--target", target, "a queue target in packets >= 0")
+    P = DwtcpParams(link=link, flows=_flows(flows), beta=beta, k=target)
+    model = dwtcp_model(variant, delay)
+    T = _duration(duration)
+    hist = [1.0, 0.0] + ([0.0] if len(model.states) == 3 else [])
+    sol = solve(model, P, hist, (0.0, T), method=_solver(solver))
+    s = summarize(sol)
+    out = {
+        "queue_min": s["queue_min"],
+        "queue_max": s["queue_max"],
+        "queue_mean": s["queue_mean"],
+        "window_mean": s["window_mean"],
+        "utilization": s["utilization"],
+        "amplitude": s["amplitude"],
+        "period_s": s["period_s"],
+        "oscillating": s["period_s"] is not None and s["amplitude"] > 1e-3,
+        "bdp_packets": P.bdp,
+        "window_fair_share": P.window_fair_share,
+        "kbar_crit": P.kbar_crit,
+        "variant": variant,
+        "delay_rtts": model.delay_rtts,
+        "duration_s": T,
+        "solver": sol.method,
+        "status": s["status"],
+    }
+    if "alpha_log2" in model.states:
+        out["scout_alpha_mean"] = s.get("scout_alpha_mean")
+    if plot:
+        _plot(
+            sol, plot, f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}", {"k": P.k}
+        )
+    _print("DWTCP fluid simulation (last half of the run)", out, json)

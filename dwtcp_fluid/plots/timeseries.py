@@ -1,0 +1,144 @@
+"""Time series of fluid-model trajectories, and the registered DCTCP time-series figure with its claims."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..catalog import Claim, Figure, register
+from ..dde import solve, summarize
+from ..models.dctcp import DctcpFluid
+from ..params import DCTCP_ANALYSIS
+
+__all__ = ["plot_timeseries", "build_dctcp_timeseries", "plot_dctcp_timeseries", "FIGURE"]
+
+
+def plot_timeseries(
+    sol: Any, element: int = 0, *, title: str = "", queue_marks: dict[str, float] | None = None
+):
+    """One panel per state of a :class:`~dwtcp_fluid.dde.DdeSolution` against time in ms (physical models).
+
+    ``queue_marks`` draws horizontal reference lines on the queue panel, e.g. ``{"K": 65}``.
+    """
+    import matplotlib.pyplot as plt
+
+    model = sol.model
+    n = len(model.states)
+    if sol.method == "reference":
+        t = np.linspace(sol.t[0], sol.t[-1], 4001)
+        x = sol(t, element)
+    else:
+        t, x = sol.t, sol.x[element]
+    fig, axes = plt.subplots(n, 1, figsize=(6.4, 1.6 * n + 0.6), sharex=True)
+    axes = np.atleast_1d(axes)
+    units = model.state_units or ("",) * n
+    for i, ax in enumerate(axes):
+        ax.plot(t * 1e3, x[:, i], color=f"C{i}")
+        ax.set_ylabel(f"{model.states[i]} [{units[i]}]")
+        if model.states[i] == "q":
+            for j, (name, v) in enumerate((queue_marks or {}).items()):
+                ax.axhline(v, color="0.4", ls="--", lw=0.8)
+                ax.annotate(f"{name} = {v:g}", (t[-1] * 1e3, v), xytext=(-4, 3 + 10 * j), textcoords="offset points",
+                            ha="right", fontsize=7, color="0.3")  # fmt: skip
+    axes[-1].set_xlabel("time [ms]")
+    if title:
+        axes[0].set_title(title)
+    fig.tight_layout()
+    return fig
+
+
+# --- registered figure: DCTCP fluid model, N = 10 (limit cycle) and N = 100 (fixed point) ---------------------
+
+_FLOWS = (10, 100)
+_DURATION = 0.1  # s
+
+
+def build_dctcp_timeseries(quick: bool) -> dict[str, Any]:
+    """Reference-solver runs of DCTCP (5)-(8) of 001_2aee9d9fe081c28a.txt at 10 Gbps, 100 µs, K = 65, g = 1/16.
+
+    ``quick`` does not change the runs (each takes under a second), so the figure is the same in both modes.
+    """
+    out: dict[str, Any] = {"runs": {}}
+    for N in _FLOWS:
+        P = DCTCP_ANALYSIS.replace(flows=N)
+        sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, _DURATION))
+        t = np.linspace(0.0, _DURATION, 2001)
+        out["runs"][N] = {
+            "t": t,
+            "x": sol(t),
+            "summary": summarize(sol),
+            "end": sol(np.array([_DURATION]))[0],
+            "wbar": P.wbar,
+            "q_fixed": 2 * N - P.link.bdp,
+            "K": P.K,
+        }
+    return out
+
+
+def plot_dctcp_timeseries(data: dict[str, Any]):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(3, 2, figsize=(8.0, 5.6), sharex=True)
+    names = ("W [packets]", "α", "q [packets]")
+    for c, N in enumerate(_FLOWS):
+        r = data["runs"][N]
+        for i in range(3):
+            ax = axes[i, c]
+            ax.plot(r["t"] * 1e3, r["x"][:, i], color=f"C{i}")
+            if i == 2:
+                ax.axhline(r["K"], color="0.4", ls="--", lw=0.8, label=f"K = {r['K']:g}")
+                if r["wbar"] <= 2:
+                    ax.axhline(
+                        r["q_fixed"], color="C3", ls=":", lw=1.0, label=f"2N − Cd = {r['q_fixed']:.1f}"
+                    )
+                ax.legend(loc="lower right")
+            if c == 0:
+                ax.set_ylabel(names[i])
+        axes[0, c].set_title(f"N = {N} (w̄ = {r['wbar']:.2f})")
+        axes[2, c].set_xlabel("time [ms]")
+    fig.suptitle("DCTCP fluid model (5)-(8), 10 Gbps, d = 100 µs, K = 65, g = 1/16 (SciPy reference solver)")
+    fig.tight_layout()
+    return fig
+
+
+def _claim_fixed_point(data: dict[str, Any]) -> tuple[bool, str]:
+    r = data["runs"][100]
+    W, a, q = r["end"]
+    ok = abs(q - r["q_fixed"]) < 0.5 and abs(W - 2) < 0.02 and abs(a - 1) < 0.02
+    return ok, f"(W, α, q)(100 ms) = ({W:.4f}, {a:.4f}, {q:.2f}); 2N − Cd = {r['q_fixed']:.2f}"
+
+
+def _claim_limit_cycle(data: dict[str, Any]) -> tuple[bool, str]:
+    s = data["runs"][10]["summary"]
+    ok = s["period_s"] is not None and s["amplitude"] > 1.0
+    per = "none" if s["period_s"] is None else f"{s['period_s'] * 1e3:.3f} ms"
+    return ok, f"amplitude {s['amplitude']:.2f} packets, period {per} over the last 50 ms"
+
+
+def _claim_full_utilization(data: dict[str, Any]) -> tuple[bool, str]:
+    u = [data["runs"][N]["summary"]["utilization"] for N in _FLOWS]
+    return all(v > 0.999 for v in u), ", ".join(f"N = {N}: {v:.5f}" for N, v in zip(_FLOWS, u, strict=True))
+
+
+FIGURE = register(
+    Figure(
+        name="dctcp_timeseries",
+        title="DCTCP fluid model: fixed point for w̄ ≤ 2, limit cycle for w̄ > 2",
+        build=build_dctcp_timeseries,
+        plot=plot_dctcp_timeseries,
+        claims=(
+            Claim(
+                "N = 100 (w̄ ≤ 2) settles at (W, α, q) = (2, 1, 2N − C·d) = (2, 1, 116.7)", _claim_fixed_point
+            ),
+            Claim(
+                "N = 10 (w̄ = 14.8 > 2) oscillates: q keeps crossing K with amplitude > 1 packet",
+                _claim_limit_cycle,
+            ),
+            Claim(
+                "the queue never empties in steady state: utilization > 99.9 % (last 50 ms)",
+                _claim_full_utilization,
+            ),
+        ),
+    )
+)
