@@ -185,11 +185,16 @@ def fmt(x: float, sig: int = 6) -> str:
     return f"{float(x):.{sig}g}"
 
 
+#: LaTeX for model parameter names that SymPy would otherwise print literally (``s_over_l`` → S/L).
+DISPLAY_NAMES: dict[str, str] = {"s_over_l": r"\tfrac{S}{L}"}
+
+
 def tex(obj: Any) -> str:
     """LaTeX for a SymPy object (``Eq``, expression, matrix) or a string passed through unchanged."""
     if isinstance(obj, str):
         return obj
-    return sp.latex(obj)
+    names = {x: DISPLAY_NAMES[x.name] for x in getattr(obj, "free_symbols", ()) if x.name in DISPLAY_NAMES}
+    return sp.latex(obj, symbol_names=names) if names else sp.latex(obj)
 
 
 def eq(lhs: Any, rhs: Any, rel: str = "=") -> str:
