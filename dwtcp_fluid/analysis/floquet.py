@@ -1,0 +1,118 @@
+"""Theorem 1 of 001_2aee9d9fe081c28a.txt three ways: ρ(Z1·Z2) as written, with true transition matrices, and
+from a finite-difference Jacobian of the return map.
+
+Why (a) and (b) differ
+----------------------
+A small perturbation δx of the cycle evolves by the linear time-varying equation δx' = J_F(x*(t), u(t−1)) δx.
+Its solution over a time interval is δx(t) = Φ(t, 0) δx(0), where Φ solves Φ' = J_F Φ, Φ(0) = I. Only when the
+matrices J_F(s) at different times commute does Φ(t, 0) equal exp(∫_0^t J_F ds), the formula Theorem 1 writes
+(a time-ordered exponential collapses to an ordinary one only in the commuting case). Along the DCTCP cycle they
+do not commute: J_F depends on the state, which moves, and on the input u, which switches one R* after each
+crossing (J_F(x, 1) has the −α̃/2 and −W̃/2 terms of the mark, J_F(x, 0) has not). The first-order error is half
+the integral of the commutators [J(s), J(r)], so (a) is close to (b) when the cycle is short or J varies little,
+and can be far off otherwise (large w̄ or g, where α̃ and W̃ swing widely within a half period).
+
+The Poincaré map's Jacobian is exactly Z1·Z2 *with* the transition matrices: Φ carries the perturbation to the
+next crossing, and the projection I − F c/(c F) removes the component along the flow that only shifts the
+crossing time (the input switches exactly one unit after each crossing for the perturbed orbit too, so Φ has no
+jump at the switch). Hence (b) decides stability, and (c), a finite difference of the integrated return map
+(no linearization at all), checks (b) independently. (a) is a different matrix; its spectral radius is a number
+the paper reports, not a stability certificate. Z1·Z2 has a zero third row (the image of each projection lies in
+S), so one multiplier is 0 in every method and ρ is that of the 2x2 block acting on (W̃, α̃).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import expm
+
+from .limit_cycle import LimitCycle, return_map, saltation_projection
+
+__all__ = ["TheoremOne", "theorem1", "paper_z1z2", "true_z1z2", "fd_return_jacobian", "spectral_radius"]
+
+
+def spectral_radius(M: np.ndarray) -> float:
+    """max |λ| over the eigenvalues of M."""
+    return float(np.max(np.abs(np.linalg.eigvals(np.asarray(M, float)))))
+
+
+def paper_z1z2(first, second, p) -> np.ndarray:
+    """Z1·Z2 exactly as Theorem 1 of 001_2aee9d9fe081c28a.txt writes it, with exp(∫ J_F ds) (entry-wise integral).
+
+    ``first`` runs x*_α → x*_β (u_α = 0 at its end), ``second`` x*_β → x*_α (u_β = 1 at its end).
+    """
+    Z2 = saltation_projection(first.x_end, 0, p) @ expm(first.jint)
+    Z1 = saltation_projection(second.x_end, 1, p) @ expm(second.jint)
+    return Z1 @ Z2
+
+
+def true_z1z2(first, second, p) -> np.ndarray:
+    """Z1·Z2 with the state-transition matrices Φ of Φ' = J_F Φ: the Jacobian of the Poincaré map."""
+    Z2 = saltation_projection(first.x_end, 0, p) @ first.phi
+    Z1 = saltation_projection(second.x_end, 1, p) @ second.phi
+    return Z1 @ Z2
+
+
+def fd_return_jacobian(cycle: LimitCycle, rel: float = 1e-5) -> np.ndarray:
+    """Central finite-difference Jacobian of the return map P(W̃, α̃) at x*_α (2x2), from full nonlinear integrations."""
+    p = cycle.params
+    y = cycle.x_alpha[:2]
+    J = np.empty((2, 2))
+    for j in range(2):
+        dy = np.zeros(2)
+        dy[j] = rel * max(abs(y[j]), 1e-3)
+        fp = return_map(y + dy, p)[1].x_end[:2]
+        fm = return_map(y - dy, p)[1].x_end[:2]
+        J[:, j] = (fp - fm) / (2 * dy[j])
+    return J
+
+
+@dataclass(frozen=True)
+class TheoremOne:
+    """ρ of Theorem 1 computed three ways for one cycle (w̄, g)."""
+
+    wbar: float
+    g: float
+    rho_paper: float  # (a) ρ(Z1 Z2) with exp(∫ J_F ds)
+    rho_monodromy: float  # (b) ρ(Z1 Z2) with the transition matrices Φ
+    rho_return_map: float  # (c) ρ of the finite-difference Jacobian of the return map
+    z_paper: np.ndarray
+    z_true: np.ndarray
+    jac_fd: np.ndarray
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "wbar": self.wbar,
+            "g": self.g,
+            "rho_paper": self.rho_paper,
+            "rho_monodromy": self.rho_monodromy,
+            "rho_return_map": self.rho_return_map,
+        }
+
+
+def theorem1(cycle: LimitCycle, *, fd_rel: float = 1e-5) -> TheoremOne:
+    """ρ(Z1·Z2) of Theorem 1 of 001_2aee9d9fe081c28a.txt: (a) as written, (b) true transition matrices,
+    (c) finite-difference return map. ``cycle`` must be a cycle without the queue floor."""
+    if not isinstance(cycle, LimitCycle):
+        raise ValueError(f"cycle={cycle!r} is invalid: accepted a LimitCycle (w̄ > 2)")
+    if cycle.psi is not None:
+        raise ValueError(
+            f"cycle.psi={cycle.psi!r} is invalid: Theorem 1 is for the model without the queue floor"
+        )
+    p = cycle.params
+    first, second = return_map(cycle.x_alpha[:2], p, variational=True)
+    za = paper_z1z2(first, second, p)
+    zb = true_z1z2(first, second, p)
+    jc = fd_return_jacobian(cycle, fd_rel)
+    return TheoremOne(
+        wbar=cycle.wbar,
+        g=cycle.g,
+        rho_paper=spectral_radius(za),
+        rho_monodromy=spectral_radius(zb),
+        rho_return_map=spectral_radius(jc),
+        z_paper=za,
+        z_true=zb,
+        jac_fd=jc,
+    )
