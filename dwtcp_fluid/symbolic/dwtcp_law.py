@@ -9,7 +9,7 @@ import sympy as sp
 
 from ..models.dwtcp import DwtcpFluid
 from ._dwtcp_common import bdp_subs, cite, decrease_rhs, symbols
-from .derivation import Derivation, Finding, Step, differs, eq, holds, identity, numeric, positive
+from .derivation import Derivation, Finding, Step, differs, eq, holds, identity, numeric, positive, predicate
 
 __all__ = ["dwtcp_fluid_model"]
 
@@ -40,6 +40,8 @@ def dwtcp_fluid_model() -> Derivation:
         2 * s.beta * sp.sqrt(w) * (d_s - d_t) ** 2 / d_s**2,
     ]
     n_ack = sp.Symbol("n", positive=True, integer=True)
+    Nn = s.N
+    guide = 1 / (2 * sp.sqrt(BDP / Nn))  # the paper's guideline beta, section 4.2
     alpha0 = sp.Symbol("alpha_0", positive=True)
     steps = [
         Step(
@@ -149,6 +151,22 @@ def dwtcp_fluid_model() -> Derivation:
             ),
         ),
         Step(
+            "Note 3: the guideline β is a packet-convention value",
+            cite("section 4.2, guideline β ≈ 1/(2√(BDP/N))"),
+            "The largest cut, β·√w (as (d_s − d_t)/d_s → 1), is the paper's 1/2 at the fair share w = BDP/N only with w in packets; with"
+            " w in bytes the same β gives β·√(L·BDP/N) = √L/2 ≈ 19.4 > 1 (a cut larger than the window). The paper's"
+            " two β values use opposite conventions.",
+            [eq(r"\beta_g\sqrt{BDP/N}", sp.Rational(1, 2)), eq(r"\beta_g\sqrt{L\,BDP/N}", sp.sqrt(L) / 2)],
+            predicate(
+                lambda: (
+                    identity(guide * sp.sqrt(BDP / Nn), sp.Rational(1, 2)).fn()[0]
+                    and float((guide * sp.sqrt(L * BDP / Nn)).subs(L, 1500)) > 1,
+                    f"packets: 1/2; bytes (L = 1500): {float(sp.sqrt(1500) / 2):.4g}",
+                ),
+                "β_g·√(BDP/N) simplifies to 1/2, and β_g·√(1500·BDP/N) = √1500/2 exceeds 1",
+            ),
+        ),
+        Step(
             "Algorithm 1, line 18: sendTime − rcvTime is negative",
             cite("Algorithm 1, line 18"),
             "A Scout is received δ > 0 after it is sent, so sendTime − rcvTime = −δ < 0 < d_t and the decrease would"
@@ -206,7 +224,9 @@ def dwtcp_fluid_model() -> Derivation:
         Finding(
             "Note 3 (units of β)",
             "β = 0.001",
-            "β·√w = 0.173 with w in bytes, 0.00447 in packets: β = 0.001 is a byte-convention value.",
+            "β·√w = 0.173 with w in bytes, 0.00447 in packets: β = 0.001 is a byte-convention value. The guideline"
+            " β ≈ 1/(2√(BDP/N)) is a packet-convention value (β·√w = 1/2 at the fair share; √L/2 ≈ 19 in bytes):"
+            " the paper's two β values use opposite conventions.",
             "clarified",
             "Note 3: the unit of w inside β·√w",
         ),
