@@ -100,6 +100,8 @@ def _make_trajectory(cfg: JaxConfig):
         """One element. Shapes: x0 (n,), hist_x/hist_f (buf_len, n), cross0 (S,), ptr0/u0/sdel (m,)."""
         eps = 1e-9 * h
         bval = bvals  # (nb,)
+        # filled in below once the derivative at t0 is known (closures read it when the steps are traced)
+        start = {"f0_right": jnp.zeros(n)}
 
         def u_arg(u):
             return u[0] if m == 1 else tuple(u[j] for j in range(m))
@@ -110,7 +112,9 @@ def _make_trajectory(cfg: JaxConfig):
             th = kf - k
             k = k.astype(jnp.int64)
             i0, i1 = k % cfg.buf_len, (k + 1) % cfg.buf_len
-            return _hermite(buf_x[i0], buf_f[i0], buf_x[i1], buf_f[i1], h, th)
+            # x' may jump at t0 (history → solution): the first interval needs the right derivative at t0
+            f_left = jnp.where(k == 0, start["f0_right"], buf_f[i0])
+            return _hermite(buf_x[i0], f_left, buf_x[i1], buf_f[i1], h, th)
 
         def raw_rhs(tt, x, u, buf_x, buf_f):
             xd = read_xd(tt - tau_d, buf_x, buf_f) if cfg.uses_xd else x
@@ -265,6 +269,8 @@ def _make_trajectory(cfg: JaxConfig):
             enter = (bsgn * (x[bidx] - bval) <= 0) & (bsgn * F[bidx] < 0)
             held0 = enter
             x = x.at[bidx].set(jnp.where(enter, bval, x[bidx]))
+        if cfg.uses_xd:
+            start["f0_right"] = mask(raw_rhs(t0, x, u0, hist_x, hist_f), held0)
         state = (x, held0, u0, cross0, count0, ptr0, sign0, jnp.asarray(int(Status.OK)), jnp.asarray(jnp.nan),
                  jnp.full(n, jnp.nan), hist_x, hist_f)  # fmt: skip
         state, xs = jax.lax.scan(chunk, state, jnp.arange(cfg.n_save - 1))

@@ -1,0 +1,108 @@
+"""The two DDE solvers against each other and against the papers' closed forms."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dwtcp_fluid.dde import solve, summarize
+from dwtcp_fluid.models import DctcpFluid, DwtcpFluid
+from dwtcp_fluid.params import DCTCP_ANALYSIS, DwtcpParams, LinkParams
+
+H0 = [1.0, 0.0, 0.0]  # W = 1, α = 0, q = 0 before t = 0
+
+
+def _max_dq(P, T=0.1):
+    ref = solve(DctcpFluid(), P, H0, (0.0, T))
+    jx = solve(DctcpFluid(), P, H0, (0.0, T), method="jax")
+    assert ref.ok and jx.ok
+    return np.abs(jx.x[0, :, 2] - ref(jx.t)[:, 2]).max(), ref, jx
+
+
+@pytest.mark.parametrize("N", [2, 10, 100])
+def test_scipy_and_jax_agree_on_dctcp(N):
+    """max |Δq| ≤ 1e-3 packets over 100 ms at the default JAX step (R*/20); N = 2 hits the queue floor."""
+    err, ref, _ = _max_dq(DCTCP_ANALYSIS.replace(flows=N))
+    assert err <= 1e-3, err
+
+
+def test_scipy_and_jax_agree_on_random_draws():
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        P = DCTCP_ANALYSIS.replace(
+            link=LinkParams("10Gbps", f"{rng.uniform(50, 300):.1f}us"),
+            flows=int(rng.integers(2, 40)),
+            K=float(rng.uniform(10, 120)),
+            g=float(rng.uniform(0.01, 0.3)),
+        )
+        err, _, _ = _max_dq(P, T=0.05)
+        assert err <= 1e-3, (P, err)
+
+
+def test_floor_is_a_sliding_mode():
+    """N = 2 starts with an empty queue held at 0 and later empties it again; q never goes below 0."""
+    _, ref, jx = _max_dq(DCTCP_ANALYSIS.replace(flows=2), T=0.03)
+    assert ref.x[0, :, 2].min() >= 0.0 and jx.x[0, :, 2].min() >= 0.0
+    assert np.any(ref(np.linspace(0.001, 0.03, 3000))[:, 2] == 0.0)
+
+
+def test_n100_converges_to_fixed_point():
+    """w̄ ≤ 2: (W, α, q) → (2, 1, 2N − C·d) = (2, 1, 116.67) (section 3.1 of 001_2aee9d9fe081c28a.txt)."""
+    P = DCTCP_ANALYSIS.replace(flows=100)
+    assert P.wbar <= 2
+    for method in ("reference", "jax"):
+        sol = solve(DctcpFluid(), P, H0, (0.0, 0.1), method=method)
+        W, a, q = sol(np.array([0.1]))[0]
+        assert abs(W - 2) < 1e-3 and abs(a - 1) < 1e-3 and abs(q - (200 - P.link.bdp)) < 0.05, (
+            method,
+            W,
+            a,
+            q,
+        )
+        assert summarize(sol)["period_s"] is None
+
+
+def test_undelayed_dwtcp_decrease_conserves_first_integral():
+    """H = β q²/(2τ·BDP) + N w/τ − C ln w is constant on (6) without delay (equations.md), to 1e-8 over 100 RTTs."""
+    # β = 1e-4: the decrease orbit turns at ω ≈ sqrt(β)/τ, so q (started at its maximum, w at the fair share)
+    # stays above k = 0, i.e. in the decrease phase, for ≈ π/(2ω) ≈ 157 RTTs
+    P = DwtcpParams(flows=10, beta=1e-4, k=0.0)
+    model = DwtcpFluid(queue_floor=False)
+    p = model.numeric_params(P)
+    x0 = [P.window_fair_share, 200.0]
+    sol = solve(model, p, x0, (0.0, 100 * P.tau), rtol=1e-12, atol=1e-12)
+    t = np.linspace(0, 100 * P.tau, 2001)
+    w, q = sol(t).T
+    assert q.min() > 0
+    bdp = P.bdp
+    H = p["beta"] * q**2 / (2 * p["tau"] * bdp) + p["N"] * w / p["tau"] - p["C"] * np.log(w)
+    assert np.abs(H / H[0] - 1).max() < 1e-8
+
+
+def test_delayed_dwtcp_solvers_agree():
+    """DWTCP with the one-RTT Scout delay (k̄ = q(t − τ) in the decrease): reference vs JAX."""
+    P = DwtcpParams(flows=10)
+    model = DwtcpFluid(delay_rtts=1.0)
+    ref = solve(model, P, [1.0, 0.0], (0.0, 0.03))
+    jx = solve(model, P, [1.0, 0.0], (0.0, 0.03), method="jax")
+    assert np.abs(jx.x[0, :, 1] - ref(jx.t)[:, 1]).max() < 1e-3
+
+
+def test_batched_equals_one_by_one():
+    model = DctcpFluid()
+    Ps = [DCTCP_ANALYSIS.replace(flows=n, g=g) for n, g in [(5, 0.05), (10, 1 / 16), (40, 0.2)]]
+    batch = solve(model, Ps, H0, (0.0, 0.02), method="jax", dt=5e-6)
+    for i, P in enumerate(Ps):
+        one = solve(model, P, H0, (0.0, 0.02), method="jax", dt=5e-6)
+        np.testing.assert_allclose(batch.x[i], one.x[0], rtol=1e-12, atol=1e-10)
+    ref_batch = solve(model, Ps[:2], H0, (0.0, 0.01))
+    ref_one = solve(model, Ps[1], H0, (0.0, 0.01))
+    np.testing.assert_allclose(ref_batch(ref_one.t, element=1), ref_one.x[0], rtol=1e-12, atol=1e-12)
+
+
+def test_dataset_export_has_units_and_provenance():
+    sol = solve(DctcpFluid(), DCTCP_ANALYSIS, H0, (0.0, 0.005))
+    ds = sol.to_dataset()
+    assert ds["q"].attrs["units"] == "packets"
+    assert ds.attrs["solver"] == "reference" and "rtol" in ds.attrs["solver_options"]
+    assert float(ds["K"][0]) == 65.0
