@@ -6,6 +6,7 @@ them; :func:`check_all` re-runs every check and compares with the committed file
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,11 +171,21 @@ def _readme(derivs: list[Derivation]) -> str:
 
 
 def render_all(derivs: list[Derivation] | None = None) -> dict[str, str]:
-    """Run every check and render ``{file name: Markdown}`` including README.md; raises StepCheckError on failure."""
-    derivs = build_all() if derivs is None else derivs
+    """Run every check and render ``{file name: Markdown}`` including README.md; raises StepCheckError on failure.
+
+    The registered derivations are deterministic, so their rendering is computed once per process (a copy is
+    returned); passing ``derivs`` always runs their checks.
+    """
+    if derivs is None:
+        return dict(_render_registered())
     files = {f"{d.slug}.md": d.render() for d in derivs}
     files["README.md"] = _readme(derivs)
     return files
+
+
+@functools.cache
+def _render_registered() -> tuple[tuple[str, str], ...]:
+    return tuple(render_all(build_all()).items())
 
 
 def write_all(outdir: Path | str | None = None) -> list[Path]:
