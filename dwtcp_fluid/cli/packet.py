@@ -128,3 +128,78 @@ def run(
         if k != "throughput_pps":
             t.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
     Console().print(t)
+
+
+@packet_app.command("compare-fluid")
+def compare_fluid(
+    flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
+    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
+    rtt: str = typer.Option("100us", "--rtt", help='Base RTT d ("100us").'),
+    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size L in bytes."),
+    marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="ECN threshold K, packets."),
+    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain g, 0 < g ≤ 1."),
+    duration: str = typer.Option("100ms", "--duration", help="Simulated time; the last half is compared."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the packet run."),
+    plot: str = typer.Option(None, "--plot", help="Write the packet-vs-fluid overlay figure to FILE."),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+) -> None:
+    """DCTCP through the packet core and the fluid model (5)-(8): mean queue, amplitude, period, window, α."""
+    from ..packet.crosscheck import TOLERANCES, compare_dctcp, within_tolerance
+    from ..params import DctcpParams
+    from ..units import parse_time
+    from .common import parse_list
+
+    ns = parse_list("--flows", flows)
+    if not all(n >= 1 and n == int(n) for n in ns):
+        raise UsageError("--flows", flows, "comma-separated integers >= 1")
+    _check("--g", g, math.isfinite(g) and 0 < g <= 1, "a number with 0 < g <= 1")
+    _check(
+        "--marking-threshold",
+        marking_threshold,
+        math.isfinite(marking_threshold) and marking_threshold >= 0,
+        "packets >= 0",
+    )
+    link = link_from_flags(capacity, rtt, packet_size)
+    try:
+        dur = parse_time(duration)
+    except ValueError:
+        raise UsageError("--duration", duration, 'a positive time such as "100ms"') from None
+    _check("--duration", duration, 200.0 / link.C <= dur <= 10.0, "a time between 200 slots and 10 s")
+    rows, data = [], {}
+    for n in (int(x) for x in ns):
+        P = DctcpParams(link=link, flows=n, K=marking_threshold, g=g)
+        c = compare_dctcp(n, params=P, duration=dur, seed=seed)
+        ok, text = within_tolerance(c)
+        data[n] = c
+        rows.append(
+            {
+                "flows": n,
+                "wbar": c["wbar"],
+                "packet": c["packet"],
+                "fluid": c["fluid"],
+                "diff": c["diff"],
+                "within_tolerance": ok,
+                "measured": text,
+            }
+        )
+    if plot:
+        import matplotlib.pyplot as plt
+
+        from ..packet.figures import plot_packet_vs_fluid
+
+        fig = plot_packet_vs_fluid(data, flows=tuple(data))
+        fig.savefig(plot)
+        plt.close(fig)
+    out = {"tolerances": TOLERANCES, "rows": rows, "duration_s": dur}
+    if json:
+        emit_json(out)
+        return
+    t = Table(title="DCTCP packet core vs fluid model (last half of the run)")
+    for col in ("N", "quantity", "packet", "fluid", "packet − fluid"):
+        t.add_column(col)
+    for r in rows:
+        for k in ("queue_mean", "amplitude", "period_s", "window_mean", "alpha_mean"):
+            f = lambda v: "—" if v is None else f"{v:.4g}"  # noqa: E731
+            t.add_row(str(r["flows"]), k, f(r["packet"][k]), f(r["fluid"][k]), f(r["diff"][k]))
+        t.add_row(str(r["flows"]), "within tolerance", str(r["within_tolerance"]), r["measured"], "")
+    Console().print(t)

@@ -254,9 +254,13 @@ def _dctcp_analysis(n: int) -> Callable[[bool], list[PacketRun]]:
     return make
 
 
+#: Spacing of the joins and leaves in the quick (CI) version of the DWTCP join/leave scenario, seconds.
+JOIN_LEAVE_STEP_QUICK = 0.02
+
+
 def _join_leave(quick: bool) -> list[PacketRun]:
-    """DWTCP's five long flows joining 1 s apart and leaving 1 s apart (quick: 25 ms apart)."""
-    step = 0.025 if quick else 1.0
+    """DWTCP's five long flows joining 1 s apart and leaving 1 s apart (quick: 20 ms apart, for CI)."""
+    step = JOIN_LEAVE_STEP_QUICK if quick else 1.0
     n = 5
     return [
         build(
@@ -272,8 +276,10 @@ def _join_leave(quick: bool) -> list[PacketRun]:
 
 
 def rtt_fairness(law: str, ratios: Sequence[float] = (1, 2, 4, 10), quick: bool = False) -> list[PacketRun]:
-    """Two groups of two flows, base RTTs 100 µs and ratio × 100 µs (section 5 of 001_2aee9d9fe081c28a.txt)."""
+    """Two groups of two flows, base RTTs 100 µs and ratio × 100 µs, K = 35, g = 1/16 (section 5.1 of
+    001_2aee9d9fe081c28a.txt); one batch (the ring is sized for the largest ratio)."""
     link = DCTCP_ANALYSIS.link
+    dctcp = DCTCP_ANALYSIS.replace(flows=4, K=35.0)
     slot = 1.0 / link.C
     ring = int(round(max(ratios) * link.rtt / slot)) + 2
     return [
@@ -282,7 +288,8 @@ def rtt_fairness(law: str, ratios: Sequence[float] = (1, 2, 4, 10), quick: bool 
             link=link,
             flows=4,
             rtts=[link.rtt, link.rtt, r * link.rtt, r * link.rtt],
-            duration="40ms" if quick else "400ms",
+            dctcp=dctcp,
+            duration="60ms" if quick else "500ms",
             ring_len=ring,
             seed=i,
         )
