@@ -6,6 +6,14 @@ Both are summarised over the last half of the run. The period of the packet queu
 of its autocorrelation (per-packet noise makes threshold crossings unreliable); the fluid period is the mean
 spacing of its upward crossings of K.
 
+Finding (N = 2, 10): mean queue, amplitude and mean window agree within a few packets, but the packet period is
+0.6–0.7× the fluid period. The packet core's senders are ACK-clocked: while the link is busy the queue *is*
+ΣW − C·d at every instant (a cut pauses sending at once, an increase sends at once), ``ack_clock_gap`` ≈ 1 packet;
+the fluid (7), dq/dt = N·W/R − C, relaxes toward N·W − C·d only with a time constant of about one RTT
+(``ack_clock_gap`` of several packets), an extra lag in the loop that lengthens the cycle. The per-ACK law (36),
+whose mean decrease is exactly the fluid term W·α/(2R)·p, matches the fluid α but has an even shorter period,
+which points at the queue equation (7), not the window law, as the source of the difference.
+
 Stated tolerances (:data:`TOLERANCES`), checked by the tests and the registered figure's claims:
 
 * w̄ ≤ 2 (N = 100): packet mean queue within 3 packets of the fixed point 2N − C·d (eq. (15));
@@ -104,6 +112,11 @@ def compare_dctcp(
     if x_f is None:
         sel = sol.t >= duration / 2
         t_f, x_f = sol.t[sel], sol.x[0, sel]
+    # ACK-clock diagnostic: how far the queue is from "sum of windows − C·d" (≈ 0 for ACK-clocked senders whose
+    # packets fill the pipe; the fluid (7) reaches it only after a lag of about one RTT).
+    bdp = P.link.bdp
+    packet["ack_clock_gap"] = float(np.mean(np.abs(rec["q_end"][w] - (rec["cwnd_end"][w].sum(1) - bdp))))
+    fluid["ack_clock_gap"] = float(np.mean(np.abs(x_f[:, 2] - (flows * x_f[:, 0] - bdp))))
     diff = {
         k: (packet[k] - fluid[k]) if packet[k] is not None and fluid[k] is not None else None for k in packet
     }
