@@ -122,10 +122,18 @@ def _make_trajectory(cfg: JaxConfig):
                 [jnp.asarray(v, dtype=x.dtype) + 0 * x[0] for v in model.rhs(x, xd, u_arg(u), p, jnp)]
             )
 
+        def put(vec, cond, vals):
+            # one bound at a time: a state may have both a floor and a ceiling, and a vectorized scatter with a
+            # repeated index would let the later bound overwrite the earlier one
+            for k in range(nb):
+                i = int(bidx[k])
+                vec = vec.at[i].set(jnp.where(cond[k], vals[k], vec[i]))
+            return vec
+
         def mask(f, held):
             if nb == 0:
                 return f
-            return f.at[bidx].set(jnp.where(held, 0.0, f[bidx]))
+            return put(f, held, jnp.zeros(nb))
 
         def sigma(x):
             return model.surface(x, p, jnp)
@@ -143,10 +151,13 @@ def _make_trajectory(cfg: JaxConfig):
             F0 = raw_rhs(s, x, u, buf_x, buf_f)
             if nb:
                 xb, Fb = x[bidx], F0[bidx]
-                enter = (~held) & (bsgn * (xb - bval) <= 0) & (bsgn * Fb < 0) & toggled
+                # entering needs a clearly negative derivative (as in the reference solver), so that a state
+                # that has just left its bound (derivative ≈ 0) is not caught again
+                ftol = 1e-9 * (1.0 + jnp.max(jnp.abs(F0)))
+                enter = (~held) & (bsgn * (xb - bval) <= 0) & (bsgn * Fb < -ftol) & toggled
                 leave = held & (bsgn * Fb > 0) & toggled
                 held = (held | enter) & ~leave
-                x = x.at[bidx].set(jnp.where(enter, bval, xb))
+                x = put(x, enter, bval)
             f0 = mask(F0, held)
             # 3. RK4 up to the next switch or the end of the step
             pending = ptr < count
@@ -195,7 +206,7 @@ def _make_trajectory(cfg: JaxConfig):
             s_new = jnp.where(has_event, s + thc * hs, target)
             x_new = jnp.where(has_event, H(thc), x1)
             if nb:
-                x_new = x_new.at[bidx].set(jnp.where(held, bval, x_new[bidx]))
+                x_new = put(x_new, held, bval)
             # 5. apply the event
             is_cross = has_event & (j == 0)
             slot = count % S
@@ -209,7 +220,7 @@ def _make_trajectory(cfg: JaxConfig):
                 onehot_e = ent & (jnp.arange(nb) == kk)
                 onehot_l = lv & (jnp.arange(nb) == kk - nb)
                 held = (held | onehot_e) & ~onehot_l
-                x_new = x_new.at[bidx].set(jnp.where(onehot_e, bval, x_new[bidx]))
+                x_new = put(x_new, onehot_e, bval)
                 # a bound lying on the switching surface (DWTCP, k = 0) ends the positive side exactly
                 mism = has_event & (j > 0) & ((sigma(x_new) > 0) != sign_pos)
                 ctimes = jnp.where(mism, ctimes.at[count % S].set(s_new), ctimes)
@@ -268,7 +279,7 @@ def _make_trajectory(cfg: JaxConfig):
             F = raw_rhs(t0, x, u0, hist_x, hist_f)
             enter = (bsgn * (x[bidx] - bval) <= 0) & (bsgn * F[bidx] < 0)
             held0 = enter
-            x = x.at[bidx].set(jnp.where(enter, bval, x[bidx]))
+            x = put(x, enter, bval)
         if cfg.uses_xd:
             start["f0_right"] = mask(raw_rhs(t0, x, u0, hist_x, hist_f), held0)
         state = (x, held0, u0, cross0, count0, ptr0, sign0, jnp.asarray(int(Status.OK)), jnp.asarray(jnp.nan),
