@@ -114,54 +114,85 @@ def _half(y0, u_first, p, M, nmax, var, floor):
     y, n, done, qmn, qmx = jax.lax.while_loop(cond, body_b, (y, jnp.int64(0), jnp.bool_(False), qmn, qmx))
     # locate the crossing inside the next step: secant start, then Newton on the sub-step length
     yn = _rk4(y, u2, p, h, var, fl)
-    s = h * y[2] / (y[2] - yn[2])
-    for _ in range(4):
+    s0 = h * y[2] / (y[2] - yn[2])
+
+    def refine(i, s):
         ys = _rk4(y, u2, p, s, var, fl)
-        s = jnp.clip(s - ys[2] / _F(ys[:3], u2, p)[2], 0.0, h)
+        return jnp.clip(s - ys[2] / _F(ys[:3], u2, p)[2], 0.0, h)
+
+    s = jax.lax.fori_loop(0, 4, refine, s0)
     ye = _rk4(y, u2, p, s, var, fl).at[2].set(0.0)
     status = jnp.where(bad_a, STRUCTURE, jnp.where(done, OK, NO_CROSSING))
     return ye, 1.0 + n * h + s, qmn, qmx, status
 
 
-def _projection(x, u, p):
-    f = _F(x, u, p)
-    return jnp.eye(3) - jnp.outer(f, jnp.array([0.0, 0.0, 1.0])) / f[2]
-
-
 @functools.partial(jax.jit, static_argnames=("M", "nmax", "var", "use_floor"))
 def _map_batch(y, wbar, g, floor, *, M, nmax, var, use_floor):
+    """Both halves of the return map for a batch; the two halves share one traced body (``lax.scan``)."""
     fl = 0.0 if use_floor else None
+    size = 22 if var else 4
 
     def one(yy, wb, gg, ff):
         p = {"wbar": wb, "g": gg, "psi": 0.0, "floor": ff}
-        size = 22 if var else 4
-        y0 = jnp.zeros(size).at[0].set(yy[0]).at[1].set(yy[1])
-        if var:
-            y0 = y0.at[4:13].set(jnp.eye(3).ravel())
-        ya, ta, qn1, qx1, s1 = _half(y0, 1.0, p, M, nmax, var, fl)
-        yb0 = jnp.zeros(size).at[:3].set(ya[:3])
-        if var:
-            yb0 = yb0.at[4:13].set(jnp.eye(3).ravel())
-        yb, tb, qn2, qx2, s2 = _half(yb0, 0.0, p, M, nmax, var, fl)
-        out = {
-            "y": yb[:2],
-            "x_beta": ya[:3],
-            "t_a": ta,
-            "t_b": tb,
-            "q_min": jnp.minimum(qn1, qn2),
-            "q_max": jnp.maximum(qx1, qx2),
-            "arrivals": ya[3] + yb[3],
-            "status": jnp.maximum(s1, s2),
+
+        def half(x, u_first):
+            y0 = jnp.zeros(size).at[:3].set(x)
+            if var:
+                y0 = y0.at[4:13].set(jnp.eye(3).ravel())
+            ye, te, qn, qx, st = _half(y0, u_first, p, M, nmax, var, fl)
+            return ye[:3], (ye, te, qn, qx, st)
+
+        x0 = jnp.stack([yy[0], yy[1], 0.0])
+        _, (ye, te, qn, qx, st) = jax.lax.scan(half, x0, jnp.array([1.0, 0.0]))
+        return {
+            "aug": ye,  # (2, size): end of each half (x, arrivals[, Φ, ∫J])
+            "t": te,
+            "q_min": jnp.min(qn),
+            "q_max": jnp.max(qx),
+            "status": jnp.max(st),
         }
-        if var:
-            Pa, Pb = _projection(ya[:3], 0.0, p), _projection(yb[:3], 1.0, p)
-            out["z_true"] = (Pb @ yb[4:13].reshape(3, 3)) @ (Pa @ ya[4:13].reshape(3, 3))
-            out["z_paper"] = (Pb @ jax.scipy.linalg.expm(yb[13:22].reshape(3, 3))) @ (
-                Pa @ jax.scipy.linalg.expm(ya[13:22].reshape(3, 3))
-            )
-        return out
 
     return jax.vmap(one)(y, wbar, g, floor)
+
+
+def _projection_np(x, u, wbar, g):
+    """I − F c/(c F) for a batch of states (NumPy; F from the model), see :func:`.limit_cycle.saltation_projection`."""
+    f = np.stack(
+        MODEL.rhs((x[:, 0], x[:, 1], x[:, 2]), None, float(u), {"wbar": wbar, "g": g, "psi": 0.0}, np), -1
+    )
+    return np.eye(3)[None] - f[:, :, None] * np.array([0.0, 0.0, 1.0])[None, None, :] / f[:, 2, None, None]
+
+
+def _unpack(out, wbar, g, var, paper=False):
+    """Host-side results of :func:`_map_batch`: P(y), times, and (with ``var``) Z1·Z2 both ways."""
+    from scipy.linalg import expm
+
+    o = {k: np.asarray(v) for k, v in out.items()}
+    aug = o["aug"]
+    res = {
+        "y": aug[:, 1, :2],
+        "x_beta": aug[:, 0, :3],
+        "t_a": o["t"][:, 0],
+        "t_b": o["t"][:, 1],
+        "q_min": o["q_min"],
+        "q_max": o["q_max"],
+        "arrivals": aug[:, 0, 3] + aug[:, 1, 3],
+        "status": o["status"],
+    }
+    if var:
+        Pa = _projection_np(aug[:, 0, :3], 0, wbar, g)
+        Pb = _projection_np(aug[:, 1, :3], 1, wbar, g)
+        phi_a, phi_b = aug[:, 0, 4:13].reshape(-1, 3, 3), aug[:, 1, 4:13].reshape(-1, 3, 3)
+        res["z_true"] = (Pb @ phi_b) @ (Pa @ phi_a)
+        if paper:
+            # the paper's exp(∫ J_F ds), batched (only for the final evaluation: it is the costly part)
+            ja, jb = aug[:, 0, 13:22].reshape(-1, 3, 3), aug[:, 1, 13:22].reshape(-1, 3, 3)
+            good = np.all(np.isfinite(ja), axis=(1, 2)) & np.all(np.isfinite(jb), axis=(1, 2))
+            ea, eb = np.full_like(ja, np.nan), np.full_like(jb, np.nan)
+            if good.any():
+                ea[good], eb[good] = expm(ja[good]), expm(jb[good])
+            res["z_paper"] = (Pb @ eb) @ (Pa @ ea)
+    return res
 
 
 @dataclass
@@ -194,12 +225,13 @@ def cycles_batch(
     *,
     psi: np.ndarray | None = None,
     steps_per_unit: int = STEPS_PER_UNIT,
-    approach: int = 3,
-    newton: int = 8,
+    approach: int = 0,
+    newton: int = 12,
     tol: float = 1e-9,
     max_time: float = 2000.0,
     chunk: int = 256,
     fallback: bool = True,
+    y0: np.ndarray | None = None,
 ) -> BatchCycles:
     """Limit cycles (and Theorem 1's ρ both ways when ``psi`` is None) for many (w̄, g), eqs. (11)-(14) of
     001_2aee9d9fe081c28a.txt.
@@ -223,11 +255,20 @@ def cycles_batch(
     fallback : bool
         Re-solve elements the batched solver could not (structure, budget, Newton) with the SciPy path of
         :mod:`.limit_cycle`; they get status 4.
+    y0 : array (n, 2), optional
+        Initial (W̃, α̃) at a downward crossing per element (e.g. the floor-free cycle when solving with ``psi``);
+        default: the sawtooth guess W̃ = w̄(1 − α̃/4), α̃ = min(1, sqrt(2/w̄)).
     """
     arrs = [np.asarray(wbar, float), np.asarray(g, float)]
     if psi is not None:
         arrs.append(np.asarray(psi, float))
     arrs = [a.ravel() for a in np.broadcast_arrays(*arrs)]
+    if y0 is not None:
+        y0 = np.asarray(y0, dtype=float).reshape(-1, 2)
+        if y0.shape[0] != arrs[0].size:
+            raise ValueError(
+                f"y0 has {y0.shape[0]} rows: accepted one (W, alpha) row per element ({arrs[0].size})"
+            )
     wb, gg = arrs[0], arrs[1]
     if np.any(~np.isfinite(wb)) or np.any(wb <= 2.0):
         bad = wb[~(np.isfinite(wb) & (wb > 2.0))][0]
@@ -254,8 +295,9 @@ def cycles_batch(
         n = wb[sl].size
         # pad every chunk to the same length so one compiled function serves all chunks (and all callers)
         pad = lambda a, sl=sl, n=n: np.concatenate([a[sl], np.repeat(a[sl][-1:], chunk - n)])  # noqa: E731
+        yc = None if y0 is None else np.concatenate([y0[sl], np.repeat(y0[sl][-1:], chunk - n, axis=0)])
         out = _cycles_chunk(
-            pad(wb), pad(gg), pad(floor), steps_per_unit, approach, newton, tol, max_time, use_floor
+            pad(wb), pad(gg), pad(floor), steps_per_unit, approach, newton, tol, max_time, use_floor, yc
         )
         parts.append({k: v[:n] for k, v in out.items()})
     cat = {k: np.concatenate([pt[k] for pt in parts]) for k in parts[0]}
@@ -284,37 +326,46 @@ def _fallback(wb, gg, ps, cat) -> None:
         cat["status"][i] = FALLBACK
 
 
-def _cycles_chunk(wb, gg, floor, M, approach, newton, tol, max_time, use_floor):
+def _cycles_chunk(wb, gg, floor, M, approach, newton, tol, max_time, use_floor, y0=None):
     B = wb.size
     nmax = int(math.ceil(max_time * M))
     kw = {"M": M, "nmax": nmax, "use_floor": use_floor}
-    a = np.minimum(1.0, np.sqrt(2.0 / wb))
-    y = np.stack([wb * (1.0 - 0.25 * a), a], axis=1)
-    for _ in range(approach):
-        y = np.asarray(_map_batch(y, wb, gg, floor, var=False, **kw)["y"])
-    status = np.zeros(B, dtype=int)
-    res = np.full(B, np.inf)
-    for _ in range(newton):
+    if y0 is None:
+        a = np.minimum(1.0, np.sqrt(2.0 / wb))
+        y = np.stack([wb * (1.0 - 0.25 * a), a], axis=1)
+    else:
+        y = np.array(y0, dtype=float)
+    y[:, 0] = np.minimum(y[:, 0], wb * (1 - 1e-3))  # a downward crossing needs W̃ < w̄
+
+    # one compiled shape per mode: without the floor every call carries the variational equations (batch B);
+    # with the floor every call evaluates P at y and at two finite-difference neighbours (batch 3B)
+    def evaluate(y, paper=False):
         if use_floor:
             d = 1e-6 * np.maximum(np.abs(y), 1e-3)
             ys = np.concatenate([y, y + d * [1, 0], y + d * [0, 1]])
-            out = _map_batch(ys, np.tile(wb, 3), np.tile(gg, 3), np.tile(floor, 3), var=False, **kw)
-            P = np.asarray(out["y"]).reshape(3, B, 2)
-            r = P[0] - y
-            DP = np.stack([(P[1] - P[0]) / d[:, :1], (P[2] - P[0]) / d[:, 1:]], axis=2)
-            status = np.asarray(out["status"]).reshape(3, B)[0]
-        else:
-            out = _map_batch(y, wb, gg, floor, var=True, **kw)
-            r = np.asarray(out["y"]) - y
-            DP = np.asarray(out["z_true"])[:, :2, :2]
-            status = np.asarray(out["status"])
+            t3 = lambda a: np.tile(a, 3)  # noqa: E731
+            o = _unpack(_map_batch(ys, t3(wb), t3(gg), t3(floor), var=False, **kw), t3(wb), t3(gg), False)
+            first = {k: v[:B] for k, v in o.items()}
+            P = o["y"].reshape(3, B, 2)
+            first["DP"] = np.stack([(P[1] - P[0]) / d[:, :1], (P[2] - P[0]) / d[:, 1:]], axis=2)
+            st = o["status"].reshape(3, B)
+            first["status"] = st.max(axis=0)
+            return first
+        o = _unpack(_map_batch(y, wb, gg, floor, var=True, **kw), wb, gg, True, paper)
+        o["DP"] = o["z_true"][:, :2, :2]
+        return o
+
+    for _ in range(approach):
+        y = evaluate(y)["y"]
+    for _ in range(newton):
+        out = evaluate(y)
+        r = out["y"] - y
         res = np.max(np.abs(r), axis=1)
-        done = (res < tol * np.maximum(1.0, np.max(np.abs(y), axis=1))) | (status != OK)
+        done = (res < tol * np.maximum(1.0, np.max(np.abs(y), axis=1))) | (out["status"] != OK)
         if np.all(done):
             break
-        A = DP - np.eye(2)
         with np.errstate(all="ignore"):
-            step = np.linalg.solve(A, -r[..., None])[..., 0]
+            step = np.linalg.solve(out["DP"] - np.eye(2), -r[..., None])[..., 0]
         step = np.where(np.isfinite(step) & ~done[:, None], step, 0.0)
         # keep W̃ < w̄ and 0 < α̃ ≤ 1 (a downward crossing must exist) by halving offending steps
         for _ in range(10):
@@ -324,8 +375,7 @@ def _cycles_chunk(wb, gg, floor, M, approach, newton, tol, max_time, use_floor):
                 break
             step = np.where(ok[:, None], step, 0.5 * step)
         y = y + step
-    fin = _map_batch(y, wb, gg, floor, var=not use_floor, **kw)
-    fin = {k: np.asarray(v) for k, v in fin.items()}
+    fin = evaluate(y, paper=True)
     res = np.max(np.abs(fin["y"] - y), axis=1)
     status = fin["status"].copy()
     status[(status == OK) & ~(res < 1e3 * tol * np.maximum(1.0, np.max(np.abs(y), axis=1)))] = NOT_CONVERGED

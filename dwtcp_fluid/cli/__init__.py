@@ -23,6 +23,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.hybrid",
     "dwtcp_fluid.cli.simulate",
     "dwtcp_fluid.cli.packet",
+    "dwtcp_fluid.cli.limit_cycle",
 )
 
 

@@ -1,0 +1,155 @@
+"""``dwtcp-fluid dctcp limit-cycle`` and ``dwtcp-fluid dctcp guide``: DCTCP limit cycles and guidelines."""
+
+from __future__ import annotations
+
+import math
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..analysis.floquet import theorem1
+from ..analysis.guidelines import guide as compute_guide
+from ..analysis.limit_cycle import CycleStructureError, FixedPoint, find_limit_cycle
+from ..params import DctcpParams
+from .app import dctcp_app
+from .common import UsageError, emit_json, link_from_flags
+
+
+@dctcp_app.command("limit-cycle")
+def limit_cycle(
+    wbar: float = typer.Option(
+        None, "--wbar", help="w̄ = (C·d + K)/N in packets (> 0); or use physical flags."
+    ),
+    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
+    psi: float = typer.Option(
+        None, "--psi", help="ψ = K/(C·d) > 0: queue floor for the throughput (with --wbar)."
+    ),
+    capacity: str = typer.Option(
+        None, "--capacity", help='Bottleneck capacity ("10Gbps"); with --rtt, --flows, -K.'
+    ),
+    rtt: str = typer.Option("100us", "--rtt", help='Base RTT d ("100us").'),
+    flows: int = typer.Option(10, "--flows", help="N, with --capacity."),
+    marking_threshold: float = typer.Option(
+        65.0, "--marking-threshold", help="K in packets, with --capacity."
+    ),
+    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes, with --capacity."),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+) -> None:
+    """Limit cycle of the normalized DCTCP model (11)-(14) of 001_2aee9d9fe081c28a.txt and Theorem 1's ρ.
+
+    Normalized units: q̃ in C·R*, period in R*, throughput as a fraction of C (with the queue floor of
+    section 3.3.2 when ψ is known). rho_paper is ρ(Z1·Z2) with exp(∫J), rho_monodromy with the true
+    transition matrices, rho_return_map from finite differences of the return map.
+    """
+    if not (isinstance(g, int | float) and math.isfinite(g) and 0 < g <= 1):
+        raise UsageError("--g", g, "a number with 0 < g <= 1")
+    physical = None
+    if wbar is None:
+        if capacity is None:
+            raise UsageError("--wbar", None, "packets > 0, or --capacity/--rtt/--flows/--marking-threshold")
+        link = link_from_flags(capacity, rtt, packet_size)
+        if not (isinstance(flows, int) and flows >= 1):
+            raise UsageError("--flows", flows, "an integer >= 1")
+        if not (math.isfinite(marking_threshold) and marking_threshold > 0):
+            raise UsageError("--marking-threshold", marking_threshold, "packets > 0")
+        physical = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g)
+        wbar, psi = physical.wbar, physical.psi
+    if not (math.isfinite(wbar) and wbar > 0):
+        raise UsageError("--wbar", wbar, "packets > 0")
+    if psi is not None and not (math.isfinite(psi) and psi > 0):
+        raise UsageError("--psi", psi, "a number > 0")
+    try:
+        free = find_limit_cycle(wbar, g)
+    except CycleStructureError as e:
+        raise UsageError("--wbar", wbar, f"a w̄ whose cycle the finder can follow ({e})") from None
+    if isinstance(free, FixedPoint):
+        out = {
+            "regime": "fixed_point",
+            "q_min": float(free.state[2]),
+            "q_max": float(free.state[2]),
+            "period": None,
+            "throughput": 1.0,
+            "rho_paper": None,
+            "rho_monodromy": None,
+            "message": free.message,
+            "wbar": wbar,
+            "g": g,
+        }
+        if physical is not None:
+            out["fixed_point_queue_packets"] = physical.fixed_point_queue
+    else:
+        t1 = theorem1(free)
+        throughput = 1.0
+        floored = None
+        if psi is not None and free.q_min < -psi / (1.0 + psi):
+            floored = find_limit_cycle(wbar, g, psi=psi, y0=free.x_alpha[:2])
+            throughput = floored.throughput
+        out = {
+            "regime": "limit_cycle",
+            "q_min": free.q_min,
+            "q_max": free.q_max,
+            "period": free.period,
+            "throughput": throughput,
+            "rho_paper": t1.rho_paper,
+            "rho_monodromy": t1.rho_monodromy,
+            "rho_return_map": t1.rho_return_map,
+            "h_alpha": free.h_alpha,
+            "h_beta": free.h_beta,
+            "x_alpha": free.x_alpha.tolist(),
+            "x_beta": free.x_beta.tolist(),
+            "wbar": wbar,
+            "g": g,
+            "psi": psi,
+            "queue_floor_reached": floored is not None,
+        }
+        if physical is not None:
+            out["physical"] = (floored or free).physical(physical)
+    if json:
+        emit_json(out)
+        return
+    t = Table(title=f"DCTCP limit cycle, w̄ = {wbar:g}, g = {g:g}", show_header=False)
+    t.add_column("quantity", style="bold")
+    t.add_column("value")
+    for k, v in out.items():
+        if isinstance(v, float):
+            v = f"{v:.6g}"
+        t.add_row(k, str(v))
+    Console().print(t)
+
+
+@dctcp_app.command("guide")
+def guide(
+    capacity: str = typer.Option(..., "--capacity", help='Bottleneck capacity ("10Gbps").'),
+    rtt: str = typer.Option(..., "--rtt", help='Base RTT d ("300us").'),
+    flows: int = typer.Option(None, "--flows", help="N long-lived flows (default: worst case over N)."),
+    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+) -> None:
+    """K and the g range from our limit cycles and the hybrid model, next to the paper's (17), (18), (27)."""
+    link = link_from_flags(capacity, rtt, packet_size)
+    if flows is not None and not (isinstance(flows, int) and flows >= 1):
+        raise UsageError("--flows", flows, "an integer >= 1")
+    if link.bdp < 2.0:
+        raise UsageError("--rtt", rtt, f"a C·d of at least 2 packets (got {link.bdp:.3g})")
+    out = compute_guide(link, flows)
+    out["g_range"] = [out["g_min"], out["g_max"]]
+    if json:
+        emit_json(out)
+        return
+    con = Console()
+    t = Table(title=f"DCTCP guidelines, C·d = {out['bdp_packets']:.1f} packets", show_header=True)
+    t.add_column("quantity")
+    t.add_column("ours (from the data)")
+    t.add_column("paper")
+    p = out["paper"]
+    t.add_row(
+        "K (packets)",
+        f"{out['K_packets']:.1f} ({out['K_fraction_of_bdp']:.3f}·C·d)",
+        f"{p['K_packets']:.1f} (0.17·C·d)",
+    )
+    t.add_row("g lower", f"{out['g_min']:.4f}", f"{p['g_min']:.4f}")
+    t.add_row("g upper", f"{out['g_max']:.4f}", f"{p['g_max']:.4f}")
+    con.print(t)
+    for line in out["reasoning"]:
+        con.print("• " + line)
