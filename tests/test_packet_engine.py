@@ -47,6 +47,9 @@ def test_vmap_equals_one_by_one():
         one = run_one(r.cfg, r.law, r.scenario)
         for k in one:
             np.testing.assert_array_equal(rec[k][i], one[k], err_msg=k)
+    split = run_batch(runs[0].cfg, runs[0].law, stack([r.scenario for r in runs]), max_batch=2)
+    for k in rec:
+        np.testing.assert_array_equal(split[k], rec[k], err_msg=k)
     summaries = run_many(runs)
     assert [s["queue_mean"] for s in summaries] == [run(r)["queue_mean"] for r in runs]
 
