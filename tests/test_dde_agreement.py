@@ -28,14 +28,14 @@ def test_scipy_and_jax_agree_on_dctcp(N):
 
 def test_scipy_and_jax_agree_on_random_draws():
     rng = np.random.default_rng(4)
-    for _ in range(3):
+    for _ in range(2):
         P = DCTCP_ANALYSIS.replace(
             link=LinkParams("10Gbps", f"{rng.uniform(50, 300):.1f}us"),
             flows=int(rng.integers(2, 40)),
             K=float(rng.uniform(10, 120)),
             g=float(rng.uniform(0.01, 0.3)),
         )
-        err, _, _ = _max_dq(P, T=0.05)
+        err, _, _ = _max_dq(P, T=0.03)
         assert err <= 1e-3, (P, err)
 
 
@@ -91,9 +91,9 @@ def test_delayed_dwtcp_solvers_agree():
 def test_batched_equals_one_by_one():
     model = DctcpFluid()
     Ps = [DCTCP_ANALYSIS.replace(flows=n, g=g) for n, g in [(5, 0.05), (10, 1 / 16), (40, 0.2)]]
-    batch = solve(model, Ps, H0, (0.0, 0.02), method="jax", dt=5e-6)
+    batch = solve(model, Ps, H0, (0.0, 0.01), method="jax", dt=1e-5)
     for i, P in enumerate(Ps):
-        one = solve(model, P, H0, (0.0, 0.02), method="jax", dt=5e-6)
+        one = solve(model, P, H0, (0.0, 0.01), method="jax", dt=1e-5)
         np.testing.assert_allclose(batch.x[i], one.x[0], rtol=1e-12, atol=1e-10)
     ref_batch = solve(model, Ps[:2], H0, (0.0, 0.01))
     ref_one = solve(model, Ps[1], H0, (0.0, 0.01))

@@ -52,7 +52,7 @@ def exact_pieces(n_pieces: int) -> list[sp.Expr]:
     return pieces[1:]
 
 
-def exact(tt: np.ndarray, n_pieces: int = 6) -> np.ndarray:
+def exact(tt: np.ndarray, n_pieces: int = 7) -> np.ndarray:
     t = sp.Symbol("t")
     fns = [sp.lambdify(t, e, "numpy") for e in exact_pieces(n_pieces)]
     k = np.clip(np.floor(tt).astype(int), 0, n_pieces - 1)
@@ -78,10 +78,11 @@ def test_linear_delay_matches_exact_solution(method):
 
 
 def test_jax_order_four_on_smooth_delay_problem():
-    hs = np.array([1 / 10, 1 / 20, 1 / 40, 1 / 80])
+    # up to t = 6 the pieces reach degree 6, so RK4 is not exact (on [0, 3] the cubic pieces would be)
+    hs = np.array([1 / 5, 1 / 10, 1 / 20])
     errs = []
     for h in hs:
-        sol = solve(LinearDelay(), {"c": 1.0}, [1.0], (0.0, 5.0), method="jax", dt=h, save_every=1)
+        sol = solve(LinearDelay(), {"c": 1.0}, [1.0], (0.0, 6.0), method="jax", dt=h, save_every=1)
         errs.append(np.abs(sol.x[0, :, 0] - exact(sol.t)).max())
     slope = linregress(np.log(hs), np.log(errs)).slope
     assert 3.6 < slope < 4.4, (slope, errs)

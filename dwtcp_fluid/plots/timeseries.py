@@ -92,7 +92,7 @@ def plot_dctcp_timeseries(data: dict[str, Any]):
                     ax.axhline(
                         r["q_fixed"], color="C3", ls=":", lw=1.0, label=f"2N − Cd = {r['q_fixed']:.1f}"
                     )
-                ax.legend(loc="lower right")
+                ax.legend(loc="upper right")
             if c == 0:
                 ax.set_ylabel(names[i])
         axes[0, c].set_title(f"N = {N} (w̄ = {r['wbar']:.2f})")
