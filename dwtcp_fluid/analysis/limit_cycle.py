@@ -388,6 +388,8 @@ def _fixed_point(wbar: float, g: float, t_end: float) -> FixedPoint:
     star = np.array([2.0, 1.0, 2.0 / wbar - 1.0])
     # start well away from the fixed point (queue at the threshold, sawtooth-like window and α)
     x0 = np.array([wbar, 0.5, 0.0])
+    # α relaxes at rate g/(1 + q̃*) there: simulate at least 30 of those time constants
+    t_end = min(1e6, max(t_end, 30.0 * (1.0 + star[2]) / g))
     sol = solve(MODEL, p, x0, (0.0, t_end), method="reference", rtol=1e-9, atol=1e-11)
     xf = sol.x[0, -1]
     dist = float(np.max(np.abs(xf - star)))
@@ -439,7 +441,8 @@ def find_limit_cycle(
     y0 : array (2,), optional
         Initial (W̃, α̃) at a downward crossing, instead of the sawtooth guess.
     fixed_point_time : float
-        Simulated time (R*) used to confirm the fixed point when w̄ ≤ 2.
+        Minimum simulated time (R*) used to confirm the fixed point when w̄ ≤ 2 (at least 30 time constants
+        (1 + q̃*)/g of α are simulated).
 
     Returns
     -------
