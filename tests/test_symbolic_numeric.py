@@ -182,3 +182,18 @@ def test_jf_normalized_both_states():
     assert jf_normalized(1)[0, 1] != jf_normalized(0)[0, 1]
     with pytest.raises(ValueError, match="u=2"):
         jf_normalized_fn(2)
+
+
+def test_delay_margin_matches_pseudospectral_critical_values():
+    """The closed-form delay margin τ_c = atan(a/ω)/ω against the Chebyshev-pseudospectral scan of analysis.charroots."""
+    from dwtcp_fluid.analysis.charroots import dwtcp_delay_spectrum
+    from dwtcp_fluid.params import DWTCP_EVALUATION
+    from dwtcp_fluid.symbolic.dwtcp_equilibrium import delay_margin, kbar_crit_delay
+
+    for beta in (0.001, DWTCP_EVALUATION.beta_guideline):
+        P = DWTCP_EVALUATION.replace(beta=beta, k=0.0)
+        r = dwtcp_delay_spectrum(P, 0.5 * P.bdp, critical=True)
+        assert float(r["kbar_critical"]) / P.bdp == pytest.approx(kbar_crit_delay(beta), rel=1e-8)
+        assert float(r["delay_critical_rtts"]) == pytest.approx(delay_margin(0.5 * beta, beta), rel=1e-8)
+    with pytest.raises(ValueError, match="beta=0"):
+        kbar_crit_delay(0.0)

@@ -5,9 +5,13 @@ Eqs. (6), (7), (8), (15), (16) of 000_eb5ec3ba60d5c338.txt, from :class:`~dwtcp_
 
 from __future__ import annotations
 
+import math
+
 import sympy as sp
+from scipy.optimize import brentq
 
 from ..models.dwtcp import DwtcpFluid
+from ..params import DWTCP_EVALUATION
 from ._dwtcp_common import bdp_subs, cite, symbols
 from .derivation import (
     Derivation,
@@ -23,7 +27,7 @@ from .derivation import (
     solutions,
 )
 
-__all__ = ["dwtcp_equilibrium", "dwtcp_increase_phase", "delayed_root"]
+__all__ = ["dwtcp_equilibrium", "dwtcp_increase_phase", "delayed_root", "delay_margin", "kbar_crit_delay"]
 
 
 def _char_delayed(k_zero: bool = True) -> tuple[sp.Expr, sp.Symbol]:
@@ -52,6 +56,32 @@ def delayed_root(beta: float, kbar_over_bdp: float, delay_rtts: float = 1.0) -> 
     return complex(sp.nsolve(G, lam, start, prec=30))
 
 
+def delay_margin(a: float, b: float) -> float:
+    """Smallest delay τ_c at which λ² + a·λ + b·e^{−λ·τ_d} has a root on the imaginary axis (a ≥ 0, b > 0).
+
+    τ_c = atan(a/ω)/ω with ω² = (√(a⁴ + 4b²) − a²)/2; roots cross into Re λ > 0 there (linearization of eq. (6)
+    of 000_eb5ec3ba60d5c338.txt with k̄ = q(t − τ_d)). τ_c = 0 when a = 0: the equilibrium's center.
+    """
+    if not (a >= 0 and b > 0):
+        raise ValueError(f"(a, b)=({a!r}, {b!r}) is out of range: accepted a >= 0 and b > 0")
+    # ω² = (√(a⁴ + 4b²) − a²)/2, written without the cancellation for large a.
+    om = math.sqrt(2 * b * b / (math.sqrt(a**4 + 4 * b * b) + a * a))
+    return math.atan(a / om) / om
+
+
+def kbar_crit_delay(beta: float, delay_rtts: float = 1.0) -> float:
+    """k̄_c/BDP above which the delayed frozen linearization at w·N = BDP is stable: τ_c(k̄_c) = τ_d.
+
+    With a = β·k̄/(τ·BDP) and b = β/τ² (eqs. (8), (10) of 000_eb5ec3ba60d5c338.txt at w·N = BDP), solved by brentq;
+    the first-order value is τ_d/τ.
+    """
+    if not (0 < beta <= 1):
+        raise ValueError(f"beta={beta!r} is out of range: accepted 0 < beta <= 1")
+    if not (delay_rtts > 0 and math.isfinite(delay_rtts)):
+        raise ValueError(f"delay_rtts={delay_rtts!r} is out of range: accepted 0 < delay_rtts < inf")
+    return brentq(lambda r: delay_margin(beta * r, beta) - delay_rtts, 1e-9, 1e4, xtol=1e-14, rtol=1e-14)
+
+
 def dwtcp_equilibrium() -> Derivation:
     """Equilibria of (6)/(7), the center at (BDP/N, 0), and the delayed linearization; 000_eb5ec3ba60d5c338.txt."""
     s = symbols()
@@ -75,6 +105,23 @@ def dwtcp_equilibrium() -> Derivation:
     shift_frozen = (-sp.diff(Gab, sd) / sp.diff(Gab, lam)).subs(sd, 0).subs(lam, lam0)
     a_val, b_val = beta * kbar / (tau * BDP), beta * w * N / (tau**2 * BDP)
     r_half, r_two, r_eq = delayed_root(0.001, 0.5), delayed_root(0.001, 2.0), delayed_root(0.001, 0.0)
+    n_int = sp.Symbol("n", integer=True, positive=True)
+    x_at = sp.Symbol("x", positive=True)
+    cross_b = (-sp.diff(Gb, sd) / sp.diff(Gb, lam)).subs(sp.exp(-lam * sd), 1).subs(lam, sp.I * sp.sqrt(bb))
+    b_of = omega * sp.sqrt(omega**2 + aa**2)  # |b| = |ω² − i·a·ω| on the imaginary axis
+    tau_c = sp.atan(aa / omega) / omega
+    e_atan = {sp.exp(-sp.I * sp.atan(aa / omega)): (1 - sp.I * aa / omega) / sp.sqrt(1 + aa**2 / omega**2)}
+    G_cross = Gab.subs(bb, b_of).subs({lam: sp.I * omega, sd: tau_c}).subs(e_atan)
+    dir_c = (
+        (-sp.diff(Gab, sd) / sp.diff(Gab, lam))
+        .subs(bb, b_of)
+        .subs(lam, sp.I * omega)
+        .subs(sd, tau_c)
+        .subs(e_atan)
+    )
+    re_dir = sp.simplify(sp.re(sp.expand_complex(sp.simplify(dir_c))))
+    beta_g = DWTCP_EVALUATION.beta_guideline
+    kc_001, kc_g = kbar_crit_delay(0.001), kbar_crit_delay(beta_g)
     steps = [
         Step(
             "Equilibria of the decrease phase",
@@ -151,6 +198,77 @@ def dwtcp_equilibrium() -> Derivation:
             solutions(lambda: sp.solve(a_val - b_val * sd, kbar), [w * N * sd / tau]),
         ),
         Step(
+            "At the equilibrium: imaginary-axis crossings",
+            cite("eq. (11)"),
+            "λ = iω solves λ² + b·e^{−λτ_d} = 0 only if sin ωτ_d = 0 and ω² = b·cos ωτ_d > 0, i.e. ω = √b and"
+            " τ_d = 2πn/√b; there it is a root.",
+            [eq(r"\chi\left(i\sqrt{b}\right)\Big|_{\tau_d = 2\pi n/\sqrt{b}}", 0)],
+            identity(Gb.subs({lam: sp.I * sp.sqrt(bb), sd: 2 * sp.pi * n_int / sp.sqrt(bb)}), 0),
+        ),
+        Step(
+            "At the equilibrium: every crossing goes to the right",
+            cite("eq. (11)"),
+            "At those crossings Re dλ/dτ_d = 2b/(b·τ_d² + 4) > 0: roots only ever enter Re λ > 0. With step 7 (both"
+            " roots move right at τ_d = 0⁺) the equilibrium's delayed linearization is unstable for every τ_d > 0.",
+            [
+                eq(
+                    r"\operatorname{Re}\frac{d\lambda}{d\tau_d}",
+                    sp.simplify(sp.re(sp.expand_complex(cross_b))),
+                )
+            ],
+            positive(sp.simplify(sp.re(sp.expand_complex(cross_b)))),
+        ),
+        Step(
+            "At q = k̄ > 0: the exact delay margin",
+            cite("eqs. (12), (14)"),
+            "For λ² + a·λ + b·e^{−λτ_d}, λ = iω is a root iff b² = ω⁴ + a²ω² and τ_d = atan(a/ω)/ω (+2πn/ω); with"
+            " e^{−i·atan x} = (1 − ix)/√(1 + x²) the residual vanishes. For τ_d below this τ_c the roots stay left.",
+            [eq(r"\tau_c", tau_c), eq(r"\omega^2", (sp.sqrt(aa**4 + 4 * bb**2) - aa**2) / 2)],
+            predicate(
+                lambda: (
+                    identity(sp.exp(-sp.I * sp.atan(x_at)), (1 - sp.I * x_at) / sp.sqrt(1 + x_at**2)).fn()[0]
+                    and identity(G_cross, 0).fn()[0]
+                    and identity(b_of**2, omega**4 + aa**2 * omega**2).fn()[0],
+                    "lemma and residual both 0",
+                ),
+                "the lemma e^{−i·atan x} = (1 − ix)/√(1 + x²) (x > 0) and the residual χ(iω) at τ_c, both by simplify",
+            ),
+        ),
+        Step(
+            "At q = k̄ > 0: the crossing is destabilizing",
+            cite("eqs. (12), (14)"),
+            "At (iω, τ_c) Re dλ/dτ_d has numerator ω²(a² + 2ω²) > 0, so beyond τ_c the frozen linearization is unstable.",
+            [
+                r"\operatorname{Re}\frac{d\lambda}{d\tau_d}\Big|_{\tau_c} = \frac{\omega^2\,(a^2 + 2\omega^2)}"
+                r"{(a - \omega\,\operatorname{atan}\frac{a}{\omega})^2 + (a\,\operatorname{atan}\frac{a}{\omega} + 2\omega)^2} > 0"
+            ],
+            predicate(
+                lambda: (
+                    identity(sp.numer(sp.together(re_dir)), omega**2 * (aa**2 + 2 * omega**2)).fn()[0]
+                    and positive(re_dir).fn()[0],
+                    "numerator ω²(a² + 2ω²), expression positive",
+                ),
+                "numerator by simplify, sign by SymPy's assumptions",
+            ),
+        ),
+        Step(
+            "The exact threshold with a one-RTT delay",
+            cite("eq. (14)"),
+            f"Solving τ_c(k̄) = τ at w·N = BDP (a = β·k̄/(τ·BDP), b = β/τ²): k̄_c = {fmt(kc_001, 6)}·BDP for β = 0.001 and"
+            f" {fmt(kc_g, 4)}·BDP for the guideline β = {fmt(beta_g, 4)} (N = {DWTCP_EVALUATION.flows}); the first-order"
+            " value is 1·BDP. The frozen, delayed linearization is stable only for k̄ > k̄_c — the opposite direction"
+            " from (14).",
+            [r"\tau_c(\bar{k}_c) = \tau_d = \tau \;\Rightarrow\; \bar{k}_c \approx BDP"],
+            predicate(
+                lambda: (
+                    abs(kc_001 - 1) < 1e-3
+                    and delayed_root(0.001, 0.99 * kc_001).real > 0 > delayed_root(0.001, 1.01 * kc_001).real,
+                    f"k̄_c = {fmt(kc_001, 6)}·BDP; Newton roots change sign across it",
+                ),
+                "brentq on τ_c; Newton roots just below and above k̄_c have real parts of opposite sign",
+            ),
+        ),
+        Step(
             "Newton roots of the delayed equation (β = 0.001, τ_d = τ)",
             cite("eq. (14)"),
             f"Roots near the undelayed ones: Re λ·τ = {fmt(r_eq.real, 4)} at the equilibrium, {fmt(r_half.real, 4)} at"
@@ -182,9 +300,11 @@ def dwtcp_equilibrium() -> Derivation:
         Finding(
             "Feedback delay",
             "(3)-(7) carry no delay",
-            "With the Scout's delay τ_d the center becomes unstable to first order (dλ/dτ_d = b/2 > 0); at q = k̄ > 0"
-            " the frozen linearization is damped only if k̄ > BDP·τ_d/τ (first order; Newton roots agree for"
-            " β = 0.001). The switch at q = k then decides; the delayed switched model is solved by the DDE code.",
+            "With any Scout delay τ_d > 0 the equilibrium's center becomes unstable (roots move right at τ_d = 0⁺ and"
+            " every imaginary-axis crossing is to the right). At q = k̄ > 0 the frozen, delayed linearization is"
+            " stable only below the exact delay margin τ_c = atan(a/ω)/ω; for τ_d = τ that means k̄ > k̄_c ≈ BDP"
+            f" ({fmt(kc_001, 6)}·BDP at β = 0.001) — a lower bound on k̄, where (14) states an upper bound. The"
+            " switch at q = k then decides; the delayed switched model is solved by the DDE code.",
             "new finding",
             "Delay against damping at q = k̄ > 0",
         ),
