@@ -14,6 +14,7 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from ..models.dctcp import DctcpFluid
+from ..params import check_range
 from .derivation import (
     Derivation,
     Finding,
@@ -70,6 +71,8 @@ def rate_ratio(w_star: float, alpha: float) -> tuple[float, float]:
     exact = log2·(1 + W*α/2) / ((1 + W*/2)·(−log(1 − α/2))); asymptotic (the paper's, "1+" terms dropped)
     = log2·α / (−log(1 − α/2)) ≤ 2·log 2 ≈ 1.386.
     """
+    check_range("w_star", w_star, lo=0.0, lo_open=True)
+    check_range("alpha", alpha, lo=0.0, hi=1.0, lo_open=True, why="α* of eq. (23)")
     lg = -math.log1p(-alpha / 2)
     return math.log(2) * (1 + w_star * alpha / 2) / ((1 + w_star / 2) * lg), math.log(2) * alpha / lg
 

@@ -11,7 +11,7 @@ import sympy as sp
 from scipy.optimize import brentq
 
 from ..models.dwtcp import DwtcpFluid
-from ..params import DWTCP_EVALUATION
+from ..params import DWTCP_EVALUATION, check_range
 from ._dwtcp_common import bdp_subs, cite, symbols
 from .derivation import (
     Derivation,
@@ -49,6 +49,9 @@ def delayed_root(beta: float, kbar_over_bdp: float, delay_rtts: float = 1.0) -> 
     λ² + a·λ + b·e^{−λ·τ_d} = 0 with a = β·k̄/(τ·BDP), b = β/τ² (the quasi-polynomial of :func:`_char_delayed`);
     solved by Newton's method from the undelayed root. Returns λ in units of 1/τ.
     """
+    check_range("beta", beta, lo=0.0, hi=1.0, lo_open=True)
+    check_range("kbar_over_bdp", kbar_over_bdp, lo=0.0)
+    check_range("delay_rtts", delay_rtts, lo=0.0)
     lam = sp.Symbol("lambda")
     a, b = beta * kbar_over_bdp, beta
     G = lam**2 + a * lam + b * sp.exp(-lam * delay_rtts)

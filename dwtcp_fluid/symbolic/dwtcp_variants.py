@@ -10,7 +10,7 @@ import math
 
 import sympy as sp
 
-from ..params import DWTCP_EVALUATION
+from ..params import DWTCP_EVALUATION, check_range
 from ._dwtcp_common import cite, decrease_jacobian, symbols
 from .derivation import Derivation, Finding, Step, eq, fmt, identity, positive, predicate, solutions
 
@@ -22,11 +22,16 @@ def kbar_crit_sqrt(bdp: float, flows: float, beta_w: float) -> float:
 
     Derived in :func:`dwtcp_variants` from eq. (3) of 000_eb5ec3ba60d5c338.txt; β_w in the packet convention.
     """
+    check_range("bdp", bdp, lo=0.0, lo_open=True)
+    check_range("flows", flows, lo=1.0)
+    check_range("beta_w", beta_w, lo=0.0, lo_open=True)
     return 4.0 / 3.0 * bdp**0.75 * flows**0.25 / math.sqrt(beta_w)
 
 
 def kbar_crit_ipg(bdp: float, beta: float) -> float:
     """Spiral/node threshold of the simplified IPG variant at w·N = BDP: (4/β)^{1/3}·BDP (packets)."""
+    check_range("bdp", bdp, lo=0.0, lo_open=True)
+    check_range("beta", beta, lo=0.0, hi=1.0, lo_open=True)
     return (4.0 / beta) ** (1.0 / 3.0) * bdp
 
 
