@@ -121,3 +121,12 @@ def test_cli_packet_run_usage_error(capsys):
     assert main(["packet", "run", "--law", "cubic", "--json"]) == 2
     err = capsys.readouterr().err
     assert "--law" in err and "Traceback" not in err
+
+
+def test_whole_window_losses_time_out_and_conserve():
+    # 30 Reno flows into an 8-packet buffer: some flows lose every packet in flight, so no later delivery can
+    # report the loss and only the retransmission timeout recovers them.
+    out = run(build("reno", flows=30, duration="6ms", buffer=8, K=1000, debug=True, trace_points=40))
+    assert out["timeouts"] > 0 and out["drops"] > 0
+    assert out["conservation_error"] == 0.0
+    assert out["utilization"] > 0.9
