@@ -38,3 +38,10 @@ def test_eigen_increase_phase_is_nilpotent(capsys):
     assert d["classification"] == "nilpotent"
     J = d["jacobian"]
     assert J[0] == [0.0, 0.0] and J[1][1] == 0.0 and J[1][0] > 0  # [[0, 0], [N/τ, 0]]
+
+
+def test_proofs_check_json(capsys):
+    code, out, _ = run(capsys, "proofs", "--check", "--json")
+    assert code == 0
+    d = json.loads(out)
+    assert d["ok"] is True and d["problems"] == [] and d["steps"] > 100 and "README.md" in d["files"]

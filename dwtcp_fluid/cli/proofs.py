@@ -1,4 +1,4 @@
-"""``dwtcp-fluid proofs [--check]``: render proofs/ from the checked derivations, or verify it is up to date."""
+"""``dwtcp-fluid proofs [--check] [--json]``: render proofs/ from the checked derivations, or verify it is up to date."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ from pathlib import Path
 
 import typer
 
-from ..symbolic.registry import check_all, default_proofs_dir, write_all
+from ..symbolic.registry import build_all, check_all, default_proofs_dir, write_all
 from .app import app
+from .common import emit_json
 
 
 @app.command("proofs")
@@ -19,18 +20,35 @@ def proofs(
     out: Path = typer.Option(
         None, "--out", help="Directory of the proofs (default: the repository's proofs/)."
     ),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Render proofs/ from the SymPy-checked derivations; with --check, fail (exit 1) on a failed step or a stale file."""
     outdir = out if out is not None else default_proofs_dir()
     if check:
         problems = check_all(outdir)
+        derivs = build_all()
+        if json:
+            emit_json(
+                {
+                    "ok": not problems,
+                    "dir": str(outdir),
+                    "files": [f"{d.slug}.md" for d in derivs] + ["README.md"],
+                    "steps": sum(len(d.steps) for d in derivs),
+                    "findings": sum(len(d.findings) for d in derivs),
+                    "problems": problems,
+                }
+            )
         if problems:
             for p in problems:
                 sys.stderr.write(f"proofs --check: {p}\n")
             # SystemExit, not typer.Exit: with standalone_mode=False click turns Exit into a return value that the
             # entry point may drop, and a failed check must never exit 0.
             raise SystemExit(1)
-        sys.stdout.write(f"proofs --check: every step passed and {outdir} is up to date\n")
+        if not json:
+            sys.stdout.write(f"proofs --check: every step passed and {outdir} is up to date\n")
         return
     written = write_all(outdir)
-    sys.stdout.write(f"proofs: wrote {len(written)} files to {outdir}\n")
+    if json:
+        emit_json({"ok": True, "dir": str(outdir), "files": [p.name for p in written]})
+    else:
+        sys.stdout.write(f"proofs: wrote {len(written)} files to {outdir}\n")
