@@ -179,28 +179,38 @@ def _make_trajectory(cfg: JaxConfig):
             def H(th):
                 return _hermite(x, f0, x1, f1, hs_safe, th)
 
-            # 4. events inside the sub-step, each located at a fraction θ of it (inf: none)
+            # 4. events inside the sub-step, each first placed at a fraction θ of it by linear interpolation
+            # (inf: none); the earliest is then refined by Newton on the Hermite interpolant. One Newton
+            # solve on the selected event function evaluates H once per iteration whatever the number of bounds.
             s0, s1 = sigma(x), sigma(x1)
             tol = 1e-12 * (1 + jnp.abs(s0) + jnp.abs(s1))
             crossed = jnp.where(sign_pos, s1 < -tol, s1 > tol) & (hs > 0)
             lin = jnp.clip(s0 / jnp.where(s0 != s1, s0 - s1, 1.0), 0.0, 1.0)
-            th_c = jnp.where(crossed, _newton_root(lambda th: sigma(H(th)), lin), jnp.inf)
-            ths = [th_c[None]]
+            ths = [jnp.where(crossed, lin, jnp.inf)[None]]
             if nb:
                 g0 = bsgn * (x[bidx] - bval)
                 g1 = bsgn * (x1[bidx] - bval)
                 hit = (~held) & (g1 < -1e-12 * (1 + jnp.abs(bval))) & (hs > 0)
                 lin_b = jnp.clip(g0 / jnp.where(g0 != g1, g0 - g1, 1.0), 0.0, 1.0)
-                th_b = jax.vmap(lambda i, sg, b, t0_: _newton_root(lambda th: sg * (H(th)[i] - b), t0_))(
-                    jnp.asarray(bidx), bsgn, bval, lin_b
-                )
                 d0, d1 = bsgn * F0[bidx], bsgn * F1[bidx]
                 off = held & (d1 > 0) & (d0 <= 0) & (hs > 0)
+                # leaving a bound: the unheld derivative is smooth along the step; linear location suffices
                 th_l = jnp.clip(-d0 / jnp.where(d1 != d0, d1 - d0, 1.0), 0.0, 1.0)
-                ths += [jnp.where(hit, th_b, jnp.inf), jnp.where(off, th_l, jnp.inf)]
+                ths += [jnp.where(hit, lin_b, jnp.inf), jnp.where(off, th_l, jnp.inf)]
             allth = jnp.concatenate(ths)
             j = jnp.argmin(allth)
-            th = allth[j]
+            th_lin = allth[j]
+
+            def g_sel(th):
+                y = H(th)
+                val = sigma(y)
+                for k in range(nb):
+                    i = int(bidx[k])
+                    val = jnp.where(j == 1 + k, bsgn[k] * (y[i] - bval[k]), val)
+                return val
+
+            refine = jnp.isfinite(th_lin) & (j <= nb)
+            th = jnp.where(refine, _newton_root(g_sel, jnp.where(refine, th_lin, 0.5)), th_lin)
             has_event = jnp.isfinite(th)
             thc = jnp.where(has_event, th, 1.0)
             s_new = jnp.where(has_event, s + thc * hs, target)
