@@ -6,6 +6,7 @@ State (w, q): per-flow window w and bottleneck queue q, both in packets; time in
   (eq. (4)): σ(x) = q − k, u(t) = 1{q(t − τ_d) > k}.
 * Decrease (u = 1), variant ``"paper"``, eqs. (5)/(6):  w' = −(β·w/τ)·(k̄ − k)/(BDP + k);
   variant ``"sqrt"``, eq. (3):  w' = −w·sqrt(w)·β_w/τ · (k̄ − k)/(BDP + k̄)  with β_w in the packet convention.
+  variant ``"ipg"`` (IPG law after Algorithm 1, simplified as (5)):  w' = −2β·(w/τ)·((k̄ − k)/(BDP + k))².
   k̄ is the queue the Scout saw: q(t − τ_d). The paper's analysis takes τ_d = 0 (k̄ = q).
 * Increase (u = 0), eq. (7):  w' = (1 + α·S/L)/τ packets/s  ((L + α·S)/τ in bytes; the paper's fluid model has α = 1).
 * Queue, eqs. (6)/(7):  q' = N·w/τ − C, with the physical floor q ≥ 0 unless ``queue_floor=False``.
