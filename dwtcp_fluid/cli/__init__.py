@@ -24,6 +24,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.simulate",
     "dwtcp_fluid.cli.packet",
     "dwtcp_fluid.cli.limit_cycle",
+    "dwtcp_fluid.cli.phase",
 )
 
 

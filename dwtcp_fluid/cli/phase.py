@@ -1,0 +1,151 @@
+"""``dwtcp-fluid phase dwtcp|dctcp --out FILE``: phase portraits (format from the extension: png, svg, pdf)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import typer
+
+from ..params import DctcpParams, DwtcpParams
+from .app import app
+from .common import UsageError, emit_json, link_from_flags
+
+phase_app = typer.Typer(
+    help="Phase portraits: vector field per law, nullclines, switching surfaces, equilibria, trajectories.",
+    no_args_is_help=True,
+)
+app.add_typer(phase_app, name="phase")
+
+_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
+_PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
+_OUT = typer.Option(..., "--out", help="Output file; the format follows the extension (.png, .svg, .pdf).")
+_JSON = typer.Option(False, "--json", help="Also print one JSON object (equilibria, end states).")
+_FORMATS = (".png", ".svg", ".pdf")
+
+
+def _check_out(out: str) -> Path:
+    path = Path(out)
+    if path.suffix.lower() not in _FORMATS:
+        raise UsageError("--out", out, "a file name ending in .png, .svg or .pdf")
+    return path
+
+
+def _save(pp, path: Path) -> None:
+    from ..plots.style import apply_style, save_figure
+
+    apply_style()
+    fig, _, _ = pp.plot()
+    save_figure(fig, path)
+
+
+def _summary(pp, path: Path) -> dict:
+    return {
+        "out": str(path),
+        "model": repr(pp.model),
+        "parameters": pp.params,
+        "axes": list(pp.axis_names),
+        "projection": pp.projection,
+        "equilibria": [
+            {"state": e.x, "law": pp.law_names[e.u], "class": e.kind, "stability": e.stability}
+            for e in pp.equilibria
+        ],
+        "trajectories": [{"start": tr.x0, "end": tr.x[-1], "status": tr.status} for tr in pp.trajectories],
+    }
+
+
+@phase_app.command("dwtcp")
+def phase_dwtcp(
+    out: str = _OUT,
+    capacity: str = _CAP,
+    rtt: str = _RTT,
+    packet_size: str = _PKT,
+    flows: int = typer.Option(5, "--flows", help="Number of flows N ≥ 1."),
+    beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (as in eq. (6))."),
+    target: float = typer.Option(0.0, "--target", help="Target queue k in packets (0: d_t = τ, eq. (6))."),
+    delay: bool = typer.Option(
+        True,
+        "--delay/--no-delay",
+        help="Scout feedback one RTT late (default) or the paper's undelayed model.",
+    ),
+    variant: str = typer.Option("paper", "--variant", help="paper (eq. (6)) or sqrt (eq. (3))."),
+    duration: float = typer.Option(100.0, "--duration-ms", help="Simulated time per trajectory in ms (> 0)."),
+    json: bool = _JSON,
+) -> None:
+    """DWTCP (w, q) portrait of eqs. (6)/(7) of 000_eb5ec3ba60d5c338.txt, with or without the feedback delay."""
+    from ..plots.phase_figures import dwtcp_portrait
+
+    path = _check_out(out)
+    link = link_from_flags(capacity, rtt, packet_size)
+    if not (isinstance(flows, int) and flows >= 1):
+        raise UsageError("--flows", flows, "an integer >= 1")
+    if not (math.isfinite(beta) and 0 < beta <= 1):
+        raise UsageError("--beta", beta, "a number with 0 < beta <= 1")
+    if not (math.isfinite(target) and target >= 0):
+        raise UsageError("--target", target, "a queue target in packets >= 0")
+    if variant not in ("paper", "sqrt"):
+        raise UsageError("--variant", variant, "paper or sqrt")
+    if not (math.isfinite(duration) and 0 < duration <= 10_000):
+        raise UsageError("--duration-ms", duration, "milliseconds in (0, 10000]")
+    P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
+    pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=duration * 1e-3, variant=variant)
+    _save(pp, path)
+    if json:
+        emit_json(_summary(pp, path))
+
+
+@phase_app.command("dctcp")
+def phase_dctcp(
+    out: str = _OUT,
+    wbar: float | None = typer.Option(
+        None, "--wbar", help="w̄ = (C·d + K)/N in packets (default 10, Fig. 4)."
+    ),
+    g: float = typer.Option(1.0 / 16.0, "--g", help="EWMA gain g, 0 < g ≤ 1."),
+    capacity: str | None = typer.Option(
+        None, "--capacity", help="With --rtt, --marking-threshold, --flows: w̄."
+    ),
+    rtt: str = _RTT,
+    packet_size: str = _PKT,
+    flows: int = typer.Option(10, "--flows", help="Number of flows N ≥ 1 (with --capacity)."),
+    marking_threshold: float = typer.Option(
+        65.0, "--marking-threshold", help="K in packets (with --capacity)."
+    ),
+    queue_floor: bool = typer.Option(
+        False, "--queue-floor/--no-queue-floor", help="With --capacity: q ≥ 0 (section 3.3.2), ψ = K/(C·d)."
+    ),
+    duration: float = typer.Option(300.0, "--duration", help="Simulated time in units of R* (> 0)."),
+    json: bool = _JSON,
+) -> None:
+    """DCTCP normalized model (11)-(14) of 001_2aee9d9fe081c28a.txt: W̃–q̃ projection, α̃ as colour (Fig. 4)."""
+    from ..plots.phase_figures_dctcp import DCTCP_STARTS, dctcp_portrait
+
+    path = _check_out(out)
+    if not (math.isfinite(g) and 0 < g <= 1):
+        raise UsageError("--g", g, "a number with 0 < g <= 1")
+    psi = None
+    if capacity is not None:
+        if wbar is not None:
+            raise UsageError("--wbar", wbar, "either --wbar or the physical flags (--capacity ...), not both")
+        link = link_from_flags(capacity, rtt, packet_size)
+        if not (isinstance(flows, int) and flows >= 1):
+            raise UsageError("--flows", flows, "an integer >= 1")
+        if not (math.isfinite(marking_threshold) and marking_threshold > 0):
+            raise UsageError("--marking-threshold", marking_threshold, "packets > 0")
+        P = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g)
+        wbar = P.wbar
+        psi = P.psi if queue_floor else None
+    wbar = 10.0 if wbar is None else wbar
+    if not (math.isfinite(wbar) and 0 < wbar <= 1e4):
+        raise UsageError("--wbar", wbar, "packets in (0, 10000]")
+    if not (math.isfinite(duration) and 0 < duration <= 1e5):
+        raise UsageError("--duration", duration, "units of R* in (0, 100000]")
+    # Fig. 4's starts, with the window scaled to w̄ (the cycle's W̃ scales with w̄)
+    starts = [(w * wbar / 10.0, a, q) for w, a, q in DCTCP_STARTS]
+    if psi is not None:
+        floor = -psi / (1 + psi)
+        starts = [(w, a, max(q, floor)) for w, a, q in starts]
+    pp = dctcp_portrait(wbar, g, starts=starts, duration=duration, psi=psi)
+    _save(pp, path)
+    if json:
+        emit_json(_summary(pp, path))
