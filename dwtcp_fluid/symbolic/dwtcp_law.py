@@ -68,7 +68,7 @@ def dwtcp_fluid_model() -> Derivation:
             "Decrease: law (1) per RTT becomes the rate (3)",
             cite("eqs. (1), (3)"),
             "A cut of w·β·√w·(d_s − d_t)/d_s applied once per RTT τ is the rate −w·√w·β/τ·(d_s − d_t)/d_s;"
-            " the model's 'sqrt' variant is exactly that with (4) substituted.",
+            " the model's 'sqrt' variant is exactly that with (4) substituted (its β_w is this β with w in packets).",
             [eq("w'", -w * sp.sqrt(w) * s.beta / tau * (d_s - d_t) / d_s)],
             identity(dec_sqrt, (-w * sp.sqrt(w) * s.beta / tau * (d_s - d_t) / d_s).subs(sub), subs=sub),
         ),
