@@ -12,6 +12,13 @@ Delayed states x(t − τ_d) are read from a ring buffer of (x, x') at grid poin
 h ≤ τ_d guarantees every read is of an already computed point. Crossing times live in a ring buffer too; each
 channel keeps a pointer to its next pending crossing. Failures set a per-element :class:`Status` and freeze that
 element; no exception is raised inside the compiled code.
+
+Known limitation: leaving a bound is located by linear interpolation of the unheld derivative (a Newton solve
+would cost extra right-hand-side evaluations in every sub-step of every element under ``vmap``). The state
+error this causes is second order in the location error, so it is harmless by itself; but when the switching
+surface coincides with the bound (DWTCP with k = 0 and a nonlinear increase, as in the Scout-α model) the
+crossing of σ, and hence the delayed switch time, inherits the O(h²) error, and the solver converges only at
+about first order there (tests/test_dde_models.py).
 """
 
 from __future__ import annotations

@@ -146,9 +146,11 @@ def solve_reference(
             return f
 
         events, kinds = [], []
-        # Upward: σ must exceed a tiny δ, so that σ ≡ 0 on a held bound (DWTCP with k = 0: q held at 0 = k) is
-        # not an endless string of crossings; δ shifts the crossing time by δ/σ' (≈ 1e-18 s for a queue).
-        delta = 0.0 if log.positive_now else 1e-12 * (1.0 + abs(sig(x)))
+        # Upward: σ must exceed a tiny δ > 0, so that σ ≡ 0 on a held bound (DWTCP with k = 0: q held at 0 = k)
+        # is not an endless string of crossings. δ is kept far below rounding: a queue leaving its floor grows
+        # quadratically, and δ = 1e-12 delayed the crossing by sqrt(2δ/q'') ≈ 5e-11 s, which the delayed loop
+        # amplified to 1e-4 packets.
+        delta = 0.0 if log.positive_now else 1e-300
         ev = lambda tt, y, delta=delta: sig(y) - delta  # noqa: E731
         ev.terminal, ev.direction = True, (-1.0 if log.positive_now else 1.0)
         events.append(ev)
