@@ -70,7 +70,7 @@ def test_throughput_with_queue_floor_matches_direct_simulation():
 
 
 @pytest.mark.parametrize(
-    ("wbar", "g"), [(10.0, 1 / 16), (100.0, 0.01), (15.0, 0.25), (3.0, 1.0), (1000.0, 0.001)]
+    ("wbar", "g"), [(10.0, 1 / 16), (100.0, 0.01), (15.0, 0.25), (3.0, 1.0), (1000.0, 0.001), (1000.0, 1.0)]
 )
 def test_rho_monodromy_matches_finite_difference_return_map(wbar, g):
     r = theorem1(find_limit_cycle(wbar, g))
@@ -78,7 +78,8 @@ def test_rho_monodromy_matches_finite_difference_return_map(wbar, g):
     assert r.rho_monodromy < 1.0
     # the projections make the third row vanish: one multiplier is exactly 0 in both formulas
     assert np.allclose(r.z_true[2], 0.0, atol=1e-12) and np.allclose(r.z_paper[2], 0.0, atol=1e-12)
-    np.testing.assert_allclose(r.z_true[:2, :2], r.jac_fd, atol=1e-4 * max(1.0, np.abs(r.jac_fd).max()))
+    # entry-wise too (FD noise ≈ 1e-3 where the cycle contracts by 1e-9 per period, w̄ = 1000, g = 1)
+    np.testing.assert_allclose(r.z_true[:2, :2], r.jac_fd, atol=2e-3 * max(1.0, np.abs(r.jac_fd).max()))
 
 
 def test_paper_formula_uses_the_entrywise_integral_of_J():

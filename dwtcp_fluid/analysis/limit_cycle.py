@@ -152,6 +152,15 @@ def _segment(y0, u, t0, t_end, p, var, floor, stop_dir, dense):
         )
         if sol.status == -1 or not np.all(np.isfinite(sol.y[:, -1])):
             raise CycleStructureError(f"integration failed at t={sol.t[-1]!r}: {sol.message}")
+        if sol.status == 1 and len(sol.t) >= 2 and sol.t[-1] > sol.t[-2]:
+            # the state at a terminal event comes from the dense interpolant (error well above rtol, which
+            # would dominate finite differences of the return map); redo the last piece as one controlled step
+            te = float(sol.t[-1])
+            again = solve_ivp(
+                fun, (float(sol.t[-2]), te), sol.y[:, -2], method="DOP853", rtol=_RTOL, atol=_ATOL
+            )
+            if again.status == 0:
+                sol.y[:, -1] = again.y[:, -1]
         if dense:
             ts.append(sol.t)
             xs.append(sol.y[:3].T)
