@@ -63,3 +63,20 @@ def test_scout_alpha_stays_in_bounds_and_solvers_agree():
     assert np.abs(jx.x[0, :, 1] - ref(jx.t)[:, 1]).max() < 2e-2
     # α doubles once per RTT from 1 while the queue is empty: the cap 64 = 2^6 is reached after 6 RTTs
     np.testing.assert_allclose(ref(np.array([3 * P.tau]))[0, 2], 3.0, atol=1e-9)
+
+
+def test_normalized_model_is_the_physical_one_rescaled():
+    """(11)-(14) with the underflow floor q̃ ≥ −ψ/(1+ψ) is (5)-(8) with q ≥ 0 in units of R* and C·R*."""
+    from dwtcp_fluid.models import DctcpFluid, DctcpNormalized
+
+    P = DCTCP_ANALYSIS.replace(flows=4)
+    Rs, CR = P.R_star, P.link.C * P.R_star
+    phys = solve(DctcpFluid(), P, [1, 0, 0], (0, 0.01))
+    norm = solve(DctcpNormalized(underflow=True), P, [1, 0, (0 - P.K) / CR], (0, 0.01 / Rs))
+    normj = solve(DctcpNormalized(underflow=True), P, [1, 0, (0 - P.K) / CR], (0, 0.01 / Rs), method="jax")
+    t = np.linspace(0, 0.01, 201)
+    a, b = phys(t), norm(t / Rs)
+    np.testing.assert_allclose(b[:, 0], a[:, 0], atol=1e-6)
+    np.testing.assert_allclose(b[:, 1], a[:, 1], atol=1e-8)
+    np.testing.assert_allclose(b[:, 2] * CR + P.K, a[:, 2], atol=1e-5)
+    assert np.abs(normj.x[0, :, 2] - norm(normj.t)[:, 2]).max() * CR < 1e-3
