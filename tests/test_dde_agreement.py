@@ -106,3 +106,27 @@ def test_dataset_export_has_units_and_provenance():
     assert ds["q"].attrs["units"] == "packets"
     assert ds.attrs["solver"] == "reference" and "rtol" in ds.attrs["solver_options"]
     assert float(ds["K"][0]) == 65.0
+
+
+def test_batch_split_across_devices_equals_single_device(tmp_path):
+    """With two XLA CPU devices the batch is sharded (pmap); the results are those of one device."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, numpy as np, jax; jax.config.update('jax_enable_x64', True)\n"
+        "from dwtcp_fluid.dde import solve\nfrom dwtcp_fluid.models import DctcpFluid\n"
+        "from dwtcp_fluid.params import DCTCP_ANALYSIS as P\n"
+        "assert jax.local_device_count() == 2\n"
+        "Ps = [P.replace(flows=n) for n in (3, 10, 30, 100)]\n"
+        "s = solve(DctcpFluid(), Ps, [1, 0, 0], (0, 0.01), method='jax', dt=1e-5)\n"
+        f"np.save({str(tmp_path / 'x.npy')!r}, s.x)\n"
+    )
+    env = dict(
+        __import__("os").environ, XLA_FLAGS="--xla_force_host_platform_device_count=2", JAX_PLATFORMS="cpu"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    Ps = [DCTCP_ANALYSIS.replace(flows=n) for n in (3, 10, 30, 100)]
+    one = solve(DctcpFluid(), Ps, H0, (0.0, 0.01), method="jax", dt=1e-5)
+    np.testing.assert_allclose(np.load(tmp_path / "x.npy"), one.x, rtol=1e-12, atol=1e-10)

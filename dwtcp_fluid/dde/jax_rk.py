@@ -309,33 +309,37 @@ def _make_trajectory(cfg: JaxConfig):
     return trajectory
 
 
+_ORDER = ("p", "x0", "hist_x", "hist_f", "cross0", "count0", "ptr0", "u0", "sign0", "bvals", "sdel", "tau_d")
+
+
 @functools.lru_cache(maxsize=32)
-def _compiled(cfg: JaxConfig):
+def _compiled(cfg: JaxConfig, n_dev: int):
     traj = _make_trajectory(cfg)
-    in_axes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, None, None)
-    return jax.jit(jax.vmap(traj, in_axes=in_axes))
+    in_axes = (0,) * len(_ORDER) + (None, None)
+    batched = jax.vmap(traj, in_axes=in_axes)
+    if n_dev > 1:
+        # one shard of the batch per device (e.g. XLA_FLAGS=--xla_force_host_platform_device_count=2 on a
+        # 2-core CPU): XLA runs a while loop on one thread, so a single vmapped loop leaves the other cores idle
+        return jax.pmap(batched, in_axes=in_axes)
+    return jax.jit(batched)
 
 
 def solve_jax_batch(cfg: JaxConfig, arrays: dict[str, Any], t0: float, h: float) -> dict[str, np.ndarray]:
-    """Run the compiled batched solver. ``arrays`` holds the per-element inputs prepared by :func:`~.solve`."""
-    fn = _compiled(cfg)
-    out = fn(
-        arrays["p"],
-        arrays["x0"],
-        arrays["hist_x"],
-        arrays["hist_f"],
-        arrays["cross0"],
-        arrays["count0"],
-        arrays["ptr0"],
-        arrays["u0"],
-        arrays["sign0"],
-        arrays["bvals"],
-        arrays["sdel"],
-        arrays["tau_d"],
-        jnp.asarray(t0, dtype=jnp.float64),
-        jnp.asarray(h, dtype=jnp.float64),
-    )
-    xs, status, fail_t, fail_x, ctimes, count = jax.block_until_ready(out)
+    """Run the compiled batched solver. ``arrays`` holds the per-element inputs prepared by :func:`~.solve`.
+
+    With several JAX devices and a batch divisible by their number, the batch is split across them.
+    """
+    B = int(arrays["x0"].shape[0])
+    n_dev = jax.local_device_count()
+    n_dev = n_dev if n_dev > 1 and B % n_dev == 0 else 1
+    args = [arrays[k] for k in _ORDER]
+    if n_dev > 1:
+        args = jax.tree_util.tree_map(lambda a: jnp.reshape(a, (n_dev, B // n_dev) + a.shape[1:]), args)
+    out = _compiled(cfg, n_dev)(*args, jnp.asarray(t0, dtype=jnp.float64), jnp.asarray(h, dtype=jnp.float64))
+    out = jax.block_until_ready(out)
+    if n_dev > 1:
+        out = jax.tree_util.tree_map(lambda a: jnp.reshape(a, (B,) + a.shape[2:]), out)
+    xs, status, fail_t, fail_x, ctimes, count = out
     return {
         "x": np.asarray(xs),
         "status": np.asarray(status),
