@@ -22,6 +22,7 @@ from ..dde import Status
 from ..models.dwtcp import DwtcpFluid
 from ..params import DWTCP_EVALUATION, DwtcpParams
 from .phase import PhasePortrait, phase_portrait
+from .phase_draw import TRAJ_COLORS
 
 __all__ = [
     "DWTCP_FIG13_PARAMS",
@@ -188,7 +189,8 @@ def build_fig13(quick: bool = False) -> dict[str, Any]:
 
 def build_delay(quick: bool = False) -> dict[str, Any]:
     """The Fig. 13 starts without and with the one-RTT Scout feedback delay (``DwtcpFluid(delay_rtts=1)``)."""
-    pps = [dwtcp_portrait(delay_rtts=d, duration=0.1) for d in (0.0, 1.0)]
+    # the box reaches above the delayed run's first overshoot (≈ 885 packets from 1.3·w*)
+    pps = [dwtcp_portrait(delay_rtts=d, duration=0.1, ylim=(0.0, 950.0)) for d in (0.0, 1.0)]
     meas = [_dwtcp_measure(pp, 0.03) for pp in pps]
     sol = pps[1].solution
     periods = []
@@ -236,15 +238,24 @@ def plot_fig13(d: dict[str, Any]) -> MplFigure:
 def plot_delay(d: dict[str, Any]) -> MplFigure:
     fig = MplFigure(figsize=(12.0, 4.9), layout="constrained")
     axs = fig.subplots(1, 2, sharey=True)
-    top = 1.05 * max(float(tr.x[:, 1].max()) for pp in d["pps"] for tr in pp.trajectories)
     for ax, pp in zip(axs, d["pps"], strict=True):
         pp.plot(ax=ax, legend=ax is axs[0])
-        ax.set_ylim(pp.ylim[0], max(top, pp.ylim[1]))
     m = d["m"][1]["rows"]
     qa = max(r["tail_q"][1] for r in m)
     axs[1].axhline(qa, color="0.3", lw=0.8, ls="--")
     axs[1].annotate(f"cycle: q ≤ {qa:.0f} packets, period {np.nanmean(d['periods']) * 1e3:.1f} ms",
                     (pp.xlim[0], qa), xytext=(4, 4), textcoords="offset points", fontsize=7.5)  # fmt: skip
+    # inset: the last 30 ms of every delayed run, on the cycle
+    ins = axs[1].inset_axes((0.04, 0.42, 0.3, 0.42))
+    ws = d["m"][1]["w_star"]
+    for k, tr in enumerate(pp.trajectories):
+        late = tr.t >= tr.t[-1] - 0.03
+        ins.plot(tr.x[late, 0], tr.x[late, 1], color=TRAJ_COLORS[k % len(TRAJ_COLORS)], lw=1.0)
+    ins.axvline(ws, color="#CC79A7", lw=0.8, ls="--")
+    ins.set_title("last 30 ms: one cycle from every start", fontsize=7)
+    ins.tick_params(labelsize=6.5)
+    ins.set_xlabel("w", fontsize=7, labelpad=1)
+    ins.set_ylabel("q", fontsize=7, labelpad=1)
     return fig
 
 
