@@ -372,10 +372,16 @@ class FixedPoint:
     @property
     def message(self) -> str:
         how = "converged" if self.converged else "did NOT converge"
-        return (
+        msg = (
             f"w̄ = {self.wbar:g} ≤ 2: no limit cycle; the trajectory {how} to the fixed point "
             f"(W̃, α̃, q̃) = (2, 1, {self.state[2]:.6g}) (distance {self.distance:.2e} at t = {self.t_end:g} R*)"
         )
+        if not self.converged and self.state[2] < 1e-6:
+            msg += (
+                "; at w̄ = 2 the fixed point lies on the switching plane q̃ = 0: the trajectory approaches it from"
+                " above, and once q̃ crosses 0 the large, slow oscillation of w̄ slightly above 2 takes over"
+            )
+        return msg
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -395,8 +401,9 @@ def _fixed_point(wbar: float, g: float, t_end: float) -> FixedPoint:
 
     p = _params(wbar, g, None)
     star = np.array([2.0, 1.0, 2.0 / wbar - 1.0])
-    # start well away from the fixed point (queue at the threshold, sawtooth-like window and α)
-    x0 = np.array([wbar, 0.5, 0.0])
+    # start away from the fixed point, with the queue above the threshold (the history then marks, u = 1):
+    # starting on q̃ = 0 with dq̃/dt = 0 would be degenerate at w̄ = 2, where the fixed point lies on S
+    x0 = star + np.array([-0.5, -0.4, 0.1])
     # α relaxes at rate g/(1 + q̃*) there: simulate at least 30 of those time constants
     t_end = min(1e6, max(t_end, 30.0 * (1.0 + star[2]) / g))
     sol = solve(MODEL, p, x0, (0.0, t_end), method="reference", rtol=1e-9, atol=1e-11)
