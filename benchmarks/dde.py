@@ -3,7 +3,8 @@
 Prints one table: the SciPy reference solver's time; the JAX solver single-trajectory time; the JAX per-trajectory
 time at batch 256 and 1024 with its max |Δq| against the reference; a batch of 256 with different g per element
 (events no longer synchronized across the batch); and jitcdde on the same problem in the same run, if it can be
-pip-installed (its switch smoothed with ``conditional`` of width 1e-3 packets, the queue floor smoothed the same way).
+pip-installed (its switch smoothed with ``conditional`` of width 1e-3 packets as the issue asks, and 1e-5 to reach
+the same accuracy; the queue floor smoothed the same way).
 
 Usage: ``.venv/bin/python benchmarks/dde.py [--steps-per-delay 14] [--no-jitcdde]``. Times are wall-clock on
 whatever else the machine is doing; they are indicative. The script exposes one JAX CPU device per core
@@ -157,10 +158,12 @@ def main() -> None:
     )
 
     if not args.no_jitcdde and _jitcdde_available():
-        for tol in (1e-6, 1e-8):
+        # width 1e-3 (the issue's setting) caps the accuracy near 7e-3 packets whatever the tolerance; a
+        # narrower switch (1e-5) with a tight tolerance is what reaches the JAX solver's accuracy
+        for tol, width in ((1e-6, 1e-3), (1e-8, 1e-3), (1e-10, 1e-5)):
             try:
-                t_j, t_jc, err_j = run_jitcdde(P, one.t, q_truth, tol)
-                rows.append((f"jitcdde (tol {tol:g}, width 1e-3; compile {t_jc:.1f} s)", f"{t_j * 1e3:.0f}", "1",
+                t_j, t_jc, err_j = run_jitcdde(P, one.t, q_truth, tol, width=width)
+                rows.append((f"jitcdde (tol {tol:g}, width {width:g}; compile {t_jc:.1f} s)", f"{t_j * 1e3:.0f}", "1",
                              f"{err_j:.2e}"))  # fmt: skip
             except Exception as e:  # report the failure in the table rather than losing the other rows
                 rows.append((f"jitcdde (tol {tol:g})", "failed", "1", f"{type(e).__name__}: {e}"[:60]))
