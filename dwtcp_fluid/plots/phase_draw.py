@@ -40,6 +40,7 @@ def draw_portrait(
     arrows: int = 4,
     show_field: bool = True,
     legend: bool = True,
+    legend_loc: str = "best",
     colorbar: bool = True,
     figsize: tuple[float, float] = (6.2, 4.8),
 ) -> tuple[Any, Any, dict[str, list[Any]]]:
@@ -53,6 +54,8 @@ def draw_portrait(
         Direction arrows per trajectory.
     show_field, legend, colorbar : bool
         Layers to draw.
+    legend_loc : str
+        Matplotlib legend location ("best" avoids the trajectories).
     """
     if ax is None:
         fig = MplFigure(figsize=figsize, layout="constrained")
@@ -98,7 +101,7 @@ def draw_portrait(
         ln = (ax.axhline if axis == 1 else ax.axvline)(b, color="0.25", lw=3.0, alpha=0.35, zorder=2)
         art["floors"].append(ln)
         name = pp.model.states[pp.axes[axis]]
-        handles.append(Line2D([], [], color="0.25", lw=3.0, alpha=0.35, label=f"floor {name} = {b:g}"))
+        handles.append(Line2D([], [], color="0.25", lw=3.0, alpha=0.35, label=f"floor {name} = {b:.3g}"))
     cmap_art = None
     for k, tr in enumerate(pp.trajectories):
         xy = tr.x[:, [ia, ib]]
@@ -153,15 +156,14 @@ def draw_portrait(
             )
         if pp.delayed:
             why.append("delayed: field frozen at x(t−τ) = x")
-        txt = ax.text(0.01, 0.99, "2-D projection (" + "; ".join(why) + ")", transform=ax.transAxes,
-                      va="top", ha="left", fontsize=7, color="0.2", zorder=8,
-                      bbox={"fc": "white", "ec": "none", "alpha": 0.8, "pad": 1.0})  # fmt: skip
-        art["labels"].append(txt)
+        # in the axis label, where it cannot hide data or collide with the legend
+        ax.set_xlabel(f"{xn} [{units[ia]}]\n2-D projection (" + "; ".join(why) + ")")
+        art["labels"].append(ax.xaxis.label)
     if cmap_art is not None and colorbar:
         cb = fig.colorbar(cmap_art, ax=ax, pad=0.01)
         cb.set_label(f"{pp.model.states[pp.color_by]} [{units[pp.color_by]}]")
         art["labels"].append(cb)
     if legend and handles:
-        lg = ax.legend(handles=handles, loc="upper right", fontsize=6.5, framealpha=0.85)
+        lg = ax.legend(handles=handles, loc=legend_loc, fontsize=6.5, framealpha=0.85)
         art["labels"].append(lg)
     return fig, ax, art

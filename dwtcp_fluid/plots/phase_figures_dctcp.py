@@ -50,7 +50,7 @@ def dctcp_portrait(
         ylim=(min(q_lo, -0.2) - 0.05, max(q_hi, 0.2) + 0.05),
         color_by="alpha",
         law_names=("unmarked (u = 0)", "marked (u = 1)"),
-        title=f"DCTCP (11)-(14), w̄ = {wbar:g}, g = {g:g}",
+        title=f"DCTCP (11)-(14), w̄ = {wbar:.4g}, g = {g:.4g}",
         **kw,
     )
 
