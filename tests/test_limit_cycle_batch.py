@@ -39,6 +39,12 @@ def test_batch_matches_scipy_path(batch, i):
     assert batch.q_max[i] == pytest.approx(c.q_max, abs=2e-4)
 
 
+def test_batch_dataset(batch):
+    ds = batch.to_dataset()
+    np.testing.assert_allclose(ds["period"].values, batch.period)
+    assert ds["wbar"].attrs["units"] == "packets" and "package_version" in ds.attrs
+
+
 def test_batch_with_queue_floor_matches_scipy_path():
     w, g, psi = np.array([15.0, 15.0, 30.0]), np.array([0.05, 0.05, 0.2]), np.array([0.05, 0.01, 0.01])
     b = cycles_batch(w, g, psi=psi, steps_per_unit=20, chunk=4)

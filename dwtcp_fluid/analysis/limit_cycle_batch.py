@@ -214,6 +214,33 @@ class BatchCycles:
     residual: np.ndarray
     status: np.ndarray
 
+    def to_dataset(self):
+        """An ``xarray.Dataset`` over dimension ``point`` with w̄, g (and ψ) as coordinates, and provenance."""
+        import xarray as xr
+
+        from .. import __version__
+
+        coords = {"wbar": ("point", self.wbar, {"units": "packets"}), "g": ("point", self.g, {"units": "1"})}
+        if self.psi is not None:
+            coords["psi"] = ("point", self.psi, {"units": "1 (K/(C·d))"})
+        units = {"period": "R*", "h_alpha": "R*", "h_beta": "R*", "q_min": "C·R*", "q_max": "C·R*"}
+        names = ("period", "h_alpha", "h_beta", "q_min", "q_max", "throughput", "rho_paper", "rho_monodromy")
+        data = {k: ("point", getattr(self, k), {"units": units.get(k, "1")}) for k in names}
+        data["W_alpha"] = ("point", self.x_alpha[:, 0], {"units": "packets"})
+        data["alpha_alpha"] = ("point", self.x_alpha[:, 1], {"units": "1"})
+        data["status"] = (
+            "point",
+            self.status.astype(np.int8),
+            {"meaning": "0 ok, 1 structure, 2 budget, 3 newton, 4 fallback"},
+        )
+        attrs = {
+            "package_version": __version__,
+            "model": repr(MODEL),
+            "source": "eqs. (11)-(14) and Theorem 1 of 001_2aee9d9fe081c28a.txt",
+            "solver": "batched JAX RK4 return map + Newton (dwtcp_fluid.analysis.limit_cycle_batch)",
+        }
+        return xr.Dataset(data, coords=coords, attrs=attrs)
+
 
 def _rho(Z):
     return np.max(np.abs(np.linalg.eigvals(np.asarray(Z))), axis=-1)
