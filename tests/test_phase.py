@@ -197,3 +197,16 @@ def test_registered_phase_figures_pass_check():
     res = catalog.check_all(Path(__file__).resolve().parents[1] / "figures", names)
     for r in res:
         assert r.ok, (r.name, r.image_message, [(c.text, c.measured) for c in r.claims if not c.passed])
+
+
+def test_dctcp_fixed_point_found_and_classified_for_small_wbar():
+    # w̄ ≤ 2: unique fixed point (W̃, α̃, q̃) = (2, 1, 2/w̄ − 1), section 3.1 of 001_2aee9d9fe081c28a.txt
+    wbar = 1.5
+    p = {"wbar": wbar, "g": 1 / 16, "psi": 0.0}
+    pp = phase_portrait(DctcpNormalized(), p, [[1.0, 0.5, 0.1], [3.0, 0.9, 0.6]], (0.0, 200.0), axes=("W", "q"),
+                        xlim=(0.5, 4), ylim=(-0.2, 1.0), grid=9, nullcline_grid=41)  # fmt: skip
+    (e,) = pp.equilibria
+    assert e.u == 1 and np.allclose(e.x, [2.0, 1.0, 2 / wbar - 1], atol=1e-9)
+    assert e.stability == "asymptotically stable" and np.all(e.eigenvalues.real < 0)
+    # α̃ relaxes at rate ≈ g/(1 + q̃) ≈ 0.047 per R*: within 1e-3 after 200 R*
+    assert all(np.allclose(tr.x[-1], e.x, atol=1e-3) for tr in pp.trajectories)

@@ -68,7 +68,9 @@ def find_equilibria(
     law's region (σ ≥ 0 for u = 1, σ ≤ 0 for u = 0, up to ``tol`` relative) and above the floors.
 
     Roots are found in scaled coordinates (each state divided by its seed spread) because the models are badly
-    scaled (DWTCP: N/τ ≈ 1e5 next to β/τ ≈ 10). Classified from the model's lambdified symbolic Jacobian.
+    scaled (DWTCP: N/τ ≈ 1e5 next to β/τ ≈ 10). Classified from the model's lambdified symbolic Jacobian, i.e.
+    the frozen, undelayed linearization (x(t − τ_d) = x); for a delayed model that is the papers' analysis, not
+    the stability of the delay system (see :mod:`dwtcp_fluid.analysis.charroots`).
     """
     seeds = np.atleast_2d(np.asarray(seeds, dtype=float))
     n = seeds.shape[1]
