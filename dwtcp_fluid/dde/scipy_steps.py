@@ -72,6 +72,30 @@ class StitchedDense:
         return out.reshape(tt.shape + (self.hist.n,))
 
 
+class _Constant:
+    """Dense output of a state at rest."""
+
+    def __init__(self, y: np.ndarray) -> None:
+        self.y = np.array(y, dtype=float)
+
+    def __call__(self, t: Any) -> np.ndarray:
+        tt = np.asarray(t, dtype=float)
+        return self.y.copy() if tt.ndim == 0 else np.repeat(self.y[:, None], tt.size, axis=1)
+
+
+def _resting_input(raw_rhs: Any, t: float, y: np.ndarray, bounds: Any, m: int) -> tuple[float, ...] | None:
+    """A switch value u (all channels equal) under which y is stationary, bounds held; None if there is none."""
+    scale = 1.0 + max(float(np.max(np.abs(raw_rhs(t, y, (v,) * m)))) for v in (0.0, 1.0))
+    for v in (1.0, 0.0):
+        F = raw_rhs(t, y, (v,) * m)
+        for i, b, sgn in bounds:
+            if sgn * (y[i] - b) <= 0 and sgn * F[i] <= 0:
+                F[i] = 0.0
+        if np.all(np.abs(F) <= 1e-9 * scale):
+            return (v,) * m
+    return None
+
+
 def _u_arg(u: tuple[float, ...]) -> Any:
     return u[0] if len(u) == 1 else u
 
@@ -210,6 +234,18 @@ def solve_reference(
                 bisect.insort(xd_breaks, t_end + tau_d)
         # an event at the very start of a segment makes no progress; many in a row would be a Zeno sliding mode
         stalled = stalled + 1 if t_end <= t else 0
+        if stalled > 20:
+            rest = _resting_input(raw_rhs, t_end, y_end, bounds, len(sdel)) if max(sdel) == 0.0 else None
+            if rest is not None:
+                # Chattering of an undelayed switch at a point that one value of u leaves at rest (DWTCP with
+                # k = 0 at (w, q) = (BDP/N, 0): q' = 0 on both sides and w' = 0 when u = 1): the limit of the
+                # ever smaller excursions is to stay there, so the solution rests until t1.
+                dense.append(t_end, t1, _Constant(y_end))
+                ts.append(np.array([t1]))
+                xs.append(y_end[None, :])
+                message = f"rests on the switching surface from t={t_end:.9g} (u={rest})"
+                t, x = t1, y_end
+                break
         if stalled > 100:
             status, fail_t, fail_x = Status.TOO_MANY_EVENTS, t_end, y_end
             message = "100 events without progress in time (chattering on the switching surface)"

@@ -17,7 +17,7 @@ _SAMPLES = 20_001
 
 def period_from_crossings(crossings: np.ndarray, upward: np.ndarray, t_from: float) -> float | None:
     """Mean spacing of the upward crossings of σ = 0 after ``t_from`` (None with fewer than two)."""
-    up = np.sort(crossings[upward & (crossings >= t_from)])
+    up = np.unique(crossings[upward & (crossings >= t_from)])  # repeated times: chattering, not a period
     return float(np.mean(np.diff(up))) if up.size >= 2 else None
 
 

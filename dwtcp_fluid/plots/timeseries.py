@@ -11,7 +11,7 @@ from ..dde import solve, summarize
 from ..models.dctcp import DctcpFluid
 from ..params import DCTCP_ANALYSIS
 
-__all__ = ["plot_timeseries", "build_dctcp_timeseries", "plot_dctcp_timeseries", "FIGURE"]
+__all__ = ["plot_timeseries", "build_dctcp_timeseries", "plot_dctcp_timeseries", "FIGURE", "FIGURE_DWTCP"]
 
 
 def plot_timeseries(
@@ -138,6 +138,92 @@ FIGURE = register(
             Claim(
                 "the queue never empties in steady state: utilization > 99.9 % (last 50 ms)",
                 _claim_full_utilization,
+            ),
+        ),
+    )
+)
+
+
+# --- registered figure: DWTCP paper model without and with the Scout's one-RTT feedback delay -----------------
+
+
+def build_dwtcp_delay_timeseries(quick: bool) -> dict[str, Any]:
+    """Reference-solver runs of the DWTCP fluid model (6)/(7) of 000_eb5ec3ba60d5c338.txt, 10 flows, 10 Gbps,
+    100 µs, β = 0.001, k = 0, with ``delay_rtts`` = 0 (the paper's model) and 1 (k̄ and the switch read q(t − τ)).
+
+    ``quick`` does not change the runs (about a second each).
+    """
+    from ..models.dwtcp import DwtcpFluid
+    from ..params import DwtcpParams
+
+    P = DwtcpParams(flows=10, beta=0.001, k=0.0)
+    out: dict[str, Any] = {"bdp": P.bdp, "w_fair": P.window_fair_share, "kbar_crit": P.kbar_crit, "runs": {}}
+    for rtts in (0.0, 1.0):
+        sol = solve(DwtcpFluid(delay_rtts=rtts), P, [1.0, 0.0], (0.0, _DURATION))
+        t = np.linspace(0.0, _DURATION, 4001)
+        out["runs"][rtts] = {"t": t, "x": sol(t), "summary": summarize(sol)}
+    return out
+
+
+def plot_dwtcp_delay_timeseries(data: dict[str, Any]):
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(8.0, 4.4), sharex=True)
+    for c, rtts in enumerate((0.0, 1.0)):
+        r = data["runs"][rtts]
+        axes[0, c].plot(r["t"] * 1e3, r["x"][:, 0], color="C0")
+        axes[0, c].axhline(
+            data["w_fair"], color="0.4", ls="--", lw=0.8, label=f"BDP/N = {data['w_fair']:.2f}"
+        )
+        axes[0, c].legend(loc="lower right")
+        axes[1, c].plot(r["t"] * 1e3, r["x"][:, 1], color="C2")
+        axes[1, c].set_xlabel("time [ms]")
+        s = r["summary"]
+        label = "paper model: no feedback delay" if rtts == 0 else "Scout feedback one RTT late"
+        axes[0, c].set_title(f"{label}\nq in [{s['queue_min']:.3g}, {s['queue_max']:.3g}] (last 50 ms)")
+    axes[0, 0].set_ylabel("w [packets]")
+    axes[1, 0].set_ylabel("q [packets]")
+    fig.suptitle(
+        f"DWTCP fluid (6)/(7), N = 10, 10 Gbps, τ = 100 µs, β = 0.001, k = 0; k̄* = 2·BDP/√β = {data['kbar_crit']:.0f}"
+    )
+    fig.tight_layout()
+    return fig
+
+
+def _claim_undelayed_rest(data: dict[str, Any]) -> tuple[bool, str]:
+    s = data["runs"][0.0]["summary"]
+    ok = s["queue_max"] < 0.01 and abs(s["window_mean"] - data["w_fair"]) < 1e-3
+    return (
+        ok,
+        f"q_max = {s['queue_max']:.2e} packets, mean w = {s['window_mean']:.6f} (BDP/N = {data['w_fair']:.6f})",
+    )
+
+
+def _claim_delayed_oscillates(data: dict[str, Any]) -> tuple[bool, str]:
+    s = data["runs"][1.0]["summary"]
+    ok = s["amplitude"] > 100 and s["period_s"] is not None and s["queue_max"] < data["kbar_crit"] / 10
+    per = "none" if s["period_s"] is None else f"{s['period_s'] * 1e3:.2f} ms"
+    return ok, (
+        f"amplitude {s['amplitude']:.1f} packets, period {per}, q_max {s['queue_max']:.1f} "
+        f"≪ k̄* = {data['kbar_crit']:.0f}"
+    )
+
+
+FIGURE_DWTCP = register(
+    Figure(
+        name="dwtcp_delay_timeseries",
+        title="DWTCP fluid model with and without the Scout's one-RTT feedback delay",
+        build=build_dwtcp_delay_timeseries,
+        plot=plot_dwtcp_delay_timeseries,
+        claims=(
+            Claim(
+                "without delay the paper's model rests at its degenerate point (w, q) ≈ (BDP/N, 0)",
+                _claim_undelayed_rest,
+            ),
+            Claim(
+                "with the one-RTT delay it oscillates (queue amplitude > 100 packets) although k̄ stays far below"
+                " k̄* = 2·BDP/√β, so condition (14) does not predict the delayed behaviour",
+                _claim_delayed_oscillates,
             ),
         ),
     )
