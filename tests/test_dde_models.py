@@ -80,3 +80,16 @@ def test_normalized_model_is_the_physical_one_rescaled():
     np.testing.assert_allclose(b[:, 1], a[:, 1], atol=1e-8)
     np.testing.assert_allclose(b[:, 2] * CR + P.K, a[:, 2], atol=1e-5)
     assert np.abs(normj.x[0, :, 2] - norm(normj.t)[:, 2]).max() * CR < 1e-3
+
+
+def test_undelayed_dwtcp_rests_at_the_degenerate_equilibrium():
+    """k = 0, no delay: the window reaches BDP/N as the queue is about to build, the switch chatters at
+    q = 0 = k, and both solvers end at rest at (w, q) = (BDP/N, 0), the paper's equilibrium (equations.md)."""
+    from dwtcp_fluid.models import DwtcpFluid
+
+    P = DwtcpParams(flows=10)
+    for method in ("reference", "jax"):
+        sol = solve(DwtcpFluid(delay_rtts=0.0), P, [1.0, 0.0], (0.0, 0.01), method=method)
+        assert sol.ok, sol.summary()
+        w, q = sol(np.array([0.01]))[0]
+        assert abs(w - P.window_fair_share) < 1e-6 and abs(q) < 1e-9, (method, w, q)
