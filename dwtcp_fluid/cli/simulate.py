@@ -195,8 +195,11 @@ def dwtcp_simulate(
         "solver": sol.method,
         "status": s["status"],
     }
-    if "alpha_log2" in model.states:
-        out["scout_alpha_mean"] = s.get("scout_alpha_mean")
+    if "log2_alpha" in model.states:
+        import numpy as np
+
+        ts = np.linspace(T / 2, T, 5001) if sol.method == "reference" else sol.t[sol.t >= T / 2]
+        out["scout_alpha_mean"] = float(np.mean(2.0 ** sol(ts)[:, model.state_index("log2_alpha")]))
     if plot:
         _plot(
             sol, plot, f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}", {"k": P.k}
