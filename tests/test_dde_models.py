@@ -53,14 +53,14 @@ def test_scout_alpha_stays_in_bounds_and_solvers_agree():
     m = DwtcpScoutFluid(delay_rtts=1.0, alpha_min=1.0, alpha_max=64.0)
     P = DwtcpParams(flows=10)
     ref = solve(m, P, [1, 0, 0], (0, 0.03))
-    # Known limitation (jax_rk docstring): the switching surface q = k = 0 coincides with the queue floor, whose
-    # exit the JAX solver locates linearly; with α growing the exit time is O(h²) off and the error converges
-    # only about first order (0.13, 0.0075, 0.0035 packets at τ/20, τ/40, τ/80), hence τ/40 and a looser bound.
-    jx = solve(m, P, [1, 0, 0], (0, 0.03), method="jax", dt=P.tau / 40)
+    # q = k = 0 is also the queue floor: the floor exit is the crossing, so it must be located exactly
+    # (exact_exits); located linearly the error converges only about first order (0.13, 0.0075, 0.0035 packets
+    # at τ/20, τ/40, τ/80), with Newton 3.3e-6, 9.6e-7, 8.7e-8.
+    jx = solve(m, P, [1, 0, 0], (0, 0.03), method="jax", exact_exits=True)
     assert ref.ok and jx.ok
     x = ref(np.linspace(0, 0.03, 3001))
     assert x[:, 2].min() >= -1e-12 and x[:, 2].max() <= 6 + 1e-12 and x[:, 1].min() >= 0
-    assert np.abs(jx.x[0, :, 1] - ref(jx.t)[:, 1]).max() < 2e-2
+    assert np.abs(jx.x[0, :, 1] - ref(jx.t)[:, 1]).max() < 1e-4
     # α doubles once per RTT from 1 while the queue is empty: the cap 64 = 2^6 is reached after 6 RTTs
     np.testing.assert_allclose(ref(np.array([3 * P.tau]))[0, 2], 3.0, atol=1e-9)
 

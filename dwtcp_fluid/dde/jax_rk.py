@@ -13,12 +13,13 @@ h ≤ τ_d guarantees every read is of an already computed point. Crossing times
 channel keeps a pointer to its next pending crossing. Failures set a per-element :class:`Status` and freeze that
 element; no exception is raised inside the compiled code.
 
-Known limitation: leaving a bound is located by linear interpolation of the unheld derivative (a Newton solve
-would cost extra right-hand-side evaluations in every sub-step of every element under ``vmap``). The state
+Known limitation: by default, leaving a bound is located by linear interpolation of the unheld derivative (a
+Newton solve costs extra right-hand-side evaluations in every sub-step of every element under ``vmap``; it is
+the option ``exact_exits=True`` of :func:`~.solve`). The state
 error this causes is second order in the location error, so it is harmless by itself; but when the switching
 surface coincides with the bound (DWTCP with k = 0 and a nonlinear increase, as in the Scout-α model) the
-crossing of σ, and hence the delayed switch time, inherits the O(h²) error, and the solver converges only at
-about first order there (tests/test_dde_models.py).
+crossing of σ, and hence the delayed switch time, inherits the O(h²) error, and without ``exact_exits`` the
+solver converges only at about first order there (tests/test_dde_models.py).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class JaxConfig:
         buf_len: int,
         crossing_buffer: int,
         max_substeps: int,
+        exact_exits: bool = False,
     ) -> None:
         self.model = model
         self.n = len(model.states)
@@ -64,10 +66,11 @@ class JaxConfig:
         self.buf_len = buf_len
         self.S = crossing_buffer
         self.max_substeps = max_substeps
+        self.exact_exits = exact_exits
 
     def _key(self) -> tuple:
         return (self.model, self.m, self.bound_idx, self.bound_sign, self.uses_xd, self.n_save, self.save_every,
-                self.buf_len, self.S, self.max_substeps)  # fmt: skip
+                self.buf_len, self.S, self.max_substeps, self.exact_exits)  # fmt: skip
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -214,9 +217,14 @@ def _make_trajectory(cfg: JaxConfig):
                 for k in range(nb):
                     i = int(bidx[k])
                     val = jnp.where(j == 1 + k, bsgn[k] * (y[i] - bval[k]), val)
+                if cfg.exact_exits and nb:
+                    # the unheld derivative along the interpolant (one more rhs per Newton iteration)
+                    Fy = raw_rhs(s + th * hs, y, u, buf_x, buf_f)
+                    for k in range(nb):
+                        val = jnp.where(j == 1 + nb + k, bsgn[k] * Fy[int(bidx[k])], val)
                 return val
 
-            refine = jnp.isfinite(th_lin) & (j <= nb)
+            refine = jnp.isfinite(th_lin) & ((j <= nb) | cfg.exact_exits)
             th = jnp.where(refine, _newton_root(g_sel, jnp.where(refine, th_lin, 0.5)), th_lin)
             has_event = jnp.isfinite(th)
             thc = jnp.where(has_event, th, 1.0)

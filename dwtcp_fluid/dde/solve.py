@@ -82,6 +82,7 @@ def solve(
     save_every: int | None = None,
     max_substeps: int = 8,
     crossing_buffer: int = 64,
+    exact_exits: bool = False,
 ) -> DdeSolution:
     """Solve a fluid model's switched delay system on ``t_span``.
 
@@ -113,6 +114,10 @@ def solve(
         JAX solver: events allowed inside one step before the element fails with ``TOO_MANY_EVENTS``.
     crossing_buffer : int
         JAX solver: pending crossings of σ = 0 it can hold (``BUFFER_OVERFLOW`` beyond).
+    exact_exits : bool
+        JAX solver: locate the moment a held state leaves its bound by Newton on the interpolant instead of
+        linearly. Costs about a third more time; needed for full order when the switching surface coincides
+        with a bound (DWTCP with k = 0 and the Scout-α state).
 
     Returns
     -------
@@ -140,7 +145,19 @@ def solve(
     ]
     if method == "reference":
         return _run_reference(model, problems, hists, t0, t1, rtol, atol, integrator, batched)
-    return _run_jax(model, problems, hists, t0, t1, dt, save_every, max_substeps, crossing_buffer, batched)
+    return _run_jax(
+        model,
+        problems,
+        hists,
+        t0,
+        t1,
+        dt,
+        save_every,
+        max_substeps,
+        crossing_buffer,
+        batched,
+        bool(exact_exits),
+    )
 
 
 def _run_reference(model, problems, hists, t0, t1, rtol, atol, integrator, batched) -> DdeSolution:
@@ -173,7 +190,7 @@ def _run_reference(model, problems, hists, t0, t1, rtol, atol, integrator, batch
 
 
 def _run_jax(
-    model, problems, hists, t0, t1, dt, save_every, max_substeps, crossing_buffer, batched
+    model, problems, hists, t0, t1, dt, save_every, max_substeps, crossing_buffer, batched, exact_exits=False
 ) -> DdeSolution:
     import jax.numpy as jnp
 
@@ -265,6 +282,7 @@ def _run_jax(
         buf_len=buf_len,
         crossing_buffer=S,
         max_substeps=max_substeps,
+        exact_exits=exact_exits,
     )
     out = solve_jax_batch(cfg, arrays, t0, h)
     crossings, crossing_up = [], []
@@ -290,7 +308,13 @@ def _run_jax(
         crossings=crossings,
         crossing_up=crossing_up,
         method="jax",
-        options={"dt": h, "save_every": save_every, "max_substeps": max_substeps, "crossing_buffer": S},
+        options={
+            "dt": h,
+            "save_every": save_every,
+            "max_substeps": max_substeps,
+            "crossing_buffer": S,
+            "exact_exits": exact_exits,
+        },
         batched=batched,
         messages=messages,
     )
