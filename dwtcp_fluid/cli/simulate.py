@@ -175,7 +175,10 @@ def dwtcp_simulate(
     model = dwtcp_model(variant, delay)
     T = _duration(duration)
     hist = [1.0, 0.0] + ([0.0] if len(model.states) == 3 else [])
-    sol = solve(model, P, hist, (0.0, T), method=_solver(solver))
+    method = _solver(solver)
+    # with k = 0 the switching surface is the queue floor: its exit must be located exactly (jax_rk docstring)
+    opts = {"exact_exits": True} if method == "jax" else {}
+    sol = solve(model, P, hist, (0.0, T), method=method, **opts)
     s = summarize(sol)
     out = {
         "queue_min": s["queue_min"],
