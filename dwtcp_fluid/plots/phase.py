@@ -117,6 +117,8 @@ class PhasePortrait:
     law_names : (str, str)
         Names of the laws u = 0 and u = 1.
     title : str
+    solution : DdeSolution or list of DdeSolution
+        The solver output (JAX: one batch; reference: one solution per start).
     """
 
     model: FluidModel
@@ -231,10 +233,16 @@ def phase_portrait(
         Levels of H (default: H at the initial conditions).
     equilibria : bool or array (k, n)
         Search for equilibria (True, from grid seeds), skip (False), or use these candidate seeds.
+    integral_law : int
+        The law (0 or 1) on whose region H is conserved and drawn.
+    integral_label : str
+        Name of H in the legend.
     color_by : str, optional
         A state shown as the colour of the trajectories (projections).
     law_names : (str, str)
         Labels of the laws u = 0 and u = 1.
+    title : str
+        Axes title.
 
     Returns
     -------
@@ -265,21 +273,32 @@ def phase_portrait(
         p = model.numeric_params(params)
     model.check_params(p)
     k = x0s.shape[0]
-    sol = solve(model, [p] * k, x0s if history is None else history, t_span, method=method, **opts)
+    hist = x0s if history is None else history
+    if method == "reference":
+        # one solve per start: a batch would be cut at the earliest element's stop (e.g. a chattering check)
+        per = [
+            hist[e] if isinstance(hist, np.ndarray | list | tuple) and len(hist) == k else hist
+            for e in range(k)
+        ]
+        runs = [(solve(model, p, h, t_span, method=method, **opts), 0) for h in per]
+        sol: Any = [r for r, _ in runs]
+    else:
+        sol = solve(model, [p] * k, hist, t_span, method=method, **opts)
+        runs = [(sol, e) for e in range(k)]
     delay = float(model.delay(p))
     trajs = []
-    for e in range(k):
-        if sol.method == "reference":
+    for e, (s, j) in enumerate(runs):
+        if s.method == "reference":
             # resample the dense output evenly, so arrows and colours are spaced in time
-            t = np.linspace(sol.t[0], sol.t[-1], 4001)
-            x = sol(t, e)
+            t = np.linspace(s.t[0], s.t[-1], 4001)
+            x = s(t, j)
         else:
-            t, x = sol.t, sol.x[e]
+            t, x = s.t, s.x[j]
         if delay > 0:
-            u = switch_input(sol, e, t, delay)
+            u = switch_input(s, j, t, delay)
         else:  # undelayed: u = 1{σ(x(t)) > 0} by definition (exact even when the crossing log is truncated)
             u = (np.asarray(model.surface(list(x.T), p, np), dtype=float) > 0).astype(np.int8)
-        trajs.append(Trajectory(x0s[e], t, x, u, int(sol.status[e])))
+        trajs.append(Trajectory(x0s[e], t, x, u, int(s.status[j])))
     fx = np.array(x0s.mean(axis=0) if not trajs else np.concatenate([tr.x for tr in trajs]).mean(axis=0))
     for nm, v in (fixed or {}).items():
         fx[model.state_index(nm)] = float(v)
