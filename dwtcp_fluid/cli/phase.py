@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from .. import units
 from ..params import DctcpParams, DwtcpParams
 from .app import app
 from .common import UsageError, emit_json, link_from_flags
@@ -70,7 +71,9 @@ def phase_dwtcp(
         help="Scout feedback one RTT late (default) or the paper's undelayed model.",
     ),
     variant: str = typer.Option("paper", "--variant", help="paper (eq. (6)) or sqrt (eq. (3))."),
-    duration: float = typer.Option(100.0, "--duration-ms", help="Simulated time per trajectory in ms (> 0)."),
+    duration: str = typer.Option(
+        "100ms", "--duration", help='Simulated time per trajectory ("100ms", "0.1s").'
+    ),
     json: bool = _JSON,
 ) -> None:
     """DWTCP (w, q) portrait of eqs. (6)/(7) of 000_eb5ec3ba60d5c338.txt, with or without the feedback delay."""
@@ -86,10 +89,15 @@ def phase_dwtcp(
         raise UsageError("--target", target, "a queue target in packets >= 0")
     if variant not in ("paper", "sqrt"):
         raise UsageError("--variant", variant, "paper or sqrt")
-    if not (math.isfinite(duration) and 0 < duration <= 10_000):
-        raise UsageError("--duration-ms", duration, "milliseconds in (0, 10000]")
+    accepted = 'a time in (0, 10s] such as "100ms" or "0.1s"'
+    try:
+        T = units.parse_time(duration)
+    except ValueError:
+        raise UsageError("--duration", duration, accepted) from None
+    if not (math.isfinite(T) and 0 < T <= 10.0):
+        raise UsageError("--duration", duration, accepted)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
-    pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=duration * 1e-3, variant=variant)
+    pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=T, variant=variant)
     _save(pp, path)
     if json:
         emit_json(_summary(pp, path))
@@ -114,7 +122,9 @@ def phase_dctcp(
     queue_floor: bool = typer.Option(
         False, "--queue-floor/--no-queue-floor", help="With --capacity: q ≥ 0 (section 3.3.2), ψ = K/(C·d)."
     ),
-    duration: float = typer.Option(300.0, "--duration", help="Simulated time in units of R* (> 0)."),
+    duration: float = typer.Option(
+        300.0, "--duration-rstar", help="Simulated time in units of R* (normalized model time, > 0)."
+    ),
     json: bool = _JSON,
 ) -> None:
     """DCTCP normalized model (11)-(14) of 001_2aee9d9fe081c28a.txt: W̃–q̃ projection, α̃ as colour (Fig. 4)."""
@@ -139,7 +149,7 @@ def phase_dctcp(
     if not (math.isfinite(wbar) and 0 < wbar <= 1e4):
         raise UsageError("--wbar", wbar, "packets in (0, 10000]")
     if not (math.isfinite(duration) and 0 < duration <= 1e5):
-        raise UsageError("--duration", duration, "units of R* in (0, 100000]")
+        raise UsageError("--duration-rstar", duration, "units of R* in (0, 100000]")
     # Fig. 4's starts, with the window scaled to w̄ (the cycle's W̃ scales with w̄)
     starts = [(w * wbar / 10.0, a, q) for w, a, q in DCTCP_STARTS]
     if psi is not None:
