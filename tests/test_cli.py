@@ -102,3 +102,9 @@ def test_console_script_no_traceback(argv):
     r = subprocess.run([str(exe), *argv], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 2 and r.stdout == ""
     assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+
+
+def test_failing_command_exit_status_propagates(capsys, tmp_path):
+    # figures --check against an empty directory must fail (no committed images) with status 1.
+    code, out, _ = run(capsys, "figures", "--check", "--out", str(tmp_path), "--name", "dwtcp_condition_map", "--json")
+    assert code == 1 and json.loads(out)["ok"] is False

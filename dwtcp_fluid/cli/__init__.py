@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     """
     _load()
     try:
-        app(args=argv, standalone_mode=False, prog_name="dwtcp-fluid")
+        # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value.
+        rv = app(args=argv, standalone_mode=False, prog_name="dwtcp-fluid")
     except UsageError as e:
         sys.stderr.write(f"error: {e}\n")
         return 2
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except typer.Exit as e:
         return getattr(e, "exit_code", 0)
-    return 0
+    return rv if isinstance(rv, int) else 0
 
 
 __all__ = ["app", "main"]
