@@ -22,8 +22,11 @@ import scipy.linalg
 def cold(outdir: Path) -> float:
     exe = Path(sys.executable).with_name("dwtcp-fluid")
     t = time.perf_counter()
-    subprocess.run([str(exe), "sweep", "--beta", "0.001", "--out", str(outdir), "--json"], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [str(exe), "sweep", "--beta", "0.001", "--out", str(outdir), "--json"],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - t
 
 

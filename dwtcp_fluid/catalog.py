@@ -29,7 +29,15 @@ __all__ = [
 ]
 
 #: Modules whose import registers figures (one per capability).
-FIGURE_MODULES: tuple[str, ...] = ("dwtcp_fluid.plots.sweep_maps", "dwtcp_fluid.plots.hybrid", "dwtcp_fluid.plots.charroots", "dwtcp_fluid.plots.timeseries", "dwtcp_fluid.packet.figures", "dwtcp_fluid.plots.limit_cycle_figures", "dwtcp_fluid.plots.phase_figures")
+FIGURE_MODULES: tuple[str, ...] = (
+    "dwtcp_fluid.plots.sweep_maps",
+    "dwtcp_fluid.plots.hybrid",
+    "dwtcp_fluid.plots.charroots",
+    "dwtcp_fluid.plots.timeseries",
+    "dwtcp_fluid.packet.figures",
+    "dwtcp_fluid.plots.limit_cycle_figures",
+    "dwtcp_fluid.plots.phase_figures",
+)
 
 #: RMS tolerance (0-255 scale) for image comparison: absorbs anti-aliasing differences between FreeType builds.
 IMAGE_TOL = 2.0

@@ -248,7 +248,12 @@ class DwtcpParams:
             self,
             "beta",
             check_range(
-                "beta", self.beta, lo=0.0, hi=1.0, lo_open=True, why="the decrease factor must stay a fraction"
+                "beta",
+                self.beta,
+                lo=0.0,
+                hi=1.0,
+                lo_open=True,
+                why="the decrease factor must stay a fraction",
             ),
         )
         _set(self, "k", check_range("k", self.k, lo=0.0, why="target queue in packets, eq. (2)"))

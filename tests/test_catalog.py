@@ -18,7 +18,11 @@ def _fig(name, claim_ok=True, scale=1.0):
         title="test",
         build=lambda quick: {"x": [0, 1, 2], "y": [0, scale, 0]},
         plot=_plot,
-        claims=[catalog.Claim("peak is 1", lambda d: (max(d["y"]) == 1.0 if claim_ok else False, str(max(d["y"]))))],
+        claims=[
+            catalog.Claim(
+                "peak is 1", lambda d: (max(d["y"]) == 1.0 if claim_ok else False, str(max(d["y"])))
+            )
+        ],
     )
 
 

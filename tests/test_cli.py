@@ -18,8 +18,20 @@ def run(capsys, *argv):
 
 
 def test_condition_json(capsys):
-    code, out, err = run(capsys, "dwtcp", "condition", "--beta", "0.001", "--capacity", "10Gbps", "--rtt", "100us",
-                         "--flows", "10", "--json")
+    code, out, err = run(
+        capsys,
+        "dwtcp",
+        "condition",
+        "--beta",
+        "0.001",
+        "--capacity",
+        "10Gbps",
+        "--rtt",
+        "100us",
+        "--flows",
+        "10",
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert {"bdp_packets", "kbar_crit", "beta", "window_fair_share"} <= set(d)
@@ -48,8 +60,21 @@ def test_eigen_increase_json(capsys):
 
 
 def test_sweep_json_and_files(capsys, tmp_path):
-    code, out, _ = run(capsys, "sweep", "--beta", "0.001,0.01", "--bdp", "10,100", "--flows", "1,10",
-                       "--kbar-ratio", "0.1:10:5log", "--out", str(tmp_path), "--json")
+    code, out, _ = run(
+        capsys,
+        "sweep",
+        "--beta",
+        "0.001,0.01",
+        "--bdp",
+        "10,100",
+        "--flows",
+        "1,10",
+        "--kbar-ratio",
+        "0.1:10:5log",
+        "--out",
+        str(tmp_path),
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert d["points"] == 2 * 2 * 2 * 5 and d["agreement_rate"] == 1.0
@@ -106,5 +131,7 @@ def test_console_script_no_traceback(argv):
 
 def test_failing_command_exit_status_propagates(capsys, tmp_path):
     # figures --check against an empty directory must fail (no committed images) with status 1.
-    code, out, _ = run(capsys, "figures", "--check", "--out", str(tmp_path), "--name", "dwtcp_condition_map", "--json")
+    code, out, _ = run(
+        capsys, "figures", "--check", "--out", str(tmp_path), "--name", "dwtcp_condition_map", "--json"
+    )
     assert code == 1 and json.loads(out)["ok"] is False

@@ -93,7 +93,14 @@ def test_discriminant_sign_exactly_on_both_sides_of_kbar_crit(beta, bdp):
     disc = sp.simplify(a1**2 - 4 * a2 * a0)
     beta_r, bdp_r, tau_r, N_r = sp.Rational(str(beta)), sp.Integer(bdp), sp.Rational(1, 10000), sp.Integer(7)
     kcrit = 2 * bdp_r / sp.sqrt(beta_r)
-    vals = {ps["beta"]: beta_r, ps["tau"]: tau_r, ps["C"]: bdp_r / tau_r, ps["N"]: N_r, ps["k"]: 0, xs[0]: bdp_r / N_r}
+    vals = {
+        ps["beta"]: beta_r,
+        ps["tau"]: tau_r,
+        ps["C"]: bdp_r / tau_r,
+        ps["N"]: N_r,
+        ps["k"]: 0,
+        xs[0]: bdp_r / N_r,
+    }
     for factor, sign in ((1 - sp.Rational(1, 10**9), -1), (1 + sp.Rational(1, 10**9), 1), (1, 0)):
         d = sp.nsimplify(disc.subs(vals).subs(xs[1], kcrit * factor))
         assert sp.sign(sp.simplify(d)) == sign

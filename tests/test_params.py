@@ -50,7 +50,10 @@ BAD = [
     (lambda: LinkParams(capacity=0), r"capacity=0.0 is out of range: accepted 0 < capacity"),
     (lambda: LinkParams(rtt="-1ms"), r"rtt"),
     (lambda: LinkParams(rtt=0), r"rtt=0.0 is out of range"),
-    (lambda: LinkParams(packet_size=0), r"packet_size=0.0 is out of range: accepted 1 <= packet_size <= 65536"),
+    (
+        lambda: LinkParams(packet_size=0),
+        r"packet_size=0.0 is out of range: accepted 1 <= packet_size <= 65536",
+    ),
     (lambda: DctcpParams(flows=0), r"flows=0 is out of range: accepted an integer, 1 <= flows"),
     (lambda: DctcpParams(flows=2.5), r"flows=2.5 is out of range"),
     (lambda: DctcpParams(g=0), r"g=0 is out of range: accepted 0 < g <= 1 \(EWMA gain"),

@@ -11,7 +11,9 @@ from dwtcp_fluid.sweep import SweepGrid, run_sweep, summarize, write_netcdf_atom
 
 @pytest.fixture(scope="module")
 def ds():
-    grid = SweepGrid(beta=(0.001, 0.1), bdp=(10, 100, 1000), flows=(1, 7, 100), kbar_ratio=np.geomspace(0.1, 10, 9))
+    grid = SweepGrid(
+        beta=(0.001, 0.1), bdp=(10, 100, 1000), flows=(1, 7, 100), kbar_ratio=np.geomspace(0.1, 10, 9)
+    )
     return run_sweep(grid)
 
 

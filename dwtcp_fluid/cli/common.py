@@ -57,7 +57,9 @@ def link_from_flags(capacity: str, rtt: str, packet_size: str | float = 1500) ->
     try:
         LinkParams(capacity=capacity, packet_size=size)
     except ValueError:
-        raise UsageError("--capacity", capacity, 'a positive rate such as "10Gbps", "10G" or "833333pps"') from None
+        raise UsageError(
+            "--capacity", capacity, 'a positive rate such as "10Gbps", "10G" or "833333pps"'
+        ) from None
     try:
         return LinkParams(capacity=capacity, rtt=rtt, packet_size=size)
     except ValueError:

@@ -23,7 +23,9 @@ _BETA = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1
 _JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
 
 
-def _params(beta: float, capacity: str, rtt: str, packet_size: str, flows: int, k: float = 0.0) -> DwtcpParams:
+def _params(
+    beta: float, capacity: str, rtt: str, packet_size: str, flows: int, k: float = 0.0
+) -> DwtcpParams:
     link = link_from_flags(capacity, rtt, packet_size)
     if not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")
@@ -82,7 +84,10 @@ def condition(
             ("BDP", f"{P.bdp:.2f} packets"),
             ("fair-share window BDP/N", f"{P.window_fair_share:.3f} packets"),
             ("k̄* = 2·BDP/√β", f"{P.kbar_crit:.1f} packets = {out['kbar_crit_over_bdp']:.2f}·BDP"),
-            ("k̄* as queueing delay", f"{out['kbar_crit_delay_s'] * 1e6:.1f} µs ({out['kbar_crit_bytes'] / 1e6:.2f} MB)"),
+            (
+                "k̄* as queueing delay",
+                f"{out['kbar_crit_delay_s'] * 1e6:.1f} µs ({out['kbar_crit_bytes'] / 1e6:.2f} MB)",
+            ),
             ("guideline β = 1/(2√(BDP/N))", f"{P.beta_guideline:.4g}"),
         ],
     )
@@ -92,8 +97,12 @@ def condition(
 @dwtcp_app.command("eigen")
 def eigen(
     phase: str = typer.Option("decrease", "--phase", help="decrease (eq. (6)) or increase (eq. (7))."),
-    kbar: float | None = typer.Option(None, "--kbar", help="Queue ahead of the Scout k̄ in packets (decrease)."),
-    window: float | None = typer.Option(None, "--window", help="Per-flow window w in packets (default BDP/N)."),
+    kbar: float | None = typer.Option(
+        None, "--kbar", help="Queue ahead of the Scout k̄ in packets (decrease)."
+    ),
+    window: float | None = typer.Option(
+        None, "--window", help="Per-flow window w in packets (default BDP/N)."
+    ),
     variant: str = typer.Option("paper", "--variant", help="paper (eqs. (5)/(6)) or sqrt (eq. (3))."),
     beta: float = _BETA,
     capacity: str = _CAP,

@@ -21,7 +21,9 @@ def default_figures_dir() -> Path:
 
 @app.command("figures")
 def figures(
-    check: bool = typer.Option(False, "--check", help="Rebuild in a temp dir, assert claims, compare images."),
+    check: bool = typer.Option(
+        False, "--check", help="Rebuild in a temp dir, assert claims, compare images."
+    ),
     out: Path | None = typer.Option(None, "--out", help="Directory (default: figures/ in the checkout)."),
     name: list[str] | None = typer.Option(None, "--name", help="Only these figures (repeatable)."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
@@ -44,7 +46,9 @@ def figures(
                         "path": str(r.path),
                         "image_ok": r.image_ok,
                         "image": r.image_message,
-                        "claims": [{"text": c.text, "passed": c.passed, "measured": c.measured} for c in r.claims],
+                        "claims": [
+                            {"text": c.text, "passed": c.passed, "measured": c.measured} for c in r.claims
+                        ],
                     }
                     for r in results
                 ],

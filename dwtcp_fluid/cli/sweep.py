@@ -11,6 +11,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from ..sweep import SweepGrid, run_sweep, summarize, write_netcdf_atomic
+from ..sweep.run import make_plan
 from .app import app
 from .common import UsageError, emit_json, parse_list
 
@@ -27,16 +28,25 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
         try:
             SweepGrid(**{name: axes[flag]})
         except ValueError as e:
-            raise UsageError(flag, {"--beta": beta, "--bdp": bdp, "--flows": flows, "--kbar-ratio": kbar_ratio}[flag],
-                             str(e).split("accepted ", 1)[-1]) from None
+            raise UsageError(
+                flag,
+                {"--beta": beta, "--bdp": bdp, "--flows": flows, "--kbar-ratio": kbar_ratio}[flag],
+                str(e).split("accepted ", 1)[-1],
+            ) from None
     try:
         return SweepGrid(
-            beta=axes["--beta"], bdp=axes["--bdp"], flows=axes["--flows"], kbar_ratio=axes["--kbar-ratio"],
-            capacity=capacity, packet_size=packet_size,
+            beta=axes["--beta"],
+            bdp=axes["--bdp"],
+            flows=axes["--flows"],
+            kbar_ratio=axes["--kbar-ratio"],
+            capacity=capacity,
+            packet_size=packet_size,
         )
     except ValueError as e:
         flag = "--capacity" if "capacity" in str(e) else "--packet-size"
-        raise UsageError(flag, capacity if flag == "--capacity" else packet_size, str(e).split("expected ")[-1]) from None
+        raise UsageError(
+            flag, capacity if flag == "--capacity" else packet_size, str(e).split("expected ")[-1]
+        ) from None
 
 
 def _stem(grid: SweepGrid) -> str:
@@ -45,33 +55,58 @@ def _stem(grid: SweepGrid) -> str:
 
 @app.command("sweep")
 def sweep(
-    beta: str = typer.Option("0.001", "--beta", help='β values: "0.001" or "0.001,0.01" or "1e-4:1e-1:4log".'),
+    beta: str = typer.Option(
+        "0.001", "--beta", help='β values: "0.001" or "0.001,0.01" or "1e-4:1e-1:4log".'
+    ),
     bdp: str = typer.Option("10:10000:25log", "--bdp", help="BDP values in packets (list or range)."),
     flows: str = typer.Option("1,2,5,10,20,50,100,200,500,1000", "--flows", help="Numbers of flows N."),
     kbar_ratio: str = typer.Option("0.01:10:25log", "--kbar-ratio", help="k̄/k̄* values (list or range)."),
     capacity: str = typer.Option("10Gbps", "--capacity", help="Link capacity; τ = BDP/C along the grid."),
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
     out: Path = typer.Option(Path("results"), "--out", help="Output directory."),
-    figure: bool = typer.Option(True, "--figure/--no-figure", help="Write the condition map next to the dataset."),
+    workers: int | None = typer.Option(
+        None, "--workers", help="Run chunks on a new Dask LocalCluster of N workers."
+    ),
+    scheduler: str | None = typer.Option(
+        None, "--scheduler", help="Run chunks on the Dask scheduler at ADDR."
+    ),
+    resume: bool = typer.Option(False, "--resume", help="Keep the complete chunks of an interrupted run."),
+    figure: bool = typer.Option(
+        True, "--figure/--no-figure", help="Write the condition map next to the dataset."
+    ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
 ) -> None:
     """Check the DWTCP condition k̄ < 2·BDP/√β (eq. (14) of 000_eb5ec3ba60d5c338.txt) against the eigenvalues of
     the frozen Jacobian (8) at every grid point; write results/sweep-beta<β>.nc and a map next to it."""
     grid = _grid(beta, bdp, flows, kbar_ratio, capacity, packet_size)
+    if workers is not None and workers < 1:
+        raise UsageError("--workers", workers, "an integer >= 1")
+    if workers is not None and scheduler is not None:
+        raise UsageError("--scheduler", scheduler, "either --workers N or --scheduler ADDR, not both")
+    plan = make_plan(grid)
+    store = Path(out) / f"{_stem(grid)}.zarr"
     err = Console(stderr=True)
     t0 = time.perf_counter()
     with Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} blocks"),
+        TextColumn("{task.completed}/{task.total} chunks"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
         transient=json,
         disable=not err.is_terminal and json,
     ) as prog:
-        task = prog.add_task(f"{grid.size} points", total=grid.shape[0] * grid.shape[1])
-        ds = run_sweep(grid, progress=lambda done, total: prog.update(task, completed=done))
+        task = prog.add_task(f"{grid.size} points", total=grid.beta.size * plan.n_bdp_chunks)
+        ds = run_sweep(
+            grid,
+            plan=plan,
+            store=store,
+            resume=resume,
+            workers=workers,
+            scheduler=scheduler,
+            progress=lambda done, total: prog.update(task, completed=done, total=total),
+        )
     elapsed = time.perf_counter() - t0
     path = write_netcdf_atomic(ds, Path(out) / f"{_stem(grid)}.nc")
     fig_path = None
@@ -83,12 +118,24 @@ def sweep(
         fig_path = Path(out) / f"{_stem(grid)}.png"
         save_figure(plot_condition_map(ds), fig_path)
     summary = summarize(ds)
-    summary.update({"dataset": str(path), "figure": str(fig_path) if fig_path else None, "seconds": elapsed})
+    summary.update(
+        {
+            "dataset": str(path),
+            "store": str(store),
+            "figure": str(fig_path) if fig_path else None,
+            "seconds": elapsed,
+            "engine": "in-process"
+            if workers is None and scheduler is None
+            else f"dask ({workers or scheduler})",
+        }
+    )
     if json:
         emit_json(summary)
         return
     con = Console()
-    t = Table(title=f"DWTCP condition sweep: {summary['points']} points, β = {', '.join(map(str, summary['beta']))}")
+    t = Table(
+        title=f"DWTCP condition sweep: {summary['points']} points, β = {', '.join(map(str, summary['beta']))}"
+    )
     t.add_column("class of the frozen Jacobian (8)")
     t.add_column("points", justify="right")
     t.add_column("share", justify="right")

@@ -51,7 +51,9 @@ def plot_condition_map(ds: xr.Dataset, flows: float | None = None) -> MplFigure:
         ax2 = axes[i, 1]
         kb = s["kbar"].values.T
         B = np.broadcast_to(bdp[None, :], kb.shape)
-        ax2.scatter(B.ravel(), kb.ravel(), c=z.ravel(), cmap=cmap, norm=norm, s=6, marker="s", rasterized=True)
+        ax2.scatter(
+            B.ravel(), kb.ravel(), c=z.ravel(), cmap=cmap, norm=norm, s=6, marker="s", rasterized=True
+        )
         kc = s["kbar_crit"].values
         ax2.plot(bdp, kc, color="white", lw=2.4)
         ax2.plot(bdp, kc, color="#D55E00", lw=1.2, label=f"k̄* = 2·BDP/√β = {2 / np.sqrt(beta):.3g}·BDP")
@@ -117,10 +119,22 @@ SWEEP_FIGURE = register(
         build=_build,
         plot=plot_condition_map,
         claims=(
-            Claim("The condition and the eigenvalue class agree at every grid point off the boundary", _claim_agree),
-            Claim("Every frozen Jacobian is asymptotically stable: (14) separates spiral from node only", _claim_stable),
-            Claim("On the boundary k̄ = k̄* the eigenvalue is repeated (degenerate node)", _claim_boundary_degenerate),
-            Claim("At w = BDP/N the eigenvalues do not depend on N (det J = β/τ²; to 1e-6 relative)", _claim_no_N),
+            Claim(
+                "The condition and the eigenvalue class agree at every grid point off the boundary",
+                _claim_agree,
+            ),
+            Claim(
+                "Every frozen Jacobian is asymptotically stable: (14) separates spiral from node only",
+                _claim_stable,
+            ),
+            Claim(
+                "On the boundary k̄ = k̄* the eigenvalue is repeated (degenerate node)",
+                _claim_boundary_degenerate,
+            ),
+            Claim(
+                "At w = BDP/N the eigenvalues do not depend on N (det J = β/τ²; to 1e-6 relative)",
+                _claim_no_N,
+            ),
             Claim("At β = 0.001, k̄* ≈ 63.2·BDP", _claim_buffers),
         ),
     )

@@ -14,7 +14,9 @@ __all__ = ["SweepGrid", "DEFAULT_FLOWS"]
 DEFAULT_FLOWS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
-def _axis(name: str, values: Any, *, lo_open: float | None = 0.0, hi: float | None = None, integer: bool = False):
+def _axis(
+    name: str, values: Any, *, lo_open: float | None = 0.0, hi: float | None = None, integer: bool = False
+):
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"{name}={values!r} is invalid: accepted a non-empty list of numbers")
@@ -69,6 +71,15 @@ class SweepGrid:
         link = LinkParams(capacity=self.capacity, packet_size=self.packet_size)
         object.__setattr__(self, "capacity", link.capacity)
         object.__setattr__(self, "packet_size", link.packet_size)
+
+    @classmethod
+    def from_mapping(cls, axes: dict[str, Any]) -> SweepGrid:
+        """A grid from ``{"beta": ..., "bdp": ..., ...}``; an unknown variable name is an error."""
+        known = ("beta", "bdp", "flows", "kbar_ratio", "capacity", "packet_size")
+        unknown = sorted(set(axes) - set(known))
+        if unknown:
+            raise ValueError(f"variable={unknown[0]!r} is not a sweep variable: accepted {list(known)}")
+        return cls(**axes)
 
     @property
     def link(self) -> LinkParams:

@@ -9,6 +9,7 @@ For every grid point (β, BDP, N, k̄/k̄*): k̄* = 2·BDP/√β (14), the condi
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,10 +17,11 @@ import xarray as xr
 
 from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
 from ..models.dwtcp import DwtcpFluid, frozen_jacobian
+from .engine import Evaluator, SweepPlan, evaluate_chunk, run_plan
 from .grid import SweepGrid
 from .store import provenance
 
-__all__ = ["run_sweep", "summarize", "BOUNDARY_RTOL"]
+__all__ = ["run_sweep", "summarize", "make_plan", "FROZEN", "BOUNDARY_RTOL"]
 
 #: Points with |k̄/k̄* − 1| below this are on the boundary: the class there is "degenerate" by construction and
 #: agreement is not scored.
@@ -73,106 +75,156 @@ def _evaluate_block(grid: SweepGrid, ib: int, ibdp: int) -> dict[str, np.ndarray
     }
 
 
-def run_sweep(grid: SweepGrid, *, progress: Callable[[int, int], None] | None = None) -> xr.Dataset:
-    """Evaluate the frozen-Jacobian check (eqs. (8)-(14) of 000_eb5ec3ba60d5c338.txt) on ``grid``.
+_D4 = ("beta", "bdp", "flows", "kbar_ratio")
+
+#: The frozen-Jacobian variables: (dims, dtype, attrs).
+FROZEN_VARIABLES: dict[str, tuple[tuple[str, ...], str, dict[str, Any]]] = {
+    "kbar": (_D4, "float64", {"long_name": "queue ahead of the Scout k̄ (= q)", "units": "packets"}),
+    "condition": (_D4, "bool", {"long_name": "condition k̄ < 2·BDP/√β holds", "units": "1"}),
+    "boundary": (
+        _D4,
+        "bool",
+        {"long_name": f"on the boundary |k̄/k̄* − 1| <= {BOUNDARY_RTOL:g}", "units": "1"},
+    ),
+    "eig_real": (
+        _D4 + ("root",),
+        "float64",
+        {"long_name": "real part of the eigenvalues of (8)", "units": "1/s"},
+    ),
+    "eig_imag": (
+        _D4 + ("root",),
+        "float64",
+        {"long_name": "imaginary part of the eigenvalues of (8)", "units": "rad/s"},
+    ),
+    "jacobian": (
+        _D4 + ("row", "col"),
+        "float64",
+        {"long_name": "frozen Jacobian (8) at (w = BDP/N, q = k̄)", "units": "1/s and packets-ratio"},
+    ),
+    "eig_class": (
+        _D4,
+        "int8",
+        {
+            "long_name": "class of the frozen linearization",
+            "flag_values": np.arange(len(CLASSES), dtype=np.int8),
+            "flag_meanings": " ".join(CLASSES),
+        },
+    ),
+    "frozen_stability": (
+        _D4,
+        "int8",
+        {
+            "long_name": "stability of the frozen linearization (eq. (12))",
+            "flag_values": np.arange(len(STABILITY), dtype=np.int8),
+            "flag_meanings": " ".join(s.replace(" ", "_") for s in STABILITY),
+        },
+    ),
+    "agree": (_D4, "bool", {"long_name": "condition ⇔ spiral (not scored on the boundary)", "units": "1"}),
+}
+
+EXTRA_COORDS = (("root", np.arange(2)), ("row", np.arange(2)), ("col", np.arange(2)))
+
+
+def _frozen_fn(grid: SweepGrid, ib: int, sl: slice) -> dict[str, np.ndarray]:
+    blocks = [_evaluate_block(grid, ib, j) for j in range(sl.start, sl.stop)]
+    return {name: np.stack([b[name] for b in blocks])[None] for name in FROZEN_VARIABLES}
+
+
+FROZEN = Evaluator("frozen", FROZEN_VARIABLES, _frozen_fn)
+
+
+def make_plan(
+    grid: SweepGrid, evaluators: tuple[Evaluator, ...] = (FROZEN,), chunk_bdp: int = 5
+) -> SweepPlan:
+    """A sweep plan over ``grid``; the frozen-Jacobian evaluator first."""
+    return SweepPlan(grid, tuple(evaluators), chunk_bdp=chunk_bdp, extra_coords=EXTRA_COORDS)
+
+
+def _in_memory(plan: SweepPlan, progress: Callable[[int, int], None] | None) -> xr.Dataset:
+    sizes = plan.dim_sizes()
+    arrays = {
+        name: np.empty(tuple(sizes[d] for d in dims), dtype=dtype)
+        for name, (dims, dtype, _a) in plan.variables().items()
+    }
+    chunks = list(plan.chunks())
+    for i, (ib, c) in enumerate(chunks):
+        sl = plan.bdp_slice(c)
+        for name, arr in evaluate_chunk(plan, ib, c).items():
+            arrays[name][ib : ib + 1, sl] = arr
+        if progress is not None:
+            progress(i + 1, len(chunks))
+    coords: dict[str, Any] = dict(plan.grid.coords())
+    coords.update({n: (n, np.asarray(v)) for n, v in plan.extra_coords})
+    return xr.Dataset(
+        {name: (dims, arrays[name], attrs) for name, (dims, _dt, attrs) in plan.variables().items()},
+        coords=coords,
+    )
+
+
+def run_sweep(
+    grid: SweepGrid,
+    *,
+    plan: SweepPlan | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    store: str | Path | None = None,
+    resume: bool = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+) -> xr.Dataset:
+    """Evaluate the sweep (eqs. (8)-(14) of 000_eb5ec3ba60d5c338.txt and any further evaluators) on ``grid``.
 
     Parameters
     ----------
     grid : SweepGrid
+    plan : SweepPlan, optional
+        Evaluators and chunking (default: the frozen-Jacobian check only).
     progress : callable, optional
-        Called as ``progress(done, total)`` after each (β, BDP) block.
+        Called as ``progress(done, total)`` in chunks.
+    store : path, optional
+        A Zarr store for complete chunks (resumable); without it the sweep runs in memory.
+    resume : bool
+        Keep the chunks already done in ``store``.
+    workers, scheduler
+        Run the chunks on a new Dask ``LocalCluster(n_workers=workers)`` or on the scheduler at this address.
 
     Returns
     -------
     xarray.Dataset
-        Dims (beta, bdp, flows, kbar_ratio[, root, row, col]); see the variables' attrs for units.
+        Dims (beta, bdp, flows, kbar_ratio[, root, row, col, ...]); see the variables' attrs for units.
     """
-    nb, nbdp, nN, nr = grid.shape
-    out: dict[str, np.ndarray] = {}
-    total = nb * nbdp
-    done = 0
-    for ib in range(nb):
-        for ibdp in range(nbdp):
-            block = _evaluate_block(grid, ib, ibdp)
-            for name, arr in block.items():
-                if name not in out:
-                    out[name] = np.empty((nb, nbdp) + arr.shape, dtype=arr.dtype)
-                out[name][ib, ibdp] = arr
-            done += 1
-            if progress is not None:
-                progress(done, total)
-
-    dims4 = ("beta", "bdp", "flows", "kbar_ratio")
-    kbar_crit = 2.0 * grid.bdp[None, :] / np.sqrt(grid.beta[:, None])
-    ds = xr.Dataset(
-        {
-            "kbar_crit": (
-                ("beta", "bdp"),
-                kbar_crit,
-                {"long_name": "k̄* = 2·BDP/√β, eq. (14) of 000_eb5ec3ba60d5c338.txt", "units": "packets"},
-            ),
-            "tau": (("bdp",), grid.bdp / grid.C, {"long_name": "base RTT τ = BDP/C", "units": "s"}),
-            "window": (
-                ("bdp", "flows"),
-                grid.bdp[:, None] / grid.flows[None, :],
-                {"long_name": "fair-share window w = BDP/N (the point of linearization)", "units": "packets"},
-            ),
-            "kbar": (dims4, out["kbar"], {"long_name": "queue ahead of the Scout k̄ (= q)", "units": "packets"}),
-            "condition": (dims4, out["condition"], {"long_name": "condition k̄ < 2·BDP/√β holds", "units": "1"}),
-            "boundary": (
-                dims4,
-                out["boundary"],
-                {"long_name": f"on the boundary |k̄/k̄* − 1| <= {BOUNDARY_RTOL:g}", "units": "1"},
-            ),
-            "eig_real": (
-                dims4 + ("root",),
-                out["eig_real"],
-                {"long_name": "real part of the eigenvalues of (8)", "units": "1/s"},
-            ),
-            "eig_imag": (
-                dims4 + ("root",),
-                out["eig_imag"],
-                {"long_name": "imaginary part of the eigenvalues of (8)", "units": "rad/s"},
-            ),
-            "jacobian": (
-                dims4 + ("row", "col"),
-                out["jacobian"],
-                {"long_name": "frozen Jacobian (8) at (w = BDP/N, q = k̄)", "units": "1/s and packets-ratio"},
-            ),
-            "eig_class": (
-                dims4,
-                out["eig_class"],
-                {
-                    "long_name": "class of the frozen linearization",
-                    "flag_values": np.arange(len(CLASSES), dtype=np.int8),
-                    "flag_meanings": " ".join(CLASSES),
-                },
-            ),
-            "frozen_stability": (
-                dims4,
-                out["frozen_stability"],
-                {
-                    "long_name": "stability of the frozen linearization (eq. (12))",
-                    "flag_values": np.arange(len(STABILITY), dtype=np.int8),
-                    "flag_meanings": " ".join(s.replace(" ", "_") for s in STABILITY),
-                },
-            ),
-            "agree": (
-                dims4,
-                out["agree"],
-                {"long_name": "condition ⇔ spiral (not scored on the boundary)", "units": "1"},
-            ),
-        },
-        coords={**grid.coords(), "root": ("root", np.arange(2)), "row": ("row", [0, 1]), "col": ("col", [0, 1])},
+    plan = plan or make_plan(grid)
+    if store is None:
+        if workers is not None or scheduler is not None:
+            raise ValueError(
+                "store=None is invalid with workers/scheduler: accepted a store path for Dask runs"
+            )
+        ds = _in_memory(plan, progress)
+    else:
+        ds = run_plan(
+            plan, Path(store), resume=resume, workers=workers, scheduler=scheduler, progress=progress
+        )
+    ds["kbar_crit"] = (
+        ("beta", "bdp"),
+        2.0 * grid.bdp[None, :] / np.sqrt(grid.beta[:, None]),
+        {"long_name": "k̄* = 2·BDP/√β, eq. (14) of 000_eb5ec3ba60d5c338.txt", "units": "packets"},
+    )
+    ds["tau"] = (("bdp",), grid.bdp / grid.C, {"long_name": "base RTT τ = BDP/C", "units": "s"})
+    ds["window"] = (
+        ("bdp", "flows"),
+        grid.bdp[:, None] / grid.flows[None, :],
+        {"long_name": "fair-share window w = BDP/N (the point of linearization)", "units": "packets"},
     )
     ds.attrs.update(
         provenance(
             grid.to_dict(),
-            solver="frozen Jacobian (8) lambdified from the DWTCP model; numpy.linalg.eigvals",
+            solver="frozen Jacobian (8) lambdified from the DWTCP model; numpy.linalg.eigvals; "
+            + ", ".join(ev.name for ev in plan.evaluators),
             tolerance=f"classification rtol 1e-9; boundary rtol {BOUNDARY_RTOL:g}",
         )
     )
-    ds.attrs["model"] = "DWTCP decrease phase (6), 000_eb5ec3ba60d5c338.txt, linearized at (w = BDP/N, q = k̄), k = 0"
+    ds.attrs["model"] = (
+        "DWTCP decrease phase (6), 000_eb5ec3ba60d5c338.txt, linearized at (w = BDP/N, q = k̄), k = 0"
+    )
     return ds
 
 

@@ -1,0 +1,248 @@
+"""Chunked sweep engine: in-process or on Dask, results in a resumable Zarr store, exported to NetCDF.
+
+The grid is cut into chunks along (β, BDP): chunk ``(ib, c)`` covers β index ``ib`` and BDP indices
+``[c·chunk_bdp, (c+1)·chunk_bdp)``. Every chunk is evaluated by the same pure function
+(:func:`evaluate_chunk`), whichever engine runs it, so results are identical bit for bit in-process and on Dask.
+
+Only the driver writes. A chunk's arrays are written into the Zarr store first and its flag in ``done`` is set
+afterwards, so an interrupted sweep leaves only complete chunks; ``resume=True`` skips them. When every chunk is
+done the store is exported to NetCDF atomically (temporary name, then rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import xarray as xr
+
+from .grid import SweepGrid
+from .store import write_netcdf_atomic
+
+__all__ = ["Evaluator", "SweepPlan", "evaluate_chunk", "run_plan", "open_store_dataset"]
+
+#: Testing hook: after this many chunks the process kills itself with SIGKILL (an interruption with no cleanup).
+_ABORT_ENV = "DWTCP_FLUID_SWEEP_KILL_AFTER"
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    """A group of variables computed per chunk.
+
+    ``variables`` maps a name to ``(dims, dtype, attrs)``; the first dims are always ("beta", "bdp", ...).
+    ``fn(grid, ib, bdp_slice) -> {name: array}`` returns arrays of shape (1, len(bdp_slice), ...).
+    """
+
+    name: str
+    variables: dict[str, tuple[tuple[str, ...], str, dict[str, Any]]]
+    fn: Callable[[SweepGrid, int, slice], dict[str, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """A grid, the evaluators to run on it, the chunk size, and where extra dims come from."""
+
+    grid: SweepGrid
+    evaluators: tuple[Evaluator, ...]
+    chunk_bdp: int = 5
+    extra_coords: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def n_bdp_chunks(self) -> int:
+        return -(-self.grid.bdp.size // self.chunk_bdp)
+
+    def chunks(self) -> Iterator[tuple[int, int]]:
+        for ib in range(self.grid.beta.size):
+            for c in range(self.n_bdp_chunks):
+                yield ib, c
+
+    def bdp_slice(self, c: int) -> slice:
+        return slice(c * self.chunk_bdp, min((c + 1) * self.chunk_bdp, self.grid.bdp.size))
+
+    def variables(self) -> dict[str, tuple[tuple[str, ...], str, dict[str, Any]]]:
+        out: dict[str, Any] = {}
+        for ev in self.evaluators:
+            out.update(ev.variables)
+        return out
+
+    def dim_sizes(self) -> dict[str, int]:
+        g = self.grid
+        sizes = {
+            "beta": g.beta.size,
+            "bdp": g.bdp.size,
+            "flows": g.flows.size,
+            "kbar_ratio": g.kbar_ratio.size,
+        }
+        for name, values in self.extra_coords:
+            sizes[name] = len(values)
+        return sizes
+
+    def signature(self) -> str:
+        """What a resumed store must match: the grid, the chunking and the variables."""
+        return json.dumps(
+            {
+                "grid": self.grid.to_dict(),
+                "chunk_bdp": self.chunk_bdp,
+                "evaluators": [ev.name for ev in self.evaluators],
+                "variables": sorted(self.variables()),
+            },
+            sort_keys=True,
+        )
+
+
+def evaluate_chunk(plan: SweepPlan, ib: int, c: int) -> dict[str, np.ndarray]:
+    """Evaluate every evaluator on chunk ``(ib, c)`` (a pure function: the unit of work of both engines)."""
+    sl = plan.bdp_slice(c)
+    out: dict[str, np.ndarray] = {}
+    for ev in plan.evaluators:
+        res = ev.fn(plan.grid, ib, sl)
+        missing = set(ev.variables) - set(res)
+        if missing:
+            raise RuntimeError(f"evaluator {ev.name!r} did not return {sorted(missing)}")
+        out.update({k: np.asarray(v) for k, v in res.items() if k in ev.variables})
+    return out
+
+
+# --- the Zarr store ---------------------------------------------------------------------------------------------
+
+
+def _open_store(plan: SweepPlan, path: Path, resume: bool):
+    import zarr
+
+    sizes = plan.dim_sizes()
+    if path.exists() and resume:
+        root = zarr.open_group(str(path), mode="r+")
+        if root.attrs.get("signature") != plan.signature():
+            raise ValueError(
+                f"resume={str(path)!r} is invalid: the store was written for another grid or variable set; "
+                "accepted a store from the same sweep command (or run without --resume)"
+            )
+        return root
+    if path.exists():
+        shutil.rmtree(path)
+    tmp = path.with_name(path.name + ".creating")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    root = zarr.open_group(str(tmp), mode="w")
+    root.attrs["signature"] = plan.signature()
+    for name, (dims, dtype, _attrs) in plan.variables().items():
+        shape = tuple(sizes[d] for d in dims)
+        chunks = (1, plan.chunk_bdp) + shape[2:]
+        fill = np.nan if np.dtype(dtype).kind == "f" else 0
+        root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=fill)
+    root.create_array(
+        "done", shape=(plan.grid.beta.size, plan.n_bdp_chunks), chunks=(1, 1), dtype=bool, fill_value=False
+    )
+    os.replace(tmp, path)  # the store appears complete with every chunk not done, or not at all
+    return zarr.open_group(str(path), mode="r+")
+
+
+def _write_chunk(root, plan: SweepPlan, ib: int, c: int, res: dict[str, np.ndarray]) -> None:
+    sl = plan.bdp_slice(c)
+    for name, arr in res.items():
+        root[name][ib : ib + 1, sl] = arr
+    root["done"][ib, c] = True  # last: a chunk counts only once all its arrays are in
+
+
+def open_store_dataset(plan: SweepPlan, path: Path) -> xr.Dataset:
+    """The store's content as a Dataset with coordinates and attrs (all chunks must be done)."""
+    import zarr
+
+    root = zarr.open_group(str(path), mode="r")
+    coords: dict[str, Any] = dict(plan.grid.coords())
+    for name, values in plan.extra_coords:
+        coords[name] = (name, np.asarray(values))
+    data = {
+        name: (dims, np.asarray(root[name][...]), attrs)
+        for name, (dims, _dt, attrs) in plan.variables().items()
+    }
+    return xr.Dataset(data, coords=coords)
+
+
+# --- engines -------------------------------------------------------------------------------------------------
+
+
+def _kill_after() -> int | None:
+    v = os.environ.get(_ABORT_ENV)
+    return int(v) if v else None
+
+
+def run_plan(
+    plan: SweepPlan,
+    store: Path,
+    *,
+    resume: bool = False,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> xr.Dataset:
+    """Run every chunk not yet done, in-process (default), on a new ``LocalCluster(n_workers=workers)`` or on the
+    Dask scheduler at ``scheduler``; return the complete Dataset (attrs added by the caller)."""
+    if workers is not None and scheduler is not None:
+        raise ValueError(
+            "workers and scheduler are exclusive: accepted one of --workers N or --scheduler ADDR"
+        )
+    if workers is not None and not (isinstance(workers, int) and workers >= 1):
+        raise ValueError(f"workers={workers!r} is out of range: accepted an integer >= 1")
+    store = Path(store)
+    store.parent.mkdir(parents=True, exist_ok=True)
+    root = _open_store(plan, store, resume)
+    done = np.asarray(root["done"][...])
+    todo = [(ib, c) for ib, c in plan.chunks() if not done[ib, c]]
+    total = done.size
+    n_done = int(done.sum())
+    if progress:
+        progress(n_done, total)
+    kill_after = _kill_after()
+    written = 0
+
+    def record(ib: int, c: int, res: dict[str, np.ndarray]) -> None:
+        nonlocal n_done, written
+        _write_chunk(root, plan, ib, c, res)
+        n_done += 1
+        written += 1
+        if progress:
+            progress(n_done, total)
+        if kill_after is not None and written >= kill_after:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    if workers is None and scheduler is None:
+        for ib, c in todo:
+            record(ib, c, evaluate_chunk(plan, ib, c))
+    elif todo:
+        from dask.distributed import Client, LocalCluster, as_completed
+
+        cluster = None
+        if workers is not None:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",
+                silence_logs=40,
+            )
+            client = Client(cluster)
+        else:
+            client = Client(scheduler, timeout="30s")
+        try:
+            futs = {client.submit(evaluate_chunk, plan, ib, c, pure=False): (ib, c) for ib, c in todo}
+            for fut in as_completed(futs):
+                ib, c = futs[fut]
+                record(ib, c, fut.result())
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
+    return open_store_dataset(plan, store)
+
+
+def export_netcdf(ds: xr.Dataset, path: Path) -> Path:
+    """Write the finished sweep to NetCDF atomically."""
+    return write_netcdf_atomic(ds, path)
