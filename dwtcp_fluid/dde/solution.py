@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import enum
-import functools
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .._provenance import git_revision
 
 __all__ = ["Status", "DdeSolution"]
 
@@ -28,22 +27,6 @@ class Status(enum.IntEnum):
     TOO_MANY_EVENTS = 3
     #: the reference solver's ``solve_ivp`` failed (message in ``messages``)
     INTEGRATOR_FAILED = 4
-
-
-@functools.cache
-def _git_revision() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"],
-            cwd=Path(__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        )
-        return out.stdout.strip() or None
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 @dataclass
@@ -157,7 +140,7 @@ class DdeSolution:
             coords[k] = ("element", np.array([p[k] for p in self.params], dtype=float))
         attrs = {
             "package_version": __version__,
-            "git_revision": _git_revision() or "unknown",
+            "git_revision": git_revision(),
             "model": repr(self.model),
             "solver": self.method,
             "solver_options": repr(self.options),

@@ -5,25 +5,15 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
 import xarray as xr
 
+from .._provenance import git_revision
+
 __all__ = ["write_netcdf_atomic", "provenance"]
-
-
-def _git_revision() -> str:
-    try:
-        here = Path(__file__).resolve().parent
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5, check=False
-        )
-        return out.stdout.strip() if out.returncode == 0 else "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
 
 
 def provenance(parameters: dict[str, Any], solver: str, tolerance: str = "") -> dict[str, str]:
@@ -33,7 +23,7 @@ def provenance(parameters: dict[str, Any], solver: str, tolerance: str = "") -> 
     return {
         "package": "dwtcp_fluid",
         "package_version": __version__,
-        "git_revision": _git_revision(),
+        "git_revision": git_revision(),
         "parameters": json.dumps(parameters, sort_keys=True),
         "solver": solver,
         "tolerance": tolerance,
