@@ -1,0 +1,131 @@
+"""Sweep outcomes (issue 8) against independent references: closed forms, a brentq crossing, one-by-one runs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from dwtcp_fluid.dde.solution import Status
+from dwtcp_fluid.sweep import outcomes_fluid
+from dwtcp_fluid.sweep.outcomes import VARIABLES, delay_agreement, delay_outcomes, fluid_outcomes
+
+C = 10e9 / 8 / 1500  # 10 Gbps in 1500-byte packets/s
+S_OVER_L = 64 / 1500
+
+
+def test_undelayed_from_double_window_reaches_fair_share():
+    bdp, n = np.array([100.0, 300.0]), np.array([10.0, 5.0])
+    o = fluid_outcomes(
+        [1e-3] * 2, bdp, n, capacity_pps=C, variants=("undelayed",), start=(2.0, 0.0), duration_rtts=400
+    )
+    assert np.all(o["undelayed_status"] == 0)
+    assert np.all(o["undelayed_converged"])
+    np.testing.assert_allclose(o["undelayed_window_mean"], bdp / n, rtol=1e-3)
+    assert np.all(o["undelayed_queue_mean"] < 1e-3 * bdp)
+    assert np.all(np.isnan(o["undelayed_period"]))
+    np.testing.assert_allclose(o["undelayed_utilization"], 1.0, atol=1e-3)
+
+
+def test_delayed_peak_matches_overshoot_estimate():
+    beta = 1e-3
+    bdp, n = np.array([100.0, 1000.0, 1000.0]), np.array([1.0, 10.0, 100.0])
+    o = fluid_outcomes([beta] * 3, bdp, n, capacity_pps=C, variants=("delayed",))
+    # phase-portrait estimate (plots/phase_figures._cycle_estimate): x = N(1 + S/L)/BDP,
+    # q̂ = BDP·sqrt(2(x − ln(1 + x))/β) ≈ N(1 + S/L)/√β for small x; measured agreement within 5 % for x ≤ 0.11
+    x = n * (1 + S_OVER_L) / bdp
+    q_hat = bdp * np.sqrt(2 * (x - np.log1p(x)) / beta)
+    np.testing.assert_allclose(o["delayed_kbar_obs"], q_hat, rtol=0.05)
+    assert np.all(o["delayed_oscillating"]) and np.all(o["delayed_settled"])
+    # the period is ≈ π/√β + 2 RTTs (the half-turn of the decrease spiral plus the one-RTT lags)
+    np.testing.assert_allclose(o["delayed_period_rtts"], math.pi / math.sqrt(beta) + 2, rtol=0.03)
+    np.testing.assert_allclose(o["delayed_period"], o["delayed_period_rtts"] * bdp / C)
+    assert np.all((o["delayed_utilization"] > 0.9) & (o["delayed_utilization"] <= 1.0))
+    assert np.all(o["delayed_condition_held"])
+
+
+def test_critical_kbar_against_exact_crossing():
+    # z² + β(k̄/BDP)z + βe^{−z} = 0 at z = iω: ω² = β cos ω and k̄_c/BDP = sin ω/ω (independent of N)
+    for beta in (1e-3, 1e-2, 0.1):
+        w = brentq(lambda om, b=beta: om**2 - b * math.cos(om), 1e-9, 1.5)
+        ratio = math.sin(w) / w
+        bdp, n = np.array([50.0, 2000.0]), np.array([1.0, 100.0])
+        d = delay_outcomes(beta, bdp, n, bdp, capacity_pps=C)
+        np.testing.assert_allclose(d["kbar_critical_delay"] / bdp, ratio, rtol=1e-7)
+        # just below the crossing the delayed arc is unstable, just above stable
+        lo = delay_outcomes(beta, bdp, n, 0.99 * ratio * bdp, capacity_pps=C)
+        hi = delay_outcomes(beta, bdp, n, 1.01 * ratio * bdp, capacity_pps=C)
+        assert not lo["delay_stable"].any() and hi["delay_stable"].all()
+        assert np.all(lo["frozen_abscissa"] < 0)  # the paper's undelayed (12): always negative
+
+
+def test_delay_outcomes_batch_equals_one_by_one_and_missing_kbar():
+    beta, bdp, n = 1e-3, np.array([10.0, 500.0, 5000.0]), np.array([2.0, 20.0, 200.0])
+    kbar = np.array([[0.5], [2.0], [np.nan]]) * bdp  # (3, 3) after broadcasting
+    d = delay_outcomes(beta, bdp[None, :], n[None, :], kbar, capacity_pps=C)
+    assert d["delay_abscissa"].shape == (3, 3)
+    for i in range(2):
+        for j in range(3):
+            one = delay_outcomes(beta, bdp[j], n[j], kbar[i, j], capacity_pps=C)
+            np.testing.assert_allclose(d["delay_abscissa"][i, j], one["delay_abscissa"], rtol=1e-10)
+    assert np.all(np.isnan(d["delay_abscissa"][2])) and not d["delay_stable"][2].any()
+    assert (
+        np.all(d["delay_stable"][1]) and not d["delay_stable"][0].any()
+    )  # k̄ = 2·BDP above k̄_c, 0.5·BDP below
+    arr, summ = delay_agreement(beta, bdp[None, :], n[None, :], kbar, d)
+    assert summ["missed_by_condition"] == 3  # k̄ = 0.5·BDP: condition holds, delayed arc unstable
+    with pytest.raises(ValueError, match="kbar"):
+        delay_outcomes(beta, 10.0, 1.0, -1.0, capacity_pps=C)
+    with pytest.raises(ValueError, match="bdp"):
+        delay_outcomes(beta, -10.0, 1.0, 1.0, capacity_pps=C)
+
+
+def test_fluid_batch_equals_one_by_one():
+    beta, bdp, n = [1e-3, 1e-3], np.array([30.0, 2000.0]), np.array([3.0, 50.0])
+    kw = {"capacity_pps": C, "variants": ("delayed",), "duration_rtts": 300}
+    both = fluid_outcomes(beta, bdp, n, **kw)
+    for e in range(2):
+        one = fluid_outcomes(beta[e : e + 1], bdp[e : e + 1], n[e : e + 1], **kw)
+        for k, v in one.items():
+            np.testing.assert_allclose(both[k][e : e + 1], v, rtol=1e-9, equal_nan=True, err_msg=k)
+    assert set(both) <= set(VARIABLES)
+
+
+def test_failed_element_gives_nan_and_status(monkeypatch):
+    import dwtcp_fluid.dde as dde
+
+    real = dde.solve
+
+    def broken(*a, **kw):  # the second element of the batch fails part way (as a NON_FINITE solve does)
+        sol = real(*a, **kw)
+        sol.status = np.array(sol.status)
+        sol.status[1] = Status.NON_FINITE
+        sol.x = np.array(sol.x)
+        sol.x[1, sol.t.size // 2 :] = np.nan
+        return sol
+
+    monkeypatch.setattr(dde, "solve", broken)
+    o = fluid_outcomes(
+        [1e-3] * 2, [100.0, 100.0], [10.0, 10.0], capacity_pps=C, variants=("delayed",), duration_rtts=200
+    )
+    assert o["delayed_status"].tolist() == [0, int(Status.NON_FINITE)]
+    for k, v in o.items():
+        if k.endswith("_status") or k == "duration_rtts":
+            continue
+        if v.dtype == bool:
+            assert not v[1], k
+        else:
+            assert np.isfinite(v[0]) or k.endswith("period") or k.endswith("period_rtts"), k
+            assert np.isnan(v[1]), k
+
+
+def test_bad_inputs():
+    with pytest.raises(ValueError, match="sizes"):
+        fluid_outcomes([1e-3], [10.0, 20.0], [1.0], capacity_pps=C)
+    with pytest.raises(ValueError, match="bdp"):
+        fluid_outcomes([1e-3], [-10.0], [1.0], capacity_pps=C)
+    with pytest.raises(ValueError, match="variants"):
+        fluid_outcomes([1e-3], [10.0], [1.0], capacity_pps=C, variants=("nope",))
+    assert outcomes_fluid.default_duration_rtts(np.array([1e-3, 1e-2])) == 1014.0
