@@ -129,3 +129,26 @@ def test_bad_inputs():
     with pytest.raises(ValueError, match="variants"):
         fluid_outcomes([1e-3], [10.0], [1.0], capacity_pps=C, variants=("nope",))
     assert outcomes_fluid.default_duration_rtts(np.array([1e-3, 1e-2])) == 1014.0
+
+
+def test_packet_outcomes_deterministic_and_consistent():
+    from dwtcp_fluid.sweep.outcomes import packet_outcomes
+
+    beta, bdp, n = [1e-3, 1e-3, 1e-3], np.array([10.0, 100.0, 30.0]), np.array([2.0, 10.0, 2.0])
+    a = packet_outcomes(beta, bdp, n, capacity_pps=C, duration_s=0.005, seed=3)
+    b = packet_outcomes(beta, bdp, n, capacity_pps=C, duration_s=0.005, seed=3)
+    for k in a:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+    assert set(a) <= set(VARIABLES)
+    # every packet accounted for; queue statistics ordered; the run length in RTTs is duration·C/BDP
+    assert np.all(a["packet_conservation_error"] == 0)
+    assert np.all(a["packet_queue_min"] <= a["packet_queue_mean"]) and np.all(
+        a["packet_queue_mean"] <= a["packet_queue_max"]
+    )
+    np.testing.assert_allclose(a["packet_duration_rtts"], 0.005 * C / bdp, rtol=2e-3)
+    assert np.all((a["packet_utilization"] > 0) & (a["packet_utilization"] <= 1))
+    # one point alone gives the same numbers as inside the sample (grouping by N, one ring size for the sample)
+    one = packet_outcomes(beta[:1], bdp[:1], n[:1], capacity_pps=C, duration_s=0.005, seed=3)
+    assert one["packet_queue_mean"][0] == a["packet_queue_mean"][0]
+    with pytest.raises(ValueError, match="flows"):
+        packet_outcomes([1e-3], [10.0], [1.5], capacity_pps=C)

@@ -19,16 +19,23 @@ from .outcomes_delay import (
     fluid_agreement,
 )
 from .outcomes_fluid import FLUID_VARIABLES, FLUID_VARIANTS, default_duration_rtts, fluid_outcomes
+from .outcomes_packet import PACKET_VARIABLES, packet_outcomes
 
 __all__ = [
     "VARIABLES",
     "FLUID_VARIANTS",
     "fluid_outcomes",
     "delay_outcomes",
+    "packet_outcomes",
     "fluid_agreement",
     "delay_agreement",
     "default_duration_rtts",
 ]
 
 #: name → (long_name, units) of every variable the outcome functions return.
-VARIABLES: dict[str, tuple[str, str]] = {**FLUID_VARIABLES, **DELAY_VARIABLES, **AGREEMENT_VARIABLES}
+VARIABLES: dict[str, tuple[str, str]] = {
+    **FLUID_VARIABLES,
+    **DELAY_VARIABLES,
+    **PACKET_VARIABLES,
+    **AGREEMENT_VARIABLES,
+}
