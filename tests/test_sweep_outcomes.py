@@ -152,3 +152,25 @@ def test_packet_outcomes_deterministic_and_consistent():
     assert one["packet_queue_mean"][0] == a["packet_queue_mean"][0]
     with pytest.raises(ValueError, match="flows"):
         packet_outcomes([1e-3], [10.0], [1.5], capacity_pps=C)
+
+
+def test_fluid_agreement_on_hand_made_outcomes():
+    from dwtcp_fluid.sweep.outcomes import fluid_agreement
+
+    bdp, n = np.array([100.0, 100.0, 100.0, 100.0]), np.array([10.0, 10.0, 10.0, 10.0])
+    # k̄* = 2·BDP/√β ≈ 63·BDP; the delayed crossing k̄_c ≈ BDP (test_critical_kbar_against_exact_crossing)
+    fluid = {
+        "delayed_kbar_obs": np.array([0.5, 2.0, 100.0, 2.0]) * bdp,
+        "delayed_converged": np.array([False, True, False, True]),
+        "delayed_settled": np.array([True, True, True, True]),
+        "delayed_status": np.array([0, 0, 0, int(Status.NON_FINITE)]),
+    }
+    arr, summ = fluid_agreement([1e-3] * 4, bdp, n, fluid, capacity_pps=C)
+    assert arr["condition_obs"].tolist() == [True, True, False, False]
+    assert arr["frozen_spiral_obs"].tolist() == [True, True, False, False]
+    assert arr["delay_stable_obs"].tolist() == [False, True, True, False]
+    assert arr["condition_agrees"].tolist() == [False, True, True, False]
+    assert arr["delay_agrees"].tolist() == [True, True, False, False]
+    assert arr["missed_by_condition"].tolist() == [True, False, False, False]
+    assert summ["scored"] == 3 and summ["excluded_failed_or_unsettled"] == 1
+    assert summ["condition_agrees"] == pytest.approx(2 / 3) and summ["missed_by_condition"] == 1

@@ -50,7 +50,7 @@ AGREEMENT_VARIABLES: dict[str, tuple[str, str]] = {
     "fluid_converged": ("the delayed fluid run converged", "1"),
     "condition_agrees": ("condition at observed k̄ ⇔ delayed fluid run converged", "1"),
     "frozen_agrees": ("frozen spiral at observed k̄ ⇔ delayed fluid run converged", "1"),
-    "delay_agrees": ("delay-aware stability at observed k̄ ⇔ delayed fluid run converged", "1"),
+    "delay_agrees": ("delay-aware stability at observed k̄ > 0 ⇔ delayed fluid run converged", "1"),
     "missed_by_condition": ("condition holds but the delayed linearization is unstable", "1"),
 }
 
@@ -152,8 +152,12 @@ def fluid_agreement(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Does the condition (14), the frozen class of (8), or the delay-aware roots predict the delayed fluid run?
 
-    Each predictor is evaluated at the run's *observed* k̄ (``<variant>_kbar_obs``) and predicts "converged".
-    Points whose run failed (status ≠ 0) or did not settle are excluded from the scores (flags False there).
+    Each predictor is evaluated at the run's *observed* k̄ (``<variant>_kbar_obs``) and predicts "converged":
+    the condition by k̄ < k̄*, the frozen class by "spiral" (the paper's "spiral stable"), the delay-aware roots
+    by a negative abscissa of the delayed linearization. The predictors are the paper's (paper variant (8), (14))
+    whatever ``variant`` is compared. Points whose run failed (status ≠ 0) or did not settle are excluded from the
+    scores (flags False there); the delay-aware predictor is scored only where k̄ > 0 (with no decrease arc its
+    linearization does not exist).
 
     Returns
     -------
@@ -182,13 +186,14 @@ def fluid_agreement(
         "fluid_converged": conv & ok,
         "condition_agrees": (cond == conv) & ok,
         "frozen_agrees": (spiral == conv) & ok,
-        "delay_agrees": (dstable == conv) & ok,
+        "delay_agrees": (dstable == conv) & ok & (k_eval > 0),
         "missed_by_condition": cond & ~dstable & ok & (k_eval > 0),
     }
     n = int(ok.sum())
+    n_delay = int((ok & (k_eval > 0)).sum())
 
-    def frac(m: np.ndarray) -> float:
-        return float(m.sum() / n) if n else float("nan")
+    def frac(m: np.ndarray, d: int = n) -> float:
+        return float(m.sum() / d) if d else float("nan")
 
     summary = {
         "variant": variant,
@@ -200,7 +205,8 @@ def fluid_agreement(
         "condition_holds_at_observed_kbar": int(arrays["condition_obs"].sum()),
         "condition_agrees": frac(arrays["condition_agrees"]),
         "frozen_agrees": frac(arrays["frozen_agrees"]),
-        "delay_agrees": frac(arrays["delay_agrees"]),
+        "delay_scored": n_delay,
+        "delay_agrees": frac(arrays["delay_agrees"], n_delay),
         "condition_holds_but_oscillates": int((cond & ~conv & ok).sum()),
         "missed_by_condition": int(arrays["missed_by_condition"].sum()),
     }

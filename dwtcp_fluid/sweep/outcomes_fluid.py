@@ -17,8 +17,10 @@ Standard start. For t ≤ 0: w = BDP/N (the fair-share window), q = BDP (a stand
 burst leaves behind), k = 0. Why not w = 2·BDP/N, q = 0: measured on the default grid (β = 0.001), that start
 needs a first decrease arc that leaves w ≈ 0.3·BDP/N, then a linear climb at (1 + S/L) packets per RTT before the
 queue rises again — about 0.7·BDP/N RTTs, i.e. up to 7,000 RTTs on the default grid, 7× the run length below.
-From the standing-queue start the first window of 100 RTTs already shows the final cycle's peak to < 0.1 % on
-all 250 default points except the irregular N ≫ BDP corner (w* < 0.3 packets).
+From the standing-queue start the first arc leaves w ≈ (1 − √β)·BDP/N and the climb back takes ≈ √β·BDP/N
+RTTs: measured on the default grid (delayed paper variant), the peak queue per 100-RTT window is the same to 1 %
+from 300 RTTs on at every point with BDP/N ≥ 0.5 packet (the last to settle: N = 1–2 at BDP ≥ 4,000); where
+BDP/N < 0.5 packet (≈ 40 points, N ≫ BDP) the oscillation is irregular (window peaks differ by up to 75 %).
 
 Run length. The delayed cycle's period is ≈ π/√β + 2 RTTs (measured: 102 RTTs at β = 0.001 for w* ≳ 0.5 packets,
 independent of N and BDP; 110–290 RTTs where w* < 0.5 packet), so the default is ``DEFAULT_PERIODS`` = 10 such
