@@ -174,3 +174,23 @@ def test_fluid_agreement_on_hand_made_outcomes():
     assert arr["missed_by_condition"].tolist() == [True, False, False, False]
     assert summ["scored"] == 3 and summ["excluded_failed_or_unsettled"] == 1
     assert summ["condition_agrees"] == pytest.approx(2 / 3) and summ["missed_by_condition"] == 1
+
+
+@pytest.mark.parametrize("variant", ["delayed", "sqrt"])
+def test_fluid_observables_against_reference_solver(variant):
+    # second solver: the event-exact SciPy method of steps on the same (τ = 1, C = BDP) parameters and start
+    from dwtcp_fluid.dde import solve
+    from dwtcp_fluid.sweep.outcomes_fluid import FLUID_VARIANTS, _params
+
+    bdp, n = np.array([100.0]), np.array([10.0])
+    o = fluid_outcomes([1e-3], bdp, n, capacity_pps=C, variants=(variant,), duration_rtts=400)
+    p = {k: float(v[0]) for k, v in _params(np.array([1e-3]), bdp, n, C, 1500.0, 64.0).items()}
+    ref = solve(FLUID_VARIANTS[variant], p, [10.0, 100.0], (0.0, 400.0), method="reference")
+    assert ref.status[0] == 0
+    q = ref(np.linspace(200.0, 400.0, 200_001))[:, 1]
+    # the cycle's queue peak lies on a decrease arc, so the reference's plain maximum is k̄
+    np.testing.assert_allclose(o[f"{variant}_kbar_obs"][0], q.max(), rtol=1e-4)
+    np.testing.assert_allclose(o[f"{variant}_q_amplitude"][0], 0.5 * np.ptp(q), rtol=1e-4)
+    c = ref.crossings[0]
+    up = np.unique(c[ref.crossing_up[0] & (c >= 200.0)])
+    np.testing.assert_allclose(o[f"{variant}_period_rtts"][0], np.mean(np.diff(up)), rtol=1e-4)
