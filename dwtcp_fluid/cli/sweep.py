@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -11,7 +12,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from ..sweep import SweepGrid, run_sweep, summarize, write_netcdf_atomic
-from ..sweep.run import make_plan
+from ..sweep.run import FROZEN, make_plan
 from .app import app
 from .common import UsageError, emit_json, parse_list
 
@@ -71,6 +72,13 @@ def sweep(
         None, "--scheduler", help="Run chunks on the Dask scheduler at ADDR."
     ),
     resume: bool = typer.Option(False, "--resume", help="Keep the complete chunks of an interrupted run."),
+    full: bool = typer.Option(
+        True, "--full/--frozen-only", help="Add delayed fluid runs and delay-aware roots (default) or not."
+    ),
+    packet_sample: int = typer.Option(
+        2, "--packet-sample", help="Seeded sample points run in the packet core."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the packet sample."),
     figure: bool = typer.Option(
         True, "--figure/--no-figure", help="Write the condition map next to the dataset."
     ),
@@ -83,7 +91,12 @@ def sweep(
         raise UsageError("--workers", workers, "an integer >= 1")
     if workers is not None and scheduler is not None:
         raise UsageError("--scheduler", scheduler, "either --workers N or --scheduler ADDR, not both")
-    plan = make_plan(grid)
+    n3 = grid.beta.size * grid.bdp.size * grid.flows.size
+    if not 0 <= packet_sample <= n3:
+        raise UsageError(
+            "--packet-sample", packet_sample, f"an integer in [0, {n3}] (points of the β × BDP × N grid)"
+        )
+    plan = make_plan(grid, "full" if full else (FROZEN,))
     store = Path(out) / f"{_stem(grid)}.zarr"
     err = Console(stderr=True)
     t0 = time.perf_counter()
@@ -106,6 +119,8 @@ def sweep(
             workers=workers,
             scheduler=scheduler,
             progress=lambda done, total: prog.update(task, completed=done, total=total),
+            packet_sample=packet_sample,
+            seed=seed,
         )
     elapsed = time.perf_counter() - t0
     path = write_netcdf_atomic(ds, Path(out) / f"{_stem(grid)}.nc")
@@ -153,6 +168,66 @@ def sweep(
         f"frozen Jacobian asymptotically stable at {summary['frozen_asymptotically_stable_fraction']:.1%} of points: "
         "the condition separates spirals from nodes, not stable from unstable (eq. (12))."
     )
+    _print_outcomes(con, summary)
     for b, r in summary["kbar_crit_over_bdp"].items():
         con.print(f"β = {b}: k̄* = {r:.1f}·BDP — far above real switch buffers (a few hundred packets).")
     con.print(f"wrote {path}" + (f" and {fig_path}" if fig_path else "") + f" ({elapsed:.2f} s)")
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.1%}"
+
+
+def _print_outcomes(con: Console, s: dict) -> None:
+    """The delayed fluid runs, the delay-aware roots and the packet sample, as tables."""
+    if "fluid" in s:
+        t = Table(
+            title="What DWTCP does: fluid runs from w = BDP/N, q = BDP, k = 0 (one run per β × BDP × N)"
+        )
+        for col in (
+            "model",
+            "runs",
+            "converged",
+            "oscillating",
+            "max k̄ obs",
+            "max k̄ obs/k̄*",
+            "median q ampl.",
+            "median period (RTT)",
+            "min util.",
+        ):
+            t.add_column(col, justify="right")
+        for v, r in s["fluid"].items():
+            t.add_row(
+                v,
+                str(r["runs"]),
+                _pct(r["converged_fraction"]),
+                _pct(r["oscillating_fraction"]),
+                f"{r['kbar_obs_max']:.1f}",
+                f"{r['kbar_obs_over_kbar_crit_max']:.3g}",
+                f"{r['q_amplitude_median']:.1f}",
+                f"{r['period_rtts_median']:.1f}",
+                f"{r['utilization_min']:.3f}",
+            )
+        con.print(t)
+        a = s["fluid_agreement"]
+        con.print(
+            f"does the condition predict the delayed fluid run (converged ⇔ k̄_obs < k̄*)? {_pct(a['condition_agrees'])} "
+            f"of runs; the frozen class: {_pct(a['frozen_class_agrees'])}; the delay-aware roots: "
+            f"{_pct(a['delay_roots_agree'])}. Condition holds but the run oscillates: "
+            f"{a['condition_holds_but_oscillates']} points."
+        )
+    if "delay_roots" in s:
+        d = s["delay_roots"]
+        lo, hi = d["kbar_critical_over_bdp_range"]
+        con.print(
+            f"delay-aware roots at the frozen points: stable at {_pct(d['delay_stable_fraction'])} "
+            f"(frozen Jacobian: {_pct(d['frozen_stable_fraction'])}); the condition holds but the delayed "
+            f"linearization is unstable at {d['condition_holds_but_delay_unstable']} points (k̄ below "
+            f"k̄_c ≈ {lo:.4g}–{hi:.4g}·BDP)."
+        )
+    if "packet_sample" in s:
+        p = s["packet_sample"]
+        con.print(
+            f"packet sample: {p['points']} points, {p['oscillating']} oscillating, peak queue {p['queue_max_max']:.0f} "
+            f"packets, condition held at {p['condition_held']}."
+        )

@@ -134,9 +134,15 @@ FROZEN = Evaluator("frozen", FROZEN_VARIABLES, _frozen_fn)
 
 
 def make_plan(
-    grid: SweepGrid, evaluators: tuple[Evaluator, ...] = (FROZEN,), chunk_bdp: int = 5
+    grid: SweepGrid, evaluators: tuple[Evaluator, ...] | str = (FROZEN,), chunk_bdp: int = 5
 ) -> SweepPlan:
-    """A sweep plan over ``grid``; the frozen-Jacobian evaluator first."""
+    """A sweep plan over ``grid``; ``evaluators="full"`` adds the delayed fluid runs and the delay-aware roots."""
+    if isinstance(evaluators, str):
+        if evaluators != "full":
+            raise ValueError(f"evaluators={evaluators!r} is invalid: accepted 'full' or a tuple of Evaluator")
+        from .evaluators import DELAY, FLUID
+
+        evaluators = (FROZEN, FLUID, DELAY)
     return SweepPlan(grid, tuple(evaluators), chunk_bdp=chunk_bdp, extra_coords=EXTRA_COORDS)
 
 
@@ -170,6 +176,9 @@ def run_sweep(
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
+    packet_sample: int = 0,
+    packet_duration_s: float = 0.02,
+    seed: int = 0,
 ) -> xr.Dataset:
     """Evaluate the sweep (eqs. (8)-(14) of 000_eb5ec3ba60d5c338.txt and any further evaluators) on ``grid``.
 
@@ -186,6 +195,11 @@ def run_sweep(
         Keep the chunks already done in ``store``.
     workers, scheduler
         Run the chunks on a new Dask ``LocalCluster(n_workers=workers)`` or on the scheduler at this address.
+    packet_sample : int
+        Number of seeded (β, BDP, N) sample points also run through the packet core's DWTCP law (after the
+        chunks, in the driver; ``packet_duration_s`` simulated each).
+    seed : int
+        Seed of the packet sample (points and runs).
 
     Returns
     -------
@@ -203,6 +217,11 @@ def run_sweep(
         ds = run_plan(
             plan, Path(store), resume=resume, workers=workers, scheduler=scheduler, progress=progress
         )
+    if packet_sample:
+        from .evaluators import packet_sample as _packet_sample
+
+        for name, var in _packet_sample(grid, packet_sample, duration_s=packet_duration_s, seed=seed).items():
+            ds[name] = var
     ds["kbar_crit"] = (
         ("beta", "bdp"),
         2.0 * grid.bdp[None, :] / np.sqrt(grid.beta[:, None]),
@@ -245,7 +264,7 @@ def summarize(ds: xr.Dataset, *, max_disagreements: int = 5) -> dict[str, Any]:
     # det J = β·w·N/(τ²·BDP) = β/τ² at w = BDP/N: the eigenvalues cannot depend on N. Measured, not assumed:
     re = ds["eig_real"]
     spread_N = float((re.max("flows") - re.min("flows")).pipe(abs).max() / max(float(abs(re).max()), 1e-300))
-    return {
+    out = {
         "points": int(cls.size),
         "beta": [float(b) for b in ds["beta"].values],
         "kbar_crit_over_bdp": {f"{b:g}": 2.0 / float(np.sqrt(b)) for b in ds["beta"].values},
@@ -258,3 +277,67 @@ def summarize(ds: xr.Dataset, *, max_disagreements: int = 5) -> dict[str, Any]:
         "frozen_asymptotically_stable_fraction": float((stab == 0).mean()),
         "eigenvalue_spread_over_flows": spread_N,
     }
+    out.update(_summarize_outcomes(ds))
+    return out
+
+
+def _frac(x: xr.DataArray, where: xr.DataArray | None = None) -> float | None:
+    v = x.values if where is None else x.values[where.values]
+    return float(v.mean()) if v.size else None
+
+
+def _summarize_outcomes(ds: xr.Dataset) -> dict[str, Any]:
+    """What the delayed fluid runs, the delay-aware roots and the packet sample say (when present)."""
+    out: dict[str, Any] = {}
+    if "delayed_status" in ds:
+        fluid: dict[str, Any] = {}
+        for v in ("delayed", "sqrt", "undelayed"):
+            if f"{v}_status" not in ds:
+                continue
+            ok = ds[f"{v}_status"] == 0
+            kobs = ds[f"{v}_kbar_obs"].where(ok)
+            fluid[v] = {
+                "runs": int(ds[f"{v}_status"].size),
+                "failed": int((~ok).sum()),
+                "converged_fraction": _frac(ds[f"{v}_converged"], ok),
+                "oscillating_fraction": _frac(ds[f"{v}_oscillating"], ok),
+                "kbar_obs_max": float(kobs.max()),
+                "kbar_obs_over_kbar_crit_max": float((kobs / ds["kbar_crit"]).max()),
+                "condition_held_fraction": _frac(ds[f"{v}_condition_held"], ok),
+                "q_amplitude_median": float(ds[f"{v}_q_amplitude"].where(ok).median()),
+                "period_rtts_median": float(ds[f"{v}_period_rtts"].where(ok).median()),
+                "utilization_min": float(ds[f"{v}_utilization"].where(ok).min()),
+            }
+        out["fluid"] = fluid
+        scored = ds["delayed_status"] == 0
+        out["fluid_agreement"] = {
+            "condition_agrees": _frac(ds["fluid_condition_agrees"], scored),
+            "frozen_class_agrees": _frac(ds["fluid_frozen_agrees"], scored),
+            "delay_roots_agree": _frac(ds["fluid_delay_agrees"], scored),
+            "condition_holds_but_oscillates": int(
+                (ds["fluid_condition_obs"] & ds["delayed_oscillating"]).sum()
+            ),
+            "missed_by_condition": int(ds["fluid_missed_by_condition"].sum()),
+        }
+    if "delay_abscissa" in ds:
+        known = np.isfinite(ds["delay_abscissa"])
+        out["delay_roots"] = {
+            "points": int(known.size),
+            "with_roots": int(known.sum()),
+            "delay_stable_fraction": _frac(ds["delay_stable"], known),
+            "frozen_stable_fraction": _frac(ds["frozen_abscissa"] < 0, known),
+            "condition_holds_but_delay_unstable": int(ds["delay_missed_by_condition"].sum()),
+            "condition_fails_but_delay_stable": int(ds["delay_condition_too_strict"].sum()),
+            "kbar_critical_over_bdp_range": [
+                float((ds["kbar_critical_delay"] / ds["bdp"]).min()),
+                float((ds["kbar_critical_delay"] / ds["bdp"]).max()),
+            ],
+        }
+    if "packet_queue_max" in ds:
+        out["packet_sample"] = {
+            "points": int(ds.sizes["sample"]),
+            "oscillating": int(ds["packet_oscillating"].sum()),
+            "queue_max_max": float(ds["packet_queue_max"].max()),
+            "condition_held": int(ds["packet_condition_held"].sum()),
+        }
+    return out
