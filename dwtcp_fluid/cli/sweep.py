@@ -147,7 +147,7 @@ def sweep(
     if json:
         emit_json(summary)
         return
-    con = Console()
+    con = Console(width=None if sys.stdout.isatty() else 110)
     t = Table(
         title=f"DWTCP condition sweep: {summary['points']} points, β = {', '.join(map(str, summary['beta']))}"
     )
