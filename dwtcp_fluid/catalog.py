@@ -31,6 +31,7 @@ __all__ = [
 #: Modules whose import registers figures (one per capability).
 FIGURE_MODULES: tuple[str, ...] = (
     "dwtcp_fluid.plots.sweep_maps",
+    "dwtcp_fluid.plots.sweep_outcome_maps",
     "dwtcp_fluid.plots.hybrid",
     "dwtcp_fluid.plots.charroots",
     "dwtcp_fluid.plots.timeseries",
