@@ -47,6 +47,7 @@ def test_kill_and_resume_gives_the_same_dataset(tmp_path):
         "--kbar-ratio",
         "0.1:10:5log",
         "--no-figure",
+        "--frozen-only",  # the engine logic is the same for every evaluator; full-plan identity: test_sweep_full
         "--json",
     ]
     killed = _cli(args + ["--out", str(tmp_path / "k")], {"DWTCP_FLUID_SWEEP_KILL_AFTER": "2"})

@@ -75,8 +75,8 @@ def sweep(
     full: bool = typer.Option(
         True, "--full/--frozen-only", help="Add delayed fluid runs and delay-aware roots (default) or not."
     ),
-    packet_sample: int = typer.Option(
-        2, "--packet-sample", help="Seeded sample points run in the packet core."
+    packet_sample: int | None = typer.Option(
+        None, "--packet-sample", help="Seeded sample points run in the packet core (default 2 with --full, else 0)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the packet sample."),
     figure: bool = typer.Option(
@@ -92,6 +92,8 @@ def sweep(
     if workers is not None and scheduler is not None:
         raise UsageError("--scheduler", scheduler, "either --workers N or --scheduler ADDR, not both")
     n3 = grid.beta.size * grid.bdp.size * grid.flows.size
+    if packet_sample is None:
+        packet_sample = min(2, n3) if full else 0
     if not 0 <= packet_sample <= n3:
         raise UsageError(
             "--packet-sample", packet_sample, f"an integer in [0, {n3}] (points of the β × BDP × N grid)"
