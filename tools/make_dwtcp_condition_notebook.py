@@ -3,7 +3,7 @@ import nbformat as nbf
 nb = nbf.v4.new_notebook()
 md, code = nbf.v4.new_markdown_cell, nbf.v4.new_code_cell
 cells = [
-md(r"""# DWTCP: from the window law to the condition $\bar k < 2\,\mathrm{BDP}/\sqrt{\beta}$
+    md(r"""# DWTCP: from the window law to the condition $\bar k < 2\,\mathrm{BDP}/\sqrt{\beta}$
 
 This notebook follows appendix A of `000_eb5ec3ba60d5c338.txt` with the toolkit's single model definition
 (`dwtcp_fluid.models.DwtcpFluid`) and checks what the condition (14) means — in symbols and in numbers at
@@ -17,7 +17,7 @@ $$w' = -\frac{\beta w}{\tau}\frac{\bar k}{\mathrm{BDP}},\quad q' = \frac{N w}{\t
 $$w' = \frac{L+S}{\tau},\quad q' = \frac{N w}{\tau} - C \qquad (7)$$
 
 Parameters are variables in the next cell; `QUICK` (set by the test suite) only shrinks the sweep."""),
-code("""%matplotlib inline
+    code("""%matplotlib inline
 import os
 
 import numpy as np
@@ -32,15 +32,19 @@ BETA = 0.001
 CAPACITY, RTT, FLOWS = "10Gbps", "100us", 10
 P = DwtcpParams(link=LinkParams(CAPACITY, RTT), flows=FLOWS, beta=BETA)
 print(f"BDP = {P.bdp:.2f} packets, fair share BDP/N = {P.window_fair_share:.3f} packets")"""),
-md("## The model, its Jacobian (8) and characteristic polynomial (10)\n\nEverything below comes from `DwtcpFluid.rhs`, the one place the equations are typed. The Jacobian treats $\\bar k$ as the queue $q$ (that is what the paper's $\\partial w'/\\partial q$ does)."),
-code("""model = DwtcpFluid()
+    md(
+        "## The model, its Jacobian (8) and characteristic polynomial (10)\n\nEverything below comes from `DwtcpFluid.rhs`, the one place the equations are typed. The Jacobian treats $\\bar k$ as the queue $q$ (that is what the paper's $\\partial w'/\\partial q$ does)."
+    ),
+    code("""model = DwtcpFluid()
 F_dec = model.sym_rhs(1)   # u = 1: the Scout is late, decrease phase
 F_inc = model.sym_rhs(0)   # u = 0: increase phase
 J = jacobian_decrease()
 lam = sp.Symbol("lam")
 display(F_dec, J, sp.Eq(char_poly_decrease(), 0))"""),
-md("## The discriminant, and condition (14)\n\nThe roots (11) are complex iff the discriminant of (10) is negative. At the fair share $w N = \\mathrm{BDP}$ this is exactly $\\bar k < 2\\,\\mathrm{BDP}/\\sqrt\\beta$. The real part, $-\\beta\\bar k/(2\\tau\\,\\mathrm{BDP})$, is negative on both sides: (14) separates spirals from nodes, not stable from unstable."),
-code("""xs, ps = model.symbols()
+    md(
+        "## The discriminant, and condition (14)\n\nThe roots (11) are complex iff the discriminant of (10) is negative. At the fair share $w N = \\mathrm{BDP}$ this is exactly $\\bar k < 2\\,\\mathrm{BDP}/\\sqrt\\beta$. The real part, $-\\beta\\bar k/(2\\tau\\,\\mathrm{BDP})$, is negative on both sides: (14) separates spirals from nodes, not stable from unstable."
+    ),
+    code("""xs, ps = model.symbols()
 w, q = xs
 poly = sp.Poly(char_poly_decrease().subs(ps["k"], 0), lam)
 a2, a1, a0 = poly.all_coeffs()
@@ -51,8 +55,8 @@ kbar_crit = sp.solve(sp.Eq(disc_bdp, 0), q)
 display(sp.factor(disc_bdp), kbar_crit)
 roots = sp.solve(poly.as_expr(), lam)
 print("real part of the roots on the spiral side:", sp.simplify((roots[0] + roots[1]) / 2))"""),
-md("## In numbers at β = 0.001"),
-code("""rows = []
+    md("## In numbers at β = 0.001"),
+    code("""rows = []
 for name, bdp in [("DWTCP evaluation, 10 Gbps x 100 us", P.bdp), ("100 Gbps x 100 us", 10 * P.bdp), ("100 Gbps x 1 ms", 100 * P.bdp)]:
     kc = 2 * bdp / np.sqrt(BETA)
     rows.append((name, bdp, kc, kc / bdp, kc * 1500 / 1e6))
@@ -61,15 +65,17 @@ for r in rows:
     print(f"{r[0]:38s} {r[1]:9.1f} {r[2]:11.1f} {r[3]:9.2f} {r[4]:8.2f}")
 print(f"\\nThe DWTCP simulations use a 250-packet switch buffer; the condition only fails beyond {P.kbar_crit:.0f} packets.")
 print(f"The paper's own guideline beta = 1/(2 sqrt(BDP/N)) = {P.beta_guideline:.3f} gives kbar* = {2 * P.bdp / np.sqrt(P.beta_guideline):.0f} packets.")"""),
-md("## Eigenvalues on both sides of $\\bar k^*$"),
-code("""p = model.numeric_params(P)
+    md("## Eigenvalues on both sides of $\\bar k^*$"),
+    code("""p = model.numeric_params(P)
 ratios = np.array([0.01, 0.5, 0.999, 1.0, 1.001, 2.0, 10.0])
 Jn = frozen_jacobian(p, ratios * P.kbar_crit, P.window_fair_share)
 ev = np.linalg.eigvals(Jn)
 for r, e, c, s in zip(ratios, ev, classify_2x2(Jn), stability_2x2(Jn)):
     print(f"kbar/kbar* = {r:6.3f}: eigenvalues {e[0]:.4g}, {e[1]:.4g}  -> {CLASSES[c]}, {STABILITY[s]}")"""),
-md("## A small sweep\n\nThe same check over BDP × k̄/k̄* (`dwtcp-fluid sweep` does the full grid). At $w = \\mathrm{BDP}/N$ the determinant is $\\beta/\\tau^2$, so the picture is the same for every N."),
-code("""from dwtcp_fluid.plots.sweep_maps import plot_condition_map
+    md(
+        "## A small sweep\n\nThe same check over BDP × k̄/k̄* (`dwtcp-fluid sweep` does the full grid). At $w = \\mathrm{BDP}/N$ the determinant is $\\beta/\\tau^2$, so the picture is the same for every N."
+    ),
+    code("""from dwtcp_fluid.plots.sweep_maps import plot_condition_map
 from dwtcp_fluid.sweep import SweepGrid, run_sweep, summarize
 
 n = 7 if QUICK else 25
@@ -77,7 +83,7 @@ ds = run_sweep(SweepGrid(beta=(BETA,), bdp=np.geomspace(10, 1e4, n), flows=(1, 1
 s = summarize(ds)
 print({k: s[k] for k in ("points", "class_counts", "agreement_rate", "frozen_asymptotically_stable_fraction")})
 plot_condition_map(ds)"""),
-md("""## What this shows
+    md("""## What this shows
 
 * (14) is the condition for **complex** eigenvalues of the frozen decrease-phase Jacobian; the real part is
   negative for every $\\bar k > 0$ (12), so every point of the sweep is a stable spiral or a stable node.
@@ -88,6 +94,8 @@ md("""## What this shows
   take it from there: first integrals, the increase-phase Jacobian, and the one-RTT feedback delay the model omits."""),
 ]
 nb["cells"] = cells
-nb["metadata"] = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-                  "language_info": {"name": "python"}}
+nb["metadata"] = {
+    "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+    "language_info": {"name": "python"},
+}
 nbf.write(nb, "notebooks/dwtcp_condition.ipynb")
