@@ -17,7 +17,7 @@ from typing import Any, ClassVar, NamedTuple
 
 import jax.numpy as jnp
 
-__all__ = ["Events", "Law", "FLOAT", "INT", "window_closed", "reno_increase"]
+__all__ = ["Events", "Law", "FLOAT", "INT", "window_closed", "reno_increase", "window_init"]
 
 #: Floating dtype of window-law state. float32 halves memory traffic; per-ACK increments (≥ 1/W_max ≈ 1e-3)
 #: stay far above float32 resolution for windows below ~10⁴ packets.
@@ -95,6 +95,15 @@ class Law:
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         """One slot of the law for all flows: returns the new state."""
         raise NotImplementedError
+
+
+def window_init(p: Mapping[str, Any], n: int, ssthresh_inf: float) -> dict[str, Any]:
+    """The state every window law starts from: ``init_cwnd`` packets, no ssthresh yet, no window to recover."""
+    return {
+        "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
+        "ssthresh": jnp.full(n, ssthresh_inf, FLOAT),
+        "recover": jnp.zeros(n, INT),
+    }
 
 
 def window_closed(snd_una: Any, recover: Any) -> Any:

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from .base import FLOAT, INT, Events, Law, window_closed
+from .base import FLOAT, Events, Law, window_closed, window_init
 from .dctcp import Dctcp, alpha_init, alpha_update
 from .reno import SSTHRESH_INF
 
@@ -36,9 +36,7 @@ class DctcpPerAck(Law):
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
         return {
-            "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
-            "ssthresh": jnp.full(n, SSTHRESH_INF, FLOAT),
-            "recover": jnp.zeros(n, INT),
+            **window_init(p, n, SSTHRESH_INF),
             **alpha_init(p, n),
         }
 

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from .base import FLOAT, INT, Events, Law, reno_increase, window_closed
+from .base import FLOAT, Events, Law, reno_increase, window_closed, window_init
 
 __all__ = ["Reno"]
 
@@ -35,9 +35,7 @@ class Reno(Law):
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
         return {
-            "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
-            "ssthresh": jnp.full(n, SSTHRESH_INF, FLOAT),
-            "recover": jnp.zeros(n, INT),
+            **window_init(p, n, SSTHRESH_INF),
         }
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
