@@ -46,6 +46,7 @@ def test_summary_reports_outcomes(full):
     assert s["fluid"]["delayed"]["runs"] == 4 and s["fluid"]["undelayed"]["converged_fraction"] == 1.0
     assert 0.0 <= s["fluid_agreement"]["condition_agrees"] <= 1.0
     assert s["delay_roots"]["points"] == 8 and s["packet_sample"]["points"] == 1
+    assert full["packet_condition_agrees"].dtype == bool
 
 
 def test_full_plan_local_cluster_identical(full, tmp_path):

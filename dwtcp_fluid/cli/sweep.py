@@ -76,7 +76,9 @@ def sweep(
         True, "--full/--frozen-only", help="Add delayed fluid runs and delay-aware roots (default) or not."
     ),
     packet_sample: int | None = typer.Option(
-        None, "--packet-sample", help="Seeded sample points run in the packet core (default 2 with --full, else 0)."
+        None,
+        "--packet-sample",
+        help="Seeded sample points run in the packet core (default 2 with --full, else 0).",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the packet sample."),
     figure: bool = typer.Option(
@@ -235,5 +237,5 @@ def _print_outcomes(con: Console, s: dict) -> None:
         p = s["packet_sample"]
         con.print(
             f"packet sample: {p['points']} points, {p['oscillating']} oscillating, peak queue {p['queue_max_max']:.0f} "
-            f"packets, condition held at {p['condition_held']}."
+            f"packets, condition held at {p['condition_held']}, condition predicts the run at {p['condition_agrees']}."
         )

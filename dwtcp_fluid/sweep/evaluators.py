@@ -135,4 +135,11 @@ def packet_sample(grid: SweepGrid, m: int, *, duration_s: float = 0.02, seed: in
     for k, v in res.items():
         long_name, units = VARIABLES.get(k, (k, ""))
         out[k] = (("sample",), np.asarray(v), {"long_name": long_name, "units": units})
+    # The condition, evaluated at the packet run's peak queue, predicts a non-oscillating run.
+    cond = np.asarray(res["packet_queue_max"]) < 2.0 * bdp / np.sqrt(beta)
+    out["packet_condition_agrees"] = (
+        ("sample",),
+        cond == ~np.asarray(res["packet_oscillating"], dtype=bool),
+        {"long_name": "condition at the packet peak queue ⇔ packet run does not oscillate", "units": "1"},
+    )
     return out

@@ -339,5 +339,6 @@ def _summarize_outcomes(ds: xr.Dataset) -> dict[str, Any]:
             "oscillating": int(ds["packet_oscillating"].sum()),
             "queue_max_max": float(ds["packet_queue_max"].max()),
             "condition_held": int(ds["packet_condition_held"].sum()),
+            "condition_agrees": int(ds["packet_condition_agrees"].sum()),
         }
     return out
