@@ -4,5 +4,7 @@ from .base import SYMPY_NS as SYMPY_NS
 from .base import FluidModel as FluidModel
 from .dctcp import DctcpFluid as DctcpFluid
 from .dctcp import DctcpNormalized as DctcpNormalized
+from .dctcp_window import DctcpLagFluid as DctcpLagFluid
+from .dctcp_window import DctcpWindowFluid as DctcpWindowFluid
 from .dwtcp import DWTCP_PAPER as DWTCP_PAPER
 from .dwtcp import DwtcpFluid as DwtcpFluid

@@ -1,0 +1,186 @@
+"""ACK-clocked ("window-based") DCTCP fluid models: the paper's source equations with the queue set by the windows.
+
+The paper's queue equation (7) of 001_2aee9d9fe081c28a.txt, dq/dt = N·W/R − C with R = d + q/C, can be rewritten
+exactly as
+
+    dq/dt = (N·W − C·d − q) / R(t),
+
+a first-order lag, with time constant R(t) (about one RTT), of the queue toward N·W − C·d: the number of packets the
+N windows hold beyond what the pipe (C·d) carries. An ACK-clocked sender keeps exactly W packets in flight, so while
+the link is busy its queue *is* N·W − C·d, with no lag (a window increase releases a packet at once; a cut stops
+sending until the queue has drained by the cut). Two models here:
+
+* :class:`DctcpWindowFluid`: the ACK-clocked limit. State (W, α) in (packets, 1), time in seconds; W and α obey
+  (5), (6) of 001 unchanged, and the queue is algebraic, q(t) = max(N·W(t) − C·d, 0), R(t) = d + q(t)/C,
+  p(t) = 1{q(t) > K}, fed back after the fixed delay R* = d + K/C as in the paper.
+* :class:`DctcpLagFluid`: the family between the two, dq/dt = (N·W − C·d − q)/(λ·R(t)). λ = 1 is exactly (7)
+  (same trajectories as :class:`~.dctcp.DctcpFluid`); λ → 0 tends to :class:`DctcpWindowFluid` (the period's
+  error is about λ·R* per cycle: 1 % at λ = 0.01). Small λ is stiff: use the reference solver, whose adaptive
+  steps follow it; the JAX solver's fixed RK4 step (R*/20) is stable only for λ ≳ 0.02 (checked at 0.03).
+
+Where the mark is generated does not matter for either model: the loop W → q → p → W has one total delay, R*, however
+d is split between the forward and the return path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..params import DctcpParams, check_range
+from .base import FluidModel
+
+__all__ = ["DctcpWindowFluid", "DctcpLagFluid", "window_queue", "window_fixed_point", "summarize_window"]
+
+
+def window_queue(W: Any, p: Mapping[str, Any], xp: Any = np) -> Any:
+    """ACK-clocked queue q = max(N·W − C·d, 0) in packets (W in packets, C in packets/s, d in s)."""
+    return xp.maximum(p["N"] * W - p["C"] * p["d"], 0 * W)
+
+
+@dataclass(frozen=True)
+class DctcpWindowFluid(FluidModel):
+    """ACK-clocked DCTCP fluid model: eqs. (5), (6) of 001_2aee9d9fe081c28a.txt with q = max(N·W − C·d, 0).
+
+    No queue state and no floor: the queue follows the windows instantly, and the switching surface is
+    σ = N·W − C·d − K (q > K, eq. (8), since K ≥ 0).
+    """
+
+    name: ClassVar[str] = "dctcp-window"
+    states: ClassVar[tuple[str, ...]] = ("W", "alpha")
+    state_units: ClassVar[tuple[str, ...]] = ("packets", "1")
+    param_names: ClassVar[tuple[str, ...]] = ("C", "d", "K", "g", "N")
+
+    def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
+        """dW/dt, dα/dt of eqs. (5), (6) of 001_2aee9d9fe081c28a.txt with R = d + max(N·W − C·d, 0)/C; u = p(t − R*)."""
+        W, alpha = x
+        R = p["d"] + window_queue(W, p, xp) / p["C"]
+        dW = 1 / R - W * alpha / (2 * R) * u
+        dalpha = p["g"] / R * (u - alpha)
+        return (dW, dalpha)
+
+    def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
+        """σ = N·W − C·d − K (packets): marking p = 1{q > K}, eq. (8) of 001_2aee9d9fe081c28a.txt."""
+        return p["N"] * x[0] - p["C"] * p["d"] - p["K"]
+
+    def delay(self, p: Mapping[str, Any]) -> Any:
+        """R* = d + K/C (seconds), the paper's fixed feedback delay."""
+        return p["d"] + p["K"] / p["C"]
+
+    def numeric_params(self, params: DctcpParams) -> dict[str, float]:
+        """Floats for :meth:`rhs` (C in packets/s, d in s, K in packets)."""
+        return _dctcp_numeric(params)
+
+
+@dataclass(frozen=True)
+class DctcpLagFluid(FluidModel):
+    """DCTCP with the queue lagging N·W − C·d by λ·R: eqs. (5), (6) of 001_2aee9d9fe081c28a.txt and (7) rewritten.
+
+    dq/dt = (N·W − C·d − q)/(λ·R(t)); λ = 1 is eq. (7) of 001_2aee9d9fe081c28a.txt exactly.
+
+    Parameters
+    ----------
+    lag : float
+        λ > 0, the queue's time constant in RTTs.
+    queue_floor : bool
+        Physical queue q ≥ 0, as in :class:`~.dctcp.DctcpFluid`.
+    """
+
+    lag: float = 1.0
+    queue_floor: bool = True
+
+    name: ClassVar[str] = "dctcp-lag"
+    states: ClassVar[tuple[str, ...]] = ("W", "alpha", "q")
+    state_units: ClassVar[tuple[str, ...]] = ("packets", "1", "packets")
+    param_names: ClassVar[tuple[str, ...]] = ("C", "d", "K", "g", "N")
+
+    def __post_init__(self) -> None:
+        check_range("lag", self.lag, lo=0.0, lo_open=True, why="queue time constant in RTTs")
+
+    def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
+        """Eqs. (5), (6) and (7) of 001_2aee9d9fe081c28a.txt, (7) as dq/dt = (N·W − C·d − q)/(λ·R); u = p(t − R*)."""
+        W, alpha, q = x
+        R = p["d"] + q / p["C"]
+        dW = 1 / R - W * alpha / (2 * R) * u
+        dalpha = p["g"] / R * (u - alpha)
+        dq = (p["N"] * W - p["C"] * p["d"] - q) / (self.lag * R)
+        return (dW, dalpha, dq)
+
+    def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
+        """σ = q − K (packets): marking p = 1{q > K}, eq. (8) of 001_2aee9d9fe081c28a.txt."""
+        return x[2] - p["K"]
+
+    def delay(self, p: Mapping[str, Any]) -> Any:
+        """R* = d + K/C (seconds)."""
+        return p["d"] + p["K"] / p["C"]
+
+    def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
+        return {2: 0.0} if self.queue_floor else {}
+
+    def numeric_params(self, params: DctcpParams) -> dict[str, float]:
+        """Floats for :meth:`rhs` (C in packets/s, d in s, K in packets)."""
+        return _dctcp_numeric(params)
+
+
+def _dctcp_numeric(params: DctcpParams) -> dict[str, float]:
+    return {
+        "C": float(params.link.C),
+        "d": float(params.link.d),
+        "K": float(params.K),
+        "g": float(params.g),
+        "N": float(params.flows),
+    }
+
+
+def window_fixed_point(params: DctcpParams) -> dict[str, Any]:
+    """Rest point of :class:`DctcpWindowFluid` (packets, 1, packets), eq. (15) of 001_2aee9d9fe081c28a.txt analogue.
+
+    With the mark held at p = 1, (5), (6) rest at W = 2, α = 1, hence q = 2N − C·d; this is self-consistent
+    (q > K) exactly when w̄ = (C·d + K)/N < 2, the paper's condition. For w̄ ≥ 2 there is no rest point: the
+    averaged (sliding) point on σ = 0 is W = w̄, q = K, α = sqrt(2/w̄) (p̄ = α from (6), 1 = W·α·p̄/2 from (5)),
+    around which the delayed mark makes the trajectory oscillate. Returns W, alpha, q and ``kind``.
+    """
+    wbar = float(params.wbar)
+    if wbar <= 2.0:
+        return {"W": 2.0, "alpha": 1.0, "q": 2.0 * params.flows - params.link.bdp, "kind": "fixed point"}
+    return {"W": wbar, "alpha": math.sqrt(2.0 / wbar), "q": float(params.K), "kind": "sliding average"}
+
+
+def summarize_window(
+    sol: Any, element: int = 0, *, last_fraction: float = 0.5, samples: int = 20_001
+) -> dict:
+    """Queue, window and α statistics of a :class:`DctcpWindowFluid` run over its last part (same keys as
+    :func:`dwtcp_fluid.dde.summarize`: queue_* and amplitude in packets, period_s in s, utilization in 1)."""
+    from ..dde.summary import period_from_crossings
+
+    if not 0 < last_fraction <= 1:
+        raise ValueError(f"last_fraction={last_fraction!r} is out of range: accepted 0 < last_fraction <= 1")
+    p = sol.params[element]
+    t0, t1 = float(sol.t[0]), float(sol.t[-1])
+    t_from = t1 - last_fraction * (t1 - t0)
+    if sol.method == "reference":
+        ts = np.linspace(t_from, t1, samples)
+        xs = np.asarray(sol(ts, element))
+    else:
+        sel = sol.t >= t_from - 1e-12 * max(1.0, abs(t1))
+        ts, xs = sol.t[sel], sol.x[element, sel]
+    span = ts[-1] - ts[0]
+    q = window_queue(xs[:, 0], p)
+    # while N·W < C·d the pipe is not full: the link sends at N·W/d < C
+    util = np.minimum(p["N"] * xs[:, 0] / (p["C"] * p["d"]), 1.0)
+    out = {
+        "queue_min": float(q.min()),
+        "queue_max": float(q.max()),
+        "queue_mean": float(np.trapezoid(q, ts) / span),
+        "window_mean": float(np.trapezoid(xs[:, 0], ts) / span),
+        "alpha_mean": float(np.trapezoid(xs[:, 1], ts) / span),
+        "utilization": float(np.trapezoid(util, ts) / span),
+    }
+    out["amplitude"] = 0.5 * (out["queue_max"] - out["queue_min"])
+    out["period_s"] = period_from_crossings(sol.crossings[element], sol.crossing_up[element], t_from)
+    out["status"] = "ok" if sol.status[element] == 0 else sol.messages[element]
+    return out
