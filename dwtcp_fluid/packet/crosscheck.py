@@ -127,7 +127,8 @@ def packet_run(
     pk = run(pr)
     rec = pk["records"]
     n_chunks = len(rec["q_sum"])
-    chunk_s = pk["duration_s"] / n_chunks
+    # the core rounds the run to whole chunks of slots; "duration_s" is that length (fallback: what was asked)
+    chunk_s = pk.get("duration_s", duration) / n_chunks
     w = slice(n_chunks // 2, None)
     q = rec["q_sum"][w] / round(chunk_s * P.link.C)
     out = {
