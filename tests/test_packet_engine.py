@@ -41,7 +41,7 @@ def test_same_seed_same_result_other_seed_differs():
     assert any(not np.array_equal(a[k], c[k]) for k in ("delivered", "q_sum"))
 
 
-def test_vmap_equals_one_by_one():
+def test_batch_equals_one_by_one_and_split():
     runs = [
         build("dctcp", flows=4, duration="3ms", trace_points=30, seed=s, K=k)
         for s, k in ((0, 65), (1, 10), (2, 30))

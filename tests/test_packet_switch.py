@@ -27,8 +27,8 @@ def cfg(**kw):
 
 
 def b(x, dtype=bool):
-    """One scenario as a batch of one."""
-    return jnp.asarray([x], dtype)
+    """One scenario as a batch of one, in the engine's [N, B] layout."""
+    return jnp.asarray([x], dtype).T
 
 
 @pytest.mark.parametrize(
@@ -43,49 +43,45 @@ def b(x, dtype=bool):
     ],
 )
 def test_arrival_positions_rotate(arrive, offset, expected):
-    pos = np.asarray(arrival_positions(b(arrive), jnp.asarray([[offset]], jnp.int32)))[0]
+    pos = np.asarray(arrival_positions(b(arrive), jnp.asarray([offset], jnp.int32)))[:, 0]
     for f, p in expected.items():
         assert pos[f] == p
 
 
 def test_arrival_positions_per_scenario_offsets():
-    arrive = jnp.asarray([[1, 1, 1, 1], [1, 1, 1, 1]], bool)
-    pos = np.asarray(arrival_positions(arrive, jnp.asarray([[0], [1]], jnp.int32)))
+    arrive = jnp.asarray([[1, 1, 1, 1], [1, 1, 1, 1]], bool).T
+    pos = np.asarray(arrival_positions(arrive, jnp.asarray([0, 1], jnp.int32))).T
     assert pos.tolist() == [[0, 1, 2, 3], [3, 0, 1, 2]]
 
 
 def test_drop_tail_departure_slots_and_mark_at_enqueue_ge():
     c = cfg(buffer=3)
-    K = jnp.asarray([[1.0]])
+    K = jnp.asarray([1.0])
     # Slot 1: flows 0,1 arrive into an empty queue; K = 1, "≥": flow 0 finds 0 (unmarked, leaves now),
     # flow 1 finds 1 (marked, leaves one slot later).
-    seen, acc, drop, mark = enqueue_data(c, jnp.asarray([0]), b([1, 1, 0, 0]), jnp.asarray([[0]]), K)
-    assert np.asarray(acc)[0].tolist() == [True, True, False, False] and not np.asarray(drop).any()
-    assert np.asarray(seen)[0, :2].tolist() == [0, 1]
-    assert np.asarray(mark)[0].tolist() == [False, True, False, False]
+    seen, acc, drop, mark = enqueue_data(c, jnp.asarray([0]), b([1, 1, 0, 0]), jnp.asarray([0]), K)
+    assert np.asarray(acc)[:, 0].tolist() == [True, True, False, False] and not np.asarray(drop).any()
+    assert np.asarray(seen)[:2, 0].tolist() == [0, 1]
+    assert np.asarray(mark)[:, 0].tolist() == [False, True, False, False]
     busy, q = serve_data(jnp.asarray([2]))
     assert bool(busy[0]) and int(q[0]) == 1
     # Slot 2: one queued, three arrive, two places left: rotated order 3, 0, 2 → flows 3 and 0 get them.
-    seen, acc, drop, mark = enqueue_data(c, q, b([1, 0, 1, 1]), jnp.asarray([[3]]), K)
-    assert np.asarray(acc)[0].tolist() == [True, False, False, True]
-    assert np.asarray(drop)[0].tolist() == [False, False, True, False]
-    assert np.asarray(seen)[0, [3, 0]].tolist() == [1, 2]  # leave 1 and 2 slots from now
-    assert np.asarray(mark)[0].tolist() == [True, False, False, True]
+    seen, acc, drop, mark = enqueue_data(c, q, b([1, 0, 1, 1]), jnp.asarray([3]), K)
+    assert np.asarray(acc)[:, 0].tolist() == [True, False, False, True]
+    assert np.asarray(drop)[:, 0].tolist() == [False, False, True, False]
+    assert np.asarray(seen)[[3, 0], 0].tolist() == [1, 2]  # leave 1 and 2 slots from now
+    assert np.asarray(mark)[:, 0].tolist() == [True, False, False, True]
 
 
 def test_mark_gt_versus_ge():
     c = cfg(buffer=5, mark_cmp="gt")
-    _, _, _, mark = enqueue_data(
-        c, jnp.asarray([0]), b([1, 1, 1, 0]), jnp.asarray([[0]]), jnp.asarray([[1.0]])
-    )
-    assert np.asarray(mark)[0, :3].tolist() == [False, False, True]  # found 0, 1, 2 packets; only 2 > 1
+    _, _, _, mark = enqueue_data(c, jnp.asarray([0]), b([1, 1, 1, 0]), jnp.asarray([0]), jnp.asarray([1.0]))
+    assert np.asarray(mark)[:3, 0].tolist() == [False, False, True]  # found 0, 1, 2 packets; only 2 > 1
 
 
 def test_mark_at_dequeue_gives_no_enqueue_mark():
     c = cfg(buffer=5, mark_at="dequeue")
-    _, acc, _, mark = enqueue_data(
-        c, jnp.asarray([4]), b([1, 0, 0, 0]), jnp.asarray([[0]]), jnp.asarray([[0.0]])
-    )
+    _, acc, _, mark = enqueue_data(c, jnp.asarray([4]), b([1, 0, 0, 0]), jnp.asarray([0]), jnp.asarray([0.0]))
     assert bool(acc[0, 0]) and not np.asarray(mark).any()
 
 
@@ -101,18 +97,18 @@ def test_codes_round_trip():
 
 def test_scouts_drop_tail_and_served_only_in_idle_slots():
     c = cfg(scout_buffer=3, scouts_per_slot=3)
-    z = jnp.zeros((1, 4), jnp.int32)
+    z = jnp.zeros((4, 1), jnp.int32)
     cnt, seq, tot, sdrop = enqueue_scouts(
-        c, z, z, jnp.asarray([0]), b([1, 1, 1, 1]), b([5, 6, 7, 8], jnp.int32), jnp.asarray([[0]])
+        c, z, z, jnp.asarray([0]), b([1, 1, 1, 1]), b([5, 6, 7, 8], jnp.int32), jnp.asarray([0])
     )
-    assert np.asarray(sdrop)[0].tolist() == [False, False, False, True]  # buffer of 3 Scouts
+    assert np.asarray(sdrop)[:, 0].tolist() == [False, False, False, True]  # buffer of 3 Scouts
     # A data packet is served this slot: no Scout.
     served, cnt2, tot2 = serve_scouts(cnt, tot, jnp.asarray([False]))
     assert not np.asarray(served).any() and int(tot2[0]) == 3
     # Idle slot: every queued Scout (the buffer holds at most one slot's worth).
     served, cnt3, tot3 = serve_scouts(cnt2, tot2, jnp.asarray([True]))
-    assert np.asarray(served)[0].tolist() == [1, 1, 1, 0] and int(tot3[0]) == 0
-    assert np.asarray(seq)[0, :3].tolist() == [5, 6, 7]
+    assert np.asarray(served)[:, 0].tolist() == [1, 1, 1, 0] and int(tot3[0]) == 0
+    assert np.asarray(seq)[:3, 0].tolist() == [5, 6, 7]
 
 
 def test_config_rejects_bad_values():

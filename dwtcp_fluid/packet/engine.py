@@ -1,7 +1,8 @@
 """The slot loop of the packet core: ``lax.scan`` over slots inside ``lax.scan`` over chunks, one batch at a time.
 
-The state of a whole batch of B scenarios is carried as ``[B, N]`` arrays (no ``vmap``: explicit batching lets
-the ACK ring be laid out so that each slot reads one contiguous row shared by every scenario). One slot (one data
+The state of a whole batch of B scenarios is carried as ``[N, B]`` arrays (no ``vmap``): the batch is the
+contiguous axis, so XLA vectorises along it and per-scenario values broadcast without index arithmetic, and each
+slot reads one contiguous ACK-ring row shared by every scenario. One slot (one data
 packet's transmission time L/C) proceeds as follows, for every flow of every scenario at once:
 
 1. ACKs arrive (the ring row of this slot, read at the end of the previous slot): inflight, cumulative counters;
@@ -23,6 +24,8 @@ records are their per-chunk differences, taken on the host).
 from __future__ import annotations
 
 import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import jax
@@ -45,8 +48,9 @@ from .switch import (
 
 __all__ = ["run_one", "run_batch", "compiled", "stack", "MAX_BATCH", "UNROLL"]
 
-#: Slots per iteration of the compiled slot loop (unrolling removes per-iteration loop overhead and lets XLA fuse
-#: across slots); 4 measured fastest on 2 CPU cores (benchmarks/packet.py).
+#: Slots per iteration of the compiled slot loop. Unrolling makes XLA fuse the read of the next ACK-ring row into
+#: the following slot's kernels, which keeps the old ring alive past the in-place scatter, so XLA copies the
+#: whole ring every slot: 1 is fastest.
 UNROLL = 1
 
 #: Cumulative per-flow counters snapshotted at every chunk end; the records hold their per-chunk differences.
@@ -78,21 +82,21 @@ def _acc_init(b: int, n: int) -> dict[str, Any]:
         "q_min": jnp.full(b, 2**30, INT),
         "q_max": jnp.zeros(b, INT),
         "busy": jnp.zeros(b, INT),
-        "cwnd_sum": jnp.zeros((b, n), FLOAT),
-        "alpha_sum": jnp.zeros((b, n), FLOAT),
+        "cwnd_sum": jnp.zeros((n, b), FLOAT),
+        "alpha_sum": jnp.zeros((n, b), FLOAT),
     }
 
 
 def _slot(cfg: PacketConfig, law: Law, sc: Scenario, c: SimState, acc: dict, t: Any) -> tuple[SimState, dict]:
-    b, n = c.inflight.shape
+    n, b = c.inflight.shape
     lr = cfg.ring_len
-    cell = jnp.arange(b * n, dtype=INT).reshape(b, n)
+    cell = jnp.arange(n * b, dtype=INT).reshape(n, b)
     # 1. ACK arrivals.
     ack, mark, nloss, s_cnt, s_seqp1 = decode(c.nxt)
     if cfg.mark_at == "dequeue":
         # the ACK's packet left rtt slots ago; it is marked by the occupancy at that service instant
         row = (t - sc.rtt) % lr
-        q_dep = c.q_hist.reshape(-1)[row * b + jnp.arange(b, dtype=INT)[:, None]]
+        q_dep = c.q_hist.reshape(-1)[row * b + jnp.arange(b, dtype=INT)]
         mark = ack & over_threshold(q_dep, sc.K, cfg.mark_cmp)
     ack_i = ack.astype(INT)
     back = ack_i + nloss
@@ -111,13 +115,13 @@ def _slot(cfg: PacketConfig, law: Law, sc: Scenario, c: SimState, acc: dict, t: 
     active = (t >= sc.start) & (t < sc.stop) & (acked < sc.size)
     # 3. Scouts and the window law.
     scout = c.scout
-    zeros_i = jnp.zeros((b, n), INT)
+    zeros_i = jnp.zeros((n, b), INT)
     if law.uses_scouts:
         scout, n_ok, n_lost, d_s, ipg_s = scout_receive(
             scout, t, s_cnt, s_seqp1, sc.start, sc.rtt, sc.scout_dt
         )
     else:
-        n_ok, n_lost, d_s, ipg_s = zeros_i, zeros_i, jnp.zeros((b, n), FLOAT), jnp.zeros((b, n), FLOAT)
+        n_ok, n_lost, d_s, ipg_s = zeros_i, zeros_i, jnp.zeros((n, b), FLOAT), jnp.zeros((n, b), FLOAT)
     ev = Events(
         t=t,
         ack=ack,
@@ -153,7 +157,7 @@ def _slot(cfg: PacketConfig, law: Law, sc: Scenario, c: SimState, acc: dict, t: 
     codes = data_code(m_enq, pending)  # the flow's unreported drops ride on its next accepted packet
     pending = jnp.where(accept, 0, pending + drop.astype(INT))
     idx = jnp.where(accept, ((t + seen + sc.rtt) % lr) * (b * n), lr * (b * n)) + cell
-    q_pre = c.qlen + jnp.sum(accept, axis=-1, dtype=INT)
+    q_pre = c.qlen + jnp.sum(accept, axis=0, dtype=INT)
     busy, qlen = serve_data(q_pre)
     sq_cnt, sq_seq, sq_tot = c.sq_cnt, c.sq_seq, c.sq_tot
     served = sdrop = zeros_i
@@ -163,14 +167,14 @@ def _slot(cfg: PacketConfig, law: Law, sc: Scenario, c: SimState, acc: dict, t: 
         scout = {**scout, "sent": scout["sent"] + due.astype(INT)}
         served, sq_cnt, sq_tot = serve_scouts(sq_cnt, sq_tot, ~busy)
         idx_s = jnp.where(served > 0, ((t + sc.rtt) % lr) * (b * n), (lr + 1) * (b * n)) + cell
-        idx = jnp.concatenate([idx, idx_s], axis=-1)
-        codes = jnp.concatenate([codes, scout_code(served, sq_seq)], axis=-1)
+        idx = jnp.concatenate([idx, idx_s])
+        codes = jnp.concatenate([codes, scout_code(served, sq_seq)])
     # The same scatter clears this slot's row (read at the end of the previous slot): no write targets it, since
     # every new ACK is due at least two slots from now.
-    idx = jnp.concatenate([idx, (t % lr) * (b * n) + cell], axis=-1)
-    codes = jnp.concatenate([codes, zeros_i], axis=-1)
+    idx = jnp.concatenate([idx, (t % lr) * (b * n) + cell])
+    codes = jnp.concatenate([codes, zeros_i])
     ring = c.ring.at[idx.reshape(-1)].set(codes.reshape(-1), unique_indices=True, mode="promise_in_bounds")
-    nxt = jax.lax.dynamic_slice(ring, (((t + 1) % lr) * (b * n),), (b * n,)).reshape(b, n)
+    nxt = jax.lax.dynamic_slice(ring, (((t + 1) % lr) * (b * n),), (b * n,)).reshape(n, b)
     # Materialise the row: fused into its consumers it would keep this ring alive past the next slot's in-place
     # scatter, and XLA would copy the whole ring every slot.
     nxt = jax.lax.optimization_barrier(nxt)
@@ -220,22 +224,23 @@ def conservation_residual(cfg: PacketConfig, c: SimState) -> Any:
     """Per scenario, the largest |inflight − (ACKs and loss reports on the way back + unreported drops)| over
     flows, at a chunk end. Zero when every packet sent is acknowledged, reported lost, or still in the network
     (queued or its ACK returning: both are ring entries from the moment the packet is accepted)."""
-    b, n = c.inflight.shape
-    rows = c.ring[: cfg.ring_len * b * n].reshape(cfg.ring_len, b, n)
+    n, b = c.inflight.shape
+    rows = c.ring[: cfg.ring_len * b * n].reshape(cfg.ring_len, n, b)
     pos = jnp.maximum(rows, 0)
     back = jnp.sum((pos & 1) + (pos >> 2), axis=0)  # the next slot's row (``nxt``) is still in the ring
-    return jnp.max(jnp.abs(c.inflight - (back + c.pending)), axis=-1)
+    return jnp.max(jnp.abs(c.inflight - (back + c.pending)), axis=0)
 
 
-def _per_scenario(sc: Scenario) -> Scenario:
-    """Reshape per-scenario scalars ([B]) to [B, 1] so they broadcast against per-flow [B, N] arrays."""
-    col = lambda a: jnp.asarray(a)[:, None]  # noqa: E731
+def _engine_layout(sc: Scenario) -> Scenario:
+    """Per-flow fields from [B, N] (a stack of scenarios) to the engine's [N, B]; per-scenario fields stay [B]."""
+    t = lambda a: jnp.asarray(a).T  # noqa: E731
     return sc._replace(
-        K=col(sc.K),
-        rto=col(sc.rto),
-        access=col(sc.access),
-        seed=col(sc.seed),
-        law={k: col(v) for k, v in sc.law.items()},
+        rtt=t(sc.rtt),
+        start=t(sc.start),
+        stop=t(sc.stop),
+        size=t(sc.size),
+        scouts=t(sc.scouts),
+        scout_dt=t(sc.scout_dt),
     )
 
 
@@ -243,9 +248,9 @@ def _run(cfg: PacketConfig, law: Law, sc: Scenario) -> dict[str, Any]:
     """The whole run of a batch; returns per-chunk records with a leading chunk axis, then the batch axis."""
     n = cfg.n_flows
     b = int(jnp.shape(sc.rtt)[0])
-    law_state = jax.vmap(lambda p: law.init(p, n))(sc.law)
-    c0 = init_state(cfg, sc, law_state)
-    scb = _per_scenario(sc)
+    law_state = jax.tree.map(lambda a: a.T, jax.vmap(lambda p: law.init(p, n))(sc.law))
+    scb = _engine_layout(sc)
+    c0 = init_state(cfg, scb, law_state)
 
     def chunk_one(c: SimState, k: Any) -> tuple[SimState, dict]:
         base = k * cfg.chunk
@@ -261,7 +266,7 @@ def _run(cfg: PacketConfig, law: Law, sc: Scenario) -> dict[str, Any]:
             **acc,
             "q_end": c.qlen,
             "cwnd_end": c.law["cwnd"],
-            "alpha_end": c.law.get("alpha", jnp.zeros((b, n), FLOAT)),
+            "alpha_end": c.law.get("alpha", jnp.zeros((n, b), FLOAT)),
             "inflight_end": c.inflight,
             "pending_end": c.pending,
             "scouts_sent_cum": c.scout["sent"],
@@ -279,8 +284,11 @@ def _run(cfg: PacketConfig, law: Law, sc: Scenario) -> dict[str, Any]:
 
 
 def _finish(recs: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Records as NumPy arrays with the batch axis first; cumulative snapshots become per-chunk differences."""
-    out = {k: np.moveaxis(np.asarray(v), 1, 0) for k, v in recs.items()}
+    """Records as NumPy arrays, [B, chunk] or [B, chunk, N]; cumulative snapshots become per-chunk differences."""
+    out = {}
+    for k, v in recs.items():
+        a = np.asarray(v)  # [chunk, B] or [chunk, N, B]
+        out[k] = np.moveaxis(a, -1, 0)
 
     def diff(a: np.ndarray) -> np.ndarray:
         return np.diff(a, axis=1, prepend=np.zeros_like(a[:, :1]))
@@ -308,27 +316,40 @@ def run_one(cfg: PacketConfig, law: Law, sc: Scenario) -> dict[str, np.ndarray]:
     return {k: v[0] for k, v in out.items()}
 
 
-#: Largest number of scenarios in one compiled call; larger batches are run as several calls of this size.
-MAX_BATCH = 256
+#: Largest number of scenarios in one compiled call. Larger batches are run as several calls of this size: on 2 CPU
+#: cores the aggregate rate peaks around 64 scenarios per call (the per-slot working set, ~0.3 MB per 64 scenarios
+#: of 10 flows plus the ACK ring, then still fits in cache) and falls beyond (benchmarks/packet.py).
+MAX_BATCH = 64
 
 
-def run_batch(cfg: PacketConfig, law: Law, sc: Scenario, max_batch: int = MAX_BATCH) -> dict[str, np.ndarray]:
+def run_batch(
+    cfg: PacketConfig, law: Law, sc: Scenario, max_batch: int = MAX_BATCH, workers: int | None = None
+) -> dict[str, np.ndarray]:
     """Run a batch of scenarios (every field of ``sc`` has a leading batch axis).
 
     Batches larger than ``max_batch`` are split into calls of ``max_batch`` scenarios (the last one padded by
-    repeating its final scenario, so one compiled program serves every call). Returns per-chunk records with a
-    leading batch axis. Every scenario's result is independent of the others in its batch.
+    repeating its final scenario, so one compiled program serves every call), run concurrently on ``workers``
+    threads (default: one per CPU core; XLA releases the GIL while it runs). Returns per-chunk records with a
+    leading batch axis. Every scenario's result is independent of the others in its batch and of the split.
     """
     sc = jax.tree.map(np.asarray, sc)
     b = int(np.asarray(sc.rtt).shape[0])
     size = min(b, max(1, int(max_batch)))
     fn = compiled(cfg, law)
-    parts = []
-    for lo in range(0, b, size):
+    los = list(range(0, b, size))
+
+    def call(lo: int) -> dict[str, np.ndarray]:
         idx = np.minimum(np.arange(lo, lo + size), b - 1)
-        part = jax.tree.map(lambda a, i=idx: a[i], sc)
+        part = jax.tree.map(lambda a: a[idx], sc)
         out = _finish(fn(_as_arrays(part)))
-        parts.append({k: v[: min(size, b - lo)] for k, v in out.items()})
+        return {k: v[: min(size, b - lo)] for k, v in out.items()}
+
+    n_workers = min(len(los), int(workers or os.cpu_count() or 1))
+    if n_workers > 1:
+        with ThreadPoolExecutor(n_workers) as ex:
+            parts = list(ex.map(call, los))
+    else:
+        parts = [call(lo) for lo in los]
     return {k: np.concatenate([p[k] for p in parts], axis=0) for k in parts[0]}
 
 

@@ -142,7 +142,7 @@ SCOUT_CNT_BITS = 5
 
 
 class SimState(NamedTuple):
-    """Carry of the slot loop for a batch of B scenarios (per-flow arrays are [B, N]).
+    """Carry of the slot loop for a batch of B scenarios (per-flow arrays are [N, B], per-scenario [B]).
 
     The data FIFO is not stored packet by packet: one data packet leaves per busy slot, so a packet accepted in
     slot t behind ``seen`` packets leaves in slot t + seen and its ACK reaches the sender in slot
@@ -153,8 +153,8 @@ class SimState(NamedTuple):
     writes of flows that did not send (every scatter index is then distinct and in bounds).
     """
 
-    ring: Any  # int32 [(ring_len + 2)·B·N], row-major (slot row, scenario, flow)
-    nxt: Any  # int32 [B, N]: the ring row of the next slot, read (and cleared) at the end of this slot
+    ring: Any  # int32 [(ring_len + 2)·N·B], row-major (slot row, flow, scenario)
+    nxt: Any  # int32 [N, B]: the ring row of the next slot, read (and cleared) at the end of this slot
     q_hist: Any  # int32 [ring_len, B]: queue before service per slot (only read with mark_at="dequeue")
     qlen: Any  # int32 [B]
     # Scout queue (low priority): Scouts queued per flow, the largest queued sequence number, total queued
@@ -184,12 +184,13 @@ class SimState(NamedTuple):
 
 
 def init_state(cfg: PacketConfig, scen: Scenario, law_state: dict[str, Any]) -> SimState:
-    """The state at slot 0 for a batch (``scen`` fields have a leading batch axis): empty queues and rings."""
-    b, n, lr = int(jnp.shape(scen.rtt)[0]), cfg.n_flows, cfg.ring_len
-    zi = jnp.zeros((b, n), INT)
+    """The state at slot 0 for a batch in the engine's layout (per-flow fields of ``scen`` are [N, B]): empty
+    queues and rings."""
+    n, b, lr = cfg.n_flows, int(jnp.shape(scen.rtt)[1]), cfg.ring_len
+    zi = jnp.zeros((n, b), INT)
     start = jnp.asarray(scen.start, INT)
     return SimState(
-        ring=jnp.zeros((lr + 2) * b * n, INT),
+        ring=jnp.zeros((lr + 2) * n * b, INT),
         nxt=zi,
         q_hist=jnp.zeros((lr if cfg.mark_at == "dequeue" else 1, b), INT),
         qlen=jnp.zeros(b, INT),
@@ -202,7 +203,7 @@ def init_state(cfg: PacketConfig, scen: Scenario, law_state: dict[str, Any]) -> 
         snd_una=zi,
         acked=zi,
         last_act=start,
-        tokens=jnp.ones((b, n), FLOAT),
+        tokens=jnp.ones((n, b), FLOAT),
         drops=zi,
         marked=zi,
         timeouts=zi,
@@ -214,8 +215,8 @@ def init_state(cfg: PacketConfig, scen: Scenario, law_state: dict[str, Any]) -> 
             "sent": zi,
             "unacked": zi,
             "lost_upto": zi,
-            "last_delay": jnp.zeros((b, n), FLOAT),
-            "last_gap": jnp.zeros((b, n), FLOAT),
+            "last_delay": jnp.zeros((n, b), FLOAT),
+            "last_gap": jnp.zeros((n, b), FLOAT),
             "last_rcv": start,
         },
         law=law_state,

@@ -13,8 +13,9 @@ therefore served in the slot it arrives (zero queueing delay).
 
 The data FIFO is a counter, not a list of packets: one packet leaves per busy slot, so an arrival that finds
 ``seen`` packets ahead of it leaves exactly ``seen`` slots later, and the engine schedules its ACK at that moment
-(see :class:`~.state.SimState`). Every function acts on a batch: per-flow arrays are ``[B, N]``, per-scenario
-arrays ``[B]`` (or ``[B, 1]`` where they broadcast against flows).
+(see :class:`~.state.SimState`). Every function acts on a batch: per-flow arrays are ``[N, B]``, per-scenario
+arrays ``[B]``. Flows are the leading axis and scenarios the trailing, contiguous one, so per-scenario values
+broadcast against per-flow ones without index arithmetic and XLA vectorises along the batch.
 """
 
 from __future__ import annotations
@@ -44,18 +45,17 @@ def arrival_positions(arrive: Any, offset: Any) -> Any:
 
     Parameters
     ----------
-    arrive : bool [B, N]
-    offset : int [B, 1]
+    arrive : bool [N, B]
+    offset : int [B]
         The flow enqueued first (if it arrives); the order is offset, offset+1, …, N−1, 0, …, offset−1.
     """
-    n = arrive.shape[-1]
+    n = arrive.shape[0]
     a = arrive.astype(INT)
-    idx = jnp.arange(n, dtype=INT)
-    low = idx < offset
-    before = jnp.cumsum(a, axis=-1) - a  # arrivals of lower-numbered flows
-    before_off = jnp.sum(jnp.where(low, a, 0), axis=-1, keepdims=True)  # arrivals of flows 0..offset-1
+    low = jnp.arange(n, dtype=INT)[:, None] < offset
+    before = jnp.cumsum(a, axis=0) - a  # arrivals of lower-numbered flows
+    before_off = jnp.sum(jnp.where(low, a, 0), axis=0)  # arrivals of flows 0..offset-1
     # Rotated order without a gather: flows ≥ offset come first, then flows < offset after all of them.
-    return before - before_off + jnp.where(low, jnp.sum(a, axis=-1, keepdims=True), 0)
+    return before - before_off + jnp.where(low, jnp.sum(a, axis=0), 0)
 
 
 def over_threshold(queue: Any, K: Any, cmp: str) -> Any:
@@ -66,12 +66,12 @@ def over_threshold(queue: Any, K: Any, cmp: str) -> Any:
 def enqueue_data(cfg: PacketConfig, qlen: Any, arrive: Any, offset: Any, K: Any) -> tuple[Any, Any, Any, Any]:
     """Drop-tail enqueue of this slot's data arrivals into the high-priority FIFO.
 
-    Returns ``(seen, accept, drop, mark)`` (each ``[B, N]``): the packets ahead of each arrival (it leaves
+    Returns ``(seen, accept, drop, mark)`` (each ``[N, B]``): the packets ahead of each arrival (it leaves
     ``seen`` slots from now), the accepted and dropped arrivals, and the ECN mark given at enqueue (all False with
     ``mark_at="dequeue"``): a packet is marked when the queue it finds, earlier arrivals of the slot included,
     passes K. The new queue length is ``qlen + accept.sum(-1)``.
     """
-    seen = qlen[:, None] + arrival_positions(arrive, offset)
+    seen = qlen + arrival_positions(arrive, offset)
     accept = arrive & (seen < cfg.buffer)
     if cfg.mark_at == "enqueue":
         mark = accept & over_threshold(seen, K, cfg.mark_cmp)
@@ -98,19 +98,19 @@ def enqueue_scouts(
     The queue is kept as Scouts per flow (``sq_cnt``), the largest queued sequence number per flow (``sq_seq``)
     and the total (``sq_tot`` [B]). Returns the new ``(sq_cnt, sq_seq, sq_tot)`` and the dropped Scouts.
     """
-    seen = sq_tot[:, None] + arrival_positions(arrive, offset)
+    seen = sq_tot + arrival_positions(arrive, offset)
     accept = arrive & (seen < cfg.scout_buffer)
     sq_cnt = sq_cnt + accept.astype(INT)
     sq_seq = jnp.where(accept, seq, sq_seq)
-    return sq_cnt, sq_seq, sq_tot + jnp.sum(accept, axis=-1, dtype=INT), arrive & ~accept
+    return sq_cnt, sq_seq, sq_tot + jnp.sum(accept, axis=0, dtype=INT), arrive & ~accept
 
 
 def serve_scouts(sq_cnt: Any, sq_tot: Any, idle: Any) -> tuple[Any, Any, Any]:
     """In an idle slot, serve every queued Scout (the buffer holds at most one slot's worth).
 
-    Returns the Scouts of each flow served (``[B, N]``) and the emptied ``(sq_cnt, sq_tot)``.
+    Returns the Scouts of each flow served (``[N, B]``) and the emptied ``(sq_cnt, sq_tot)``.
     """
-    served = jnp.where(idle[:, None], sq_cnt, 0)
+    served = jnp.where(idle, sq_cnt, 0)
     return served, sq_cnt - served, jnp.where(idle, 0, sq_tot)
 
 
