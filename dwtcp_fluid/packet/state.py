@@ -5,8 +5,9 @@ Time is slotted: one slot is one data packet's transmission time L/C at the bott
 otherwise. Three kinds of data:
 
 * :class:`PacketConfig` — static (hashable) sizes and switch semantics, compiled into the kernel;
-* :class:`Scenario` — per-scenario arrays (RTTs, start/stop slots, K, seed, law parameters), vmapped over;
-* :class:`SimState` — the carry of ``lax.scan``: only what must be carried from one slot to the next.
+* :class:`Scenario` — per-scenario arrays (RTTs, start/stop slots, K, seed, law parameters); a batch stacks them;
+* :class:`SimState` — the carry of ``lax.scan`` for a whole batch ([B, N] arrays, no vmap): only what must be
+  carried from one slot to the next.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import jax.numpy as jnp
 
 from .laws.base import FLOAT, INT
 
-__all__ = ["PacketConfig", "Scenario", "SimState", "INFINITE_SIZE", "init_state"]
+__all__ = ["PacketConfig", "Scenario", "SimState", "INFINITE_SIZE", "init_state", "SCOUT_CNT_BITS"]
 
 #: Flow size meaning "long-lived" (never finishes), in packets.
 INFINITE_SIZE = 2**30
@@ -35,14 +36,16 @@ class PacketConfig:
     n_chunks, chunk : int
         The run lasts ``n_chunks * chunk`` slots; summary statistics and traces are recorded once per chunk.
     ring_len : int
-        Length of the ACK rings (indexed by arrival slot); must exceed the largest base RTT in slots.
+        Rows of the ACK ring (indexed by the slot an ACK reaches its sender); must exceed the largest base RTT
+        plus the buffer plus one, since a packet accepted in slot t is acknowledged by slot t + buffer + RTT.
     buffer : int
         High-priority (data) buffer in packets, drop-tail (default 250, the DWTCP simulations' switch buffer).
     scout_buffer : int
         Low-priority (Scout) buffer in Scouts (default 10, ≈ 640 bytes, section 3.3 of 000_eb5ec3ba60d5c338.txt).
     scouts_per_slot : int
-        Scouts served in one idle slot: floor(L/S) (23 for 1500-byte slots and 64-byte Scouts), capped by the
-        Scout buffer.
+        Scouts that fit in one idle slot: floor(L/S) (23 for 1500-byte slots and 64-byte Scouts). Must be at
+        least ``scout_buffer``: an idle slot then empties the whole Scout queue, so the engine keeps per-flow Scout
+        counts instead of a FIFO (a Scout buffer larger than one slot's worth of Scouts is not supported).
     mark_at : {"enqueue", "dequeue"}
         Where the step ECN marker looks at the queue: ns-2/ns-3 mark an arriving packet by the queue it finds
         (packets ahead of it); htsim and HPCC mark at dequeue by the occupancy including the departing packet.
@@ -73,6 +76,15 @@ class PacketConfig:
         check_range("buffer", self.buffer, lo=1, hi=10**6, integer=True, why="packets")
         check_range("scout_buffer", self.scout_buffer, lo=1, hi=1000, integer=True, why="Scouts")
         check_range("scouts_per_slot", self.scouts_per_slot, lo=1, integer=True)
+        if self.scout_buffer > self.scouts_per_slot:
+            raise ValueError(
+                f"scout_buffer={self.scout_buffer} is out of range: accepted 1 ≤ scout_buffer ≤ "
+                f"scouts_per_slot={self.scouts_per_slot} (Scouts that fit in one idle slot)"
+            )
+        if self.ring_len < self.buffer + 3:
+            raise ValueError(
+                f"ring_len={self.ring_len} is out of range: accepted ring_len ≥ buffer + 3 = {self.buffer + 3}"
+            )
         if self.mark_at not in ("enqueue", "dequeue"):
             raise ValueError(f"mark_at={self.mark_at!r} is invalid: accepted 'enqueue' or 'dequeue'")
         if self.mark_cmp not in ("ge", "gt"):
@@ -125,29 +137,32 @@ class Scenario(NamedTuple):
     law: Any
 
 
-class SimState(NamedTuple):
-    """Carry of the slot loop (one scenario). Ring buffers are indexed by absolute slot modulo their length."""
+#: Bits of a Scout-ACK ring code that hold the Scout count (the rest holds 1 + the largest sequence number).
+SCOUT_CNT_BITS = 5
 
-    # high-priority data FIFO (ring of 2·flow + ECN mark)
-    hq_code: Any
-    hq_head: Any
-    hq_len: Any
-    # low-priority Scout FIFO
-    lq_flow: Any
-    lq_seq: Any
-    lq_head: Any
-    lq_len: Any
-    # what reaches each sender, by arrival slot (row = slot mod ring_len, column = flow): data ACK code
-    # 1 | mark << 1 | losses << 2, Scout ACK count and 1 + largest Scout sequence number
-    ack_ring: Any
-    sc_cnt_ring: Any
-    sc_seq_ring: Any
-    # the row of the next slot, read right after this slot's writes (reading before writing made XLA copy rings)
-    nxt_ack: Any
-    nxt_sc_cnt: Any
-    nxt_sc_seq: Any
-    # switch-side: drops of each flow not yet reported to its sender
-    pending_loss: Any
+
+class SimState(NamedTuple):
+    """Carry of the slot loop for a batch of B scenarios (per-flow arrays are [N, B], per-scenario [B]).
+
+    The data FIFO is not stored packet by packet: one data packet leaves per busy slot, so a packet accepted in
+    slot t behind ``seen`` packets leaves in slot t + seen and its ACK reaches the sender in slot
+    t + seen + rtt. The engine writes that ACK into ``ring`` when the packet is accepted; ``qlen`` counts the
+    packets still queued. ``ring`` row r (slot mod ring_len) holds, per (scenario, flow), 0 (nothing), a data ACK
+    code ``1 | mark << 1 | losses << 2`` (> 0) or a Scout-ACK code ``−((1 + seq) << 5 | count)`` (< 0): a data
+    departure and a Scout service never share a slot, so they never share a cell. Two extra rows take the
+    writes of flows that did not send (every scatter index is then distinct and in bounds).
+    """
+
+    ring: Any  # int32 [(ring_len + 2)·N·B], row-major (slot row, flow, scenario)
+    nxt: Any  # int32 [N, B]: the ring row of the next slot, read (and cleared) at the end of this slot
+    q_hist: Any  # int32 [ring_len, B]: queue before service per slot (only read with mark_at="dequeue")
+    qlen: Any  # int32 [B]
+    # Scout queue (low priority): Scouts queued per flow, the largest queued sequence number, total queued
+    sq_cnt: Any
+    sq_seq: Any
+    sq_tot: Any
+    # switch-side: drops of each flow not yet attached to one of its later accepted packets
+    pending: Any
     # senders
     inflight: Any
     snd_nxt: Any
@@ -155,43 +170,54 @@ class SimState(NamedTuple):
     acked: Any
     last_act: Any
     tokens: Any
-    # Scout bookkeeping of the senders (see :mod:`.scouts`)
+    # cumulative per-flow counters (the records are their per-chunk differences)
+    drops: Any
+    marked: Any
+    timeouts: Any
+    active_slots: Any
+    scouts_served: Any
+    scouts_dropped: Any
+    scouts_lost: Any
+    # Scout bookkeeping of the senders (see :mod:`.scouts`) and the window law's state
     scout: Any
     law: Any
 
 
 def init_state(cfg: PacketConfig, scen: Scenario, law_state: dict[str, Any]) -> SimState:
-    """The state at slot 0: empty queues and rings, nothing in flight."""
-    n, b, sc, lr = cfg.n_flows, cfg.buffer, cfg.scout_buffer, cfg.ring_len
-    zi = jnp.zeros(n, INT)
+    """The state at slot 0 for a batch in the engine's layout (per-flow fields of ``scen`` are [N, B]): empty
+    queues and rings."""
+    n, b, lr = cfg.n_flows, int(jnp.shape(scen.rtt)[1]), cfg.ring_len
+    zi = jnp.zeros((n, b), INT)
+    start = jnp.asarray(scen.start, INT)
     return SimState(
-        hq_code=jnp.zeros(b, INT),
-        hq_head=jnp.zeros((), INT),
-        hq_len=jnp.zeros((), INT),
-        lq_flow=jnp.zeros(sc, INT),
-        lq_seq=jnp.zeros(sc, INT),
-        lq_head=jnp.zeros((), INT),
-        lq_len=jnp.zeros((), INT),
-        ack_ring=jnp.zeros((lr, n), INT),
-        sc_cnt_ring=jnp.zeros((lr, n), INT),
-        sc_seq_ring=jnp.zeros((lr, n), INT),
-        nxt_ack=zi,
-        nxt_sc_cnt=zi,
-        nxt_sc_seq=zi,
-        pending_loss=zi,
+        ring=jnp.zeros((lr + 2) * n * b, INT),
+        nxt=zi,
+        q_hist=jnp.zeros((lr if cfg.mark_at == "dequeue" else 1, b), INT),
+        qlen=jnp.zeros(b, INT),
+        sq_cnt=zi,
+        sq_seq=zi,
+        sq_tot=jnp.zeros(b, INT),
+        pending=zi,
         inflight=zi,
         snd_nxt=zi,
         snd_una=zi,
         acked=zi,
-        last_act=jnp.asarray(scen.start, INT),
-        tokens=jnp.ones(n, FLOAT),
+        last_act=start,
+        tokens=jnp.ones((n, b), FLOAT),
+        drops=zi,
+        marked=zi,
+        timeouts=zi,
+        active_slots=zi,
+        scouts_served=zi,
+        scouts_dropped=zi,
+        scouts_lost=zi,
         scout={
             "sent": zi,
             "unacked": zi,
             "lost_upto": zi,
-            "last_delay": jnp.zeros(n, FLOAT),
-            "last_gap": jnp.zeros(n, FLOAT),
-            "last_rcv": jnp.asarray(scen.start, INT),
+            "last_delay": jnp.zeros((n, b), FLOAT),
+            "last_gap": jnp.zeros((n, b), FLOAT),
+            "last_rcv": start,
         },
         law=law_state,
     )

@@ -3,12 +3,19 @@
 * High priority: data packets, buffer ``cfg.buffer`` packets, drop-tail; step marking against K at enqueue or at
   dequeue (``cfg.mark_at``) with "≥ K" or "> K" (``cfg.mark_cmp``).
 * Low priority: Scouts (64 bytes), buffer ``cfg.scout_buffer``, served only in a slot in which the high-priority
-  queue is empty (non-preemptive by construction: a slot is either one data packet or up to
-  ``cfg.scouts_per_slot`` Scouts).
+  queue is empty (non-preemptive by construction: a slot is either one data packet or Scouts). A Scout buffer
+  holds at most one slot's worth of Scouts (``scout_buffer ≤ scouts_per_slot``), so an idle slot serves every
+  queued Scout.
 
 Order inside a slot: arrivals are enqueued first (simultaneous arrivals in a rotating order given by ``offset``, so
 no flow is always last when the buffer overflows), then one slot of service. A packet arriving at an empty queue is
-therefore served in the slot it arrives (zero queueing delay). All functions act on one scenario.
+therefore served in the slot it arrives (zero queueing delay).
+
+The data FIFO is a counter, not a list of packets: one packet leaves per busy slot, so an arrival that finds
+``seen`` packets ahead of it leaves exactly ``seen`` slots later, and the engine schedules its ACK at that moment
+(see :class:`~.state.SimState`). Every function acts on a batch: per-flow arrays are ``[N, B]``, per-scenario
+arrays ``[B]``. Flows are the leading axis and scenarios the trailing, contiguous one, so per-scenario values
+broadcast against per-flow ones without index arithmetic and XLA vectorises along the batch.
 """
 
 from __future__ import annotations
@@ -18,15 +25,18 @@ from typing import Any
 import jax.numpy as jnp
 
 from .laws.base import INT
-from .state import PacketConfig
+from .state import SCOUT_CNT_BITS, PacketConfig
 
 __all__ = [
     "arrival_positions",
     "over_threshold",
     "enqueue_data",
-    "dequeue_data",
+    "serve_data",
     "enqueue_scouts",
     "serve_scouts",
+    "data_code",
+    "scout_code",
+    "decode",
 ]
 
 
@@ -35,18 +45,17 @@ def arrival_positions(arrive: Any, offset: Any) -> Any:
 
     Parameters
     ----------
-    arrive : bool [N]
-    offset : int
+    arrive : bool [N, B]
+    offset : int [B]
         The flow enqueued first (if it arrives); the order is offset, offset+1, …, N−1, 0, …, offset−1.
     """
     n = arrive.shape[0]
     a = arrive.astype(INT)
-    idx = jnp.arange(n, dtype=INT)
-    before = jnp.cumsum(a) - a  # arrivals of lower-numbered flows
-    before_off = jnp.sum(jnp.where(idx < offset, a, 0))  # arrivals of flows 0..offset-1
-    # Rotated order without a gather (gathers with per-scenario indices are slow under vmap on CPU): flows
-    # ≥ offset come first, then flows < offset after all of them.
-    return before - before_off + jnp.where(idx < offset, jnp.sum(a), 0)
+    low = jnp.arange(n, dtype=INT)[:, None] < offset
+    before = jnp.cumsum(a, axis=0) - a  # arrivals of lower-numbered flows
+    before_off = jnp.sum(jnp.where(low, a, 0), axis=0)  # arrivals of flows 0..offset-1
+    # Rotated order without a gather: flows ≥ offset come first, then flows < offset after all of them.
+    return before - before_off + jnp.where(low, jnp.sum(a, axis=0), 0)
 
 
 def over_threshold(queue: Any, K: Any, cmp: str) -> Any:
@@ -54,70 +63,75 @@ def over_threshold(queue: Any, K: Any, cmp: str) -> Any:
     return queue >= K if cmp == "ge" else queue > K
 
 
-def enqueue_data(cfg: PacketConfig, hq: tuple, arrive: Any, offset: Any, K: Any) -> tuple[tuple, Any, Any]:
+def enqueue_data(cfg: PacketConfig, qlen: Any, arrive: Any, offset: Any, K: Any) -> tuple[Any, Any, Any, Any]:
     """Drop-tail enqueue of this slot's data arrivals into the high-priority FIFO.
 
-    The queue is ``(code, head, len)`` with ``code = 2·flow + mark`` per buffer slot (one array: one scatter and
-    one gather per slot). Returns the new queue, the accepted and the dropped arrivals (bool [N]). With
-    ``mark_at="enqueue"`` a packet is marked when the queue it finds (packets ahead of it, including earlier
-    arrivals of the slot) passes K.
+    Returns ``(seen, accept, drop, mark)`` (each ``[N, B]``): the packets ahead of each arrival (it leaves
+    ``seen`` slots from now), the accepted and dropped arrivals, and the ECN mark given at enqueue (all False with
+    ``mark_at="dequeue"``): a packet is marked when the queue it finds, earlier arrivals of the slot included,
+    passes K. The new queue length is ``qlen + accept.sum(-1)``.
     """
-    code, head, qlen = hq
-    n = arrive.shape[0]
     seen = qlen + arrival_positions(arrive, offset)
     accept = arrive & (seen < cfg.buffer)
-    idx = jnp.where(accept, (head + seen) % cfg.buffer, cfg.buffer)  # out of range → dropped by the scatter
-    m = over_threshold(seen, K, cfg.mark_cmp) if cfg.mark_at == "enqueue" else jnp.zeros(n, bool)
-    code = code.at[idx].set(2 * jnp.arange(n, dtype=INT) + m.astype(INT), mode="drop")
-    qlen = qlen + jnp.sum(accept, dtype=INT)
-    return (code, head, qlen), accept, arrive & ~accept
+    if cfg.mark_at == "enqueue":
+        mark = accept & over_threshold(seen, K, cfg.mark_cmp)
+    else:
+        mark = jnp.zeros_like(accept)
+    return seen, accept, arrive & ~accept, mark
 
 
-def dequeue_data(cfg: PacketConfig, hq: tuple, K: Any) -> tuple[tuple, Any, Any, Any]:
-    """Serve one data packet if the high-priority queue is non-empty.
+def serve_data(qlen: Any) -> tuple[Any, Any]:
+    """One slot of service: returns ``(busy, qlen after service)``; a packet leaves when the queue is non-empty.
 
-    Returns the new queue, whether a packet left, its flow and its ECN mark. With ``mark_at="dequeue"`` the mark
-    tests the occupancy at the service instant, departing packet included.
+    With ``mark_at="dequeue"`` the departing packet is marked by the occupancy at the service instant, departing
+    packet included, i.e. by ``qlen`` before this call (the engine keeps it per slot).
     """
-    code, head, qlen = hq
-    dep = qlen > 0
-    c0 = code[head]
-    f0 = c0 >> 1
-    m0 = (c0 & 1) > 0
-    if cfg.mark_at == "dequeue":
-        m0 = over_threshold(qlen, K, cfg.mark_cmp)
-    m0 = m0 & dep
-    head = jnp.where(dep, (head + 1) % cfg.buffer, head)
-    return (code, head, qlen - dep.astype(INT)), dep, f0, m0
+    busy = qlen > 0
+    return busy, qlen - busy.astype(INT)
 
 
-def enqueue_scouts(cfg: PacketConfig, lq: tuple, arrive: Any, seq: Any, offset: Any) -> tuple[tuple, Any]:
-    """Enqueue this slot's Scouts (sequence numbers ``seq``) into the low-priority FIFO; returns the queue and
-    the dropped Scouts."""
-    flow, sq, head, qlen = lq
-    n = arrive.shape[0]
-    seen = qlen + arrival_positions(arrive, offset)
+def enqueue_scouts(
+    cfg: PacketConfig, sq_cnt: Any, sq_seq: Any, sq_tot: Any, arrive: Any, seq: Any, offset: Any
+) -> tuple[Any, Any, Any, Any]:
+    """Drop-tail enqueue of this slot's Scouts (sequence numbers ``seq``) into the low-priority queue.
+
+    The queue is kept as Scouts per flow (``sq_cnt``), the largest queued sequence number per flow (``sq_seq``)
+    and the total (``sq_tot`` [B]). Returns the new ``(sq_cnt, sq_seq, sq_tot)`` and the dropped Scouts.
+    """
+    seen = sq_tot + arrival_positions(arrive, offset)
     accept = arrive & (seen < cfg.scout_buffer)
-    idx = jnp.where(accept, (head + seen) % cfg.scout_buffer, cfg.scout_buffer)
-    flow = flow.at[idx].set(jnp.arange(n, dtype=INT), mode="drop")
-    sq = sq.at[idx].set(jnp.asarray(seq).astype(INT), mode="drop")
-    return (flow, sq, head, qlen + jnp.sum(accept, dtype=INT)), arrive & ~accept
+    sq_cnt = sq_cnt + accept.astype(INT)
+    sq_seq = jnp.where(accept, seq, sq_seq)
+    return sq_cnt, sq_seq, sq_tot + jnp.sum(accept, axis=0, dtype=INT), arrive & ~accept
 
 
-def serve_scouts(cfg: PacketConfig, lq: tuple, idle: Any, n: int) -> tuple[tuple, Any, Any]:
-    """In an idle slot, serve up to ``scouts_per_slot`` Scouts from the head of the low-priority FIFO.
+def serve_scouts(sq_cnt: Any, sq_tot: Any, idle: Any) -> tuple[Any, Any, Any]:
+    """In an idle slot, serve every queued Scout (the buffer holds at most one slot's worth).
 
-    Returns the queue, the number of Scouts of each flow served (int [N]) and 1 + the largest sequence number
-    served per flow (0 when none).
+    Returns the Scouts of each flow served (``[N, B]``) and the emptied ``(sq_cnt, sq_tot)``.
     """
-    flow, sq, head, qlen = lq
-    cap = cfg.scout_buffer
-    m = jnp.where(idle, jnp.minimum(qlen, cfg.scouts_per_slot), 0)
-    j = jnp.arange(cap, dtype=INT)
-    pos = (head + j) % cap
-    valid = j < m
-    fj, sj = flow[pos], sq[pos]
-    hit = valid[:, None] & (fj[:, None] == jnp.arange(n, dtype=INT)[None, :])  # [cap, N]
-    cnt = jnp.sum(hit, axis=0, dtype=INT)
-    seqp1 = jnp.max(jnp.where(hit, sj[:, None] + 1, 0), axis=0)
-    return (flow, sq, (head + m) % cap, qlen - m), cnt, seqp1
+    served = jnp.where(idle, sq_cnt, 0)
+    return served, sq_cnt - served, jnp.where(idle, 0, sq_tot)
+
+
+def data_code(mark: Any, losses: Any) -> Any:
+    """Ring code of a data ACK (> 0): ``1 | mark << 1 | losses << 2`` (losses of the flow it reports)."""
+    return 1 + 2 * mark.astype(INT) + 4 * losses
+
+
+def scout_code(count: Any, seq: Any) -> Any:
+    """Ring code of a Scout-ACK batch (< 0): ``−((1 + seq) << 5 | count)``, ``count`` < 32 Scouts."""
+    return -(((seq + 1) << SCOUT_CNT_BITS) | count)
+
+
+def decode(code: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """Split ring codes into ``(ack, mark, losses, scout_count, scout_seq_plus_1)``."""
+    data = code > 0
+    sc = jnp.where(code < 0, -code, 0)
+    return (
+        data,
+        data & ((code & 2) > 0),
+        jnp.where(data, code >> 2, 0),
+        sc & ((1 << SCOUT_CNT_BITS) - 1),
+        sc >> SCOUT_CNT_BITS,
+    )

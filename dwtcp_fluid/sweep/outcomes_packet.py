@@ -130,7 +130,8 @@ def packet_outcomes(
     M = beta.size
     links, runs = [], []
     slot = 1.0 / capacity_pps
-    ring = int(np.max(np.maximum(np.rint(bdp), 2))) + 2  # bdp/C seconds = BDP slots
+    # one ACK ring for the batch: bdp/C seconds = BDP slots, plus the buffer (see PacketConfig.ring_len)
+    ring = int(np.max(np.maximum(np.rint(bdp), 2))) + int(buffer) + 3
     for b, d, n in zip(beta, bdp, flows, strict=True):
         link = LinkParams(capacity=f"{capacity_pps!r}pps", rtt=d * slot, packet_size=packet_size)
         dw = DwtcpParams(link=link, flows=int(n), beta=float(b), k=0.0)
