@@ -134,3 +134,24 @@ def test_whole_window_losses_time_out_and_conserve():
     assert out["timeouts"] > 0 and out["drops"] > 0
     assert out["conservation_error"] == 0.0
     assert out["utilization"] > 0.9
+
+
+def test_dwtcp_ipg_variant_runs_through_engine_and_cli(capsys):
+    """The inter-packet-gap variant (after Algorithm 1 of 000_eb5ec3ba60d5c338.txt) wired end to end: it conserves
+    packets, keeps the link busy and takes different decisions from (1) on the same scenario."""
+    from dwtcp_fluid.cli import main
+    from dwtcp_fluid.packet.laws import Dwtcp
+
+    kw = dict(flows=4, duration="8ms", debug=True, trace_points=40)
+    a, b = run(build(Dwtcp(ipg=True), **kw)), run(build("dwtcp", **kw))
+    for out in (a, b):
+        assert out["conservation_error"] == 0.0 and np.all(out["records"]["residual"] == 0)
+        assert out["utilization"] > 0.9 and out["drops"] == 0
+    assert not np.array_equal(a["records"]["cwnd_end"], b["records"]["cwnd_end"])
+    assert (
+        main(["packet", "run", "--law", "dwtcp", "--ipg", "--flows", "2", "--duration", "3ms", "--json"]) == 0
+    )
+    assert json.loads(capsys.readouterr().out)["ipg"] is True
+    assert main(["packet", "run", "--law", "dctcp", "--ipg", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "--ipg" in err and "Traceback" not in err

@@ -61,12 +61,14 @@ def run(
     buffer: int = typer.Option(250, "--buffer", help="Data buffer, packets (drop-tail)."),
     mark_at: str = typer.Option("enqueue", "--mark-at", help="ECN marking at 'enqueue' or 'dequeue'."),
     mark_cmp: str = typer.Option("ge", "--mark-cmp", help="Mark when queue 'ge' (≥) or 'gt' (>) K."),
+    ipg: bool = typer.Option(False, "--ipg", help="DWTCP only: the inter-packet-gap decrease variant."),
     plot: str = typer.Option(None, "--plot", help="Write a queue/window trace figure to FILE."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Run N long-lived flows of one law over a single bottleneck; summary over the last half of the run."""
     from ..packet import build
     from ..packet import run as run_packet
+    from ..packet.laws import Dwtcp
     from ..params import DctcpParams, DwtcpParams
     from ..units import parse_time
 
@@ -84,6 +86,8 @@ def run(
     _check("--buffer", buffer, 1 <= buffer <= 10**6, "an integer in [1, 1000000]")
     _check("--mark-at", mark_at, mark_at in ("enqueue", "dequeue"), "enqueue | dequeue")
     _check("--mark-cmp", mark_cmp, mark_cmp in ("ge", "gt"), "ge | gt")
+    if ipg and law != "dwtcp":
+        raise UsageError("--ipg", f"with --law {law}", "only with --law dwtcp")
     link = link_from_flags(capacity, rtt, packet_size)
     try:
         dur = parse_time(duration)
@@ -93,7 +97,7 @@ def run(
     dctcp = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g)
     dwtcp = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
     pr = build(
-        law,
+        Dwtcp(ipg=True) if ipg else law,
         link=link,
         flows=flows,
         K=marking_threshold,
@@ -115,6 +119,7 @@ def run(
             "marking_threshold": marking_threshold,
             "g": g if law.startswith("dctcp") else None,
             "beta": beta if law == "dwtcp" else None,
+            "ipg": ipg if law == "dwtcp" else None,
             "slot_s": pr.slot,
             "capacity_pps": link.C,
             "rtt_s": link.d,
