@@ -33,6 +33,7 @@ import numpy as np
 
 from ..params import DctcpParams, check_range
 from .base import FluidModel
+from .dctcp import DctcpFluid
 
 __all__ = ["DctcpWindowFluid", "DctcpLagFluid", "window_queue", "window_fixed_point", "summarize_window"]
 
@@ -73,14 +74,15 @@ class DctcpWindowFluid(FluidModel):
 
     def numeric_params(self, params: DctcpParams) -> dict[str, float]:
         """Floats for :meth:`rhs` (C in packets/s, d in s, K in packets)."""
-        return _dctcp_numeric(params)
+        return DctcpFluid().numeric_params(params)
 
 
 @dataclass(frozen=True)
 class DctcpLagFluid(FluidModel):
     """DCTCP with the queue lagging N·W − C·d by λ·R: eqs. (5), (6) of 001_2aee9d9fe081c28a.txt and (7) rewritten.
 
-    dq/dt = (N·W − C·d − q)/(λ·R(t)); λ = 1 is eq. (7) of 001_2aee9d9fe081c28a.txt exactly.
+    dq/dt = (N·W − C·d − q)/(λ·R(t)); λ = 1 is eq. (7) of 001_2aee9d9fe081c28a.txt exactly. Everything but the
+    queue equation (marking surface, delay R*, queue floor, parameters) is :class:`~.dctcp.DctcpFluid`'s.
 
     Parameters
     ----------
@@ -94,9 +96,14 @@ class DctcpLagFluid(FluidModel):
     queue_floor: bool = True
 
     name: ClassVar[str] = "dctcp-lag"
-    states: ClassVar[tuple[str, ...]] = ("W", "alpha", "q")
-    state_units: ClassVar[tuple[str, ...]] = ("packets", "1", "packets")
-    param_names: ClassVar[tuple[str, ...]] = ("C", "d", "K", "g", "N")
+    states: ClassVar[tuple[str, ...]] = DctcpFluid.states
+    state_units: ClassVar[tuple[str, ...]] = DctcpFluid.state_units
+    param_names: ClassVar[tuple[str, ...]] = DctcpFluid.param_names
+    # everything but the queue equation is the paper model's
+    surface = DctcpFluid.surface
+    delay = DctcpFluid.delay
+    floors = DctcpFluid.floors
+    numeric_params = DctcpFluid.numeric_params
 
     def __post_init__(self) -> None:
         check_range("lag", self.lag, lo=0.0, lo_open=True, why="queue time constant in RTTs")
@@ -109,31 +116,6 @@ class DctcpLagFluid(FluidModel):
         dalpha = p["g"] / R * (u - alpha)
         dq = (p["N"] * W - p["C"] * p["d"] - q) / (self.lag * R)
         return (dW, dalpha, dq)
-
-    def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
-        """σ = q − K (packets): marking p = 1{q > K}, eq. (8) of 001_2aee9d9fe081c28a.txt."""
-        return x[2] - p["K"]
-
-    def delay(self, p: Mapping[str, Any]) -> Any:
-        """R* = d + K/C (seconds)."""
-        return p["d"] + p["K"] / p["C"]
-
-    def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
-        return {2: 0.0} if self.queue_floor else {}
-
-    def numeric_params(self, params: DctcpParams) -> dict[str, float]:
-        """Floats for :meth:`rhs` (C in packets/s, d in s, K in packets)."""
-        return _dctcp_numeric(params)
-
-
-def _dctcp_numeric(params: DctcpParams) -> dict[str, float]:
-    return {
-        "C": float(params.link.C),
-        "d": float(params.link.d),
-        "K": float(params.K),
-        "g": float(params.g),
-        "N": float(params.flows),
-    }
 
 
 def window_fixed_point(params: DctcpParams) -> dict[str, Any]:
