@@ -24,6 +24,7 @@ records are their per-chunk differences, taken on the host).
 from __future__ import annotations
 
 import functools
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -327,14 +328,19 @@ def run_batch(
 ) -> dict[str, np.ndarray]:
     """Run a batch of scenarios (every field of ``sc`` has a leading batch axis).
 
-    Batches larger than ``max_batch`` are split into calls of ``max_batch`` scenarios (the last one padded by
-    repeating its final scenario, so one compiled program serves every call), run concurrently on ``workers``
-    threads (default: one per CPU core; XLA releases the GIL while it runs). Returns per-chunk records with a
+    Batches larger than ``max_batch`` are split into calls of at most ``max_batch`` scenarios, and batches of at
+    least 64 into at least one call per core (the last call padded by repeating its final scenario, so one compiled
+    program serves every call); the calls run concurrently on ``workers`` threads (default: one per CPU core; XLA
+    releases the GIL while it runs). Returns per-chunk records with a
     leading batch axis. Every scenario's result is independent of the others in its batch and of the split.
     """
     sc = jax.tree.map(np.asarray, sc)
     b = int(np.asarray(sc.rtt).shape[0])
-    size = min(b, max(1, int(max_batch)))
+    cores = int(workers or os.cpu_count() or 1)
+    # at least ceil(b / max_batch) calls, and one per core once each call keeps ≥ 32 scenarios (below that the
+    # per-kernel launch cost dominates and splitting does not pay: 1.7 M/s for 2 × 8 vs 1.9 M/s for 1 × 16)
+    n_parts = max(math.ceil(b / max(1, int(max_batch))), min(cores, b // 32), 1)
+    size = math.ceil(b / n_parts)
     fn = compiled(cfg, law)
     los = list(range(0, b, size))
 
@@ -344,7 +350,7 @@ def run_batch(
         out = _finish(fn(_as_arrays(part)))
         return {k: v[: min(size, b - lo)] for k, v in out.items()}
 
-    n_workers = min(len(los), int(workers or os.cpu_count() or 1))
+    n_workers = min(len(los), cores)
     if n_workers > 1:
         with ThreadPoolExecutor(n_workers) as ex:
             parts = list(ex.map(call, los))
