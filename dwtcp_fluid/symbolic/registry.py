@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .dctcp import dctcp_fixed_points, dctcp_normalization
+from .dctcp_ack_clock import dctcp_ack_clock
 from .dctcp_hybrid import dctcp_hybrid, dctcp_rtt_fairness
 from .derivation import Derivation, StepCheckError
 from .dwtcp_equilibrium import dwtcp_equilibrium, dwtcp_increase_phase
@@ -43,6 +44,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dctcp_fixed_points,
     dctcp_hybrid,
     dctcp_rtt_fairness,
+    dctcp_ack_clock,
 )
 
 
