@@ -93,3 +93,17 @@ def test_undelayed_dwtcp_rests_at_the_degenerate_equilibrium():
         assert sol.ok, sol.summary()
         w, q = sol(np.array([0.01]))[0]
         assert abs(w - P.window_fair_share) < 1e-6 and abs(q) < 1e-9, (method, w, q)
+
+
+def test_undelayed_dwtcp_stays_at_rest_after_a_crossing_left_on_the_wrong_side():
+    """Regression: the root finder may leave the state of a downward crossing at q = 1e-24 > 0 = k; the next
+    upward search then started past its threshold, missed the crossing and ran the increase phase forever
+    (q reached 3·10⁶ packets by 0.1 s). The solution must stay at rest at (BDP/N, 0) for the whole run."""
+    from dwtcp_fluid.models import DwtcpFluid
+
+    P = DwtcpParams(flows=10, beta=0.001, k=0.0)
+    sol = solve(DwtcpFluid(delay_rtts=0.0), P, [1.0, 0.0], (0.0, 0.1))
+    assert sol.ok
+    x = sol(np.linspace(0.002, 0.1, 2001))
+    assert np.max(np.abs(x[:, 1])) < 1e-6
+    np.testing.assert_allclose(x[:, 0], P.window_fair_share, rtol=1e-9)

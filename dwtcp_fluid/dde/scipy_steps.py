@@ -175,6 +175,15 @@ def solve_reference(
         # quadratically, and δ = 1e-12 delayed the crossing by sqrt(2δ/q'') ≈ 5e-11 s, which the delayed loop
         # amplified to 1e-4 packets.
         delta = 0.0 if log.positive_now else 1e-300
+        # The root finder leaves the state of a logged crossing within its tolerance of σ = 0, possibly on the
+        # side it has just left (DWTCP, k = 0: q = 1e-24 after a downward crossing). The next search would then
+        # start past its own threshold and never see a sign change (the queue grew to 10⁶ packets in the wrong
+        # mode). Search instead for σ moving beyond that start value.
+        s0 = sig(x)
+        if log.positive_now and s0 < 0.0:
+            delta = s0 * (1.0 + 1e-9)
+        elif not log.positive_now and s0 > 0.0:
+            delta = s0 * (1.0 + 1e-9) + 1e-300
         ev = lambda tt, y, delta=delta: sig(y) - delta  # noqa: E731
         ev.terminal, ev.direction = True, (-1.0 if log.positive_now else 1.0)
         events.append(ev)

@@ -177,10 +177,14 @@ def plot_dwtcp_delay_timeseries(data: dict[str, Any]):
         )
         axes[0, c].legend(loc="lower right")
         axes[1, c].plot(r["t"] * 1e3, r["x"][:, 1], color="C2")
+        if np.ptp(r["x"][:, 1]) < 1e-3:
+            # a queue at rest: solver noise (~1e-10 packets, platform-dependent) must not set the axis
+            axes[1, c].set_ylim(-0.055, 0.055)
         axes[1, c].set_xlabel("time [ms]")
         s = r["summary"]
         label = "paper model: no feedback delay" if rtts == 0 else "Scout feedback one RTT late"
-        axes[0, c].set_title(f"{label}\nq in [{s['queue_min']:.3g}, {s['queue_max']:.3g}] (last 50 ms)")
+        lo, hi = (round(float(s[k]), 6) + 0.0 for k in ("queue_min", "queue_max"))  # packets, to 1e-6
+        axes[0, c].set_title(f"{label}\nq in [{lo:.3g}, {hi:.3g}] (last 50 ms)")
     axes[0, 0].set_ylabel("w [packets]")
     axes[1, 0].set_ylabel("q [packets]")
     fig.suptitle(
