@@ -19,5 +19,7 @@ def test_notebook_runs(path, monkeypatch):
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert not cell.get("outputs"), f"{path.name}: outputs must be stripped in git"
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     assert os.environ.get("DWTCP_FLUID_QUICK") == "1"

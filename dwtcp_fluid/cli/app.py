@@ -11,9 +11,15 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-dwtcp_app = typer.Typer(help="DWTCP fluid model: the k̄ < 2·BDP/√β condition, eigenvalues, simulation.", no_args_is_help=True)
-dctcp_app = typer.Typer(help="DCTCP fluid model: simulation, limit cycles, hybrid model, guidelines.", no_args_is_help=True)
-packet_app = typer.Typer(help="Packet-level JAX core: the protocols' real per-ACK window laws.", no_args_is_help=True)
+dwtcp_app = typer.Typer(
+    help="DWTCP fluid model: the k̄ < 2·BDP/√β condition, eigenvalues, simulation.", no_args_is_help=True
+)
+dctcp_app = typer.Typer(
+    help="DCTCP fluid model: simulation, limit cycles, hybrid model, guidelines.", no_args_is_help=True
+)
+packet_app = typer.Typer(
+    help="Packet-level JAX core: the protocols' real per-ACK window laws.", no_args_is_help=True
+)
 
 app.add_typer(dwtcp_app, name="dwtcp")
 app.add_typer(dctcp_app, name="dctcp")

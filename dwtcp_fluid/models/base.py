@@ -88,13 +88,17 @@ class FluidModel:
     def check_params(self, p: Mapping[str, Any]) -> None:
         missing = [n for n in self.param_names if n not in p]
         if missing:
-            raise ModelParamsError(f"{self.name}: parameters {missing} are missing; expected {list(self.param_names)}")
+            raise ModelParamsError(
+                f"{self.name}: parameters {missing} are missing; expected {list(self.param_names)}"
+            )
 
     def state_index(self, name: str) -> int:
         try:
             return self.states.index(name)
         except ValueError:
-            raise ValueError(f"state={name!r} is not a state of {self.name}: accepted {list(self.states)}") from None
+            raise ValueError(
+                f"state={name!r} is not a state of {self.name}: accepted {list(self.states)}"
+            ) from None
 
     def symbols(self) -> tuple[tuple[sp.Symbol, ...], dict[str, sp.Symbol]]:
         """Positive SymPy symbols for the states and the parameters (named as in the papers)."""

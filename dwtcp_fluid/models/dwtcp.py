@@ -70,7 +70,9 @@ class DwtcpFluid(FluidModel):
         if self.variant not in ("paper", "sqrt", "ipg"):
             raise ValueError(f"variant={self.variant!r} is invalid: accepted 'paper', 'sqrt' or 'ipg'")
         if not (np.isfinite(self.delay_rtts) and self.delay_rtts >= 0):
-            raise ValueError(f"delay_rtts={self.delay_rtts!r} is out of range: accepted finite delay_rtts >= 0")
+            raise ValueError(
+                f"delay_rtts={self.delay_rtts!r} is out of range: accepted finite delay_rtts >= 0"
+            )
 
     def decrease_rate(self, w: Any, kbar: Any, p: Mapping[str, Any], xp: Any) -> Any:
         """w' in the decrease phase, eq. (5)/(6) (``"paper"``) or eq. (3) (``"sqrt"``) of 000_eb5ec3ba60d5c338.txt."""
