@@ -176,9 +176,8 @@ def _slot(cfg: PacketConfig, law: Law, sc: Scenario, c: SimState, acc: dict, t: 
     codes = jnp.concatenate([codes, zeros_i])
     ring = c.ring.at[idx.reshape(-1)].set(codes.reshape(-1), unique_indices=True, mode="promise_in_bounds")
     nxt = jax.lax.dynamic_slice(ring, (((t + 1) % lr) * (b * n),), (b * n,)).reshape(n, b)
-    # Materialise the row: fused into its consumers it would keep this ring alive past the next slot's in-place
-    # scatter, and XLA would copy the whole ring every slot.
-    nxt = jax.lax.optimization_barrier(nxt)
+    # The row is read last and leaves the slot as part of the loop carry, so it is materialised before the next
+    # slot's in-place scatter (read inside an unrolled body, XLA fused it into later kernels and copied the ring).
     q_hist = c.q_hist
     if cfg.mark_at == "dequeue":
         q_hist = jax.lax.dynamic_update_slice(q_hist, q_pre[None, :], (t % lr, jnp.zeros((), INT)))

@@ -154,7 +154,7 @@ class SimState(NamedTuple):
     """
 
     ring: Any  # int32 [(ring_len + 2)·N·B], row-major (slot row, flow, scenario)
-    nxt: Any  # int32 [N, B]: the ring row of the next slot, read (and cleared) at the end of this slot
+    nxt: Any  # int32 [N, B]: the ring row of the next slot, read at the end of this slot (cleared by the next scatter)
     q_hist: Any  # int32 [ring_len, B]: queue before service per slot (only read with mark_at="dequeue")
     qlen: Any  # int32 [B]
     # Scout queue (low priority): Scouts queued per flow, the largest queued sequence number, total queued
