@@ -69,7 +69,7 @@ def enqueue_data(cfg: PacketConfig, qlen: Any, arrive: Any, offset: Any, K: Any)
     Returns ``(seen, accept, drop, mark)`` (each ``[N, B]``): the packets ahead of each arrival (it leaves
     ``seen`` slots from now), the accepted and dropped arrivals, and the ECN mark given at enqueue (all False with
     ``mark_at="dequeue"``): a packet is marked when the queue it finds, earlier arrivals of the slot included,
-    passes K. The new queue length is ``qlen + accept.sum(-1)``.
+    passes K. The new queue length is ``qlen + accept.sum(0)``.
     """
     seen = qlen + arrival_positions(arrive, offset)
     accept = arrive & (seen < cfg.buffer)
