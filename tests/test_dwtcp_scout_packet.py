@@ -2,7 +2,7 @@
 
 Tolerances (``TOLERANCES`` of :mod:`dwtcp_fluid.crosscheck.dwtcp_busy`): mean queue within 10 packets or 20 %,
 utilization within 0.02, period within 15 % in the cycle regime where the packet period is regular, the queue
-never empty in the standing-queue regime. Measured (seeds 0, 1, 2): met at 100 µs N = 10 and N = 50 and at 1 ms
+never empty in the standing-queue regime. Measured on packet core v1 (seeds 0, 1, 2): met at 100 µs N = 10 and N = 50 and at 1 ms
 N = 50 on every seed; at 100 µs N = 2 on seeds 0 and 1 (period 15.0 %; seed 2: 19 %); at 1 ms N = 10 (1,500 RTTs;
 the packet queue has no regular period, which is reported and not scored) on every seed; 1 ms N = 2 is not
 stationary on any seed and never scored (its utilization is set by the flows' start phases, proofs/dwtcp_busy.md).
@@ -56,11 +56,12 @@ def test_cycle_at_100us_n2():
 
 
 def test_cycle_at_100us_n10():
-    """Just below the boundary (N* = 10.66) both cycle: long busy periods ended by the ripple's trough, period
-    2.99 ms (packet) vs 3.12 ms (model), mean queue 11.4 vs 7.2. The model without the ripple and the sawtooth
+    """Just below the boundary (N* = 10.66) both cycle: long busy periods ended by the ripple's trough; mean queue
+    8.4 (packet core v2, seed 0) vs 7.2 (model). The packet queue's cycle lengths vary (cv 0.51, mean 2.4 ms vs the
+    model's 3.12 ms), so its period is reported and not scored. The model without the ripple and the sawtooth
     term puts N = 10 in the standing-queue regime (the old criterion β_w·(BDP/N)^{3/2} = 0.93 < 1)."""
     pk, md = _pair(1e-4, 10)
-    assert md["regime"] == "cycle" and pk["queue_min"] == 0 and pk["period_regular"]
+    assert md["regime"] == "cycle" and pk["queue_min"] == 0 and pk["classification"] == "stationary"
     ok, why = within_tolerance(pk, md)
     assert ok, why
     P = setting(1e-4, 10)

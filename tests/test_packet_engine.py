@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from dwtcp_fluid.packet import build, run, run_many
-from dwtcp_fluid.packet.engine import run_batch, run_one, stack
+from dwtcp_fluid.packet.batch import run_batch, run_one, stack
 from dwtcp_fluid.packet.scenarios import with_seed
 from dwtcp_fluid.params import DCTCP_ANALYSIS
 
@@ -155,3 +155,55 @@ def test_dwtcp_ipg_variant_runs_through_engine_and_cli(capsys):
     assert main(["packet", "run", "--law", "dctcp", "--ipg", "--json"]) == 2
     err = capsys.readouterr().err
     assert "--ipg" in err and "Traceback" not in err
+
+
+def test_slot_loop_is_one_kernel_and_shapes_are_bucketed():
+    """The compiled run is one native kernel (XLA's small-loop pass, set per compile by the packet core), and runs
+    that differ only in length, buffer, K, seed or a flow count in the same power-of-two bucket reuse it."""
+    from dwtcp_fluid.packet import calls, engine
+    from dwtcp_fluid.packet.xla import hoisting_active
+
+    a = build("dctcp", flows=5, duration="2ms", trace_points=20)
+    run(a)
+    key_a = engine.spec_for(a.cfg, a.engine_laws, stack([a.scenario]))
+    fns = [fn for k, fn in calls._COMPILED.items() if k[0] == key_a]
+    assert fns and all(hoisting_active(fn) for fn in fns)
+    n = len(calls._COMPILED)
+    b = build("dctcp", flows=7, duration="3ms", trace_points=20, buffer=200, K=30, seed=4)
+    assert engine.spec_for(b.cfg, b.engine_laws, stack([b.scenario])) == key_a
+    run_many([a, b])
+    assert len(calls._COMPILED) == n
+
+
+def test_compile_cache_round_trip(tmp_path, monkeypatch):
+    """A compiled program stored in the persistent cache loads in a fresh in-process cache and gives the same
+    records; a corrupt entry is recompiled (the cache is only an optimisation)."""
+    from dwtcp_fluid.packet import calls as engine
+
+    monkeypatch.setenv("DWTCP_FLUID_CACHE_DIR", str(tmp_path))
+    pr = build("reno", flows=3, duration="1ms", trace_points=5, buffer=77)
+    first = run(pr)["records"]
+    assert list(tmp_path.glob("*.bin"))
+    engine._COMPILED.clear()
+    again = run(pr)["records"]
+    for k in first:
+        np.testing.assert_array_equal(first[k], again[k], err_msg=k)
+    for p in tmp_path.glob("*.bin"):
+        p.write_bytes(b"not a program")
+    engine._COMPILED.clear()
+    np.testing.assert_array_equal(run(pr)["records"]["delivered"], first["delivered"])
+
+
+def test_worker_processes_give_the_same_records(monkeypatch):
+    """A batch split across worker processes gives bit-identical records to one process (one program per spec)."""
+    from dwtcp_fluid.packet import batch, engine
+
+    runs = [build("dctcp", flows=3, duration="2ms", seed=i, trace_points=10) for i in range(3)]
+    spec = engine.spec_for(runs[0].cfg, runs[0].engine_laws, stack([runs[0].scenario]))
+    scens = [engine.prepare(spec, r.scenario) for r in runs]
+    monkeypatch.setattr(batch, "PROCESS_MIN_SLOTS", 0)
+    one = batch.run_prepared(spec, scens, workers=1)
+    two = batch.run_prepared(spec, scens, workers=2)
+    for a, b in zip(one, two, strict=True):
+        for k in a:
+            np.testing.assert_array_equal(a[k], b[k], err_msg=k)

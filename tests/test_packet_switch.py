@@ -7,16 +7,14 @@ import numpy as np
 import pytest
 
 from dwtcp_fluid.packet import build, run
+from dwtcp_fluid.packet.impair import capacity_schedule
 from dwtcp_fluid.packet.state import PacketConfig
 from dwtcp_fluid.packet.switch import (
-    arrival_positions,
-    data_code,
-    decode,
-    enqueue_data,
-    enqueue_scouts,
-    scout_code,
-    serve_data,
-    serve_scouts,
+    departure_slot,
+    is_service_slot,
+    mark_threshold,
+    service_count,
+    uniform,
 )
 
 
@@ -26,89 +24,60 @@ def cfg(**kw):
     return PacketConfig(**base)
 
 
-def b(x, dtype=bool):
-    """One scenario as a batch of one, in the engine's [N, B] layout."""
-    return jnp.asarray([x], dtype).T
-
-
 @pytest.mark.parametrize(
-    ("arrive", "offset", "expected"),
-    [
-        # order 0,1,2,3: flows 0, 2, 3 arrive → positions 0, -, 1, 2
-        ([1, 0, 1, 1], 0, {0: 0, 2: 1, 3: 2}),
-        # order 2,3,0,1
-        ([1, 0, 1, 1], 2, {2: 0, 3: 1, 0: 2}),
-        # order 3,0,1,2
-        ([1, 1, 0, 1], 3, {3: 0, 0: 1, 1: 2}),
-    ],
+    ("K", "cmp", "expected"),
+    [(65.0, "ge", 65), (65.0, "gt", 66), (2.5, "ge", 3), (2.5, "gt", 3), (0.0, "ge", 0), (0.0, "gt", 1)],
 )
-def test_arrival_positions_rotate(arrive, offset, expected):
-    pos = np.asarray(arrival_positions(b(arrive), jnp.asarray([offset], jnp.int32)))[:, 0]
-    for f, p in expected.items():
-        assert pos[f] == p
+def test_mark_threshold_is_the_step_marker_on_integer_queues(K, cmp, expected):
+    kth = mark_threshold(K, cmp)
+    assert kth == expected
+    for q in range(0, 80):  # the integer threshold marks exactly the queues the real-valued test marks
+        assert (q >= kth) == (q >= K if cmp == "ge" else q > K)
 
 
-def test_arrival_positions_per_scenario_offsets():
-    arrive = jnp.asarray([[1, 1, 1, 1], [1, 1, 1, 1]], bool).T
-    pos = np.asarray(arrival_positions(arrive, jnp.asarray([0, 1], jnp.int32))).T
-    assert pos.tolist() == [[0, 1, 2, 3], [3, 0, 1, 2]]
+def test_capacity_schedule_service_slots_by_hand():
+    """Link of 10 packets/s (slot 0.1 s); 4 pkt/s from 0 to 1 s (every 2.5 slots), then 10 pkt/s.
+    O(t) = floor(0.4·t) for t ≤ 10: transmissions complete in slots 2, 4, 7, 9 (O jumps at t = 3, 5, 8, 10),
+    then every slot from 10 on."""
+    cs, cr, co = (jnp.asarray(a) for a in capacity_schedule([(0.0, 4.0), (1.0, 10.0)], 10.0, 1500.0, 40))
+    assert cr.tolist()[:2] == [400, 1000] and co.tolist()[:2] == [0, 4]
+    svc = [int(t) for t in range(16) if bool(is_service_slot(jnp.int32(t), cs, cr, co))]
+    assert svc == [2, 4, 7, 9, 10, 11, 12, 13, 14, 15]
+    assert [int(service_count(jnp.int32(t), cs, cr, co)) for t in (0, 3, 10, 12)] == [0, 1, 4, 6]
+    # A packet accepted in slot 0 behind `seen` packets leaves at the (seen + 1)-th service slot from slot 0.
+    assert [int(departure_slot(jnp.int32(0), jnp.int32(k), cs, cr, co)) for k in range(6)] == [
+        2,
+        4,
+        7,
+        9,
+        10,
+        11,
+    ]
+    # ... and from slot 5 (service slots 7, 9, 10, ...).
+    assert [int(departure_slot(jnp.int32(5), jnp.int32(k), cs, cr, co)) for k in range(3)] == [7, 9, 10]
+    # Constant capacity: every slot, departure t + seen.
+    c1, r1, o1 = (jnp.asarray(a) for a in capacity_schedule(None, 10.0, 1500.0, 40))
+    assert int(departure_slot(jnp.int32(17), jnp.int32(3), c1, r1, o1)) == 20
 
 
-def test_drop_tail_departure_slots_and_mark_at_enqueue_ge():
-    c = cfg(buffer=3)
-    K = jnp.asarray([1.0])
-    # Slot 1: flows 0,1 arrive into an empty queue; K = 1, "≥": flow 0 finds 0 (unmarked, leaves now),
-    # flow 1 finds 1 (marked, leaves one slot later).
-    seen, acc, drop, mark = enqueue_data(c, jnp.asarray([0]), b([1, 1, 0, 0]), jnp.asarray([0]), K)
-    assert np.asarray(acc)[:, 0].tolist() == [True, True, False, False] and not np.asarray(drop).any()
-    assert np.asarray(seen)[:2, 0].tolist() == [0, 1]
-    assert np.asarray(mark)[:, 0].tolist() == [False, True, False, False]
-    busy, q = serve_data(jnp.asarray([2]))
-    assert bool(busy[0]) and int(q[0]) == 1
-    # Slot 2: one queued, three arrive, two places left: rotated order 3, 0, 2 → flows 3 and 0 get them.
-    seen, acc, drop, mark = enqueue_data(c, q, b([1, 0, 1, 1]), jnp.asarray([3]), K)
-    assert np.asarray(acc)[:, 0].tolist() == [True, False, False, True]
-    assert np.asarray(drop)[:, 0].tolist() == [False, False, True, False]
-    assert np.asarray(seen)[[3, 0], 0].tolist() == [1, 2]  # leave 1 and 2 slots from now
-    assert np.asarray(mark)[:, 0].tolist() == [True, False, False, True]
+def test_capacity_schedule_rejects_bad_values():
+    with pytest.raises(ValueError, match="capacity_schedule rate"):
+        capacity_schedule([(0.0, 20.0)], 10.0, 1500.0, 10)
+    with pytest.raises(ValueError, match="starts at"):
+        capacity_schedule([(1.0, 5.0)], 10.0, 1500.0, 10)
+    with pytest.raises(ValueError, match="increasing"):
+        capacity_schedule([(0.0, 5.0), (0.0, 6.0)], 10.0, 1500.0, 10)
 
 
-def test_mark_gt_versus_ge():
-    c = cfg(buffer=5, mark_cmp="gt")
-    _, _, _, mark = enqueue_data(c, jnp.asarray([0]), b([1, 1, 1, 0]), jnp.asarray([0]), jnp.asarray([1.0]))
-    assert np.asarray(mark)[:3, 0].tolist() == [False, False, True]  # found 0, 1, 2 packets; only 2 > 1
-
-
-def test_mark_at_dequeue_gives_no_enqueue_mark():
-    c = cfg(buffer=5, mark_at="dequeue")
-    _, acc, _, mark = enqueue_data(c, jnp.asarray([4]), b([1, 0, 0, 0]), jnp.asarray([0]), jnp.asarray([0.0]))
-    assert bool(acc[0, 0]) and not np.asarray(mark).any()
-
-
-def test_codes_round_trip():
-    d = data_code(jnp.asarray([True, False]), jnp.asarray([3, 0]))
-    s = scout_code(jnp.asarray([2]), jnp.asarray([1234]))
-    ack, mark, loss, cnt, seqp1 = decode(jnp.concatenate([d, s, jnp.zeros(1, jnp.int32)]))
-    assert np.asarray(ack).tolist() == [True, True, False, False]
-    assert np.asarray(mark).tolist() == [True, False, False, False]
-    assert np.asarray(loss).tolist() == [3, 0, 0, 0]
-    assert np.asarray(cnt).tolist() == [0, 0, 2, 0] and np.asarray(seqp1).tolist() == [0, 0, 1235, 0]
-
-
-def test_scouts_drop_tail_and_served_only_in_idle_slots():
-    c = cfg(scout_buffer=3, scouts_per_slot=3)
-    z = jnp.zeros((4, 1), jnp.int32)
-    cnt, seq, tot, sdrop = enqueue_scouts(
-        c, z, z, jnp.asarray([0]), b([1, 1, 1, 1]), b([5, 6, 7, 8], jnp.int32), jnp.asarray([0])
-    )
-    assert np.asarray(sdrop)[:, 0].tolist() == [False, False, False, True]  # buffer of 3 Scouts
-    # A data packet is served this slot: no Scout.
-    served, cnt2, tot2 = serve_scouts(cnt, tot, jnp.asarray([False]))
-    assert not np.asarray(served).any() and int(tot2[0]) == 3
-    # Idle slot: every queued Scout (the buffer holds at most one slot's worth).
-    served, cnt3, tot3 = serve_scouts(cnt2, tot2, jnp.asarray([True]))
-    assert np.asarray(served)[:, 0].tolist() == [1, 1, 1, 0] and int(tot3[0]) == 0
-    assert np.asarray(seq)[:3, 0].tolist() == [5, 6, 7]
+def test_uniform_draws_are_keyed_and_uniform():
+    t = jnp.arange(4000, dtype=jnp.int32)
+    a, b = np.asarray(uniform(jnp.int32(7), t, 2)), np.asarray(uniform(jnp.int32(8), t, 2))
+    assert float(uniform(jnp.int32(7), jnp.int32(5), 2)) == a[5]  # a pure function of its keys
+    assert np.all((a >= 0) & (a < 1)) and not np.array_equal(a, b)
+    # Kolmogorov-Smirnov distance to U(0, 1): 1.63/sqrt(n) is the 1 % critical value
+    x = np.sort(a)
+    ks = np.max(np.abs(x - (np.arange(1, x.size + 1) - 0.5) / x.size))
+    assert ks < 1.63 / np.sqrt(x.size)
 
 
 def test_config_rejects_bad_values():

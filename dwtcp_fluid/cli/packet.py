@@ -1,138 +1,23 @@
-"""``dwtcp-fluid packet run``: one scenario through the packet-level JAX core (:mod:`dwtcp_fluid.packet`)."""
+"""``dwtcp-fluid packet compare-fluid`` (and, from :mod:`.packet_run`, ``packet run`` and ``packet scenario``):
+the packet-level JAX core (:mod:`dwtcp_fluid.packet`)."""
 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+# ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
+from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
 from .common import UsageError, emit_json, link_from_flags
-
-_LAWS = ("reno", "dctcp", "dctcp-per-ack", "dwtcp")
 
 
 def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
     if not ok:
         raise UsageError(flag, value, accepted)
-
-
-def _plot(summary: dict[str, Any], slot: float, path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    from ..plots.style import apply_style
-
-    apply_style()
-    rec = summary["records"]
-    chunk_s = summary["duration_s"] / len(rec["q_end"])
-    t = (np.arange(len(rec["q_end"])) + 1) * chunk_s * 1e3
-    fig, (a1, a2) = plt.subplots(2, 1, sharex=True, figsize=(7, 5))
-    a1.plot(t, rec["q_end"], lw=0.8)
-    a1.set_ylabel("queue (packets)")
-    a2.plot(t, rec["cwnd_end"], lw=0.6)
-    a2.set_ylabel("cwnd (packets)")
-    a2.set_xlabel("time (ms)")
-    a1.set_title(f"packet core: {summary['law']}, N = {summary['flows']}")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
-
-
-@packet_app.command("run")
-def run(
-    law: str = typer.Option("dctcp", "--law", help=f"Window law: {', '.join(_LAWS)}."),
-    flows: int = typer.Option(10, "--flows", help="Number of long-lived flows N ≥ 1."),
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").'),
-    rtt: str = typer.Option("100us", "--rtt", help='Base RTT ("100us", "0.1ms").'),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size L in bytes."),
-    marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="ECN threshold K, packets."),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain g, 0 < g ≤ 1."),
-    beta: float = typer.Option(0.001, "--beta", help="DWTCP β (paper's byte convention), 0 < β ≤ 1."),
-    target: float = typer.Option(100.0, "--target", help="DWTCP target queue K of d_t = τ + K·L/C, packets."),
-    duration: str = typer.Option("100ms", "--duration", help='Simulated time ("100ms").'),
-    seed: int = typer.Option(0, "--seed", help="Seed (start jitter, order of simultaneous arrivals)."),
-    buffer: int = typer.Option(250, "--buffer", help="Data buffer, packets (drop-tail)."),
-    mark_at: str = typer.Option("enqueue", "--mark-at", help="ECN marking at 'enqueue' or 'dequeue'."),
-    mark_cmp: str = typer.Option("ge", "--mark-cmp", help="Mark when queue 'ge' (≥) or 'gt' (>) K."),
-    ipg: bool = typer.Option(False, "--ipg", help="DWTCP only: the inter-packet-gap decrease variant."),
-    plot: str = typer.Option(None, "--plot", help="Write a queue/window trace figure to FILE."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
-) -> None:
-    """Run N long-lived flows of one law over a single bottleneck; summary over the last half of the run."""
-    from ..packet import build
-    from ..packet import run as run_packet
-    from ..packet.laws import Dwtcp
-    from ..params import DctcpParams, DwtcpParams
-    from ..units import parse_time
-
-    _check("--law", law, law in _LAWS, " | ".join(_LAWS))
-    _check("--flows", flows, 1 <= flows <= 10000, "an integer in [1, 10000]")
-    _check(
-        "--marking-threshold",
-        marking_threshold,
-        math.isfinite(marking_threshold) and marking_threshold >= 0,
-        "packets >= 0",
-    )
-    _check("--g", g, math.isfinite(g) and 0 < g <= 1, "a number with 0 < g <= 1")
-    _check("--beta", beta, math.isfinite(beta) and 0 < beta <= 1, "a number with 0 < beta <= 1")
-    _check("--target", target, math.isfinite(target) and target >= 0, "packets >= 0")
-    _check("--buffer", buffer, 1 <= buffer <= 10**6, "an integer in [1, 1000000]")
-    _check("--mark-at", mark_at, mark_at in ("enqueue", "dequeue"), "enqueue | dequeue")
-    _check("--mark-cmp", mark_cmp, mark_cmp in ("ge", "gt"), "ge | gt")
-    if ipg and law != "dwtcp":
-        raise UsageError("--ipg", f"with --law {law}", "only with --law dwtcp")
-    link = link_from_flags(capacity, rtt, packet_size)
-    try:
-        dur = parse_time(duration)
-    except ValueError:
-        raise UsageError("--duration", duration, 'a positive time such as "100ms"') from None
-    _check("--duration", duration, 20.0 / link.C <= dur <= 100.0, "a time between 20 slots and 100 s")
-    dctcp = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g)
-    dwtcp = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
-    pr = build(
-        Dwtcp(ipg=True) if ipg else law,
-        link=link,
-        flows=flows,
-        K=marking_threshold,
-        duration=dur,
-        seed=seed,
-        buffer=buffer,
-        mark_at=mark_at,
-        mark_cmp=mark_cmp,
-        dctcp=dctcp,
-        dwtcp=dwtcp,
-    )
-    out = run_packet(pr)
-    if plot:
-        _plot(out, pr.slot, plot)
-    out.pop("records")
-    out.update(
-        {
-            "seed": seed,
-            "marking_threshold": marking_threshold,
-            "g": g if law.startswith("dctcp") else None,
-            "beta": beta if law == "dwtcp" else None,
-            "ipg": ipg if law == "dwtcp" else None,
-            "slot_s": pr.slot,
-            "capacity_pps": link.C,
-            "rtt_s": link.d,
-        }
-    )
-    if json:
-        emit_json(out)
-        return
-    t = Table(title=f"packet core: {law}, N = {flows}", show_header=False)
-    for k, v in out.items():
-        if k != "throughput_pps":
-            t.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    Console().print(t)
 
 
 @packet_app.command("compare-fluid")

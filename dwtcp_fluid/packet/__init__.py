@@ -1,19 +1,21 @@
-"""Vectorized packet-level core in JAX: slotted single bottleneck, strict-priority data/Scout queues, ECN marking,
-per-flow ACK clocking, and the protocols' real per-ACK window laws (one module each in :mod:`.laws`)."""
+"""Packet-level core in JAX: slotted single bottleneck, strict-priority data/Scout queues, ECN marking, per-flow
+ACK clocking, and the protocols' real per-ACK laws (one module each in :mod:`.laws`), with impairments
+(:mod:`.impair`) and workloads (:mod:`.workloads`). Work per slot is the events of that slot (:mod:`.engine`)."""
 
-from .engine import run_batch as run_batch
-from .engine import run_one as run_one
+from .batch import run_batch as run_batch
+from .batch import run_one as run_one
+from .build import PacketRun as PacketRun
+from .build import build as build
 from .laws import LAWS as LAWS
 from .laws import get_law as get_law
+from .laws import register_law as register_law
 from .scenarios import SCENARIOS as SCENARIOS
-from .scenarios import PacketRun as PacketRun
-from .scenarios import build as build
 from .scenarios import run as run
 from .scenarios import run_many as run_many
 from .scenarios import scenario as scenario
-from .scenarios import summarize as summarize
 from .state import PacketConfig as PacketConfig
 from .state import Scenario as Scenario
+from .summary import summarize as summarize
 
 __all__ = [
     "LAWS",
@@ -23,6 +25,7 @@ __all__ = [
     "Scenario",
     "build",
     "get_law",
+    "register_law",
     "run",
     "run_batch",
     "run_many",

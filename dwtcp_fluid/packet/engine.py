@@ -1,363 +1,349 @@
-"""The slot loop of the packet core: ``lax.scan`` over slots inside ``lax.scan`` over chunks, one batch at a time.
+"""The slot loop of the packet core: work per slot is the events of that slot, not the number of flows.
 
-The state of a whole batch of B scenarios is carried as ``[N, B]`` arrays (no ``vmap``): the batch is the
-contiguous axis, so XLA vectorises along it and per-scenario values broadcast without index arithmetic, and each
-slot reads one contiguous ACK-ring row shared by every scenario. One slot (one data
-packet's transmission time L/C) proceeds as follows, for every flow of every scenario at once:
+One slot (one data packet's transmission time at the highest rate) proceeds as follows, for one scenario:
 
-1. ACKs arrive (the ring row of this slot, read at the end of the previous slot): inflight, cumulative counters;
-   losses reported with the ACK (a drop is reported by the flow's next accepted packet, SACK-like).
-2. Retransmission timeout: if every outstanding packet of a flow was dropped (no later delivery can report it) and
-   ``rto`` slots passed since the flow's last ACK (or the send that armed the timer), the losses are declared.
-3. Scout ACKs and Scout timeouts (DWTCP only), then the window law's per-ACK step.
-4. Senders send at most one packet each (access link ≤ bottleneck rate) while ``inflight < floor(cwnd)``, and
-   Scout-using flows send their once-per-RTT Scout.
-5. The switch enqueues the arrivals (drop-tail, ECN at enqueue): an arrival that finds ``seen`` packets ahead
-   leaves ``seen`` slots later, so its ACK is written at once into ring row ``t + seen + rtt``; then one slot of
-   service (a data packet, or every queued Scout if the data queue is empty; their ACKs go to row ``t + rtt``).
+1. Flows whose start slot has come start (a pointer into the flows sorted by start slot).
+2. ACKs due now arrive (the ACK wheel's row of this slot): each updates its flow and runs its law once.
+3. Timers due now fire (the timer wheel's row, and the overflow list when a row was full):
+   retransmission timeouts, delayed-ACK flushes, Scout timeouts and sends, a law's own wake-ups.
+4. Flows in the ready list send one packet each, in a seeded rotating order; an accepted packet is filed in the
+   departure ring at its departure slot (the FIFO is a counter, :mod:`.switch`).
+5. One slot of service: the head packet leaves (its receiver files the ACK at its arrival slot) or, when the
+   data queue is empty, every queued Scout is served.
 
-All ring writes of a slot are one scatter with distinct indices; the next row is read and cleared right after it.
-Memory is bounded: per-chunk sums, minima and maxima, and end-of-chunk snapshots of cumulative counters (the
-records are their per-chunk differences, taken on the host).
+**Semantics** are those of the previous core (one packet per busy slot, drop-tail, ECN at enqueue or dequeue,
+strict-priority Scout queue served in idle slots, per-flow access link at line rate, retransmission timeout after
+every outstanding packet is lost, losses reported by the flow's next delivered packet), checked by the same
+hand-computed slot-by-slot tests. What changed, on purpose:
+
+* simultaneous senders of a slot are enqueued in the order of the ready list (flows in the order they could
+  send) rotated by a seeded offset, instead of flow-index order rotated by a seeded offset: same purpose (no flow
+  always last when the buffer overflows), another permutation, so a seed gives another (equally valid) run;
+* the events of one flow in one slot are applied one at a time (ACKs in arrival order, then timers), each with
+  one call of its law; the old core merged them into one call. They differ only when a flow gets a Scout ACK and
+  a data ACK in the same slot (DWTCP's decrease is then checked after each, not once after both);
+* an access link slower than the bottleneck (``access`` < 1), and a rate-based law, pace on a fractional
+  schedule: the long-run rate is exactly the pacing rate (the old token bucket of depth 1 lost the fraction:
+  0.3 of the line rate gave 0.25).
+
+A run is ``lax.scan`` over record chunks around a ``while`` over the slots of a chunk; the whole slot loop is
+compiled into one native kernel (:mod:`.xla`). At each chunk end a vectorised pass over the flows records
+per-flow totals and resets the window integrals, so memory is bounded by the number of chunks. A batch of
+scenarios is a ``lax.map`` over them inside one compiled call (:mod:`.batch`).
 """
 
 from __future__ import annotations
 
-import functools
 import math
-import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
-from .laws.base import FLOAT, INT, Events, Law
-from .scouts import scout_due, scout_receive
-from .state import PacketConfig, Scenario, SimState, init_state
-from .switch import (
-    data_code,
-    decode,
-    enqueue_data,
-    enqueue_scouts,
-    over_threshold,
-    scout_code,
-    serve_data,
-    serve_scouts,
-)
+from .events import AE, DE, Ctx, on_ack, on_start, on_wake, send
+from .flows import FIN_COLS, Layout, f2i, rd
+from .laws.base import FLOAT, INT, NEVER, Law
+from .receiver import depart, serve_scouts
+from .records import chunk_records, debug_residual
+from .state import EngineSpec, PacketConfig, Scenario, pow2
+from .switch import hash32, is_service_slot
 
-__all__ = ["run_one", "run_batch", "compiled", "stack", "MAX_BATCH", "UNROLL"]
-
-#: Slots per iteration of the compiled slot loop. Unrolling makes XLA fuse the read of the next ACK-ring row into
-#: the following slot's kernels, which keeps the old ring alive past the in-place scatter, so XLA copies the
-#: whole ring every slot: 1 is fastest.
-UNROLL = 1
-
-#: Cumulative per-flow counters snapshotted at every chunk end; the records hold their per-chunk differences.
-_CUMULATIVE = {
-    "delivered": "acked",
-    "sent": "snd_nxt",
-    "drops": "drops",
-    "timeouts": "timeouts",
-    "active": "active_slots",
-}
-_CUMULATIVE_SUMMED = {
-    "marks": "marked",
-    "scouts_served": "scouts_served",
-    "scouts_dropped": "scouts_dropped",
-    "scouts_lost": "scouts_lost",
-}
+__all__ = ["spec_for", "prepare"]
 
 
-def _order_offset(t: Any, seed: Any, n: int) -> Any:
-    """The flow enqueued first in slot t: a cheap integer hash of (t, seed), so ties rotate among flows."""
-    h = t.astype(jnp.uint32) * jnp.uint32(2654435761) + seed.astype(jnp.uint32) * jnp.uint32(40503)
-    h = h ^ (h >> 15)
-    return (h % jnp.uint32(n)).astype(INT)
+def _laws_tuple(law: Law | tuple[Law, ...]) -> tuple[Law, ...]:
+    return tuple(law) if isinstance(law, tuple | list) else (law,)
 
 
-def _acc_init(b: int, n: int) -> dict[str, Any]:
-    return {
-        "q_sum": jnp.zeros(b, jnp.float32),
-        "q_min": jnp.full(b, 2**30, INT),
-        "q_max": jnp.zeros(b, INT),
-        "busy": jnp.zeros(b, INT),
-        "cwnd_sum": jnp.zeros((n, b), FLOAT),
-        "alpha_sum": jnp.zeros((n, b), FLOAT),
+def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> EngineSpec:
+    """The static shape for a batch (``sc`` stacked, leading batch axis) of this configuration and law(s)."""
+    laws = _laws_tuple(law)
+    a = {k: np.asarray(v) for k, v in sc._asdict().items() if k != "law"}
+    n = int(a["rtt"].shape[-1])
+    if n > cfg.n_flows:
+        raise ValueError(f"flows={n} is out of range: accepted at most n_flows={cfg.n_flows}")
+    feats = set()
+    if any(law.uses_scouts for law in laws) and bool(np.any(a["scouts"])):
+        feats.add("scouts")
+    if np.any(a["jitter_table"] > 0):
+        feats.add("jitter")
+    if np.any(a["loss_p"] > 0):
+        feats.add("loss")
+    if np.any(a["delack_m"] > 1):
+        feats.add("delack")
+    if np.any(a["cap_rate"] != 1000) or a["cap_rate"].shape[-1] > 1:
+        feats.add("capacity")
+    if any("rtt" in law.signals for law in laws):
+        feats.add("rtt")
+    if any(law.rate_based for law in laws):
+        feats.update({"rate", "pacing"})
+    if np.any(a["access"] < 1.0):
+        feats.add("pacing")
+    if len(laws) > 1:
+        feats.add("mixed")
+    rtt_max = int(a["rtt"].max())
+    jit = int(np.ceil(a["jitter_table"].max()))
+    rtts = a["rtt"].reshape(-1, n)
+    n_rtts = max(len(np.unique(r)) for r in rtts)
+    lanes = n_rtts * (2 if "delack" in feats else 1) + (cfg.scout_buffer if "scouts" in feats else 0)
+    if "jitter" in feats:  # jittered ACKs share slots; without reordering a late ACK holds back a burst
+        lanes = max(lanes + 3, 16)
+    rmin = int(a["cap_rate"].min()) if "capacity" in feats else 1000
+    dep = int(a["buffer"].max()) * math.ceil(1000 / max(rmin, 1)) + math.ceil(1000 / max(rmin, 1)) + 2
+    return EngineSpec(
+        n_flows=pow2(cfg.n_flows),
+        n_chunks=pow2(cfg.n_chunks),
+        ack_rows=pow2(max(rtt_max + jit + 32, cfg.ring_len - int(a["buffer"].max()))),
+        ack_lanes=pow2(min(max(lanes, 1), 32)),
+        dep_rows=pow2(dep),
+        timer_rows=pow2(min(max(4 * rtt_max, int(a["rto"].max()) + 2, 256), 1 << 15)),
+        timer_lanes=4,
+        scout_cap=cfg.scouts_per_slot if "scouts" in feats else 0,
+        jitter_points=int(a["jitter_table"].shape[-1]),
+        cap_segments=int(a["cap_rate"].shape[-1]),
+        laws=laws,
+        features=frozenset(feats),
+        debug=cfg.debug,
+    )
+
+
+def prepare(spec: EngineSpec, sc: Scenario) -> dict[str, np.ndarray]:
+    """One scenario as the engine's inputs (host side): per-flow inputs packed and padded to the spec's flow
+    count (padding flows never start), flows sorted by start slot, scalars."""
+    N = spec.n_flows
+    n = int(np.asarray(sc.rtt).shape[0])
+    fin = np.zeros((N, len(FIN_COLS)), np.int32)
+    fin[:, 0] = 2
+    fin[:, 1] = NEVER
+    cols = {
+        "rtt": sc.rtt,
+        "start": sc.start,
+        "stop": sc.stop,
+        "size": sc.size,
+        "law": sc.law_idx,
+        "scouts": sc.scouts,
     }
-
-
-def _slot(cfg: PacketConfig, law: Law, sc: Scenario, c: SimState, acc: dict, t: Any) -> tuple[SimState, dict]:
-    n, b = c.inflight.shape
-    lr = cfg.ring_len
-    cell = jnp.arange(n * b, dtype=INT).reshape(n, b)
-    # 1. ACK arrivals.
-    ack, mark, nloss, s_cnt, s_seqp1 = decode(c.nxt)
-    if cfg.mark_at == "dequeue":
-        # the ACK's packet left rtt slots ago; it is marked by the occupancy at that service instant
-        row = (t - sc.rtt) % lr
-        q_dep = c.q_hist.reshape(-1)[row * b + jnp.arange(b, dtype=INT)]
-        mark = ack & over_threshold(q_dep, sc.K, cfg.mark_cmp)
-    ack_i = ack.astype(INT)
-    back = ack_i + nloss
-    inflight = c.inflight - back
-    snd_una = c.snd_una + back
-    acked = c.acked + ack_i
-    last_act = jnp.where(back > 0, t, c.last_act)
-    # 2. Timeout: all outstanding packets were dropped and nothing came back for rto slots.
-    pending = c.pending
-    to = (inflight > 0) & (inflight == pending) & (t - last_act >= sc.rto)
-    cleared = jnp.where(to, inflight, 0)
-    inflight = inflight - cleared
-    snd_una = snd_una + cleared
-    pending = jnp.where(to, 0, pending)
-    last_act = jnp.where(to, t, last_act)
-    active = (t >= sc.start) & (t < sc.stop) & (acked < sc.size)
-    # 3. Scouts and the window law.
-    scout = c.scout
-    zeros_i = jnp.zeros((n, b), INT)
-    if law.uses_scouts:
-        scout, n_ok, n_lost, d_s, ipg_s = scout_receive(
-            scout, t, s_cnt, s_seqp1, sc.start, sc.rtt, sc.scout_dt
-        )
-    else:
-        n_ok, n_lost, d_s, ipg_s = zeros_i, zeros_i, jnp.zeros((n, b), FLOAT), jnp.zeros((n, b), FLOAT)
-    ev = Events(
-        t=t,
-        ack=ack,
-        mark=mark,
-        nloss=nloss,
-        timeout=to,
-        snd_nxt=c.snd_nxt,
-        snd_una=snd_una,
-        scout_ok=n_ok,
-        scout_lost=n_lost,
-        d_s=d_s,
-        ipg_s=ipg_s,
-        rtt=sc.rtt.astype(FLOAT),
-        active=active,
-    )
-    lst = law.step(c.law, ev, sc.law)
-    cwnd = lst["cwnd"]
-    # 4. Senders.
-    tokens = jnp.minimum(c.tokens + sc.access, 1.0)
-    send = (
-        active
-        & (inflight.astype(FLOAT) + 1.0 <= cwnd)
-        & (acked + inflight < sc.size)
-        & (tokens >= 1.0 - 1e-6)
-    )
-    si = send.astype(INT)
-    tokens = tokens - send.astype(FLOAT)
-    last_act = jnp.where(send & (inflight == 0), t, last_act)  # an idle flow arms its timer when it sends
-    inflight = inflight + si
-    off = _order_offset(t, sc.seed, n)
-    # 5. Switch: enqueue (the ACK is scheduled now: the packet leaves `seen` slots later), then one slot of service.
-    seen, accept, drop, m_enq = enqueue_data(cfg, c.qlen, send, off, sc.K)
-    codes = data_code(m_enq, pending)  # the flow's unreported drops ride on its next accepted packet
-    pending = jnp.where(accept, 0, pending + drop.astype(INT))
-    idx = jnp.where(accept, ((t + seen + sc.rtt) % lr) * (b * n), lr * (b * n)) + cell
-    q_pre = c.qlen + jnp.sum(accept, axis=0, dtype=INT)
-    busy, qlen = serve_data(q_pre)
-    sq_cnt, sq_seq, sq_tot = c.sq_cnt, c.sq_seq, c.sq_tot
-    served = sdrop = zeros_i
-    if law.uses_scouts:
-        due = scout_due(t, sc.start, sc.rtt, active & sc.scouts)
-        sq_cnt, sq_seq, sq_tot, sdrop = enqueue_scouts(cfg, sq_cnt, sq_seq, sq_tot, due, scout["sent"], off)
-        scout = {**scout, "sent": scout["sent"] + due.astype(INT)}
-        served, sq_cnt, sq_tot = serve_scouts(sq_cnt, sq_tot, ~busy)
-        idx_s = jnp.where(served > 0, ((t + sc.rtt) % lr) * (b * n), (lr + 1) * (b * n)) + cell
-        idx = jnp.concatenate([idx, idx_s])
-        codes = jnp.concatenate([codes, scout_code(served, sq_seq)])
-    # The same scatter clears this slot's row (read at the end of the previous slot): no write targets it, since
-    # every new ACK is due at least two slots from now.
-    idx = jnp.concatenate([idx, (t % lr) * (b * n) + cell])
-    codes = jnp.concatenate([codes, zeros_i])
-    ring = c.ring.at[idx.reshape(-1)].set(codes.reshape(-1), unique_indices=True, mode="promise_in_bounds")
-    nxt = jax.lax.dynamic_slice(ring, (((t + 1) % lr) * (b * n),), (b * n,)).reshape(n, b)
-    # The row is read last and leaves the slot as part of the loop carry, so it is materialised before the next
-    # slot's in-place scatter (read inside an unrolled body, XLA fused it into later kernels and copied the ring).
-    q_hist = c.q_hist
-    if cfg.mark_at == "dequeue":
-        q_hist = jax.lax.dynamic_update_slice(q_hist, q_pre[None, :], (t % lr, jnp.zeros((), INT)))
-    alpha = lst.get("alpha")
-    acc = {
-        "q_sum": acc["q_sum"] + qlen.astype(jnp.float32),
-        "q_min": jnp.minimum(acc["q_min"], qlen),
-        "q_max": jnp.maximum(acc["q_max"], qlen),
-        "busy": acc["busy"] + busy.astype(INT),
-        "cwnd_sum": acc["cwnd_sum"] + jnp.where(active, cwnd, 0.0),
-        "alpha_sum": acc["alpha_sum"] + jnp.where(active, alpha, 0.0)
-        if alpha is not None
-        else acc["alpha_sum"],
+    for i, name in enumerate(FIN_COLS[:-1]):
+        fin[:n, i] = np.asarray(cols[name]).astype(np.int64).clip(-(2**31), 2**31 - 1)
+    fin[:n, -1] = np.asarray(sc.scout_dt, np.float32).view(np.int32)
+    start = fin[:, 1].astype(np.int64)
+    order = np.argsort(start, kind="stable").astype(np.int32)
+    out: dict[str, Any] = {
+        "fin": fin.reshape(-1),
+        "order": order,
+        "start_at": start[order].astype(np.int32),
     }
-    new = SimState(
-        ring=ring,
-        nxt=nxt,
-        q_hist=q_hist,
-        qlen=qlen,
-        sq_cnt=sq_cnt,
-        sq_seq=sq_seq,
-        sq_tot=sq_tot,
-        pending=pending,
-        inflight=inflight,
-        snd_nxt=c.snd_nxt + si,
-        snd_una=snd_una,
-        acked=acked,
-        last_act=last_act,
-        tokens=tokens,
-        drops=c.drops + drop.astype(INT),
-        marked=c.marked + (ack & mark).astype(INT),
-        timeouts=c.timeouts + to.astype(INT),
-        active_slots=c.active_slots + active.astype(INT),
-        scouts_served=c.scouts_served + served,
-        scouts_dropped=c.scouts_dropped + sdrop.astype(INT),
-        scouts_lost=c.scouts_lost + n_lost,
-        scout=scout,
-        law=lst,
-    )
-    return new, acc
-
-
-def conservation_residual(cfg: PacketConfig, c: SimState) -> Any:
-    """Per scenario, the largest |inflight − (ACKs and loss reports on the way back + unreported drops)| over
-    flows, at a chunk end. Zero when every packet sent is acknowledged, reported lost, or still in the network
-    (queued or its ACK returning: both are ring entries from the moment the packet is accepted)."""
-    n, b = c.inflight.shape
-    rows = c.ring[: cfg.ring_len * b * n].reshape(cfg.ring_len, n, b)
-    pos = jnp.maximum(rows, 0)
-    back = jnp.sum((pos & 1) + (pos >> 2), axis=0)  # the next slot's row (``nxt``) is still in the ring
-    return jnp.max(jnp.abs(c.inflight - (back + c.pending)), axis=0)
-
-
-def _engine_layout(sc: Scenario) -> Scenario:
-    """Per-flow fields from [B, N] (a stack of scenarios) to the engine's [N, B]; per-scenario fields stay [B]."""
-    t = lambda a: jnp.asarray(a).T  # noqa: E731
-    return sc._replace(
-        rtt=t(sc.rtt),
-        start=t(sc.start),
-        stop=t(sc.stop),
-        size=t(sc.size),
-        scouts=t(sc.scouts),
-        scout_dt=t(sc.scout_dt),
-    )
-
-
-def _run(cfg: PacketConfig, law: Law, sc: Scenario) -> dict[str, Any]:
-    """The whole run of a batch; returns per-chunk records with a leading chunk axis, then the batch axis."""
-    n = cfg.n_flows
-    b = int(jnp.shape(sc.rtt)[0])
-    law_state = jax.tree.map(lambda a: a.T, jax.vmap(lambda p: law.init(p, n))(sc.law))
-    scb = _engine_layout(sc)
-    c0 = init_state(cfg, scb, law_state)
-
-    def chunk_one(c: SimState, k: Any) -> tuple[SimState, dict]:
-        base = k * cfg.chunk
-
-        def body(carry: tuple, i: Any) -> tuple[tuple, None]:
-            st, acc = carry
-            return _slot(cfg, law, scb, st, acc, base + i), None
-
-        (c, acc), _ = jax.lax.scan(
-            body, (c, _acc_init(b, n)), jnp.arange(cfg.chunk, dtype=INT), unroll=UNROLL
-        )
-        rec = {
-            **acc,
-            "q_end": c.qlen,
-            "cwnd_end": c.law["cwnd"],
-            "alpha_end": c.law.get("alpha", jnp.zeros((n, b), FLOAT)),
-            "inflight_end": c.inflight,
-            "pending_end": c.pending,
-            "scouts_sent_cum": c.scout["sent"],
-            **{
-                f"{v}_cum": getattr(c, v)
-                for v in set(_CUMULATIVE.values()) | set(_CUMULATIVE_SUMMED.values())
-            },
-        }
-        if cfg.debug:
-            rec["residual"] = conservation_residual(cfg, c)
-        return c, rec
-
-    _, recs = jax.lax.scan(chunk_one, c0, jnp.arange(cfg.n_chunks, dtype=INT))
-    return recs
-
-
-def _finish(recs: dict[str, Any]) -> dict[str, np.ndarray]:
-    """Records as NumPy arrays, [B, chunk] or [B, chunk, N]; cumulative snapshots become per-chunk differences."""
-    out = {}
-    for k, v in recs.items():
-        a = np.asarray(v)  # [chunk, B] or [chunk, N, B]
-        out[k] = np.moveaxis(a, -1, 0)
-
-    def diff(a: np.ndarray) -> np.ndarray:
-        return np.diff(a, axis=1, prepend=np.zeros_like(a[:, :1]))
-
-    for key, src in _CUMULATIVE.items():
-        out[key] = diff(out.pop(f"{src}_cum"))
-    for key, src in {**_CUMULATIVE_SUMMED, "scouts_sent": "scouts_sent"}.items():
-        out[key] = diff(out.pop(f"{src}_cum").sum(-1))
+    for k in (
+        "kth",
+        "mark_dequeue",
+        "buffer",
+        "scout_buffer",
+        "rto",
+        "access",
+        "seed",
+        "n_slots",
+        "chunk",
+        "jitter_table",
+        "jitter_reorder",
+        "loss_p",
+        "delack_m",
+        "delack_timeout",
+        "rtt_noise",
+        "cap_start",
+        "cap_rate",
+        "cap_opp",
+    ):
+        out[k] = np.asarray(getattr(sc, k))
+    out["law"] = tuple({k: np.float32(v) for k, v in p.items()} for p in sc.law)
     return out
 
 
-@functools.lru_cache(maxsize=64)
-def compiled(cfg: PacketConfig, law: Law) -> Any:
-    """The jitted run for one static configuration and law (cached): ``f(batched scenario) -> records``."""
-    return jax.jit(functools.partial(_run, cfg, law))
+def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
+    """The carry at slot 0: flows not started, empty rings and queues, laws at their initial state."""
+    N = spec.n_flows
+    fin = s["fin"].reshape(N, len(FIN_COLS))
+    law_idx = fin[:, 4]
+    cols = {name: jnp.zeros(N, INT) for name, fl in lay.fields if not fl}
+    cols.update({name: jnp.zeros(N, FLOAT) for name, fl in lay.fields if fl})
+    never = jnp.full(N, NEVER, INT)
+    cols.update(wake=never, finish=never, last=fin[:, 1], rate=jnp.ones(N, FLOAT))
+    if spec.has("scouts"):
+        cols["s_lastrcv"] = fin[:, 1]
+    if "r_dl" in cols:
+        cols["r_dl"] = never
+    for li, law in enumerate(spec.laws):
+        st = law.init(s["law"][li], N)
+        sel = law_idx == li
+        for i, (name, fl) in enumerate(lay.law_fields[li]):
+            v = f2i(st[name]) if fl else jnp.asarray(st[name], INT)
+            cols[f"L{i}"] = jnp.where(sel, v, cols[f"L{i}"])
+        cols["cwnd"] = jnp.where(sel, jnp.asarray(st["cwnd"], FLOAT), cols["cwnd"])
+        if law.rate_based:
+            cols["rate"] = jnp.where(sel, jnp.asarray(st["rate"], FLOAT), cols["rate"])
+        if law.aux:
+            cols["aux"] = jnp.where(sel, jnp.asarray(st[law.aux], FLOAT), cols["aux"])
+    fs = jnp.stack([f2i(cols[n]) if fl else jnp.asarray(cols[n], INT) for n, fl in lay.fields], axis=1)
+    fs = jnp.concatenate([fs, jnp.zeros((1, lay.S), INT)]).reshape(-1)
+    z = jnp.zeros((), INT)
+    c: dict[str, Any] = {
+        "fs": fs,
+        "ackw": jnp.full(((spec.ack_rows + 1) * spec.ack_lanes * AE,), -1, INT),
+        "tw": jnp.full(((spec.timer_rows + 1) * spec.timer_lanes * 2,), -1, INT),
+        "dep": jnp.zeros(((spec.dep_rows + 1) * DE,), INT),
+        "rl": jnp.zeros((2 * N + 1,), INT),
+        "dl": jnp.zeros((2 * N + spec.timer_lanes + 1,), INT),
+        "ov": jnp.zeros(((2 * N + 1) * 2,), INT),
+        "ovn": jnp.zeros((), INT),
+        "sq": jnp.zeros(((spec.scout_cap + 1) * 2,), INT),
+        "rbase": z,
+        "rn": z,
+        "kept0": z,
+        "sqn": z,
+        "qlen": z,
+        "sptr": z,
+        "dense": jnp.asarray(NEVER, INT),
+    }
+    for k in (
+        "marks",
+        "s_served",
+        "s_dropped",
+        "s_lost",
+        "spill",
+        "rlosses",
+        "tw_over",
+        "tw_lost",
+        "q_max",
+        "busy",
+        "opps",
+    ):
+        c[k] = z
+    c["q_sum"] = jnp.zeros((), FLOAT)
+    c["q_min"] = jnp.asarray(2**30, INT)
+    return c
 
 
-def _as_arrays(sc: Scenario) -> Scenario:
-    return jax.tree.map(jnp.asarray, sc)
+def _overflow_due(x: Ctx, c: dict, t: Any, dl: Any, k: Any) -> tuple[dict, Any, Any]:
+    """Append the overflow list's entries for slot ``t`` (timers whose wheel row was full) to the wake list
+    ``dl`` (``k`` entries so far), keep the later ones, and find the next slot it needs. Runs only in the slot
+    ``dense`` names (a loop of zero or one trips); its cost is the list's length, not the number of flows."""
+
+    def take(_: Any, st: tuple) -> tuple:
+        c, dl, k = st
+
+        def split(i: Any, st: tuple) -> tuple:
+            ov, dl, kept, k, nxt = st
+            e = rd(c["ov"], i * 2, 2)
+            due = e[0] == t
+            dl = lax.dynamic_update_slice(dl, e[1:2], (jnp.where(due, k, dl.shape[0] - 1),))
+            ov = lax.dynamic_update_slice(ov, e, (jnp.where(due, 2 * (2 * x.N), kept * 2),))
+            nxt = jnp.where(due, nxt, jnp.minimum(nxt, e[0]))
+            return ov, dl, kept + (~due).astype(INT), k + due.astype(INT), nxt
+
+        z = jnp.zeros((), INT)
+        ov, dl, kept, k, nxt = lax.fori_loop(0, c["ovn"], split, (c["ov"], dl, z, k, jnp.asarray(NEVER, INT)))
+        return dict(c, ov=ov, ovn=kept, dense=nxt), dl, k
+
+    return lax.fori_loop(0, (t == c["dense"]).astype(INT), take, (c, dl, k))
 
 
-def run_one(cfg: PacketConfig, law: Law, sc: Scenario) -> dict[str, np.ndarray]:
-    """Run one scenario (no batch axis); returns per-chunk records as NumPy arrays."""
-    out = run_batch(cfg, law, stack([sc]))
-    return {k: v[0] for k, v in out.items()}
+def _slot(x: Ctx, t: Any, c: dict) -> dict:
+    spec, s = x.spec, x.sc
 
+    # 1. starts
+    # (inputs are never updated: plain slices)
+    def start_cond(c: dict) -> Any:
+        return (c["sptr"] < x.N) & (lax.dynamic_slice(s["start_at"], (c["sptr"],), (1,))[0] <= t)
 
-#: Largest number of scenarios in one compiled call. Larger batches are run as several calls of this size: on 2 CPU
-#: cores the aggregate rate peaks around 64 scenarios per call (the per-slot working set, ~0.3 MB per 64 scenarios
-#: of 10 flows plus the ACK ring, then still fits in cache) and falls beyond (benchmarks/packet.py).
-MAX_BATCH = 64
+    def start_body(c: dict) -> dict:
+        c = on_start(x, c, lax.dynamic_slice(s["order"], (c["sptr"],), (1,))[0], t)
+        return dict(c, sptr=c["sptr"] + 1)
 
+    c = lax.while_loop(start_cond, start_body, c)
+    # a wheel row's live entries (stamp == t) fill lanes 0, 1, ... (each insert takes the first other lane)
+    R, La = spec.ack_rows, spec.ack_lanes
+    row = rd(c["ackw"], (t & (R - 1)) * (La * AE), La * AE).reshape(La, AE)
+    n_ack = jnp.sum(jnp.cumprod((row[:, 0] == t).astype(INT)))
+    Rt, Lt = spec.timer_rows, spec.timer_lanes
+    trow = rd(c["tw"], (t & (Rt - 1)) * (Lt * 2), Lt * 2).reshape(Lt, 2)
+    n_tim = jnp.sum(jnp.cumprod((trow[:, 0] == t).astype(INT)))
+    other = x.N - c["rbase"]
+    # 2. ACKs of this slot; in the common slot (one ACK, no timer, nobody waiting to send) its flow sends at once
+    fast = (n_ack == 1) & (n_tim == 0) & (c["rn"] == 0) & (c["dense"] != t)
+    c = dict(c, kept0=jnp.zeros((), INT))
+    c = lax.fori_loop(0, n_ack, lambda j, c: on_ack(x, c, row[j], t, fast, other), c)
+    # 3. timers of this slot: the wheel row's, then the overflow list's
+    dl = lax.dynamic_update_slice(c["dl"], trow[:, 1], (0,))
+    c, dl, k = _overflow_due(x, c, t, dl, n_tim)
+    c = dict(c, dl=dl)
+    c = lax.fori_loop(0, k, lambda i, c: on_wake(x, c, rd(c["dl"], i, 1)[0], t), c)
+    # 4. senders, in a rotating order; the survivors go to the other half of the ready list
+    n = c["rn"]
+    off = (hash32(s["seed"], t, 4) % jnp.maximum(n, 1).astype(jnp.uint32)).astype(INT)
 
-def run_batch(
-    cfg: PacketConfig, law: Law, sc: Scenario, max_batch: int = MAX_BATCH, workers: int | None = None
-) -> dict[str, np.ndarray]:
-    """Run a batch of scenarios (every field of ``sc`` has a leading batch axis).
+    def send_body(j: Any, st: tuple) -> tuple:
+        c, kept = st
+        i = off + j
+        i = jnp.where(i >= n, i - n, i)
+        f = rd(c["rl"], c["rbase"] + i, 1)[0]
+        c, stay = send(x, c, f, t)
+        c = dict(c)
+        c["rl"] = lax.dynamic_update_slice(c["rl"], f[None], (jnp.where(stay, other + kept, 2 * x.N),))
+        return c, kept + stay.astype(INT)
 
-    Batches larger than ``max_batch`` are split into calls of at most ``max_batch`` scenarios, and batches of at
-    least 64 into at least one call per core (the last call padded by repeating its final scenario, so one compiled
-    program serves every call); the calls run concurrently on ``workers`` threads (default: one per CPU core; XLA
-    releases the GIL while it runs). Returns per-chunk records with a
-    leading batch axis. Every scenario's result is independent of the others in its batch and of the split.
-    """
-    sc = jax.tree.map(np.asarray, sc)
-    b = int(np.asarray(sc.rtt).shape[0])
-    cores = int(workers or os.cpu_count() or 1)
-    # at least ceil(b / max_batch) calls, and one per core once each call keeps ≥ 32 scenarios (below that the
-    # per-kernel launch cost dominates and splitting does not pay: 1.7 M/s for 2 × 8 vs 1.9 M/s for 1 × 16)
-    n_parts = max(math.ceil(b / max(1, int(max_batch))), min(cores, b // 32), 1)
-    size = math.ceil(b / n_parts)
-    fn = compiled(cfg, law)
-    los = list(range(0, b, size))
-
-    def call(lo: int) -> dict[str, np.ndarray]:
-        idx = np.minimum(np.arange(lo, lo + size), b - 1)
-        part = jax.tree.map(lambda a: a[idx], sc)
-        out = _finish(fn(_as_arrays(part)))
-        return {k: v[: min(size, b - lo)] for k, v in out.items()}
-
-    n_workers = min(len(los), cores)
-    if n_workers > 1:
-        with ThreadPoolExecutor(n_workers) as ex:
-            parts = list(ex.map(call, los))
+    c, kept = lax.fori_loop(0, n, send_body, (c, c["kept0"]))
+    c = dict(c, rbase=other, rn=kept)
+    # 5. service
+    if spec.has("capacity"):
+        opp = is_service_slot(t, s["cap_start"], s["cap_rate"], s["cap_opp"])
     else:
-        parts = [call(lo) for lo in los]
-    return {k: np.concatenate([p[k] for p in parts], axis=0) for k in parts[0]}
+        opp = jnp.asarray(True)
+    busy = opp & (c["qlen"] > 0)
+    qpre = c["qlen"]
+    c = lax.fori_loop(0, busy.astype(INT), lambda _, c: depart(x, c, t, qpre), c)
+    c["qlen"] = c["qlen"] - busy.astype(INT)
+    if spec.has("scouts"):
+        c = serve_scouts(x, c, t, opp & ~busy)
+    q = c["qlen"]
+    c["q_sum"] = c["q_sum"] + q.astype(FLOAT)
+    c["q_min"] = jnp.minimum(c["q_min"], q)
+    c["q_max"] = jnp.maximum(c["q_max"], q)
+    c["busy"] = c["busy"] + busy.astype(INT)
+    c["opps"] = c["opps"] + opp.astype(INT)
+    return c
 
 
-def stack(scenarios: list[Scenario]) -> Scenario:
-    """Stack scenarios of the same configuration into one batch."""
-    return jax.tree.map(lambda *xs: np.stack([np.asarray(x) for x in xs]), *scenarios)
+def _run_one(spec: EngineSpec, s: dict[str, Any]) -> dict[str, Any]:
+    """The whole run of one scenario; per-chunk records with a leading chunk axis, and per-flow finals."""
+    lay = Layout(spec)
+    x = Ctx(spec, lay, s)
+    c0 = _init(spec, lay, s)
+    chunk, n_slots = s["chunk"], s["n_slots"]
+
+    def chunk_fn(c: dict, k: Any) -> tuple[dict, dict]:
+        t0 = jnp.minimum(k * chunk, n_slots)
+        t1 = jnp.minimum(t0 + chunk, n_slots)
+        acc = {
+            "q_sum": jnp.zeros((), FLOAT),
+            "q_min": jnp.asarray(2**30, INT),
+            "q_max": jnp.zeros((), INT),
+            "busy": jnp.zeros((), INT),
+            "opps": jnp.zeros((), INT),
+        }
+        c = {**c, **acc}
+        _, c = lax.while_loop(lambda st: st[0] < t1, lambda st: (st[0] + 1, _slot(x, st[0], st[1])), (t0, c))
+        c, rec = chunk_records(x, c, t0, t1)
+        if spec.debug:
+            rec["residual"] = debug_residual(x, c, t1)
+        return c, rec
+
+    c, recs = lax.scan(chunk_fn, c0, jnp.arange(spec.n_chunks, dtype=INT))
+    fs = c["fs"][: spec.n_flows * lay.S].reshape(spec.n_flows, lay.S)
+    recs["finish"] = fs[:, lay.index["finish"]]
+    for k in ("spill", "tw_over", "tw_lost"):
+        recs[k] = c[k]
+    return recs
+
+
+def _run_many(spec: EngineSpec, s: dict[str, Any]) -> dict[str, Any]:
+    return lax.map(lambda one: _run_one(spec, one), s)

@@ -1,247 +1,55 @@
-"""Building scenarios from the project's parameter objects, summarising runs, and the registered scenarios.
+"""Running scenarios (one, or many batched by compiled shape) and the registered scenarios.
 
-A :class:`PacketRun` is a fully specified scenario: the law, the static :class:`~.state.PacketConfig`, the
-per-scenario :class:`~.state.Scenario` arrays, and the slot length. :func:`build` converts seconds, rates and
-bytes once (through :class:`~dwtcp_fluid.params.LinkParams`): one slot = L/C seconds.
+:func:`run` and :func:`run_many` take :class:`~.build.PacketRun` objects from :func:`~.build.build`;
+:func:`run_many` groups runs by the static shape they compile to (:class:`~.state.EngineSpec`: padded flow
+count, ring sizes, laws, features) and runs each group as one batch. :data:`SCENARIOS` holds named scenarios
+(builders taking ``quick``) for the figures, the command line and the tests.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION, DctcpParams, DwtcpParams, LinkParams, check_range
-from ..units import parse_time
-from .engine import run_batch, run_one, stack
-from .laws import Law, get_law
-from .state import INFINITE_SIZE, PacketConfig, Scenario
+from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION, LinkParams
+from .batch import run_prepared, stack
+from .build import PacketRun, build
+from .engine import prepare, spec_for
+from .impair import FIG16_SCHEDULE
+from .records import finish_records
+from .state import INFINITE_SIZE
+from .summary import summarize
+from .workloads import incast, poisson_flows
 
-__all__ = ["PacketRun", "build", "run", "run_many", "summarize", "SCENARIOS", "scenario"]
-
-
-@dataclass(frozen=True)
-class PacketRun:
-    """A packet-level scenario ready to run. ``slot`` is the slot length L/C in seconds."""
-
-    law: Law
-    cfg: PacketConfig
-    scenario: Scenario
-    slot: float
-    link: LinkParams
-    warmup_chunks: int
-    meta: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def duration(self) -> float:
-        """Simulated time in seconds."""
-        return self.cfg.n_slots * self.slot
+__all__ = ["PacketRun", "build", "run", "run_many", "summarize", "SCENARIOS", "scenario", "with_seed"]
 
 
-def _per_flow(name: str, value: Any, n: int, default: Any) -> np.ndarray:
-    if value is None:
-        value = default
-    arr = np.asarray([parse_time(v) if isinstance(v, str) else float(v) for v in np.ravel([value])], float)
-    if arr.size == 1:
-        arr = np.full(n, arr[0])
-    if arr.size != n:
-        raise ValueError(f"{name} has {arr.size} values: accepted 1 or flows={n} values")
-    return arr
-
-
-def build(
-    law: str | Law = "dctcp",
-    *,
-    link: LinkParams | None = None,
-    flows: int = 10,
-    K: float | None = None,
-    duration: str | float = "100ms",
-    seed: int = 0,
-    rtts: Sequence[float | str] | None = None,
-    starts: Sequence[float | str] | None = None,
-    stops: Sequence[float | str] | None = None,
-    sizes: Sequence[float] | None = None,
-    buffer: int = 250,
-    scout_buffer: int = 10,
-    mark_at: str = "enqueue",
-    mark_cmp: str = "ge",
-    rto: str | float = "1ms",
-    access: float = 1.0,
-    start_jitter: bool = True,
-    trace_points: int = 1000,
-    warmup_fraction: float = 0.5,
-    dctcp: DctcpParams | None = None,
-    dwtcp: DwtcpParams | None = None,
-    law_params: dict[str, float] | None = None,
-    ring_len: int | None = None,
-    debug: bool = False,
-) -> PacketRun:
-    """Build one scenario.
-
-    Parameters
-    ----------
-    law : str or Law
-        ``"reno"``, ``"dctcp"``, ``"dctcp-per-ack"``, ``"dwtcp"`` or a law object (with its static options).
-    link : LinkParams
-        Bottleneck capacity, base RTT (used for flows without ``rtts``) and packet size; default 10 Gbps, 100 µs.
-    flows : int
-        Number of senders N.
-    K : float
-        ECN marking threshold in packets (default: ``dctcp.K``, 65 in the DCTCP analysis setting).
-    duration : str or float
-        Simulated time ("100ms" or seconds).
-    rtts, starts, stops : sequences of times, optional
-        Per-flow base RTT (default the link's), start and stop times (default 0 and never).
-    sizes : sequence of float, optional
-        Flow sizes in packets (default long-lived). Flows not larger than the initial window send no Scouts.
-    buffer, scout_buffer : int
-        Data buffer (packets) and Scout buffer (Scouts).
-    mark_at, mark_cmp : str
-        ECN marking semantics (see :class:`~.state.PacketConfig`).
-    rto : str or float
-        Minimum retransmission timeout (default 1 ms, a datacenter setting; Linux uses 200 ms).
-    access : float
-        Access-link rate as a fraction of the bottleneck rate, 0 < access ≤ 1.
-    start_jitter : bool
-        Add a random offset in [0, RTT) to each start time (drawn from ``seed``), so flows are not in lockstep.
-    trace_points : int
-        About this many chunks; statistics are recorded per chunk.
-    warmup_fraction : float
-        Summaries use the chunks after this fraction of the run (default 0.5: the last half).
-    dctcp, dwtcp : parameter objects
-        Source of g (DCTCP) and β, K_target, α₀, S (DWTCP, default the DWTCP_EVALUATION preset).
-    law_params : dict
-        Overrides of the law's numeric parameters.
-    ring_len : int, optional
-        Minimum rows of the ACK ring; raised to the largest RTT (slots) + buffer + 3 when smaller. Scenarios run
-        as one batch need the same value (pass the batch's largest).
-    debug : bool
-        Check per-flow packet conservation at every chunk end (records ``residual``).
-    """
-    law = get_law(law) if isinstance(law, str) else law
-    link = link or (dctcp.link if dctcp else (dwtcp.link if dwtcp else LinkParams()))
-    flows = int(check_range("flows", flows, lo=1, hi=100000, integer=True))
-    dctcp = dctcp or DctcpParams(link=link, flows=flows, K=DCTCP_ANALYSIS.K, g=DCTCP_ANALYSIS.g)
-    dwtcp = dwtcp or DWTCP_EVALUATION.replace(link=link, flows=flows)
-    K = dctcp.K if K is None else check_range("K", K, lo=0.0, why="marking threshold, packets")
-    check_range("access", access, lo=0.0, hi=1.0, lo_open=True, why="fraction of the bottleneck rate")
-    check_range("warmup_fraction", warmup_fraction, lo=0.0, hi=1.0, hi_open=True)
-    slot = 1.0 / link.C  # C is in packets/s: one slot is one packet's transmission time L/C
-    dur = parse_time(duration) if isinstance(duration, str) else float(duration)
-    check_range("duration", dur, lo=slot * 10, why="seconds, at least 10 slots")
-    n_slots = int(math.ceil(dur / slot))
-    chunk = max(1, int(math.ceil(n_slots / max(1, trace_points))))
-    n_chunks = int(math.ceil(n_slots / chunk))
-    rtt_s = _per_flow("rtts", rtts, flows, link.rtt)
-    rtt = np.maximum(np.rint(rtt_s / slot), 2).astype(np.int32)
-    start = np.rint(_per_flow("starts", starts, flows, 0.0) / slot).astype(np.int64)
-    rng = np.random.default_rng(seed)
-    if start_jitter:
-        start = start + rng.integers(0, rtt)
-    stop_s = _per_flow("stops", stops, flows, np.inf)
-    stop = np.where(np.isfinite(stop_s), np.rint(np.where(np.isfinite(stop_s), stop_s, 0) / slot), 2**31 - 1)
-    size = np.minimum(_per_flow("sizes", sizes, flows, float(INFINITE_SIZE)), INFINITE_SIZE).astype(np.int32)
-    p = law.default_params(dctcp=dctcp, dwtcp=dwtcp)
-    p.update(law_params or {})
-    scouts = np.full(flows, law.uses_scouts) & (size > p.get("init_cwnd", 10.0))
-    k_target = p.get("k", dwtcp.k)
-    scen = Scenario(
-        rtt=rtt,
-        start=start.astype(np.int32),
-        stop=stop.astype(np.int32),
-        size=size,
-        scouts=scouts,
-        scout_dt=(rtt + k_target).astype(np.float32),
-        K=np.float32(K),
-        rto=np.int32(max(1, round(parse_time(rto) / slot if isinstance(rto, str) else float(rto) / slot))),
-        access=np.float32(access),
-        seed=np.int32(seed),
-        law={k: np.float32(v) for k, v in p.items()},
-    )
-    cfg = PacketConfig(
-        n_flows=flows,
-        n_chunks=n_chunks,
-        chunk=chunk,
-        ring_len=max(int(ring_len or 0), int(rtt.max()) + buffer + 3),
-        buffer=buffer,
-        scout_buffer=scout_buffer,
-        scouts_per_slot=max(1, int(link.L // dwtcp.scout_size)),
-        mark_at=mark_at,  # type: ignore[arg-type]
-        mark_cmp=mark_cmp,  # type: ignore[arg-type]
-        debug=debug,
-    )
-    meta = {"law": law.name, "flows": flows, "K": float(K), "seed": seed, "duration_s": n_slots * slot}
-    return PacketRun(law, cfg, scen, slot, link, int(n_chunks * warmup_fraction), meta)
+def _spec(pr: PacketRun) -> Any:
+    return spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
 
 
 def run(pr: PacketRun) -> dict[str, Any]:
-    """Run one scenario and return its summary (see :func:`summarize`) with the per-chunk records."""
-    rec = run_one(pr.cfg, pr.law, pr.scenario)
-    return summarize(pr, rec)
+    """Run one scenario and return its summary (:func:`~.summary.summarize`) with the per-chunk records."""
+    return run_many([pr])[0]
 
 
 def run_many(runs: Sequence[PacketRun]) -> list[dict[str, Any]]:
-    """Run scenarios sharing one configuration and law as a single vmapped batch."""
-    cfgs = {(r.cfg, r.law) for r in runs}
-    if len(cfgs) != 1:
-        raise ValueError(f"runs={len(runs)} scenarios have {len(cfgs)} configurations: accepted exactly one")
-    pr0 = runs[0]
-    rec = run_batch(pr0.cfg, pr0.law, stack([r.scenario for r in runs]))
-    return [summarize(r, {k: v[i] for k, v in rec.items()}) for i, r in enumerate(runs)]
-
-
-def summarize(pr: PacketRun, rec: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Summary statistics over the chunks after the warm-up (units: packets, packets/s, seconds, fractions).
-
-    Keys: queue_mean, queue_min, queue_max, utilization, jain_index (over flows active in the window), drops,
-    timeouts, marked_fraction, window_mean, alpha_mean (DCTCP laws, else None), scout_alpha_mean and
-    scout_overhead (Scout bytes / data bytes served, DWTCP, else None), throughput_pps (per flow),
-    conservation_error (packets; 0 when every packet is delivered, dropped or queued), and ``records`` (the
-    per-chunk arrays, for traces).
-    """
-    w = slice(pr.warmup_chunks, None)
-    slots = pr.cfg.chunk * (pr.cfg.n_chunks - pr.warmup_chunks)
-    delivered = rec["delivered"][w].sum(0).astype(float)
-    active = rec["active"][w].sum(0).astype(float)
-    on = active > 0
-    x = delivered[on]
-    jain = float(x.sum() ** 2 / (x.size * (x**2).sum())) if x.size and (x**2).sum() > 0 else None
-    cwnd_mean = float(rec["cwnd_sum"][w].sum() / max(active.sum(), 1.0))
-    alpha_mean = float(rec["alpha_sum"][w].sum() / max(active.sum(), 1.0))
-    n_del = float(delivered.sum())
-    busy = float(rec["busy"][w].sum())
-    served = float(rec["scouts_served"][w].sum())
-    scout_size = float(pr.link.L) / pr.cfg.scouts_per_slot if pr.law.uses_scouts else 0.0
-    # Packet conservation at the switch: every packet sent was dropped, has left (one per busy slot) or is queued,
-    # at every chunk end.
-    bal = np.cumsum(rec["sent"].sum(-1) - rec["drops"].sum(-1) - rec["busy"]) - rec["q_end"]
-    cons = float(np.max(np.abs(bal)))
-    if "residual" in rec:
-        cons = max(cons, float(np.max(rec["residual"])))
-    return {
-        "law": pr.law.name,
-        "flows": pr.cfg.n_flows,
-        "duration_s": pr.duration,
-        "window_s": slots * pr.slot,
-        "queue_mean": float(rec["q_sum"][w].sum() / slots),
-        "queue_min": int(rec["q_min"][w].min()),
-        "queue_max": int(rec["q_max"][w].max()),
-        "utilization": busy / slots,
-        "jain_index": jain,
-        "drops": int(rec["drops"].sum()),
-        "timeouts": int(rec["timeouts"].sum()),
-        "marked_fraction": float(rec["marks"][w].sum() / max(n_del, 1.0)),
-        "window_mean": cwnd_mean,
-        "alpha_mean": alpha_mean if pr.law.has_alpha else None,
-        "scout_alpha_mean": alpha_mean if pr.law.uses_scouts else None,
-        "scout_overhead": (served * scout_size / max(n_del * pr.link.L, 1.0)) if pr.law.uses_scouts else None,
-        "throughput_pps": (delivered / (slots * pr.slot)).tolist(),
-        "conservation_error": cons,
-        "records": rec,
-    }
+    """Run scenarios, batching those that compile to the same shape; summaries in the order of ``runs``."""
+    groups: dict[Any, list[int]] = {}
+    for i, pr in enumerate(runs):
+        groups.setdefault(_spec(pr), []).append(i)
+    out: list[dict[str, Any] | None] = [None] * len(runs)
+    for spec, idx in groups.items():
+        raw = run_prepared(spec, [prepare(spec, runs[i].scenario) for i in idx])
+        for i, r in zip(idx, raw, strict=True):
+            pr = runs[i]
+            one = {k: np.asarray(v)[None] for k, v in r.items()}
+            rec = finish_records(one, pr.cfg.n_chunks, pr.cfg.n_flows)
+            out[i] = summarize(pr, {k: v[0] for k, v in rec.items()})
+    return out  # type: ignore[return-value]
 
 
 # --- registered scenarios ------------------------------------------------------------------------------------
@@ -298,7 +106,111 @@ def rtt_fairness(law: str, ratios: Sequence[float] = (1, 2, 4, 10), quick: bool 
     ]
 
 
-#: Registered scenarios: name → builder(quick) returning runs that share one configuration (one batch).
+def _mixed(quick: bool) -> list[PacketRun]:
+    """Two DCTCP and two ECN-Reno flows share the DCTCP analysis bottleneck (10 Gbps, 100 µs, K = 65)."""
+    return [build(["dctcp", "reno"], flows=4, duration="40ms" if quick else "200ms")]
+
+
+def _wan_dc(impairment: str) -> Callable[[bool], list[PacketRun]]:
+    """[DCTCP-WAN]'s data-center experiment: one long DCTCP flow and three mice (100-packet flows every 5 ms)
+    with 200 µs of ACK-path jitter, delayed ACKs (2 packets or 500 µs) or 0.1 % random loss."""
+    kw = {
+        "jitter": {"jitter": "200us"},
+        "delack": {"delack": 2, "delack_timeout": "500us"},
+        "loss": {"loss": 0.001},
+    }[impairment]
+
+    def make(quick: bool) -> list[PacketRun]:
+        dur = 0.03 if quick else 0.3
+        mice = [0.005 * (i + 1) for i in range(int(dur / 0.005) - 1)]
+        n = 1 + len(mice)
+        return [
+            build(
+                "dctcp",
+                flows=n,
+                starts=[0.0, *mice],
+                sizes=[float(INFINITE_SIZE)] + [100.0] * len(mice),
+                duration=dur,
+                **kw,  # type: ignore[arg-type]
+            )
+        ]
+
+    return make
+
+
+def _wan_20ms(quick: bool) -> list[PacketRun]:
+    """[DCTCP-WAN]'s WAN path: one DCTCP flow, 1 Gbps, RTT 20 ms, 2 ms of jitter, delayed ACKs, 0.1 % loss."""
+    link = LinkParams(capacity="1Gbps", rtt="20ms")
+    return [
+        build(
+            "dctcp",
+            link=link,
+            flows=1,
+            buffer=1000,
+            rto="200ms",
+            duration="0.4s" if quick else "4s",
+            jitter="2ms",
+            delack=2,
+            delack_timeout="40ms",
+            loss=0.001,
+        )
+    ]
+
+
+def _varying_capacity(quick: bool) -> list[PacketRun]:
+    """[DWTCP] Fig. 16: five DWTCP flows while the bottleneck's rate changes every 0.1 s as 0.4, 0.7, 1, 10,
+    0.8 Gbps (quick: every 10 ms, time-scaled)."""
+    step = 0.01 if quick else 0.1
+    sched = [(i * step, r) for i, (_, r) in enumerate(FIG16_SCHEDULE)]
+    return [
+        build(
+            "dwtcp",
+            dwtcp=DWTCP_EVALUATION,
+            flows=5,
+            duration=5 * step,
+            capacity_schedule=sched,
+            trace_points=500,
+        )
+    ]
+
+
+def _poisson(cdf: str) -> Callable[[bool], list[PacketRun]]:
+    """DCTCP flows arriving as a Poisson process at 50 % load, sizes from the ``cdf`` workload."""
+
+    def make(quick: bool) -> list[PacketRun]:
+        dur = 0.02 if quick else 0.2
+        w = poisson_flows(0.5, cdf, duration=dur, seed=1)
+        return [
+            build(
+                "dctcp",
+                flows=len(w["starts"]),
+                starts=w["starts"],
+                sizes=w["sizes"],
+                duration=dur,
+                start_jitter=False,
+            )
+        ]
+
+    return make
+
+
+def _incast(quick: bool) -> list[PacketRun]:
+    """Incast: 32 DCTCP senders each answer with 64 kB (44 packets) at once, every 2 ms."""
+    bursts = 3 if quick else 20
+    w = incast(32, 44, every="2ms", bursts=bursts)
+    return [
+        build(
+            "dctcp",
+            flows=len(w["starts"]),
+            starts=w["starts"],
+            sizes=w["sizes"],
+            duration=0.002 * bursts,
+            start_jitter=False,
+        )
+    ]
+
+
+#: Registered scenarios: name → builder(quick) returning runs (batched when they compile to one shape).
 SCENARIOS: dict[str, Callable[[bool], list[PacketRun]]] = {
     "dctcp-analysis-n2": _dctcp_analysis(2),
     "dctcp-analysis-n10": _dctcp_analysis(10),
@@ -306,6 +218,15 @@ SCENARIOS: dict[str, Callable[[bool], list[PacketRun]]] = {
     "dwtcp-join-leave": _join_leave,
     "rtt-fairness-dctcp": lambda quick: rtt_fairness("dctcp", quick=quick),
     "rtt-fairness-dctcp-per-ack": lambda quick: rtt_fairness("dctcp-per-ack", quick=quick),
+    "dctcp-reno-mixed": _mixed,
+    "dctcp-wan-dc-jitter": _wan_dc("jitter"),
+    "dctcp-wan-dc-delack": _wan_dc("delack"),
+    "dctcp-wan-dc-loss": _wan_dc("loss"),
+    "dctcp-wan-20ms": _wan_20ms,
+    "dwtcp-varying-capacity": _varying_capacity,
+    "websearch-poisson": _poisson("websearch"),
+    "datamining-poisson": _poisson("datamining"),
+    "incast": _incast,
 }
 
 
@@ -317,5 +238,6 @@ def scenario(name: str, quick: bool = False) -> list[PacketRun]:
 
 
 def with_seed(pr: PacketRun, seed: int) -> PacketRun:
-    """The same scenario with another seed (order of simultaneous arrivals; start jitter is drawn at build)."""
+    """The same scenario with another seed (order of simultaneous senders and impairments; the start jitter is
+    drawn at build)."""
     return replace(pr, scenario=pr.scenario._replace(seed=np.int32(seed)))

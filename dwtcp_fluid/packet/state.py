@@ -1,13 +1,15 @@
-"""Static configuration, per-scenario inputs and the carried state of the packet core.
+"""Configuration, per-scenario inputs and the static shape of the packet core.
 
-Time is slotted: one slot is one data packet's transmission time L/C at the bottleneck, so a 10 Gbps link with
-1500-byte packets has 833,333 slots per second. Every time below is an integer number of slots unless said
-otherwise. Three kinds of data:
+Time is slotted: one slot is one data packet's transmission time L/C at the bottleneck's highest rate, so a
+10 Gbps link with 1500-byte packets has 833,333 slots per second. Every time below is an integer number of slots
+unless said otherwise. Three kinds of data:
 
-* :class:`PacketConfig` — static (hashable) sizes and switch semantics, compiled into the kernel;
-* :class:`Scenario` — per-scenario arrays (RTTs, start/stop slots, K, seed, law parameters); a batch stacks them;
-* :class:`SimState` — the carry of ``lax.scan`` for a whole batch ([B, N] arrays, no vmap): only what must be
-  carried from one slot to the next.
+* :class:`PacketConfig` — the sizes and switch semantics of one run (validated; user-facing);
+* :class:`Scenario` — per-scenario arrays (RTTs, start/stop slots, sizes, law index and parameters, impairments);
+  a batch stacks them;
+* :class:`EngineSpec` — the *static* shape the engine is compiled for (padded flow count, ring sizes, the set of
+  laws, the features in use). Runs with equal specs share one compiled program and one batch; sizes are rounded up
+  to powers of two (shape buckets), so runs of different lengths, buffers, K or flow counts in one bucket reuse it.
 """
 
 from __future__ import annotations
@@ -15,19 +17,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
-import jax.numpy as jnp
+from .laws.base import FLOAT, INT, NEVER, Law
 
-from .laws.base import FLOAT, INT
-
-__all__ = ["PacketConfig", "Scenario", "SimState", "INFINITE_SIZE", "init_state", "SCOUT_CNT_BITS"]
+__all__ = [
+    "PacketConfig",
+    "Scenario",
+    "EngineSpec",
+    "FEATURES",
+    "INFINITE_SIZE",
+    "NEVER",
+    "FLOAT",
+    "INT",
+    "pow2",
+]
 
 #: Flow size meaning "long-lived" (never finishes), in packets.
 INFINITE_SIZE = 2**30
 
 
+def pow2(n: int, lo: int = 1) -> int:
+    """Smallest power of two ≥ max(n, lo)."""
+    n = max(int(n), int(lo), 1)
+    return 1 << (n - 1).bit_length()
+
+
 @dataclass(frozen=True)
 class PacketConfig:
-    """Static parameters of a run (changing one recompiles).
+    """Sizes and switch semantics of one run.
 
     Parameters
     ----------
@@ -36,23 +52,22 @@ class PacketConfig:
     n_chunks, chunk : int
         The run lasts ``n_chunks * chunk`` slots; summary statistics and traces are recorded once per chunk.
     ring_len : int
-        Rows of the ACK ring (indexed by the slot an ACK reaches its sender); must exceed the largest base RTT
-        plus the buffer plus one, since a packet accepted in slot t is acknowledged by slot t + buffer + RTT.
+        Slots of look-ahead of the ACK wheel: must exceed the largest delay from a packet's acceptance to its ACK
+        (queueing + base RTT + ACK-path jitter + delayed-ACK timeout).
     buffer : int
         High-priority (data) buffer in packets, drop-tail (default 250, the DWTCP simulations' switch buffer).
     scout_buffer : int
         Low-priority (Scout) buffer in Scouts (default 10, ≈ 640 bytes, section 3.3 of [DWTCP]).
     scouts_per_slot : int
         Scouts that fit in one idle slot: floor(L/S) (23 for 1500-byte slots and 64-byte Scouts). Must be at
-        least ``scout_buffer``: an idle slot then empties the whole Scout queue, so the engine keeps per-flow Scout
-        counts instead of a FIFO (a Scout buffer larger than one slot's worth of Scouts is not supported).
+        least ``scout_buffer``: an idle slot then empties the whole Scout queue.
     mark_at : {"enqueue", "dequeue"}
         Where the step ECN marker looks at the queue: ns-2/ns-3 mark an arriving packet by the queue it finds
         (packets ahead of it); htsim and HPCC mark at dequeue by the occupancy including the departing packet.
     mark_cmp : {"ge", "gt"}
         Mark when that queue is ≥ K (the DCTCP paper's "at least K", default) or > K.
     debug : bool
-        Check per-flow packet conservation every chunk (costs a pass over the queues).
+        Check per-flow packet conservation every chunk (costs a pass over the rings).
     """
 
     n_flows: int
@@ -97,31 +112,50 @@ class PacketConfig:
 
 
 class Scenario(NamedTuple):
-    """Per-scenario inputs (arrays; a batch has a leading axis on every field).
+    """Per-scenario inputs (arrays; a batch has a leading axis on every field). Slots unless said otherwise.
 
     Attributes
     ----------
-    rtt : int [N]
-        Base RTT of each flow in slots (≥ 2): a packet leaving the bottleneck at slot t is acknowledged at t + rtt.
-    start, stop : int [N]
-        The flow sends new data and Scouts in slots start ≤ t < stop.
-    size : int [N]
-        Flow size in packets (:data:`INFINITE_SIZE` for long-lived flows).
+    rtt, start, stop, size : int [N]
+        Base RTT (≥ 2: a packet leaving the bottleneck at slot t is acknowledged at t + rtt), start and stop
+        slots (the flow sends in start ≤ t < stop), size in packets (:data:`INFINITE_SIZE`: long-lived).
     scouts : bool [N]
-        The flow sends Scouts (the law uses them and the flow is larger than its initial window).
+        The flow sends Scouts (its law uses them and the flow is larger than its initial window).
     scout_dt : float [N]
-        DWTCP's target delay d_t = τ + K·L/C in slots ([DWTCP] eq. (2)); a Scout older than
-        this without an ACK counts as lost.
+        DWTCP's target delay d_t = τ + K·L/C ([DWTCP] eq. (2)); a Scout older than this without an ACK is lost.
+    law_idx : int [N]
+        Index of the flow's law in the run's law tuple.
     K : float
-        ECN marking threshold in packets.
+        ECN marking threshold in packets; ``kth`` is the same as an integer threshold (mark when queue ≥ kth).
+    mark_dequeue : bool
+        Mark at dequeue (by the occupancy at service) instead of at enqueue.
+    buffer, scout_buffer : int
+        Drop-tail buffers (packets, Scouts).
     rto : int
-        Minimum retransmission timeout in slots.
+        Minimum retransmission timeout.
     access : float
-        Access-link rate as a fraction of the bottleneck rate (≤ 1: at most one packet per flow per slot).
+        Access-link rate as a fraction of the bottleneck's highest rate (≤ 1: at most one packet per flow per slot).
     seed : int
-        Seed of the flows' start jitter and of the per-slot order in which simultaneous arrivals are enqueued.
-    law : dict[str, float]
-        Numeric parameters of the window law.
+        Seed of the per-slot order of simultaneous senders and of every impairment.
+    n_slots, chunk : int
+        Run length and slots per record chunk.
+    jitter_table : float [J]
+        ACK-path jitter: each ACK is delayed by ``jitter_table[j]`` slots (rounded) for a seeded uniform j: the
+        inverse CDF of the jitter distribution at J equally spaced quantiles (all zero: no jitter).
+    jitter_reorder : bool
+        Jittered ACKs of one flow may overtake each other (False: each arrives no earlier than the one before).
+    loss_p : float
+        Probability that a data packet is lost on the link after the bottleneck.
+    delack_m, delack_timeout : int
+        Delayed ACKs: one ACK per ``delack_m`` packets or ``delack_timeout`` slots after the first unacknowledged one
+        (1: every packet acknowledged at once).
+    rtt_noise : float
+        Standard deviation (slots) of seeded Gaussian noise added to each RTT sample.
+    cap_start, cap_rate, cap_opp : int [G]
+        Time-varying capacity: from slot ``cap_start[g]`` the link serves at ``cap_rate[g]``/1000 of its highest
+        rate; ``cap_opp[g]`` is the number of service opportunities before ``cap_start[g]``.
+    law : tuple of dict
+        Numeric parameters of each law of the run (one dict of scalars per law).
     """
 
     rtt: Any
@@ -130,94 +164,75 @@ class Scenario(NamedTuple):
     size: Any
     scouts: Any
     scout_dt: Any
+    law_idx: Any
     K: Any
+    kth: Any
+    mark_dequeue: Any
+    buffer: Any
+    scout_buffer: Any
     rto: Any
     access: Any
     seed: Any
+    n_slots: Any
+    chunk: Any
+    jitter_table: Any
+    jitter_reorder: Any
+    loss_p: Any
+    delack_m: Any
+    delack_timeout: Any
+    rtt_noise: Any
+    cap_start: Any
+    cap_rate: Any
+    cap_opp: Any
     law: Any
 
 
-#: Bits of a Scout-ACK ring code that hold the Scout count (the rest holds 1 + the largest sequence number).
-SCOUT_CNT_BITS = 5
+#: Features a run may switch on; each adds code to the compiled slot loop only when used.
+FEATURES = frozenset({"scouts", "jitter", "loss", "delack", "capacity", "rtt", "rate", "pacing", "mixed"})
 
 
-class SimState(NamedTuple):
-    """Carry of the slot loop for a batch of B scenarios (per-flow arrays are [N, B], per-scenario [B]).
+@dataclass(frozen=True)
+class EngineSpec:
+    """The static shape of a compiled engine (hashable: the compile key and the batching key).
 
-    The data FIFO is not stored packet by packet: one data packet leaves per busy slot, so a packet accepted in
-    slot t behind ``seen`` packets leaves in slot t + seen and its ACK reaches the sender in slot
-    t + seen + rtt. The engine writes that ACK into ``ring`` when the packet is accepted; ``qlen`` counts the
-    packets still queued. ``ring`` row r (slot mod ring_len) holds, per (scenario, flow), 0 (nothing), a data ACK
-    code ``1 | mark << 1 | losses << 2`` (> 0) or a Scout-ACK code ``−((1 + seq) << 5 | count)`` (< 0): a data
-    departure and a Scout service never share a slot, so they never share a cell. Two extra rows take the
-    writes of flows that did not send (every scatter index is then distinct and in bounds).
+    Attributes
+    ----------
+    n_flows : int
+        Flow slots (power of two ≥ the run's N; the extra flows never start).
+    n_chunks : int
+        Record rows (power of two ≥ the run's chunks).
+    ack_rows, ack_lanes : int
+        ACK wheel: rows (power of two > the longest acceptance-to-ACK delay) and entries per row.
+    dep_rows : int
+        Departure ring rows (power of two > the longest queueing delay).
+    timer_rows, timer_lanes : int
+        Timer wheel: rows (power of two; longer timers are re-armed) and entries per row.
+    scout_cap : int
+        Scout queue capacity (0 without Scouts).
+    jitter_points, cap_segments : int
+        Sizes of the jitter table and of the capacity schedule.
+    laws : tuple of Law
+        The laws of the run (a flow's ``law_idx`` indexes it).
+    features : frozenset of str
+        Subset of :data:`FEATURES`.
+    debug : bool
+        Per-flow conservation check every chunk.
     """
 
-    ring: Any  # int32 [(ring_len + 2)·N·B], row-major (slot row, flow, scenario)
-    nxt: Any  # int32 [N, B]: the ring row of the next slot, read at the end of this slot (cleared by the next scatter)
-    q_hist: Any  # int32 [ring_len, B]: queue before service per slot (only read with mark_at="dequeue")
-    qlen: Any  # int32 [B]
-    # Scout queue (low priority): Scouts queued per flow, the largest queued sequence number, total queued
-    sq_cnt: Any
-    sq_seq: Any
-    sq_tot: Any
-    # switch-side: drops of each flow not yet attached to one of its later accepted packets
-    pending: Any
-    # senders
-    inflight: Any
-    snd_nxt: Any
-    snd_una: Any
-    acked: Any
-    last_act: Any
-    tokens: Any
-    # cumulative per-flow counters (the records are their per-chunk differences)
-    drops: Any
-    marked: Any
-    timeouts: Any
-    active_slots: Any
-    scouts_served: Any
-    scouts_dropped: Any
-    scouts_lost: Any
-    # Scout bookkeeping of the senders (see :mod:`.scouts`) and the window law's state
-    scout: Any
-    law: Any
+    n_flows: int
+    n_chunks: int
+    ack_rows: int
+    ack_lanes: int
+    dep_rows: int
+    timer_rows: int
+    timer_lanes: int
+    scout_cap: int
+    jitter_points: int
+    cap_segments: int
+    laws: tuple[Law, ...]
+    features: frozenset[str]
+    debug: bool = False
 
-
-def init_state(cfg: PacketConfig, scen: Scenario, law_state: dict[str, Any]) -> SimState:
-    """The state at slot 0 for a batch in the engine's layout (per-flow fields of ``scen`` are [N, B]): empty
-    queues and rings."""
-    n, b, lr = cfg.n_flows, int(jnp.shape(scen.rtt)[1]), cfg.ring_len
-    zi = jnp.zeros((n, b), INT)
-    start = jnp.asarray(scen.start, INT)
-    return SimState(
-        ring=jnp.zeros((lr + 2) * n * b, INT),
-        nxt=zi,
-        q_hist=jnp.zeros((lr if cfg.mark_at == "dequeue" else 1, b), INT),
-        qlen=jnp.zeros(b, INT),
-        sq_cnt=zi,
-        sq_seq=zi,
-        sq_tot=jnp.zeros(b, INT),
-        pending=zi,
-        inflight=zi,
-        snd_nxt=zi,
-        snd_una=zi,
-        acked=zi,
-        last_act=start,
-        tokens=jnp.ones((n, b), FLOAT),
-        drops=zi,
-        marked=zi,
-        timeouts=zi,
-        active_slots=zi,
-        scouts_served=zi,
-        scouts_dropped=zi,
-        scouts_lost=zi,
-        scout={
-            "sent": zi,
-            "unacked": zi,
-            "lost_upto": zi,
-            "last_delay": jnp.zeros((n, b), FLOAT),
-            "last_gap": jnp.zeros((n, b), FLOAT),
-            "last_rcv": start,
-        },
-        law=law_state,
-    )
+    def has(self, feature: str) -> bool:
+        """The run uses ``feature``."""
+        return feature in self.features

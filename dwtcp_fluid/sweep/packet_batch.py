@@ -177,7 +177,11 @@ _MIN, _MAX = ("q_min",), ("q_max", "residual")
 def rechunk(rec: dict[str, np.ndarray], factor: int, keep: int) -> dict[str, np.ndarray]:
     """Merge every ``factor`` consecutive chunks of per-chunk records into one and keep the first ``keep``."""
     out = {}
+    n = np.shape(rec["q_sum"])[0]  # chunks of the run
     for k, v in rec.items():
+        if np.ndim(v) == 0 or np.shape(v)[0] != n or k == "finish":
+            out[k] = v  # per-run totals and per-flow results (``finish``, ``spill``): not per chunk
+            continue
         x = np.asarray(v)[: keep * factor]
         x = x.reshape((keep, factor) + x.shape[1:])
         if k in _LAST:

@@ -1,32 +1,67 @@
-"""The window-law interface shared by every law module (adding a law = adding a file in this package).
+"""The law interface shared by every law module (adding a law = adding one file in this package).
 
-A law is a frozen, hashable dataclass: its fields are *static* options (interpretations of an ambiguous line of a
-paper, compiled into the kernel), while numeric gains live in a ``params`` mapping of scalars that may differ per
-scenario under ``vmap``. Each law acts on per-flow state vectors of shape ``[N]`` and is called once per slot with
-the :class:`Events` of that slot. The engine guarantees at most one data ACK per flow per slot (one bottleneck
-departure per slot, fixed return delay per flow), so calling :meth:`Law.step` once per slot *is* the per-ACK law.
+A law is a frozen, hashable dataclass. Its fields are *static* options (interpretations of an ambiguous line of a
+paper, compiled into the kernel); numeric gains live in a ``params`` mapping of scalars that may differ per
+scenario. The engine calls :meth:`Law.step` once per *event* of one flow — a data ACK, a Scout ACK, a timer
+(retransmission timeout, Scout timeout, the law's own wake-up) — with that flow's state as scalars. Every field of
+the state returned by :meth:`Law.init` is carried per flow with its dtype (``FLOAT`` or ``INT``); the law reads and
+returns them by name. Laws are elementwise: the same code runs on ``[N]`` vectors (tests, :meth:`Law.init`) and on
+scalars (the engine).
+
+**Signals.** A law declares what it consumes in :attr:`Law.signals`; the engine computes only those:
+
+* ``"ecn"``: the ECN echo of each data ACK (``ev.mark``; with delayed ACKs, DCTCP's two-state receiver);
+* ``"rtt"``: a per-ACK RTT sample, send slot to ACK slot (``ev.rtt_sample``, slots, with optional seeded
+  measurement noise);
+* ``"scout"``: DWTCP's Scouts (``ev.scout_ok``, ``ev.scout_lost``, ``ev.d_s``, ``ev.ipg_s`` and the Scout
+  bookkeeping a law needs to schedule its own wake-ups);
+* ``"hops"``: reserved for the per-path vector of hop queues of the multi-hop core (``ev.hop_queues``); a new
+  signal is a new :class:`Events` field with a default, so existing laws do not change.
+
+Every data ACK carries ``ev.ack``, ``ev.n_acked`` (packets it acknowledges, 1 without delayed ACKs), ``ev.nloss``
+(losses it reports) and the sequence state ``snd_nxt``/``snd_una``.
+
+**Outputs.** Every law keeps ``cwnd`` (packets): the sender keeps at most ``floor(cwnd)`` packets in flight. A
+*rate-based* law (:attr:`Law.rate_based`) also keeps ``rate`` (packets per slot, ≤ 1 = line rate): the sender paces
+at that rate, and ``cwnd`` is only a cap. A law that needs to act between its events (DWTCP's decrease fires as
+soon as a Scout is late) returns the next slot it must be called at from :meth:`Law.next_wake`.
 
 Units: windows in packets, time in slots (one slot = one data packet's transmission time L/C at the bottleneck).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 import jax.numpy as jnp
 
-__all__ = ["Events", "Law", "FLOAT", "INT", "window_closed", "reno_increase", "window_init"]
+__all__ = [
+    "Events",
+    "Law",
+    "LawOption",
+    "FLOAT",
+    "INT",
+    "NEVER",
+    "SIGNALS",
+    "window_closed",
+    "reno_increase",
+    "window_init",
+]
 
-#: Floating dtype of window-law state. float32 halves memory traffic; per-ACK increments (≥ 1/W_max ≈ 1e-3)
-#: stay far above float32 resolution for windows below ~10⁴ packets.
+#: Floating dtype of law state. float32 halves memory traffic; per-ACK increments (≥ 1/W_max ≈ 1e-3) stay far
+#: above float32 resolution for windows below ~10⁴ packets.
 FLOAT = jnp.float32
 INT = jnp.int32
+#: "Never" as a slot (largest int32).
+NEVER = 2**31 - 1
+#: Signals a law may declare (see the module docstring).
+SIGNALS = frozenset({"ecn", "rtt", "scout", "hops"})
 
 
 class Events(NamedTuple):
-    """What one slot brings to each flow's sender; every field has shape ``[N]`` except ``t``.
+    """What one event brings to one flow's sender (scalars in the engine; ``[N]`` arrays in tests).
 
     Attributes
     ----------
@@ -37,17 +72,17 @@ class Events(NamedTuple):
     mark : bool
         That ACK echoes an ECN mark (ECE).
     nloss : int
-        Data losses signalled with this ACK (detected at the first later delivery of the flow, SACK-like).
+        Data losses reported with this ACK (detected at the first later delivery of the flow, SACK-like).
     timeout : bool
         The retransmission timer fired (every outstanding packet of the flow was lost).
     snd_nxt : int
-        Packets sent so far (cumulative, before this slot's sends).
+        Packets sent so far (cumulative, before this event's sends).
     snd_una : int
-        Packets acknowledged or known lost so far (cumulative, including this slot's ACK and losses).
+        Packets acknowledged or known lost so far (cumulative, including this event).
     scout_ok : int
-        Scout ACKs received within the target delay d_t in this slot.
+        Scout ACKs received within the target delay d_t with this event.
     scout_lost : int
-        Scouts declared lost in this slot (dropped, or older than d_t without an ACK).
+        Scouts declared lost with this event (dropped, or older than d_t without an ACK).
     d_s : float
         Scout delay d_s in slots, Algorithm 1 line 18 with the sign fixed (equations.md DWTCP note).
     ipg_s : float
@@ -55,46 +90,129 @@ class Events(NamedTuple):
     rtt : float
         Base RTT of the flow in slots (Algorithm 1's T, "physical hardware RTT").
     active : bool
-        The flow is between its start and stop slot.
+        The flow is between its start and stop slot and has data left.
+    n_acked : int
+        Packets this data ACK acknowledges (1 without delayed ACKs).
+    rtt_sample : float
+        RTT sample of this ACK in slots (signal ``"rtt"``; 0 otherwise).
+    scout_wait_from : int
+        Send slot of the oldest Scout not yet acknowledged (:data:`NEVER` if none): d_s grows from it.
+    scout_last_delay, scout_last_gap : float
+        Delay of the last Scout ACK and gap between the last two (slots).
+    scout_last_rcv : int
+        Slot of the last Scout ACK.
+    hop_queues : Any
+        Reserved (signal ``"hops"``, multi-hop core).
     """
 
     t: Any
-    ack: Any
-    mark: Any
-    nloss: Any
-    timeout: Any
-    snd_nxt: Any
-    snd_una: Any
-    scout_ok: Any
-    scout_lost: Any
-    d_s: Any
-    ipg_s: Any
-    rtt: Any
-    active: Any
+    ack: Any = False
+    mark: Any = False
+    nloss: Any = 0
+    timeout: Any = False
+    snd_nxt: Any = 0
+    snd_una: Any = 0
+    scout_ok: Any = 0
+    scout_lost: Any = 0
+    d_s: Any = 0.0
+    ipg_s: Any = 0.0
+    rtt: Any = 1.0
+    active: Any = True
+    n_acked: Any = 1
+    rtt_sample: Any = 0.0
+    scout_wait_from: Any = NEVER
+    scout_last_delay: Any = 0.0
+    scout_last_gap: Any = 0.0
+    scout_last_rcv: Any = 0
+    hop_queues: Any = None
+
+
+@dataclass(frozen=True)
+class LawOption:
+    """A command-line flag a law owns (``packet run`` builds its flags and help from the registry).
+
+    Parameters
+    ----------
+    flag : str
+        The flag, e.g. ``"--g"``.
+    help : str
+        Help text.
+    default : float or bool
+        Default value (a bool flag is a switch).
+    param : str, optional
+        The numeric law parameter the flag sets (after ``convert``).
+    option : str, optional
+        The static option (dataclass field of the law) a bool flag sets.
+    lo, hi, lo_open, hi_open : range of accepted values (numeric flags).
+    convert : callable, optional
+        ``convert(value, link) -> float``: the parameter from the flag's value and the link (e.g. β in the
+        paper's byte convention to β for windows in packets).
+    """
+
+    flag: str
+    help: str
+    default: float | bool
+    param: str | None = None
+    option: str | None = None
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+    convert: Callable[[float, Any], float] | None = None
+
+    @property
+    def dest(self) -> str:
+        """The flag's name as a Python identifier (``--mark-cmp`` → ``mark_cmp``)."""
+        return self.flag.lstrip("-").replace("-", "_")
 
 
 @dataclass(frozen=True)
 class Law:
-    """Base class of window laws. Subclasses set ``name``, ``uses_scouts``, ``has_alpha`` and implement
-    :meth:`default_params`, :meth:`init` and :meth:`step`."""
+    """Base class of laws. Subclasses set ``name`` and implement :meth:`default_params`, :meth:`init` and
+    :meth:`step` (and :meth:`next_wake` when they act between events)."""
 
     name: ClassVar[str] = "law"
-    #: The engine sends and serves Scouts for this law (DWTCP).
+    #: Signals the law consumes (subset of :data:`SIGNALS`).
+    signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
+    #: Derived from ``signals``: the engine sends and serves Scouts for this law (DWTCP).
     uses_scouts: ClassVar[bool] = False
-    #: The law carries a DCTCP-style congestion estimate ``alpha`` in [0, 1] (reported as ``alpha_mean``).
+    #: State field traced besides ``cwnd`` (time average and end value per chunk, records ``alpha_*``).
+    aux: ClassVar[str | None] = None
+    #: Summary key of the time average of ``aux`` (e.g. ``"alpha_mean"``).
+    aux_summary: ClassVar[str | None] = None
+    #: Kept for the summaries: the law carries a DCTCP-style estimate ``alpha`` in [0, 1].
     has_alpha: ClassVar[bool] = False
+    #: The law paces at ``rate`` (packets per slot) instead of sending whenever the window allows.
+    rate_based: ClassVar[bool] = False
+    #: Command-line flags of the law.
+    options: ClassVar[tuple[LawOption, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        unknown = set(cls.signals) - SIGNALS
+        if unknown:
+            raise ValueError(
+                f"law {cls.name!r} declares signals={sorted(unknown)}: accepted {sorted(SIGNALS)}"
+            )
+        cls.uses_scouts = "scout" in cls.signals
 
     def default_params(self, **context: Any) -> dict[str, float]:
-        """Numeric parameters (floats) for one scenario; ``context`` may hold ``dctcp``/``dwtcp`` parameter objects."""
+        """Numeric parameters (floats) for one scenario; ``context`` may hold ``dctcp``/``dwtcp`` parameter
+        objects and ``init_cwnd``."""
         raise NotImplementedError
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        """Initial per-flow state, a dict of ``[n]`` arrays that contains at least ``"cwnd"`` (packets)."""
+        """Initial per-flow state, a dict of ``[n]`` arrays that contains at least ``"cwnd"`` (packets), and
+        ``"rate"`` (packets per slot) for a rate-based law."""
         raise NotImplementedError
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
-        """One slot of the law for all flows: returns the new state."""
+        """One event of the law for one flow (or elementwise for many): returns the new state."""
         raise NotImplementedError
+
+    def next_wake(self, s: Mapping[str, Any], ev: Events, p: Mapping[str, Any]) -> Any:
+        """The next slot after ``ev.t`` at which the law must be called without an ACK (:data:`NEVER`: none)."""
+        return jnp.full(jnp.shape(ev.t), NEVER, INT)
 
 
 def window_init(p: Mapping[str, Any], n: int, ssthresh_inf: float) -> dict[str, Any]:
@@ -111,11 +229,13 @@ def window_closed(snd_una: Any, recover: Any) -> Any:
     return snd_una >= recover
 
 
-def reno_increase(cwnd: Any, ssthresh: Any, ack: Any) -> Any:
-    """Reno/NewReno increase on one data ACK: +1 packet in slow start (cwnd < ssthresh), +1/cwnd otherwise.
+def reno_increase(cwnd: Any, ssthresh: Any, ack: Any, n_acked: Any = 1) -> Any:
+    """Reno/NewReno increase on one data ACK of ``n_acked`` packets: +n in slow start (cwnd < ssthresh), +n/cwnd
+    otherwise (RFC 5681 with appropriate byte counting, RFC 3465).
 
-    This is the standard per-ACK form of "+1 packet per RTT" (RFC 5681) and the default reading of DWTCP's data
-    ACK increase (equations.md, DWTCP note 1).
+    This is the standard per-ACK form of "+1 packet per RTT" and the default reading of DWTCP's data ACK increase
+    (equations.md, DWTCP note 1).
     """
-    inc = jnp.where(cwnd < ssthresh, 1.0, 1.0 / cwnd)
+    k = jnp.asarray(n_acked).astype(FLOAT)
+    inc = jnp.where(cwnd < ssthresh, k, k / cwnd)
     return jnp.where(ack, cwnd + inc, cwnd)

@@ -12,10 +12,11 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from .base import FLOAT, INT, Events, Law, reno_increase, window_closed, window_init
+from .base import FLOAT, INT, Events, Law, LawOption, reno_increase, window_closed, window_init
+from .registry import register_law
 from .reno import SSTHRESH_INF
 
-__all__ = ["Dctcp", "alpha_init", "alpha_update"]
+__all__ = ["Dctcp", "alpha_init", "alpha_update", "G_OPTION"]
 
 
 def alpha_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
@@ -31,11 +32,13 @@ def alpha_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
 def alpha_update(s: Mapping[str, Any], ev: Events, g: Any) -> dict[str, Any]:
     """α ← (1 − g)α + g·F once per window of data, [DCTCP-A] eq. (3).
 
-    As Linux ``dctcp_update_alpha``: count this ACK first, and when the cumulative ACK passes the sequence that was
-    next-to-send at the previous update (``win_end``), update α with F = marked/acked and start a new window.
+    As Linux ``dctcp_update_alpha``: count this ACK's packets first (all marked if it echoes ECE), and when the
+    cumulative ACK passes the sequence that was next-to-send at the previous update (``win_end``), update α with
+    F = marked/acked and start a new window.
     """
-    n_acked = s["n_acked"] + ev.ack.astype(INT)
-    n_marked = s["n_marked"] + (ev.ack & ev.mark).astype(INT)
+    k = jnp.where(ev.ack, ev.n_acked, 0).astype(INT)
+    n_acked = s["n_acked"] + k
+    n_marked = s["n_marked"] + jnp.where(ev.mark, k, 0)
     done = ev.ack & (ev.snd_una >= s["win_end"])
     frac = n_marked.astype(FLOAT) / jnp.maximum(n_acked, 1).astype(FLOAT)
     alpha = jnp.where(done, (1.0 - g) * s["alpha"] + g * frac, s["alpha"]).astype(FLOAT)
@@ -47,6 +50,13 @@ def alpha_update(s: Mapping[str, Any], ev: Events, g: Any) -> dict[str, Any]:
     }
 
 
+#: ``--g``: DCTCP's EWMA gain, shared by the DCTCP laws.
+G_OPTION: LawOption = LawOption(
+    "--g", "DCTCP EWMA gain g, 0 < g ≤ 1.", 1.0 / 16.0, param="g", lo=0.0, hi=1.0, lo_open=True
+)
+
+
+@register_law
 @dataclass(frozen=True)
 class Dctcp(Law):
     """DCTCP (Linux semantics by default).
@@ -60,7 +70,11 @@ class Dctcp(Law):
     """
 
     name: ClassVar[str] = "dctcp"
+    signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
     has_alpha: ClassVar[bool] = True
+    aux: ClassVar[str | None] = "alpha"
+    aux_summary: ClassVar[str | None] = "alpha_mean"
+    options: ClassVar[tuple[LawOption, ...]] = (G_OPTION,)
     cwr_hold: bool = False
 
     def default_params(self, **context: Any) -> dict[str, float]:
@@ -92,7 +106,7 @@ class Dctcp(Law):
         grow = ev.ack & ~loss
         if self.cwr_hold:
             grow = grow & open_
-        cwnd_new = jnp.where(react, cut_w, reno_increase(cwnd, ssthresh, grow))
+        cwnd_new = jnp.where(react, cut_w, reno_increase(cwnd, ssthresh, grow, ev.n_acked))
         ssthresh = jnp.where(react, cut_w, ssthresh)
         recover = jnp.where(react, ev.snd_nxt, recover)
         to = ev.timeout

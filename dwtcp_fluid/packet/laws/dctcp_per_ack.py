@@ -12,13 +12,15 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from .base import FLOAT, Events, Law, window_closed, window_init
-from .dctcp import Dctcp, alpha_init, alpha_update
+from .base import FLOAT, Events, Law, LawOption, window_closed, window_init
+from .dctcp import G_OPTION, Dctcp, alpha_init, alpha_update
+from .registry import register_law
 from .reno import SSTHRESH_INF
 
 __all__ = ["DctcpPerAck"]
 
 
+@register_law
 @dataclass(frozen=True)
 class DctcpPerAck(Law):
     """Per-ACK DCTCP, [DCTCP-A] eq. (36).
@@ -28,7 +30,11 @@ class DctcpPerAck(Law):
     """
 
     name: ClassVar[str] = "dctcp-per-ack"
+    signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
     has_alpha: ClassVar[bool] = True
+    aux: ClassVar[str | None] = "alpha"
+    aux_summary: ClassVar[str | None] = "alpha_mean"
+    options: ClassVar[tuple[LawOption, ...]] = (G_OPTION,)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """Same parameters as :class:`~dwtcp_fluid.packet.laws.dctcp.Dctcp`."""
@@ -48,8 +54,9 @@ class DctcpPerAck(Law):
         ok = ev.ack & ~loss
         slow = cwnd < ssthresh
         marked = ok & ev.mark
-        # Eq. (36): +1/W per ACK, −α/2 more on a marked one; slow start (+1) until the first mark.
-        inc = jnp.where(slow & ~ev.mark, 1.0, 1.0 / cwnd) - jnp.where(ev.mark, alpha * 0.5, 0.0)
+        # Eq. (36): +1/W per ACKed packet, −α/2 more on a marked one; slow start (+1) until the first mark.
+        k = jnp.asarray(ev.n_acked).astype(FLOAT)
+        inc = k * (jnp.where(slow & ~ev.mark, 1.0, 1.0 / cwnd) - jnp.where(ev.mark, alpha * 0.5, 0.0))
         cwnd_new = jnp.where(ok, jnp.maximum(cwnd + inc, p["min_cwnd"]), cwnd)
         ssthresh = jnp.where(marked & slow, cwnd_new, ssthresh)
         loss_cut = loss & window_closed(ev.snd_una, recover)

@@ -24,6 +24,10 @@ Interpretations of ambiguous lines (each a named option; defaults first):
   without a cap would make one Scout ACK add more than the whole buffer within a dozen RTTs).
 * Order on a Scout ACK: the window grows by the current α·S, then α doubles.
 * Data losses (not covered by the paper) halve the window once per window, like Reno; timeouts restart at 1.
+
+The engine calls the law at every event of the flow (data ACK, Scout ACK, Scout loss, timeout) and at the slot
+:meth:`Dwtcp.next_wake` returns: the first slot at which "ScoutDelayed" can fire without another event (d_s only
+grows between events), so the decrease happens at exactly the slot the per-slot check of Algorithm 1 would take.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from typing import Any, ClassVar, Literal
 
 import jax.numpy as jnp
 
-from .base import FLOAT, INT, Events, Law, window_closed
+from .base import FLOAT, INT, NEVER, Events, Law, LawOption, window_closed
+from .registry import register_law
 from .reno import SSTHRESH_INF
 
 __all__ = ["Dwtcp"]
@@ -43,6 +48,12 @@ __all__ = ["Dwtcp"]
 _MAX_SCOUT_ACKS = 4
 
 
+def _beta_packets(beta: float, link: Any) -> float:
+    """β of the paper's byte convention → β for windows in packets (β·sqrt(L), equations.md note 3)."""
+    return float(beta) * float(link.L) ** 0.5
+
+
+@register_law
 @dataclass(frozen=True)
 class Dwtcp(Law):
     """DWTCP, Algorithm 1 of [DWTCP] (see the module docstring for every interpretation).
@@ -57,7 +68,25 @@ class Dwtcp(Law):
     """
 
     name: ClassVar[str] = "dwtcp"
-    uses_scouts: ClassVar[bool] = True
+    signals: ClassVar[frozenset[str]] = frozenset({"scout"})
+    aux: ClassVar[str | None] = "alpha"
+    aux_summary: ClassVar[str | None] = "scout_alpha_mean"
+    options: ClassVar[tuple[LawOption, ...]] = (
+        LawOption(
+            "--beta",
+            "DWTCP β (paper's byte convention), 0 < β ≤ 1.",
+            0.001,
+            param="beta_p",
+            lo=0.0,
+            hi=1.0,
+            lo_open=True,
+            convert=_beta_packets,
+        ),
+        LawOption(
+            "--target", "DWTCP target queue K of d_t = τ + K·L/C, packets ≥ 0.", 100.0, param="k", lo=0.0
+        ),
+        LawOption("--ipg", "DWTCP only: the inter-packet-gap decrease variant.", False, option="ipg"),
+    )
     data_increase: Literal["ca", "literal"] = "ca"
     slow_start: Literal["standard", "literal"] = "standard"
     ipg: bool = False
@@ -169,3 +198,23 @@ class Dwtcp(Law):
             "det": det,
             "recover": recover,
         }
+
+    def next_wake(self, s: Mapping[str, Any], ev: Events, p: Mapping[str, Any]) -> Any:
+        """The first slot after ``ev.t`` at which "ScoutDelayed" fires if no other event comes: d_s > d_t holds
+        from the next slot on when the last Scout ACK was late, else from the slot the oldest unacknowledged Scout
+        becomes older than d_t (the IPG variant: the same with the Scout gap against ipg_t); and not before
+        DET + T. :data:`NEVER` when the flow is inactive or no Scout is pending."""
+        t = jnp.asarray(ev.t, INT)
+        d_t = ev.rtt + p["k"]
+        ipg_t = d_t / p["scout_window"]
+        never = jnp.asarray(NEVER, INT)
+        pending = ev.scout_wait_from < NEVER
+        from_wait = jnp.where(
+            pending, ev.scout_wait_from + jnp.floor(d_t).astype(INT) + 1, never
+        )  # first slot with now − send > d_t
+        late_at = jnp.where(ev.scout_last_delay > d_t, t + 1, from_wait)
+        if self.ipg:
+            from_gap = ev.scout_last_rcv + jnp.floor(ipg_t).astype(INT) + 1
+            late_at = jnp.minimum(late_at, jnp.where(ev.scout_last_gap > ipg_t, t + 1, from_gap))
+        at = jnp.maximum(jnp.maximum(late_at, s["det"] + ev.rtt.astype(INT)), t + 1)
+        return jnp.where(ev.active & (late_at < never), at, never)

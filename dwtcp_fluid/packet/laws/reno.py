@@ -9,16 +9,19 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 
 from .base import FLOAT, Events, Law, reno_increase, window_closed, window_init
+from .registry import register_law
 
-__all__ = ["Reno"]
+__all__ = ["Reno", "SSTHRESH_INF"]
 
 #: Initial slow-start threshold: effectively infinite (slow start until the first reaction).
 SSTHRESH_INF = 1e9
 
 
+@register_law
 @dataclass(frozen=True)
 class Reno(Law):
-    """Reno/NewReno: slow start, +1 packet per RTT (+1/W per ACK), halve on a loss or an ECN mark once per window.
+    """Reno/NewReno: slow start, +1 packet per RTT (+1/W per ACKed packet), halve on a loss or an ECN mark once
+    per window.
 
     Parameters
     ----------
@@ -27,6 +30,7 @@ class Reno(Law):
     """
 
     name: ClassVar[str] = "reno"
+    signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
     ecn: bool = True
 
     def default_params(self, **context: Any) -> dict[str, float]:
@@ -34,9 +38,7 @@ class Reno(Law):
         return {"init_cwnd": float(context.get("init_cwnd", 10.0)), "min_cwnd": 2.0}
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        return {
-            **window_init(p, n, SSTHRESH_INF),
-        }
+        return window_init(p, n, SSTHRESH_INF)
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
@@ -44,7 +46,7 @@ class Reno(Law):
         congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
         react = congestion & window_closed(ev.snd_una, recover)
         halved = jnp.maximum(cwnd * 0.5, p["min_cwnd"]).astype(FLOAT)
-        grown = reno_increase(cwnd, ssthresh, ev.ack & ~congestion)
+        grown = reno_increase(cwnd, ssthresh, ev.ack & ~congestion, ev.n_acked)
         cwnd_new = jnp.where(react, halved, grown)
         ssthresh = jnp.where(react, halved, ssthresh)
         recover = jnp.where(react, ev.snd_nxt, recover)

@@ -1,0 +1,146 @@
+"""Primitives shared by the event handlers and the receiver: the per-run context, the ring entry layouts, filing
+an ACK in the wheel, arming a flow's timer, the ready list and the send tests (see :mod:`.events`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+from jax import lax
+
+from .flows import IN_READY, STARTED, rd, wr
+from .laws.base import FLOAT, INT, NEVER
+
+AE = 6  # ACK wheel entry: stamp, flow, flags, nloss, n (packets acknowledged, or the Scout's number), sent slot
+DE = 4  # departure ring entry: flow, ECN mark at enqueue, losses reported, send slot
+MARK_BIT, SCOUT_BIT = 1, 2
+# purposes of the random draws (hash keys)
+_JITTER, _LOSS, _NOISE, _ORDER = 1, 2, 3, 4
+
+
+class Ctx:
+    """What every handler needs: the static spec, the layout, the scenario (scalars and read-only arrays)."""
+
+    def __init__(self, spec: Any, lay: Any, sc: dict[str, Any]) -> None:
+        self.spec, self.lay, self.sc = spec, lay, sc
+        self.N = spec.n_flows
+        self.has = spec.has
+
+
+def _i(x: Any) -> Any:
+    return jnp.asarray(x, INT)
+
+
+# --- rings ------------------------------------------------------------------------------------------------
+
+
+def insert_ack(
+    x: Ctx, c: dict, s: Any, flow: Any, flags: Any, nloss: Any, n: Any, sent: Any, on: Any
+) -> dict:
+    """File an ACK (or Scout ACK) arriving in slot ``s`` in the first free lane of its row; a full row pushes
+    it to the next slot (counted in ``spill``; zero whenever lanes ≥ the ACKs that can share a slot)."""
+    R, La = x.spec.ack_rows, x.spec.ack_lanes
+    ackw = c["ackw"]
+
+    def probe(st: tuple) -> tuple:
+        s, _ = st
+        row = rd(ackw, (s & (R - 1)) * (La * AE), La * AE).reshape(La, AE)
+        free = row[:, 0] != s
+        lane = jnp.where(jnp.any(free), jnp.argmax(free).astype(INT), -1)
+        return jnp.where(lane < 0, s + 1, s), lane
+
+    s0 = _i(s)
+    s1, lane = lax.while_loop(lambda st: on & (st[1] < 0), probe, (s0, _i(-1)))
+    off = jnp.where(on, ((s1 & (R - 1)) * La + lane) * AE, R * La * AE)  # spare row when off
+    c = dict(c)
+    c["ackw"] = wr(ackw, off, jnp.stack([s1, _i(flow), _i(flags), _i(nloss), _i(n), _i(sent)]))
+    c["spill"] = c["spill"] + jnp.where(on, s1 - s0, 0)
+    return c
+
+
+def arm(x: Ctx, c: dict, f: Any, F: dict, w: Any, t: Any) -> tuple[dict, dict]:
+    """Make sure flow ``f`` is woken by slot ``w`` (:data:`NEVER`: no need). An earlier live entry is kept (it
+    fires, finds nothing due and re-arms); timers beyond the wheel are re-armed at its last row. When the row is
+    full the entry goes to the overflow list (``ov``, fired by the engine at its slot; ``dense`` is the earliest
+    slot in it), so timers stay exact whatever the number of flows due in one slot."""
+    Rt, Lt = x.spec.timer_rows, x.spec.timer_lanes
+    live = (F["wake"] > t) & (F["wake"] < NEVER)
+    need = (w < NEVER) & (~live | (w < F["wake"]))
+    slot = jnp.minimum(w, t + (Rt - 1))
+
+    def put(_: Any, st: tuple) -> tuple:
+        c, F = st
+        row = rd(c["tw"], (slot & (Rt - 1)) * (Lt * 2), Lt * 2).reshape(Lt, 2)
+        free = row[:, 0] != slot
+        ok = jnp.any(free)
+        lane = jnp.argmax(free).astype(INT)
+        off = jnp.where(ok, ((slot & (Rt - 1)) * Lt + lane) * 2, Rt * Lt * 2)
+        c = dict(c)
+        c["tw"] = wr(c["tw"], off, jnp.stack([slot, _i(f)]))
+        cap = 2 * x.N
+        over = ~ok & (c["ovn"] < cap)
+        c["ov"] = wr(c["ov"], jnp.where(over, c["ovn"], cap) * 2, jnp.stack([slot, _i(f)]))
+        c["ovn"] = c["ovn"] + over.astype(INT)
+        c["dense"] = jnp.where(over, jnp.minimum(c["dense"], slot), c["dense"])
+        c["tw_over"] = c["tw_over"] + (~ok).astype(INT)
+        c["tw_lost"] = c["tw_lost"] + (~ok & ~over).astype(INT)  # never, unless 2N timers overflow at once
+        F = dict(F)
+        F["wake"] = slot
+        return c, F
+
+    return lax.fori_loop(0, need.astype(INT), put, (c, F))
+
+
+def _ready_append(x: Ctx, c: dict, f: Any, F: dict, add: Any) -> tuple[dict, dict]:
+    c = dict(c)
+    off = jnp.where(add, c["rbase"] + c["rn"], 2 * x.N)
+    c["rl"] = wr(c["rl"], off, _i(f)[None])
+    c["rn"] = c["rn"] + add.astype(INT)
+    F = dict(F)
+    F["flags"] = jnp.where(add, F["flags"] | IN_READY, F["flags"])
+    return c, F
+
+
+# --- what a flow may do next -----------------------------------------------------------------------------
+
+
+def _pace_inv(x: Ctx, F: dict) -> Any:
+    """Slots between two sends: 1/min(access, rate)."""
+    p = x.sc["access"]
+    if x.has("rate"):
+        p = jnp.minimum(p, jnp.maximum(F["rate"], 1e-6))
+    return 1.0 / p
+
+
+def _window_open(F: dict, fi: dict, t: Any) -> Any:
+    started = (F["flags"] & STARTED) > 0
+    data_left = F["acked"] + F["infl"] < fi["size"]
+    return started & (t < fi["stop"]) & data_left & (F["infl"].astype(FLOAT) + 1.0 <= F["cwnd"])
+
+
+def _pace_ok(x: Ctx, F: dict, t: Any) -> Any:
+    """Pacing allows a send in slot ``t`` (always without pacing: a flow sends at most once per slot anyway)."""
+    if not x.has("pacing"):
+        return jnp.asarray(True)
+    return (F["ns_int"] < t) | ((F["ns_int"] == t) & (F["ns_frac"] <= 1e-6))
+
+
+def _wake_due(x: Ctx, F: dict, fi: dict, t: Any, law_wake: Any) -> Any:
+    """The flow's next timer: retransmission timeout, pacing, Scout send and timeout, delayed ACK, its law."""
+    never = _i(NEVER)
+    lost = F["pend"] + (F["r_loss"] if "r_loss" in F else 0)
+    rto = jnp.where((F["infl"] > 0) & (F["infl"] == lost), jnp.maximum(F["last"] + x.sc["rto"], t + 1), never)
+    w = jnp.minimum(rto, law_wake)
+    if x.has("pacing"):
+        wait = _window_open(F, fi, t + 1) & ~_pace_ok(x, F, t) & ((F["flags"] & IN_READY) == 0)
+        due = F["ns_int"] + (F["ns_frac"] > 1e-6).astype(INT)
+        w = jnp.minimum(w, jnp.where(wait, jnp.maximum(due, t + 1), never))
+    if x.has("scouts"):
+        nxt = fi["start"] + F["s_sent"] * fi["rtt"]
+        live = (fi["scouts"] > 0) & (nxt < fi["stop"]) & (F["acked"] < fi["size"]) & (nxt > t)
+        w = jnp.minimum(w, jnp.where(live, nxt, never))
+        old = fi["start"] + F["s_lostupto"] * fi["rtt"] + jnp.floor(fi["sdt"]).astype(INT) + 1
+        w = jnp.minimum(w, jnp.where(F["s_lostupto"] < F["s_sent"], jnp.maximum(old, t + 1), never))
+    if x.has("delack"):
+        w = jnp.minimum(w, jnp.where(F["r_cnt"] > 0, jnp.maximum(F["r_dl"], t + 1), never))
+    return w

@@ -1,0 +1,192 @@
+"""Compiling the packet core: one native kernel per run, and a persistent cache of compiled programs.
+
+**Why.** The packet core is an event loop: per slot it does a handful of scalar steps (one ACK, one send, one
+departure). XLA:CPU's default runtime launches every fused operation as a separate kernel (~50 ns each), so such a
+loop pays for dispatch, not work (4 µs per slot measured). XLA has a pass that compiles a *small* while loop into
+one native function (``SmallWhileLoopHoistingPass``, gated by the backend option
+``xla_cpu_small_while_loop_byte_threshold``, 64 kB of loop state by default). Raising the threshold for the packet
+core's programs only turns its slot loop into one kernel: 80-90 ns per slot for one scenario. The option is a
+map-valued debug option that ``compiler_options`` cannot pass, so :func:`compile_packet` adds it to the serialized
+compile options of the packet core's own compilations (nothing else in the process is affected). If the JAX
+internals it relies on change, the option is dropped with a warning: results are the same, only slower
+(``tests/test_packet_engine.py`` checks that the compiled program is one kernel).
+
+**Cache.** Compiled programs are stored with ``jax.experimental.serialize_executable`` under
+``$DWTCP_FLUID_CACHE_DIR`` (default ``~/.cache/dwtcp_fluid/packet``), keyed by the static configuration, the JAX
+version, the CPU and a hash of the packet core's source files, so a changed engine never loads a stale program. Set
+``DWTCP_FLUID_CACHE_DIR=off`` to disable it. Nothing depends on the cache being present.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import threading
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import jax
+
+__all__ = ["compile_packet", "hoisting_active", "cache_dir", "SMALL_LOOP_THRESHOLD"]
+
+#: Byte threshold given to XLA's small-while-loop pass for the packet core (loop state up to 256 MB: every
+#: configuration the core builds).
+SMALL_LOOP_THRESHOLD = 1 << 28
+
+_local = threading.local()
+_patched = False
+_warned = False
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b, n = n & 0x7F, n >> 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def _field(number: int, payload: bytes) -> bytes:
+    return _varint((number << 3) | 2) + _varint(len(payload)) + payload
+
+
+def _extra_option(key: str, value: str) -> bytes:
+    """Serialized ``CompileOptionsProto`` fragment setting ``executable_build_options.debug_options.
+    xla_backend_extra_options[key] = value`` (fields 3 → 3 → 500; protobuf merges a repeated message field)."""
+    entry = _field(1, key.encode()) + _field(2, value.encode())
+    return _field(3, _field(3, _field(500, entry)))
+
+
+def _install() -> None:
+    global _patched
+    if _patched:
+        return
+    from jax._src import compiler as _compiler
+
+    original = _compiler.get_compile_options
+
+    def get_compile_options(*args: Any, **kwargs: Any) -> Any:
+        opts = original(*args, **kwargs)
+        extra = getattr(_local, "extra", None)
+        if not extra:
+            return opts
+        try:
+            return type(opts).ParseFromString(opts.SerializeAsString() + extra)
+        except Exception as e:  # pragma: no cover - only if the JAX internals change
+            _warn(f"could not set the small-loop option ({type(e).__name__}: {e})")
+            return opts
+
+    _compiler.get_compile_options = get_compile_options
+    _patched = True
+
+
+def _warn(msg: str) -> None:
+    global _warned
+    if not _warned:
+        warnings.warn(f"packet core: {msg}; runs are correct but slower", RuntimeWarning, stacklevel=3)
+        _warned = True
+
+
+@contextlib.contextmanager
+def _small_loops() -> Iterator[None]:
+    try:
+        _install()
+    except Exception as e:  # pragma: no cover
+        _warn(f"could not install the compile-option hook ({type(e).__name__}: {e})")
+        yield
+        return
+    _local.extra = _extra_option("xla_cpu_small_while_loop_byte_threshold", str(SMALL_LOOP_THRESHOLD))
+    try:
+        yield
+    finally:
+        _local.extra = None
+
+
+def hoisting_active(compiled: Any) -> bool:
+    """True when the compiled program runs its loops as single native kernels (XLA's ``xla_cpu_small_call``)."""
+    return "xla_cpu_small_call" in compiled.as_text()
+
+
+def cache_dir() -> Path | None:
+    """The persistent cache directory, or None when disabled (``DWTCP_FLUID_CACHE_DIR=off``)."""
+    env = os.environ.get("DWTCP_FLUID_CACHE_DIR")
+    if env is not None and env.strip().lower() in ("", "0", "off", "none", "false"):
+        return None
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "dwtcp_fluid" / "packet"
+
+
+_SOURCE_HASH: str | None = None
+
+
+def _source_hash() -> str:
+    """Hash of the packet core's source files (engine, switch, laws, ...): part of every cache key."""
+    global _SOURCE_HASH
+    if _SOURCE_HASH is None:
+        h = hashlib.sha256()
+        root = Path(__file__).resolve().parent
+        for p in sorted(root.rglob("*.py")):
+            h.update(p.relative_to(root).as_posix().encode())
+            h.update(p.read_bytes())
+        _SOURCE_HASH = h.hexdigest()[:16]
+    return _SOURCE_HASH
+
+
+def _machine() -> str:
+    """The CPU the program is compiled for (a program built with AVX-512 must not load on a CPU without it)."""
+    import platform
+
+    flags = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("flags", "Features", "model name")):
+                flags += line
+                if line.startswith(("flags", "Features")):
+                    break
+    except OSError:
+        pass
+    return platform.machine() + platform.processor() + hashlib.sha256(flags.encode()).hexdigest()[:12]
+
+
+def _key(static_key: Any, args: Any) -> str:
+    shapes = jax.tree.map(lambda a: (tuple(a.shape), str(a.dtype)), args)
+    text = repr((static_key, shapes, jax.__version__, _source_hash(), SMALL_LOOP_THRESHOLD, _machine()))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: Any) -> Any:
+    """Compile ``fn(*args)`` (abstract shapes taken from ``args``) with the packet core's options, loading it
+    from / storing it in the persistent cache. Returns a compiled callable."""
+    d = cache_dir()
+    path = d / f"{_key(static_key, args)}.bin" if d is not None else None
+    if path is not None and path.is_file():
+        try:
+            from jax.experimental.serialize_executable import deserialize_and_load
+
+            payload, in_tree, out_tree = pickle.loads(path.read_bytes())
+            return deserialize_and_load(payload, in_tree, out_tree)
+        except Exception:  # a cache entry from another build: recompile and overwrite it
+            pass
+    with _small_loops():
+        compiled = jax.jit(fn).lower(*args).compile()
+    if not hoisting_active(compiled):
+        _warn("XLA did not compile the slot loop into one kernel")
+    if path is not None:
+        try:
+            from jax.experimental.serialize_executable import serialize
+
+            blob = pickle.dumps(serialize(compiled))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_bytes(blob)
+            os.replace(tmp, path)
+        except Exception:  # the cache is an optimisation only
+            pass
+    return compiled
