@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -79,14 +80,16 @@ def test_sweep_json_and_files(capsys, tmp_path):
     d = json.loads(out)
     assert d["points"] == 2 * 2 * 2 * 5 and d["agreement_rate"] == 1.0
     assert Path(d["dataset"]).exists() and Path(d["figure"]).exists()
-    assert Path(d["dataset"]).name == "sweep-beta0.001_0.01.nc"
+    # named by β and a hash of the configuration: not the default grid, so not the default grid's file name
+    assert re.fullmatch(r"sweep-beta0\.001_0\.01-[0-9a-f]{8}\.nc", Path(d["dataset"]).name)
+    stem = Path(d["dataset"]).stem
     # the full sweep: delayed fluid runs per (β, BDP, N), delay-aware roots per point, packet runs at every (β, BDP, N)
     assert d["fluid"]["delayed"]["runs"] == 2 * 2 * 2 and d["delay_roots"]["points"] == d["points"]
     assert d["packet"]["points"] == 2 * 2 * 2 and sum(d["packet"]["class_counts"].values()) == 8
     assert set(d["packet"]["agreement"]) >= {"condition", "frozen", "delay-roots", "paper", "scout-faithful"}
     assert d["packet_cost"]["seconds"] > 0 and d["packet_cost"]["per_flows"]
-    assert Path(d["figure"]).with_name("sweep-beta0.001_0.01-outcomes.png").exists()
-    assert Path(d["figure"]).with_name("sweep-beta0.001_0.01-packet.png").exists()
+    assert Path(d["figure"]).with_name(f"{stem}-outcomes.png").exists()
+    assert Path(d["figure"]).with_name(f"{stem}-packet.png").exists()
 
 
 BAD = [

@@ -57,18 +57,18 @@ def test_kill_and_resume_gives_the_same_dataset(tmp_path):
     ]
     killed = _cli(args + ["--out", str(tmp_path / "k")], kill_after=2)
     assert killed.returncode == -9  # SIGKILL: no cleanup ran
-    store = tmp_path / "k" / "sweep-beta0.001_0.01.zarr"
+    (store,) = (tmp_path / "k").glob("sweep-beta0.001_0.01-*.zarr")
     import zarr
 
     done = np.asarray(zarr.open_group(str(store), mode="r")["done"][...])
     assert done.sum() == 2 and done.size == 2 * 3
-    assert not (tmp_path / "k" / "sweep-beta0.001_0.01.nc").exists()
+    assert not store.with_suffix(".nc").exists()
     resumed = _cli(args + ["--out", str(tmp_path / "k"), "--resume"])
     assert resumed.returncode == 0, resumed.stderr
     full = _cli(args + ["--out", str(tmp_path / "f")])
     assert full.returncode == 0, full.stderr
-    a = xr.load_dataset(tmp_path / "k" / "sweep-beta0.001_0.01.nc", engine="h5netcdf")
-    b = xr.load_dataset(tmp_path / "f" / "sweep-beta0.001_0.01.nc", engine="h5netcdf")
+    a = xr.load_dataset(store.with_suffix(".nc"), engine="h5netcdf")
+    b = xr.load_dataset(tmp_path / "f" / store.with_suffix(".nc").name, engine="h5netcdf")
     _assert_identical(a, b)
 
 

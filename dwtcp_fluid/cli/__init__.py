@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import sys
+import traceback
+import warnings
 
 try:  # typer >= 0.20 vendors click as typer._click; older releases depend on click itself
     from typer import _click as click
@@ -12,7 +14,7 @@ except ImportError:  # pragma: no cover
 import typer
 
 from .app import app
-from .common import UsageError
+from .common import UsageError, WorkError
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
 _COMMAND_MODULES = (
@@ -34,33 +36,62 @@ def _load() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: usage errors and invalid values exit 2 with one line on stderr and no traceback.
+    """Entry point and the CLI's single error path. Returns the exit status (the console script passes it on).
 
-    Returns the exit status (the console script passes it to ``sys.exit``).
+    - bad input (:class:`UsageError`, a click usage error, a ``ValueError`` from the library's parameter checks):
+      exit 2, one stderr line naming the flag or path;
+    - a failure while working (:class:`WorkError`, or any other exception): exit 1, one line saying what failed
+      and what was kept;
+    - ``--debug`` anywhere on the command line adds the traceback and lets warnings through; without it NumPy,
+      SymPy and JAX warnings never reach the terminal (inputs that would produce them are refused up front).
     """
     _load()
-    try:
-        # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value.
-        rv = app(args=argv, standalone_mode=False, prog_name="dwtcp-fluid")
-    except UsageError as e:
-        sys.stderr.write(f"error: {e}\n")
-        return 2
-    except ValueError as e:
-        sys.stderr.write(f"error: {str(e).splitlines()[0] if str(e) else type(e).__name__}\n")
-        return 2
-    except click.exceptions.NoArgsIsHelpError as e:
-        e.show()
-        return 0
-    except click.exceptions.UsageError as e:
-        msg = e.format_message().replace("\n", " ")
-        sys.stderr.write(f"error: {msg}\n")
-        return 2
-    except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("error: aborted\n")
-        return 1
-    except typer.Exit as e:
-        return getattr(e, "exit_code", 0)
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    args = [a for a in args if a != "--debug"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("default" if debug else "ignore")
+        try:
+            # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value.
+            rv = app(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
+        except click.exceptions.NoArgsIsHelpError as e:
+            e.show()
+            return 0
+        except click.exceptions.UsageError as e:
+            return _fail(2, e.format_message().replace("\n", " "), debug)
+        except UsageError as e:
+            return _fail(2, str(e), debug)
+        except WorkError as e:
+            return _fail(e.code, str(e), debug)
+        except ValueError as e:
+            return _fail(2, _first_line(e), debug)
+        except (typer.Abort, KeyboardInterrupt):
+            return _fail(130, "interrupted (nothing was written)", debug)
+        except typer.Exit as e:
+            return getattr(e, "exit_code", 0)
+        except SystemExit as e:
+            return e.code if isinstance(e.code, int) else 1
+        except Exception as e:
+            cmd = " ".join(a for a in args[:2] if not a.startswith("-"))
+            return _fail(
+                1,
+                f"{cmd or 'dwtcp-fluid'} failed: {type(e).__name__}: {_first_line(e)} "
+                "(no result was written; --debug shows the traceback)",
+                debug,
+            )
     return rv if isinstance(rv, int) else 0
+
+
+def _first_line(e: BaseException) -> str:
+    s = str(e).strip()
+    return s.splitlines()[0] if s else type(e).__name__
+
+
+def _fail(code: int, message: str, debug: bool) -> int:
+    if debug:
+        traceback.print_exc()
+    sys.stderr.write(f"error: {message}\n")
+    return code
 
 
 __all__ = ["app", "main"]

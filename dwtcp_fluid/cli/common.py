@@ -11,7 +11,7 @@ import numpy as np
 
 from ..params import LinkParams
 
-__all__ = ["UsageError", "emit_json", "link_from_flags", "parse_list", "to_jsonable"]
+__all__ = ["UsageError", "WorkError", "emit_json", "link_from_flags", "parse_list", "to_jsonable"]
 
 
 class UsageError(Exception):
@@ -20,6 +20,15 @@ class UsageError(Exception):
     def __init__(self, flag: str, value: Any, accepted: str) -> None:
         self.flag, self.value, self.accepted = flag, value, accepted
         super().__init__(f"{flag} {value!r} is invalid: accepted {accepted}")
+
+
+class WorkError(Exception):
+    """A failure while the work ran (not the user's input): one line on stderr saying what failed and what was
+    kept, exit status 1 (``code`` overrides it, e.g. 130 after Ctrl-C)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        self.code = code
+        super().__init__(message)
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -66,6 +75,10 @@ def link_from_flags(capacity: str, rtt: str, packet_size: str | float = 1500) ->
         raise UsageError("--rtt", rtt, 'a positive time such as "100us", "0.1ms" or "1e-4s"') from None
 
 
+#: The most values one list or range flag may hold (the grid's size is checked separately, before any work).
+MAX_LIST = 100_000
+
+
 def _parse_number(flag: str, tok: str, accepted: str) -> float:
     try:
         v = float(tok)
@@ -93,10 +106,14 @@ def parse_list(flag: str, text: str) -> np.ndarray:
         num_s = num_s[:-3] if log else num_s
         if not num_s.isdigit() or int(num_s) < 1:
             raise UsageError(flag, text, accepted)
+        if int(num_s) > MAX_LIST:
+            raise UsageError(flag, text, f"a range of at most {MAX_LIST} values")
         num = int(num_s)
         if log:
             if start <= 0 or stop <= 0:
                 raise UsageError(flag, text, "a log range needs positive start and stop")
             return np.geomspace(start, stop, num)
         return np.linspace(start, stop, num)
+    if s.count(",") >= MAX_LIST:
+        raise UsageError(flag, f"{s[:20]}…", f"a list of at most {MAX_LIST} values")
     return np.array([_parse_number(flag, t.strip(), accepted) for t in s.split(",")], dtype=float)

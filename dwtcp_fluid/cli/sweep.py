@@ -2,21 +2,27 @@
 
 from __future__ import annotations
 
+import hashlib
+import json as json_mod
 import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from ..sweep import SweepGrid, run_sweep, summarize, write_netcdf_atomic
+from ..sweep.integrity import OutputBusyError, StoreDamagedError, output_lock
 from ..sweep.packet_batch import PacketPassOptions
 from ..sweep.packet_pass import PACKET_MODES
 from ..sweep.run import FROZEN, make_plan
 from .app import app
-from .common import UsageError, emit_json, parse_list
+from .common import UsageError, WorkError, emit_json, parse_list
+from .limits import check_budget, check_scheduler
+from .outputs import check_dir
 
 
 def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packet_size: str) -> SweepGrid:
@@ -52,8 +58,49 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
         ) from None
 
 
-def _stem(grid: SweepGrid) -> str:
-    return "sweep-beta" + "_".join(f"{b:g}" for b in grid.beta)
+def _stem(grid: SweepGrid, config: dict) -> str:
+    """``sweep-beta<β>`` for the default grid and settings (what ``make sweep`` writes), else that name plus a hash
+    of the whole configuration: a sweep with other BDPs, flows or options never replaces another one's results."""
+    stem = "sweep-beta" + "_".join(f"{b:g}" for b in grid.beta)
+    if config == _config(SweepGrid(beta=grid.beta), **_DEFAULT_OPTIONS):
+        return stem
+    digest = hashlib.sha256(json_mod.dumps(config, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{stem}-{digest}"
+
+
+#: The settings of a plain ``dwtcp-fluid sweep --beta B`` (its results keep the short name).
+_DEFAULT_OPTIONS = {
+    "full": True,
+    "packet": "all",
+    "packet_sample": 2,
+    "buffer": 250,
+    "max_rtts": 400.0,
+    "seed": 0,
+}
+
+
+def _config(grid: SweepGrid, **options) -> dict:
+    return {"grid": grid.to_dict(), **options}
+
+
+#: Unit costs of the up-front estimate, from the default sweep measured on the reference machine (2 cores, README:
+#: 494 s for 6250 points, 250 fluid runs and 250 packet points; 36 s of it without the packet pass).
+_SECONDS_PER_POINT = 1e-3  # frozen Jacobian and delay-aware roots, per (β, BDP, N, k̄/k̄*) point
+_SECONDS_PER_FLUID_RUN = 0.12  # delayed fluid runs, per (β, BDP, N)
+_SECONDS_PER_PACKET_RUN = 1.8  # packet-level DWTCP, per (β, BDP, N) point (batched)
+
+
+def _estimate(plan, n_points: int, n_runs: int, n_packet: int, full: bool) -> tuple[float, float]:
+    """Seconds and bytes the sweep will need: the dataset lives in the store, in memory and in the NetCDF."""
+    sizes = plan.dim_sizes()
+    per = 0.0
+    for dims, dtype, _attrs in plan.variables().values():
+        n = 1
+        for d in dims:
+            n *= sizes[d]
+        per += n * np.dtype(dtype).itemsize
+    seconds = n_points * _SECONDS_PER_POINT + (n_runs * _SECONDS_PER_FLUID_RUN if full else 0.0)
+    return seconds + n_packet * _SECONDS_PER_PACKET_RUN, 3.0 * per
 
 
 @app.command("sweep")
@@ -73,7 +120,18 @@ def sweep(
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="Run chunks on the Dask scheduler at ADDR."
     ),
-    resume: bool = typer.Option(False, "--resume", help="Keep the complete chunks of an interrupted run."),
+    resume: bool = typer.Option(
+        False, "--resume", help="Keep the complete chunks of an interrupted run (each one verified first)."
+    ),
+    refuse_damaged: bool = typer.Option(
+        False,
+        "--refuse-damaged",
+        help="With --resume: stop if a stored chunk fails verification (default: recompute it).",
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Replace the results of an earlier run of the same sweep."
+    ),
+    yes: bool = typer.Option(False, "--yes", help="Run a sweep estimated to need over 1 h or 2 GiB."),
     full: bool = typer.Option(
         True, "--full/--frozen-only", help="Add delayed fluid runs and delay-aware roots (default) or not."
     ),
@@ -133,9 +191,93 @@ def sweep(
         raise UsageError("--packet-max-rtts", packet_max_rtts, "RTTs in [50, 100000]")
     popts = PacketPassOptions(buffer=packet_buffer, max_rtts=packet_max_rtts, seed=seed)
     plan = make_plan(grid, "full" if full else (FROZEN,))
-    store = Path(out) / f"{_stem(grid)}.zarr"
+    config = _config(
+        grid,
+        full=full,
+        packet=packet,
+        packet_sample=packet_sample,
+        buffer=packet_buffer,
+        max_rtts=packet_max_rtts,
+        seed=seed,
+    )
+    stem = _stem(grid, config)
+    # every check before any work: the grid's cost, the output location, the scheduler
+    n_pk = 0 if packet == "none" else n3 if packet == "all" else packet_sample
+    seconds, nbytes = _estimate(plan, grid.size, n3, n_pk, full)
+    check_budget(
+        "--beta × --bdp × --flows × --kbar-ratio",
+        f"{grid.size} points",
+        "this sweep",
+        seconds=seconds,
+        nbytes=nbytes,
+        yes=yes,
+    )
+    products = [f"{stem}.nc", f"{stem}.zarr", f"{stem}.packet.zarr"]
+    if figure:
+        products += [f"{stem}.png", f"{stem}-outcomes.png", f"{stem}-packet.png"]
+    out = check_dir("--out", out, products, force=force, keep=products if resume else ())
+    if scheduler is not None:
+        check_scheduler(scheduler)
+    store = out / f"{stem}.zarr"
+    try:
+        with output_lock(out / f".{stem}.lock"):
+            # again under the lock: another sweep may have finished between the first check and the lock
+            check_dir("--out", out, products, force=force, keep=products if resume else ())
+            _run(
+                grid=grid,
+                plan=plan,
+                store=store,
+                stem=stem,
+                out=out,
+                resume=resume,
+                refuse_damaged=refuse_damaged,
+                workers=workers,
+                scheduler=scheduler,
+                packet=packet,
+                packet_sample=packet_sample,
+                popts=popts,
+                seed=seed,
+                figure=figure,
+                full=full,
+                json=json,
+            )
+    except OutputBusyError as e:
+        raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
+
+
+def _run(
+    *,
+    grid,
+    plan,
+    store,
+    stem,
+    out,
+    resume,
+    refuse_damaged,
+    workers,
+    scheduler,
+    packet,
+    packet_sample,
+    popts,
+    seed,
+    figure,
+    full,
+    json,
+) -> None:
+    """Run a checked sweep; every failure says what was kept."""
     err = Console(stderr=True)
     t0 = time.perf_counter()
+    chunks_done = [0, grid.beta.size * plan.n_bdp_chunks]
+    n3 = grid.beta.size * grid.bdp.size * grid.flows.size
+
+    def kept() -> str:
+        if chunks_done[0] == 0:
+            return "nothing was kept"
+        return f"{chunks_done[0]} of {chunks_done[1]} chunks kept in {store}: rerun the same command with --resume"
+
+    def note(line: str) -> None:
+        err.print(f"resume: {line}", highlight=False, soft_wrap=True)
+
     with Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
@@ -156,39 +298,56 @@ def sweep(
         def packet_progress(done: int, total: int) -> None:
             prog.update(ptask, completed=done, total=total)
 
-        ds = run_sweep(
-            grid,
-            plan=plan,
-            store=store,
-            resume=resume,
-            workers=workers,
-            scheduler=scheduler,
-            progress=lambda done, total: prog.update(task, completed=done, total=total),
-            packet=packet,
-            packet_sample=packet_sample,
-            packet_options=popts,
-            packet_progress=packet_progress,
-            packet_report=report,
-            seed=seed,
-        )
+        def progress(done: int, total: int) -> None:
+            chunks_done[:] = [done, total]
+            prog.update(task, completed=done, total=total)
+
+        try:
+            ds = run_sweep(
+                grid,
+                plan=plan,
+                store=store,
+                resume=resume,
+                workers=workers,
+                scheduler=scheduler,
+                progress=progress,
+                packet=packet,
+                packet_sample=packet_sample,
+                packet_options=popts,
+                packet_progress=packet_progress,
+                packet_report=report,
+                seed=seed,
+                repair=not refuse_damaged,
+                report=note,
+            )
+        except KeyboardInterrupt:
+            raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
+        except StoreDamagedError as e:
+            raise WorkError(f"{e} (rerun without --refuse-damaged to recompute those chunks)") from None
+        except ValueError as e:
+            if str(e).startswith("resume="):
+                raise UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1]) from None
+            raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
+        except (OSError, RuntimeError, ArithmeticError, MemoryError) as e:
+            raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
     elapsed = time.perf_counter() - t0
-    path = write_netcdf_atomic(ds, Path(out) / f"{_stem(grid)}.nc")
+    path = write_netcdf_atomic(ds, out / f"{stem}.nc")
     fig_path = None
     if figure:
         from ..plots.style import apply_style, save_figure
         from ..plots.sweep_maps import plot_condition_map
 
         apply_style()
-        fig_path = Path(out) / f"{_stem(grid)}.png"
+        fig_path = out / f"{stem}.png"
         save_figure(plot_condition_map(ds), fig_path)
         if full:
             from ..plots.sweep_outcomes import plot_outcome_maps
 
-            save_figure(plot_outcome_maps(ds), Path(out) / f"{_stem(grid)}-outcomes.png")
+            save_figure(plot_outcome_maps(ds), out / f"{stem}-outcomes.png")
         if "packet_class" in ds:
             from ..experiments.dwtcp_packet_truth import plot_packet_truth
 
-            save_figure(plot_packet_truth(ds), Path(out) / f"{_stem(grid)}-packet.png")
+            save_figure(plot_packet_truth(ds), out / f"{stem}-packet.png")
     summary = summarize(ds)
     summary.update(
         {

@@ -23,6 +23,7 @@ import numpy as np
 import xarray as xr
 
 from .grid import SweepGrid
+from .integrity import StoreDamagedError, chunk_checksum, read_record, remove_record, write_record
 
 __all__ = ["Evaluator", "SweepPlan", "evaluate_chunk", "run_plan", "open_store_dataset"]
 
@@ -113,8 +114,15 @@ def _open_store(plan: SweepPlan, path: Path, resume: bool):
 
     sizes = plan.dim_sizes()
     if path.exists() and resume:
-        root = zarr.open_group(str(path), mode="r+")
-        if root.attrs.get("signature") != plan.signature():
+        try:
+            root = zarr.open_group(str(path), mode="r+")
+            signature = root.attrs.get("signature")
+        except Exception as e:  # a file, or a directory that is no Zarr group: not a store this command wrote
+            raise ValueError(
+                f"resume={str(path)!r} is invalid: not a readable sweep store ({type(e).__name__}); "
+                "accepted a store from the same sweep command (or run without --resume)"
+            ) from None
+        if signature != plan.signature():
             raise ValueError(
                 f"resume={str(path)!r} is invalid: the store was written for another grid or variable set; "
                 "accepted a store from the same sweep command (or run without --resume)"
@@ -139,11 +147,61 @@ def _open_store(plan: SweepPlan, path: Path, resume: bool):
     return zarr.open_group(str(path), mode="r+")
 
 
-def _write_chunk(root, plan: SweepPlan, ib: int, c: int, res: dict[str, np.ndarray]) -> None:
+def _chunk_coords(plan: SweepPlan, ib: int, c: int) -> dict[str, Any]:
+    """Where chunk ``(ib, c)`` sits on the grid: what its integrity record must name."""
+    sl = plan.bdp_slice(c)
+    return {
+        "beta_index": ib,
+        "beta": float(plan.grid.beta[ib]),
+        "bdp_indices": [sl.start, sl.stop],
+        "bdp": [float(v) for v in plan.grid.bdp[sl]],
+    }
+
+
+def _read_chunk(root, plan: SweepPlan, ib: int, c: int) -> dict[str, np.ndarray]:
+    sl = plan.bdp_slice(c)
+    return {name: np.asarray(root[name][ib : ib + 1, sl]) for name in plan.variables()}
+
+
+def _write_chunk(root, store: Path, plan: SweepPlan, ib: int, c: int, res: dict[str, np.ndarray]) -> None:
     sl = plan.bdp_slice(c)
     for name, arr in res.items():
         root[name][ib : ib + 1, sl] = arr
-    root["done"][ib, c] = True  # last: a chunk counts only once all its arrays are in
+    # the checksum of what the store now holds (read back), then the record, then the flag: a chunk counts only
+    # once its arrays are in and vouched for
+    write_record(store, ib, c, _chunk_coords(plan, ib, c), chunk_checksum(_read_chunk(root, plan, ib, c)))
+    root["done"][ib, c] = True
+
+
+def verify_store(root, store: Path, plan: SweepPlan, done: np.ndarray) -> dict[tuple[int, int], str]:
+    """Re-read every chunk marked done; return ``{(ib, c): why}`` for each one that cannot be trusted.
+
+    A chunk is trusted only if it decodes, its record exists and names the same grid position, and the SHA-256 of
+    its bytes equals the record's. Content equal to another chunk's record is reported as misplaced.
+    """
+    records = {(ib, c): read_record(store, ib, c) for ib, c in plan.chunks() if done[ib, c]}
+    by_sum = {r["sha256"]: k for k, r in records.items() if r and "sha256" in r}
+    bad: dict[tuple[int, int], str] = {}
+    for (ib, c), rec in records.items():
+        if rec is None:
+            bad[ib, c] = "no checksum record"
+            continue
+        if rec.get("ib") != ib or rec.get("c") != c or rec.get("coords") != _chunk_coords(plan, ib, c):
+            bad[ib, c] = "its record names another grid position"
+            continue
+        try:
+            got = chunk_checksum(_read_chunk(root, plan, ib, c))
+        except Exception as e:  # a truncated or garbled chunk fails to decode
+            bad[ib, c] = f"unreadable ({type(e).__name__})"
+            continue
+        if got != rec.get("sha256"):
+            other = by_sum.get(got)
+            bad[ib, c] = (
+                f"holds the data of chunk {other} (misplaced)"
+                if other is not None
+                else "content differs from its checksum (missing, truncated or altered)"
+            )
+    return bad
 
 
 def open_store_dataset(plan: SweepPlan, path: Path) -> xr.Dataset:
@@ -172,9 +230,16 @@ def run_plan(
     workers: int | None = None,
     scheduler: str | None = None,
     progress: Callable[[int, int], None] | None = None,
+    repair: bool = True,
+    report: Callable[[str], None] | None = None,
 ) -> xr.Dataset:
     """Run every chunk not yet done, in-process (default), on a new ``LocalCluster(n_workers=workers)`` or on the
-    Dask scheduler at ``scheduler``; return the complete Dataset (attrs added by the caller)."""
+    Dask scheduler at ``scheduler``; return the complete Dataset (attrs added by the caller).
+
+    With ``resume`` every chunk already done is verified first (:func:`verify_store`); each untrusted chunk is
+    reported as one line through ``report`` and recomputed, or, with ``repair=False``, the run stops with
+    :class:`~.integrity.StoreDamagedError` before computing anything.
+    """
     if workers is not None and scheduler is not None:
         raise ValueError(
             "workers and scheduler are exclusive: accepted one of --workers N or --scheduler ADDR"
@@ -185,6 +250,23 @@ def run_plan(
     store.parent.mkdir(parents=True, exist_ok=True)
     root = _open_store(plan, store, resume)
     done = np.asarray(root["done"][...])
+    if resume:
+        bad = verify_store(root, store, plan, done)
+        for (ib, c), why in sorted(bad.items()):
+            if report:
+                action = "recomputed" if repair else "kept as found"
+                report(
+                    f"chunk ({ib}, {c}) [β={plan.grid.beta[ib]:g}, BDP {plan.bdp_slice(c).start}:"
+                    f"{plan.bdp_slice(c).stop}]: {why}; {action}"
+                )
+        if bad and not repair:
+            raise StoreDamagedError(
+                f"{store}: {len(bad)} of {int(done.sum())} completed chunks cannot be trusted; nothing was changed"
+            )
+        for ib, c in bad:
+            done[ib, c] = False
+            root["done"][ib, c] = False
+            remove_record(store, ib, c)
     todo = [(ib, c) for ib, c in plan.chunks() if not done[ib, c]]
     total = done.size
     n_done = int(done.sum())
@@ -193,7 +275,7 @@ def run_plan(
 
     def record(ib: int, c: int, res: dict[str, np.ndarray]) -> None:
         nonlocal n_done
-        _write_chunk(root, plan, ib, c, res)
+        _write_chunk(root, store, plan, ib, c, res)
         n_done += 1
         if progress:
             progress(n_done, total)

@@ -14,8 +14,22 @@ __all__ = ["SweepGrid", "DEFAULT_FLOWS"]
 DEFAULT_FLOWS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 
+#: Representable ranges of the axes (stated, checked before any work): outside them the model's rates overflow or
+#: underflow (a BDP of 1e-300 packets, k̄ = 1e308·k̄*) and NumPy would only warn and return inf/NaN.
+BDP_RANGE = (0.1, 1e8)  # packets
+KBAR_RATIO_RANGE = (1e-6, 1e6)
+FLOWS_MAX = 1e6
+BETA_MIN = 1e-12
+
+
 def _axis(
-    name: str, values: Any, *, lo_open: float | None = 0.0, hi: float | None = None, integer: bool = False
+    name: str,
+    values: Any,
+    *,
+    lo_open: float | None = 0.0,
+    hi: float | None = None,
+    integer: bool = False,
+    lo: float | None = None,
 ):
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     if arr.ndim != 1 or arr.size == 0:
@@ -25,10 +39,18 @@ def _axis(
         bad |= arr <= lo_open
     if hi is not None:
         bad |= arr > hi
+    if lo is not None:
+        bad |= arr < lo
     if integer:
         bad |= arr != np.round(arr)
     if bad.any():
-        rng = f"{lo_open:g} < {name}" if lo_open is not None else name
+        rng = (
+            f"{lo:g} <= {name}"
+            if lo is not None
+            else f"{lo_open:g} < {name}"
+            if lo_open is not None
+            else name
+        )
         rng += f" <= {hi:g}" if hi is not None else ""
         kind = "integers, " if integer else ""
         raise ValueError(f"{name}={arr[bad][0]:g} is out of range: accepted {kind}{rng}")
@@ -64,10 +86,11 @@ class SweepGrid:
     packet_size: Any = 1500.0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "beta", _axis("beta", self.beta, hi=1.0))
-        object.__setattr__(self, "bdp", _axis("bdp", self.bdp))
-        object.__setattr__(self, "flows", _axis("flows", self.flows, lo_open=0.0, integer=True))
-        object.__setattr__(self, "kbar_ratio", _axis("kbar_ratio", self.kbar_ratio))
+        object.__setattr__(self, "beta", _axis("beta", self.beta, hi=1.0, lo=BETA_MIN))
+        object.__setattr__(self, "bdp", _axis("bdp", self.bdp, lo=BDP_RANGE[0], hi=BDP_RANGE[1]))
+        object.__setattr__(self, "flows", _axis("flows", self.flows, lo=1.0, hi=FLOWS_MAX, integer=True))
+        lo, hi = KBAR_RATIO_RANGE
+        object.__setattr__(self, "kbar_ratio", _axis("kbar_ratio", self.kbar_ratio, lo=lo, hi=hi))
         link = LinkParams(capacity=self.capacity, packet_size=self.packet_size)
         object.__setattr__(self, "capacity", link.capacity)
         object.__setattr__(self, "packet_size", link.packet_size)

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .grid import SweepGrid
+from .integrity import StoreDamagedError, chunk_checksum, read_record, remove_record, write_record
 from .outcomes_packet import (
     NOT_RUN,
     PACKET_CLASS_ATTRS,
@@ -64,13 +65,28 @@ def _attrs(name: str, table: dict[str, tuple[str, str]]) -> dict[str, Any]:
 class _Store:
     """Per-point results of the packet pass in a Zarr group with a ``done`` flag per point."""
 
-    def __init__(self, path: Path, signature: str, template: dict[str, np.ndarray], resume: bool) -> None:
+    def __init__(
+        self,
+        path: Path,
+        signature: str,
+        template: dict[str, np.ndarray],
+        resume: bool,
+        on_damage: Callable[[str], None] | None = None,
+        repair: bool = True,
+    ) -> None:
         import zarr
 
         m = next(iter(template.values())).size
         if path.exists() and resume:
-            root = zarr.open_group(str(path), mode="r+")
-            if root.attrs.get("signature") != signature:
+            try:
+                root = zarr.open_group(str(path), mode="r+")
+                stored = root.attrs.get("signature")
+            except Exception as e:  # a file, or a directory that is no Zarr group
+                raise ValueError(
+                    f"resume={str(path)!r} is invalid: not a readable packet store ({type(e).__name__}); "
+                    "accepted a store from the same sweep command (or run without --resume)"
+                ) from None
+            if stored != signature:
                 raise ValueError(
                     f"resume={str(path)!r} is invalid: the packet pass was written for another grid, sample or "
                     "options; accepted a store from the same sweep command (or run without --resume)"
@@ -88,7 +104,33 @@ class _Store:
             root.create_array("done", shape=(m,), chunks=(m,), dtype=bool, fill_value=False)
             os.replace(tmp, path)
             root = zarr.open_group(str(path), mode="r+")
-        self.root = root
+        self.root, self.path = root, path
+        if path.exists() and resume:
+            self._verify(on_damage, repair)
+
+    def _content(self) -> dict[str, np.ndarray]:
+        return {**self.read(), "done": self.done()}
+
+    def _verify(self, on_damage: Callable[[str], None] | None, repair: bool) -> None:
+        """Keep the points done so far only if the store's bytes match the checksum written with them."""
+        if not self.done().any():
+            return
+        rec = read_record(self.path, 0, 0)
+        try:
+            ok = rec is not None and rec.get("sha256") == chunk_checksum(self._content())
+            why = "no checksum record" if rec is None else "content differs from its checksum"
+        except Exception as e:  # truncated or garbled: fails to decode
+            ok, why = False, f"unreadable ({type(e).__name__})"
+        if ok:
+            return
+        if on_damage:
+            on_damage(
+                f"packet store {self.path.name}: {why}; " + ("recomputed" if repair else "kept as found")
+            )
+        if not repair:
+            raise StoreDamagedError(f"{self.path}: the packet points cannot be trusted; nothing was changed")
+        self.root["done"][...] = np.zeros(self.root["done"].shape, dtype=bool)
+        remove_record(self.path, 0, 0)
 
     def done(self) -> np.ndarray:
         return np.asarray(self.root["done"][...])
@@ -103,7 +145,8 @@ class _Store:
             self.root[name][...] = arr
         done = self.root["done"][...]
         done[idx] = True
-        self.root["done"][...] = done  # last: a point counts only once all its values are in
+        self.root["done"][...] = done  # a point counts only once all its values are in
+        write_record(self.path, 0, 0, {"points": int(done.size)}, chunk_checksum(self._content()))
 
 
 def packet_pass(
@@ -118,11 +161,14 @@ def packet_pass(
     resume: bool = False,
     progress: Callable[[int, int], None] | None = None,
     report: dict[str, Any] | None = None,
+    on_damage: Callable[[str], None] | None = None,
+    repair: bool = True,
 ) -> dict[str, tuple[tuple[str, ...], np.ndarray, dict[str, Any]]]:
     """Run the packet pass and return dataset variables ``{name: (dims, array, attrs)}`` on (beta, bdp, flows).
 
     ``fluid`` holds the sweep's fluid-run variables on (beta, bdp, flows) (for the fluid predictors' verdicts);
-    ``report`` receives the cost breakdown and the per-predictor agreement summary.
+    ``report`` receives the cost breakdown and the per-predictor agreement summary. A resumed store is verified
+    against its checksum; damage is reported through ``on_damage`` and recomputed (``repair=False``: refused).
     """
     if mode not in PACKET_MODES:
         raise ValueError(f"packet={mode!r} is invalid: accepted one of {', '.join(PACKET_MODES)}")
@@ -149,7 +195,7 @@ def packet_pass(
                 },
                 sort_keys=True,
             )
-            st = _Store(Path(store), sig, empty_outcomes(len(idx)), resume)
+            st = _Store(Path(store), sig, empty_outcomes(len(idx)), resume, on_damage, repair)
             todo = np.flatnonzero(~st.done())
         res = st.read() if st is not None else empty_outcomes(len(idx))
         if todo.size:

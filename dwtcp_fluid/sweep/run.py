@@ -182,6 +182,8 @@ def run_sweep(
     packet_progress: Callable[[int, int], None] | None = None,
     packet_report: dict[str, Any] | None = None,
     seed: int = 0,
+    repair: bool = True,
+    report: Callable[[str], None] | None = None,
 ) -> xr.Dataset:
     """Evaluate the sweep ([DWTCP] eqs. (8)-(14) and any further evaluators) on ``grid``.
 
@@ -211,6 +213,10 @@ def run_sweep(
         Receives the packet pass's cost breakdown and per-predictor agreement.
     seed : int
         Seed of the packet sample (points) and runs.
+    repair, report
+        On resume, every stored chunk and the packet points are verified against their checksums; what cannot be
+        trusted is reported (one line each through ``report``) and recomputed, or with ``repair=False`` refused
+        (:class:`~.integrity.StoreDamagedError`).
 
     Returns
     -------
@@ -229,7 +235,14 @@ def run_sweep(
         ds = _in_memory(plan, progress)
     else:
         ds = run_plan(
-            plan, Path(store), resume=resume, workers=workers, scheduler=scheduler, progress=progress
+            plan,
+            Path(store),
+            resume=resume,
+            workers=workers,
+            scheduler=scheduler,
+            progress=progress,
+            repair=repair,
+            report=report,
         )
     if mode != "none":
         fluid = {k: ds[k].values for k in ds.data_vars if ds[k].dims == ("beta", "bdp", "flows")}
@@ -246,6 +259,8 @@ def run_sweep(
             resume=resume,
             progress=packet_progress,
             report=packet_report,
+            on_damage=report,
+            repair=repair,
         ).items():
             ds[name] = var
     ds["kbar_crit"] = (
