@@ -1,0 +1,165 @@
+"""A damaged sweep store never yields a wrong dataset: every chunk is verified on resume, and deleted, truncated,
+bit-flipped, swapped or misplaced chunks are reported one line each and recomputed (or refused), so the resumed
+dataset equals an uninterrupted run's bit for bit. Two sweeps into one output never interleave."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from dwtcp_fluid.sweep import SweepGrid, run_sweep
+from dwtcp_fluid.sweep.integrity import StoreDamagedError
+
+GRID = SweepGrid(beta=(0.001, 0.01), bdp=np.geomspace(10, 1e4, 7), flows=(1, 10), kbar_ratio=(0.1, 1.0, 10.0))
+
+
+def _same(a: xr.Dataset, b: xr.Dataset) -> None:
+    assert set(a.data_vars) == set(b.data_vars)
+    for v in a.data_vars:
+        assert np.array_equal(a[v].values, b[v].values, equal_nan=a[v].dtype.kind == "f"), v
+
+
+def _chunk(store: Path, var: str, ib: int, c: int) -> Path:
+    (f,) = [p for p in (store / var / "c" / str(ib) / str(c)).rglob("*") if p.is_file()]
+    return f
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """An uninterrupted run (in memory: no store involved at all) and a complete store to damage."""
+    base = tmp_path_factory.mktemp("ref") / "s.zarr"
+    run_sweep(GRID, store=base)
+    return run_sweep(GRID), base
+
+
+def _damage(kind: str, store: Path) -> set[tuple[int, int]]:
+    """Damage ``store`` and return the chunks (ib, c) that must be reported."""
+    if kind == "delete":
+        _chunk(store, "kbar", 0, 1).unlink()
+        return {(0, 1)}
+    if kind == "truncate":
+        f = _chunk(store, "eig_real", 1, 0)
+        f.write_bytes(f.read_bytes()[: f.stat().st_size // 2])
+        return {(1, 0)}
+    if kind == "bitflip":
+        f = _chunk(store, "jacobian", 1, 1)
+        b = bytearray(f.read_bytes())
+        b[len(b) // 2] ^= 0x10
+        f.write_bytes(bytes(b))
+        return {(1, 1)}
+    if kind == "swap":  # two full chunks of another β: same size, both valid Zstd, different numbers
+        a, b = _chunk(store, "kbar", 0, 0), _chunk(store, "kbar", 1, 0)
+        da, db = a.read_bytes(), b.read_bytes()
+        a.write_bytes(db)
+        b.write_bytes(da)
+        return {(0, 0), (1, 0)}
+    if kind == "misplaced":  # data and records swapped together: the records name the other grid position
+        for var in [p.name for p in store.iterdir() if (p / "c").is_dir() and p.name != "done"]:
+            a, b = _chunk(store, var, 0, 0), _chunk(store, var, 1, 0)
+            da, db = a.read_bytes(), b.read_bytes()
+            a.write_bytes(db)
+            b.write_bytes(da)
+        ra, rb = store / "integrity" / "0_0.json", store / "integrity" / "1_0.json"
+        ta, tb = ra.read_text(), rb.read_text()
+        ra.write_text(tb)
+        rb.write_text(ta)
+        return {(0, 0), (1, 0)}
+    if kind == "record":
+        (store / "integrity" / "0_1.json").unlink()
+        return {(0, 1)}
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["delete", "truncate", "bitflip", "swap", "misplaced", "record"])
+def test_damaged_store_is_reported_and_recomputed(reference, tmp_path, kind):
+    truth, base = reference
+    store = tmp_path / "s.zarr"
+    shutil.copytree(base, store)
+    expected = _damage(kind, store)
+    lines: list[str] = []
+    ds = run_sweep(GRID, store=store, resume=True, report=lines.append)
+    _same(ds, truth)
+    assert len(lines) == len(expected), lines
+    for ib, c in expected:
+        assert any(line.startswith(f"chunk ({ib}, {c})") and "recomputed" in line for line in lines), lines
+    # and the repaired store verifies clean
+    again: list[str] = []
+    _same(run_sweep(GRID, store=store, resume=True, report=again.append), truth)
+    assert again == []
+
+
+def test_damage_can_be_refused_without_changing_the_store(reference, tmp_path):
+    _, base = reference
+    store = tmp_path / "s.zarr"
+    shutil.copytree(base, store)
+    _damage("bitflip", store)
+    before = {p: p.read_bytes() for p in store.rglob("*") if p.is_file()}
+    with pytest.raises(StoreDamagedError, match="1 of 4 completed chunks"):
+        run_sweep(GRID, store=store, resume=True, repair=False)
+    assert {p: p.read_bytes() for p in store.rglob("*") if p.is_file()} == before
+
+
+def test_an_intact_store_is_untouched_on_resume(reference, tmp_path):
+    truth, base = reference
+    store = tmp_path / "s.zarr"
+    shutil.copytree(base, store)
+    lines: list[str] = []
+    _same(run_sweep(GRID, store=store, resume=True, report=lines.append), truth)
+    assert lines == []
+
+
+ROOT = Path(__file__).resolve().parents[1]
+ARGS = ["sweep", "--beta", "0.001,0.01", "--bdp", "10:10000:30log", "--flows", "1,10", "--kbar-ratio", "0.1,1,10"]
+ARGS += ["--frozen-only", "--no-figure", "--json"]
+
+
+def _cli(*extra: str) -> subprocess.Popen:
+    exe = str(Path(sys.executable).with_name("dwtcp-fluid"))
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    return subprocess.Popen(
+        [exe, *ARGS, *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT
+    )
+
+
+def test_cli_resume_reports_one_line_per_damaged_chunk(tmp_path):
+    first = _cli("--out", str(tmp_path))
+    assert first.wait(300) == 0, first.stderr.read()
+    (store,) = tmp_path.glob("*.zarr")
+    truth = xr.load_dataset(store.with_suffix(".nc"), engine="h5netcdf")
+    _damage("swap", store)
+    _chunk(store, "kbar", 1, 3).unlink()
+    r = _cli("--out", str(tmp_path), "--resume", "--refuse-damaged")
+    _, err = r.communicate(timeout=300)
+    assert r.returncode == 1 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 4 and lines[-1].startswith("error: ") and "3 of 12 completed chunks" in lines[-1]
+    r = _cli("--out", str(tmp_path), "--resume")
+    _, err = r.communicate(timeout=300)
+    assert r.returncode == 0, err
+    reported = [line for line in err.splitlines() if line.startswith("resume: chunk")]
+    assert len(reported) == 3 and all(line.endswith("recomputed") for line in reported)
+    _same(xr.load_dataset(store.with_suffix(".nc"), engine="h5netcdf"), truth)
+
+
+def test_two_sweeps_into_one_output_never_interleave(tmp_path):
+    """While one process holds an output's lock (as a running sweep does), a second sweep into it is refused
+    before touching anything — even with --force, which would otherwise replace the first one's store."""
+    from dwtcp_fluid.sweep.integrity import output_lock
+
+    first = _cli("--out", str(tmp_path))
+    assert first.wait(300) == 0, first.stderr.read()
+    assert not list(tmp_path.glob(".*.lock"))  # released and removed at the end
+    (store,) = tmp_path.glob("*.zarr")
+    before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    with output_lock(tmp_path / f".{store.stem}.lock"):
+        second = _cli("--out", str(tmp_path), "--force")
+        _, err = second.communicate(timeout=300)
+    assert second.returncode == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--out" in err and "no other sweep is writing" in err and f"pid {os.getpid()}" in err
+    after = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    assert after == before
