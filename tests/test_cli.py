@@ -140,8 +140,9 @@ def test_console_script_no_traceback(argv):
 
 
 def test_failing_command_exit_status_propagates(capsys, tmp_path):
-    # figures --check against an empty directory must fail (no committed images) with status 1.
-    code, out, _ = run(
+    # figures --check against an empty directory must fail (no committed images) with status 1, in one line.
+    code, out, err = run(
         capsys, "figures", "--check", "--out", str(tmp_path), "--name", "dwtcp_condition_map", "--json"
     )
     assert code == 1 and json.loads(out)["ok"] is False
+    assert len(err.strip().splitlines()) == 1 and str(tmp_path) in err

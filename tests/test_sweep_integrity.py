@@ -114,7 +114,17 @@ def test_an_intact_store_is_untouched_on_resume(reference, tmp_path):
 
 
 ROOT = Path(__file__).resolve().parents[1]
-ARGS = ["sweep", "--beta", "0.001,0.01", "--bdp", "10:10000:30log", "--flows", "1,10", "--kbar-ratio", "0.1,1,10"]
+ARGS = [
+    "sweep",
+    "--beta",
+    "0.001,0.01",
+    "--bdp",
+    "10:10000:30log",
+    "--flows",
+    "1,10",
+    "--kbar-ratio",
+    "0.1,1,10",
+]
 ARGS += ["--frozen-only", "--no-figure", "--json"]
 
 

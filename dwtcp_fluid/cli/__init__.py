@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 import traceback
 import warnings
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         except WorkError as e:
             return _fail(e.code, str(e), debug)
         except ValueError as e:
-            return _fail(2, _first_line(e), debug)
+            return _fail(2, _as_flag(_first_line(e)), debug)
         except (typer.Abort, KeyboardInterrupt):
             return _fail(130, "interrupted (nothing was written)", debug)
         except typer.Exit as e:
@@ -80,6 +81,13 @@ def main(argv: list[str] | None = None) -> int:
                 debug,
             )
     return rv if isinstance(rv, int) else 0
+
+
+def _as_flag(message: str) -> str:
+    """A library message ``name=value is out of range: …`` names the CLI flag ``--name`` (the library's parameter
+    names are the flags' names)."""
+    m = re.match(r"([a-z][a-z0-9_]*)=", message)
+    return f"--{m.group(1).replace('_', '-')} {message[m.end() :]}" if m else message
 
 
 def _first_line(e: BaseException) -> str:

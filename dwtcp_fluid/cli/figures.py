@@ -9,13 +9,13 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import app
-from .common import emit_json
+from .common import UsageError, WorkError, emit_json
+from .outputs import check_dir
 
 
 def default_figures_dir() -> Path:
-    """``figures/`` at the repository root when running from a checkout, else ``./figures``."""
-    root = Path(__file__).resolve().parents[2]
-    return root / "figures" if (root / "pyproject.toml").exists() else Path("figures")
+    """``./figures`` under the working directory (never the checkout the package was imported from)."""
+    return Path.cwd() / "figures"
 
 
 @app.command("figures")
@@ -35,6 +35,18 @@ def figures(
     if not reg:
         Console().print("nothing registered yet")
         return
+    for n in name or ():
+        if n not in reg:
+            raise UsageError("--name", n, " | ".join(sorted(reg)))
+    if check:
+        selected = list(name or reg)
+        if not outdir.is_dir() or not any((outdir / f"{n}.png").exists() for n in selected):
+            msg = f"figures --check: {outdir} holds none of the figures to check (run `dwtcp-fluid figures --out {outdir}`)"
+            if json:
+                emit_json({"ok": False, "error": msg, "figures": []})
+            raise WorkError(msg)
+    else:
+        check_dir("--out", outdir)
     results = catalog.check_all(outdir, name) if check else catalog.build_all(outdir, name)
     ok = all(r.ok for r in results)
     if json:

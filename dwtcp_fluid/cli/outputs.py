@@ -21,7 +21,7 @@ from pathlib import Path
 
 from .common import UsageError
 
-__all__ = ["check_dir", "check_file"]
+__all__ = ["check_dir", "check_file", "check_figure"]
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -97,3 +97,16 @@ def check_file(flag: str, path: str | Path, *, force: bool = False) -> Path:
             raise UsageError(flag, str(path), "a path that does not exist yet (--force replaces it)")
         _probe_writable(flag, path.parent, path)
     return path
+
+
+FIGURE_FORMATS = (".png", ".svg", ".pdf")
+
+
+def check_figure(flag: str, path: str | Path) -> Path:
+    """A figure file the user names (``--out``, ``--plot``): a known format and a writable place. An existing file
+    is replaced — it is the figure asked for — but a directory, a file used as a directory, or an unwritable
+    location is refused before any work."""
+    path = Path(path)
+    if path.suffix.lower() not in FIGURE_FORMATS:
+        raise UsageError(flag, str(path), "a file name ending in .png, .svg or .pdf")
+    return check_file(flag, path, force=True)

@@ -13,6 +13,7 @@ from rich.table import Table
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
 from .common import UsageError, emit_json, link_from_flags
+from .outputs import check_figure
 
 
 def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
@@ -69,6 +70,8 @@ def compare_fluid(
     from .common import parse_list
 
     _check("--law", law, law in ("dctcp", "dwtcp"), "dctcp | dwtcp")
+    if plot:
+        check_figure("--plot", plot)
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):
         raise UsageError("--flows", flows, "comma-separated integers >= 1")
@@ -133,9 +136,10 @@ def compare_fluid(
         import matplotlib.pyplot as plt
 
         from ..packet.figures import plot_packet_vs_fluid
+        from ..plots.style import save_figure
 
         fig = plot_packet_vs_fluid(data, flows=tuple(data))
-        fig.savefig(plot)
+        save_figure(fig, plot)
         plt.close(fig)
     out = {"tolerances": TOLERANCES, "rows": rows, "duration_s": dur}
     if json:

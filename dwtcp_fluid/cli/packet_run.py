@@ -18,6 +18,7 @@ from rich.table import Table
 
 from .app import packet_app
 from .common import UsageError, emit_json, link_from_flags
+from .outputs import check_figure
 
 __all__ = ["build_run_command", "law_flags"]
 
@@ -49,7 +50,7 @@ def _plot(summary: dict[str, Any], path: str) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ..plots.style import apply_style
+    from ..plots.style import apply_style, save_figure
 
     apply_style()
     rec = summary["records"]
@@ -63,7 +64,7 @@ def _plot(summary: dict[str, Any], path: str) -> None:
     a2.set_xlabel("time (ms)")
     a1.set_title(f"packet core: {summary['law']}, N = {summary['flows']}")
     fig.tight_layout()
-    fig.savefig(path)
+    save_figure(fig, path)
     plt.close(fig)
 
 
@@ -100,6 +101,8 @@ def _run(**kw: Any) -> None:
         kw["jitter_dist"] in ("uniform", "exponential"),
         "uniform | exponential",
     )
+    if kw["plot"]:
+        check_figure("--plot", kw["plot"])
     link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"])
     times = {}
     for flag, key in (

@@ -11,6 +11,7 @@ from .. import units
 from ..params import DctcpParams, DwtcpParams
 from .app import app
 from .common import UsageError, emit_json, link_from_flags
+from .outputs import check_figure
 
 phase_app = typer.Typer(
     help="Phase portraits: vector field per law, nullclines, switching surfaces, equilibria, trajectories.",
@@ -23,14 +24,10 @@ _RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
 _OUT = typer.Option(..., "--out", help="Output file; the format follows the extension (.png, .svg, .pdf).")
 _JSON = typer.Option(False, "--json", help="Also print one JSON object (equilibria, end states).")
-_FORMATS = (".png", ".svg", ".pdf")
 
 
 def _check_out(out: str) -> Path:
-    path = Path(out)
-    if path.suffix.lower() not in _FORMATS:
-        raise UsageError("--out", out, "a file name ending in .png, .svg or .pdf")
-    return path
+    return check_figure("--out", out)
 
 
 def _save(pp, path: Path) -> None:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
-from ..symbolic.registry import build_all, check_all, default_proofs_dir, write_all
+from ..symbolic.registry import build_all, check_all, write_all
 from .app import app
-from .common import emit_json
+from .common import WorkError, emit_json
+from .outputs import check_dir
 
 
 @app.command("proofs")
@@ -18,12 +19,19 @@ def proofs(
         False, "--check", help="Re-run every check and compare with the committed files."
     ),
     out: Path = typer.Option(
-        None, "--out", help="Directory of the proofs (default: the repository's proofs/)."
+        None, "--out", help="Directory of the proofs (default: ./proofs under the working directory)."
     ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Render proofs/ from the SymPy-checked derivations; with --check, fail (exit 1) on a failed step or a stale file."""
-    outdir = out if out is not None else default_proofs_dir()
+    outdir = out if out is not None else Path.cwd() / "proofs"
+    if check and (not outdir.is_dir() or not any(outdir.glob("*.md"))):
+        msg = f"proofs --check: {outdir} holds no proofs to check (run `dwtcp-fluid proofs --out {outdir}`)"
+        if json:
+            emit_json({"ok": False, "dir": str(outdir), "error": msg, "problems": [msg]})
+        raise WorkError(msg)
+    if not check:
+        check_dir("--out", outdir)
     if check:
         problems = check_all(outdir)
         derivs = build_all()

@@ -181,7 +181,17 @@ def build(
     chunk = max(1, int(math.ceil(n_slots / max(1, trace_points))))
     n_chunks = int(math.ceil(n_slots / chunk))
     rtt_s = _per_flow("rtts", rtts, flows, link.rtt)
-    rtt = np.maximum(np.rint(rtt_s / slot), 2).astype(np.int64)
+    # an RTT is a whole number of slots, at least 2 (one each way): refuse what the core cannot represent
+    # instead of running another RTT than the one reported
+    for v in np.unique(rtt_s):
+        check_range(
+            "rtt",
+            float(v),
+            lo=2 * slot,
+            hi=dur,
+            why=f"seconds: 2 slots of L/C = {slot:.3g} s to the duration",
+        )
+    rtt = np.rint(rtt_s / slot).astype(np.int64)
     start = np.rint(_per_flow("starts", starts, flows, 0.0) / slot).astype(np.int64)
     rng = np.random.default_rng(seed)
     if start_jitter:
