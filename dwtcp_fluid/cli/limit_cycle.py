@@ -13,7 +13,7 @@ from ..analysis.guidelines import guide as compute_guide
 from ..analysis.limit_cycle import FixedPoint, find_limit_cycle
 from ..params import DctcpParams
 from .app import dctcp_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, WorkError, emit_json, link_from_flags
 
 
 @dctcp_app.command("limit-cycle")
@@ -60,11 +60,22 @@ def limit_cycle(
     if psi is not None and not (math.isfinite(psi) and psi > 0):
         raise UsageError("--psi", psi, "a number > 0")
     free = find_limit_cycle(wbar, g)
-    if isinstance(free, FixedPoint) is False and not free.ok:
-        raise UsageError("--wbar", wbar, f"a w̄ whose cycle the finder can follow ({free.message_of(0)})")
+    if not free.ok:
+        # a status, never numbers: the finder did not reach the fixed point or could not follow the cycle
+        out = {
+            "regime": free.regime if isinstance(free, FixedPoint) else "limit_cycle",
+            "status": free.status_of(0).name.lower(),
+            "message": free.message if isinstance(free, FixedPoint) else free.message_of(0),
+            "wbar": wbar,
+            "g": g,
+        }
+        if json:
+            emit_json(out)
+        raise WorkError(f"the limit-cycle finder gave no result at w̄ = {wbar:g}, g = {g:g}: {out['message']}")
     if isinstance(free, FixedPoint):
         out = {
             "regime": "fixed_point",
+            "status": "ok",
             "q_min": float(free.state[2]),
             "q_max": float(free.state[2]),
             "period": None,
@@ -86,6 +97,7 @@ def limit_cycle(
             throughput = floored.throughput
         out = {
             "regime": "limit_cycle",
+            "status": "ok",
             "q_min": free.q_min,
             "q_max": free.q_max,
             "period": free.period,

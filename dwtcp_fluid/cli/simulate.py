@@ -9,11 +9,12 @@ import typer
 
 from .. import units
 from ..dde import solve
+from ..dde.summary import queue_range_tolerance
 from ..models.dctcp import DctcpFluid
 from ..models.dwtcp import DwtcpFluid
 from ..params import DctcpParams, DwtcpParams
 from .app import dctcp_app, dwtcp_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, WorkError, emit_json, link_from_flags
 
 _CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
 _RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
@@ -51,7 +52,37 @@ def _solver(solver: str) -> str:
     return solver
 
 
+def _solve(model: Any, P: Any, hist: Any, T: float, method: str, **opts: Any) -> Any:
+    """Solve; a span the fixed-step solver would need too many steps for is refused as --duration."""
+    try:
+        return solve(model, P, hist, (0.0, T), method=method, **opts)
+    except ValueError as e:
+        if str(e).startswith("t_span="):
+            raise UsageError("--duration", f"{T:g}s", str(e).split("accepted ", 1)[-1]) from None
+        raise
+
+
+def _failed(out: dict[str, Any], sol: Any, s: Any, keep: tuple[str, ...]) -> dict[str, Any] | None:
+    """When the run did not end well (a status other than ok): the inputs, the status, its message and where the
+    run stopped, and no observables — a failed or chattering run's numbers are not results."""
+    if s.status.ok:
+        return None
+    t_end = float(sol.fail_t[0]) if math.isfinite(float(sol.fail_t[0])) else float(sol.t[-1])
+    return {k: out[k] for k in keep if k in out} | {
+        "status": s.to_dict()["status"],
+        "message": s.message,
+        "stopped_at_s": t_end,
+    }
+
+
 def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
+    if out.get("status") not in (None, "ok", "resolved"):
+        if as_json:
+            emit_json(out)
+        raise WorkError(
+            f"the {out.get('solver')} solver stopped at t = {out['stopped_at_s']:.6g} s with status "
+            f"{out['status']}: {out['message']} (no observables reported)"
+        )
     if as_json:
         emit_json(out)
         return
@@ -105,7 +136,7 @@ def dctcp_simulate(
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
     T = _duration(duration)
-    sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, T), method=_solver(solver))
+    sol = _solve(DctcpFluid(), P, [1.0, 0.0, 0.0], T, _solver(solver))
     s = sol.summary()
     out = {
         "period_s": s["period_s"],
@@ -122,7 +153,8 @@ def dctcp_simulate(
         "solver": sol.method,
         "status": s.to_dict()["status"],
     }
-    if plot:
+    out = _failed(out, sol, s, ("wbar", "duration_s", "solver")) or out
+    if plot and out["status"] == "ok":
         _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
     _print("DCTCP fluid simulation (last half of the run)", out, json)
 
@@ -178,8 +210,12 @@ def dwtcp_simulate(
     method = _solver(solver)
     # with k = 0 the switching surface is the queue floor: its exit must be located exactly (jax_rk docstring)
     opts = {"exact_exits": True} if method == "jax" else {}
-    sol = solve(model, P, hist, (0.0, T), method=method, **opts)
+    sol = _solve(model, P, hist, T, method, **opts)
     s = sol.summary()
+    # oscillating only above what the solver itself can leave behind: the fixed step's orbit at the queue floor
+    # (dde.summary.queue_range_tolerance; h = 0 for the event-exact reference solver)
+    h_rtts = sol.options.get("dt", 0.0) / P.link.d if sol.method == "jax" else 0.0
+    q_tol = queue_range_tolerance(P.bdp, P.flows, h_rtts, 1.0 + P.scout_ratio)  # α ≤ 1: the steepest increase
     out = {
         "queue_min": s["queue_min"],
         "queue_max": s["queue_max"],
@@ -188,7 +224,7 @@ def dwtcp_simulate(
         "utilization": s["utilization"],
         "amplitude": s["amplitude"],
         "period_s": s["period_s"],
-        "oscillating": s["period_s"] is not None and s["amplitude"] > 1e-3,
+        "oscillating": s["period_s"] is not None and 2.0 * s["amplitude"] > float(q_tol),
         "bdp_packets": P.bdp,
         "window_fair_share": P.window_fair_share,
         "kbar_crit": P.kbar_crit,
@@ -198,12 +234,30 @@ def dwtcp_simulate(
         "solver": sol.method,
         "status": s.to_dict()["status"],
     }
-    if "log2_alpha" in model.states:
+    out = (
+        _failed(
+            out,
+            sol,
+            s,
+            (
+                "bdp_packets",
+                "window_fair_share",
+                "kbar_crit",
+                "variant",
+                "delay_rtts",
+                "duration_s",
+                "solver",
+            ),
+        )
+        or out
+    )
+    if "log2_alpha" in model.states and out["status"] == "ok":
         import numpy as np
 
-        ts = np.linspace(T / 2, T, 5001) if sol.method == "reference" else sol.t[sol.t >= T / 2]
+        t_end = float(sol.t[-1])  # the summary's window: where the run ended, not the requested span
+        ts = np.linspace(t_end / 2, t_end, 5001) if sol.method == "reference" else sol.t[sol.t >= t_end / 2]
         out["scout_alpha_mean"] = float(np.mean(2.0 ** sol(ts)[:, model.state_index("log2_alpha")]))
-    if plot:
+    if plot and out["status"] == "ok":
         _plot(
             sol, plot, f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}", {"k": P.k}
         )

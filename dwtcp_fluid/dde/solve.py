@@ -34,6 +34,8 @@ _OPTIONS = {
 #: Default fixed step of the JAX solver as a fraction of the smallest positive delay; 1/20 gives
 #: max |Δq| ≈ 1e-5 packets on DCTCP N = 10 against the reference (tests/test_dde_agreement.py).
 STEPS_PER_DELAY = 20
+#: The most fixed steps one JAX solve may take (checked before any work).
+MAX_STEPS = 20_000_000
 #: Default number of saved output intervals of the JAX solver.
 DEFAULT_SAVES = 2000
 
@@ -210,6 +212,11 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
             f"dt={dt!r} is out of range: accepted 0 < dt <= {dmin!r} (the smallest positive delay)"
         )
     n_min = math.ceil(span / h - 1e-9)
+    if n_min > MAX_STEPS:  # refused before any work: at ~1 µs per step and element this is minutes of compute
+        raise ValueError(
+            f"t_span={(t0, t1)!r} is out of range: accepted at most {MAX_STEPS:,} fixed steps of dt = {h:.3g} "
+            f"(a span of at most {MAX_STEPS * h:.3g} time units)"
+        )
     save_every = max(1, math.ceil(n_min / DEFAULT_SAVES)) if solver.save_every is None else solver.save_every
     n_save_int = math.ceil(n_min / save_every)
     h = span / (n_save_int * save_every)

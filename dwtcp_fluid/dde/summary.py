@@ -14,7 +14,35 @@ import numpy as np
 
 from ..results import Status, Summary
 
-__all__ = ["RunSummary", "run_summary", "period_from_crossings", "time_mean"]
+__all__ = [
+    "RunSummary",
+    "run_summary",
+    "period_from_crossings",
+    "time_mean",
+    "queue_range_tolerance",
+    "CONVERGED_RTOL",
+    "STEP_ARTEFACT_Q",
+    "STEP_ARTEFACT_W",
+]
+
+#: A run has converged when, over the second half, max − min of q is below max(CONVERGED_RTOL·BDP,
+#: STEP_ARTEFACT_Q·N·h·(1 + α·S/L)) and max − min of w below max(CONVERGED_RTOL·BDP/N, STEP_ARTEFACT_W·h)
+#: (h the fixed step in RTTs; 0 for the reference solver); otherwise it oscillates. The step terms: the undelayed
+#: DWTCP decrease (6) conserves H = βq²/(2τ·BDP) + N·w/τ − C·ln w, so (BDP/N, 0) is a center and only the queue
+#: floor stops the motion exactly; a fixed step overshoots the switch at q = 0 by one step of the increase and
+#: leaves a neutral orbit of range ≈ 4·N·h·(1 + S/L) in q and ≈ 0.26·h in w (measured at h = 1/20 and 1/40 RTT,
+#: N = 5–20; it halves with h). The thresholds are twice (q) and four times (w) that; a delayed cycle's q range
+#: (≈ 66·N at β = 0.001) is ~150 times the q threshold.
+CONVERGED_RTOL = 1e-3
+STEP_ARTEFACT_Q = 8.0
+STEP_ARTEFACT_W = 1.0
+
+
+def queue_range_tolerance(bdp: Any, flows: Any, h_rtts: Any, increase_slope: Any = 1.0) -> Any:
+    """The q range (max − min, packets) below which a run counts as converged: what a fixed step of ``h_rtts``
+    RTTs can leave behind as an artefact, or CONVERGED_RTOL·BDP (``increase_slope`` = 1 + α·S/L)."""
+    return np.maximum(CONVERGED_RTOL * np.asarray(bdp), STEP_ARTEFACT_Q * flows * h_rtts * increase_slope)
+
 
 #: Samples of the reference solution's dense output over the summary window.
 _SAMPLES = 20_001

@@ -35,7 +35,13 @@ from typing import Any
 
 import numpy as np
 
-from ..dde.summary import period_from_crossings, time_mean
+from ..dde.summary import (
+    CONVERGED_RTOL,
+    STEP_ARTEFACT_W,
+    period_from_crossings,
+    queue_range_tolerance,
+    time_mean,
+)
 from ..formulas import kbar_star
 from ..models.dwtcp import DwtcpFluid
 from ..params import DwtcpParams, LinkParams
@@ -66,17 +72,8 @@ STEPS_PER_RTT = 20
 STEPS_PER_RTT_UNDELAYED = 40
 #: Saved samples per RTT (every 4th step): peaks and time means are read from the saved samples.
 SAVES_PER_RTT = 5
-#: A run has converged when, over the second half, max − min of q is below max(CONVERGED_RTOL·BDP,
-#: STEP_ARTEFACT_Q·N·h·(1 + S/L)) and max − min of w below max(CONVERGED_RTOL·BDP/N, STEP_ARTEFACT_W·h)
-#: (h the step in RTTs); otherwise it oscillates. The step terms: the undelayed decrease (6) conserves
-#: H = βq²/(2τ·BDP) + N·w/τ − C·ln w, so (BDP/N, 0) is a center and only the queue floor stops the motion exactly;
-#: a fixed step overshoots the switch at q = 0 by one step of the increase and leaves a neutral orbit of range
-#: ≈ 4·N·h·(1 + S/L) in q and ≈ 0.26·h in w (measured at h = 1/20 and 1/40 RTT, N = 5–20; it halves with h).
-#: The thresholds are twice (q) and four times (w) that; a delayed cycle's q range (≈ 66·N at β = 0.001) is
-#: ~150 times the q threshold.
-CONVERGED_RTOL = 1e-3
-STEP_ARTEFACT_Q = 8.0
-STEP_ARTEFACT_W = 1.0
+#: Convergence thresholds: CONVERGED_RTOL, STEP_ARTEFACT_Q and STEP_ARTEFACT_W (defined once, with the solver
+#: artefact they cover, in :mod:`dwtcp_fluid.dde.summary`; the simulate commands use the same ones).
 #: A run has settled when the peak queue of the third and of the last quarter of the run agree within this.
 SETTLED_RTOL = 0.02
 
@@ -189,7 +186,7 @@ def _one_variant(
     bdp, ws = p["C"], p["C"] / p["N"]
     q_rng, w_rng = np.ptp(qh, axis=1), np.ptp(wh, axis=1)
     h = 1.0 / steps
-    q_tol = np.maximum(CONVERGED_RTOL * bdp, STEP_ARTEFACT_Q * p["N"] * h * (1 + p["alpha"] * p["s_over_l"]))
+    q_tol = queue_range_tolerance(bdp, p["N"], h, 1 + p["alpha"] * p["s_over_l"])
     converged = (q_rng < q_tol) & (w_rng < np.maximum(CONVERGED_RTOL * ws, STEP_ARTEFACT_W * h))
     n4 = t.size // 4
     peak3, peak4 = q[:, 2 * n4 : 3 * n4].max(axis=1), q[:, 3 * n4 :].max(axis=1)
