@@ -88,6 +88,8 @@ def check_dir(
 def check_file(flag: str, path: str | Path, *, force: bool = False) -> Path:
     """Check that file ``path`` (``flag``) can be written: not a directory, its directory writable, and not an
     existing file unless ``force``."""
+    if str(path).endswith(("/", os.sep)):
+        raise UsageError(flag, str(path), "a file path (this one ends in a directory separator)")
     path = Path(path)
     if path.is_dir():
         raise UsageError(flag, str(path), "a file path (this path is a directory)")
@@ -106,6 +108,8 @@ def check_figure(flag: str, path: str | Path) -> Path:
     """A figure file the user names (``--out``, ``--plot``): a known format and a writable place. An existing file
     is replaced — it is the figure asked for — but a directory, a file used as a directory, or an unwritable
     location is refused before any work."""
+    if str(path).endswith(("/", os.sep)):
+        return check_file(flag, path)  # refused there, as a directory path
     path = Path(path)
     if path.suffix.lower() not in FIGURE_FORMATS:
         raise UsageError(flag, str(path), "a file name ending in .png, .svg or .pdf")

@@ -15,6 +15,7 @@ from ..models.dwtcp import DwtcpFluid
 from ..params import DctcpParams, DwtcpParams
 from .app import dctcp_app, dwtcp_app
 from .common import UsageError, WorkError, emit_json, link_from_flags
+from .outputs import check_figure
 
 _CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
 _RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
@@ -98,12 +99,10 @@ def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
 
 
 def _plot(sol: Any, path: str, title: str, marks: dict[str, float]) -> None:
+    import matplotlib.pyplot as plt
+
     from ..plots.style import apply_style, save_figure
     from ..plots.timeseries import plot_timeseries
-
-    if not str(path).lower().endswith((".png", ".svg", ".pdf")):
-        raise UsageError("--plot", path, "a file name ending in .png, .svg or .pdf")
-    import matplotlib.pyplot as plt
 
     apply_style()
     fig = plot_timeseries(sol, title=title, queue_marks=marks)
@@ -129,6 +128,8 @@ def dctcp_simulate(
     History before t = 0: W = 1, α = 0, q = 0. The summary covers the last half of the run; the period is the
     mean spacing of the upward crossings of q = K (null when the queue stops crossing K).
     """
+    if plot:
+        check_figure("--plot", plot)
     link = link_from_flags(capacity, rtt, packet_size)
     if not (math.isfinite(marking_threshold) and marking_threshold >= 0):
         raise UsageError("--marking-threshold", marking_threshold, "a number of packets >= 0")
@@ -198,6 +199,8 @@ def dwtcp_simulate(
     History before t = 0: w = 1 packet, q = 0 (and α = 1 for the -scout variants). The summary covers the last
     half of the run; the period is the mean spacing of the upward crossings of q = k (null without two).
     """
+    if plot:
+        check_figure("--plot", plot)
     link = link_from_flags(capacity, rtt, packet_size)
     if not (math.isfinite(beta) and 0 < beta <= 1):
         raise UsageError("--beta", beta, "a number with 0 < beta <= 1")

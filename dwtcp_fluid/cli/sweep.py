@@ -83,10 +83,13 @@ def _config(grid: SweepGrid, **options) -> dict:
     return {"grid": grid.to_dict(), **options}
 
 
-#: Unit costs of the up-front estimate, from the default sweep measured on the reference machine (2 cores, README:
-#: 494 s for 6250 points, 250 fluid runs and 250 packet points; 36 s of it without the packet pass).
-_SECONDS_PER_POINT = 1e-3  # frozen Jacobian and delay-aware roots, per (β, BDP, N, k̄/k̄*) point
-_SECONDS_PER_FLUID_RUN = 0.12  # delayed fluid runs, per (β, BDP, N)
+#: Unit costs of the up-front estimate on the reference machine (2 cores): the frozen Jacobian, 2.7 million points
+#: in 15 s (measured); the default full sweep (README) 494 s for 6250 points, 250 fluid runs and 250 packet
+#: points, 36 s of it without the packet pass (split here as 4 ms per point for the delay-aware roots and 40 ms per
+#: fluid run).
+_SECONDS_PER_FROZEN_POINT = 6e-6  # frozen Jacobian, per (β, BDP, N, k̄/k̄*) point
+_SECONDS_PER_ROOTS_POINT = 4e-3  # delay-aware roots (full sweep), per point
+_SECONDS_PER_FLUID_RUN = 0.04  # delayed fluid runs (full sweep), per (β, BDP, N)
 _SECONDS_PER_PACKET_RUN = 1.8  # packet-level DWTCP, per (β, BDP, N) point (batched)
 
 
@@ -99,7 +102,9 @@ def _estimate(plan, n_points: int, n_runs: int, n_packet: int, full: bool) -> tu
         for d in dims:
             n *= sizes[d]
         per += n * np.dtype(dtype).itemsize
-    seconds = n_points * _SECONDS_PER_POINT + (n_runs * _SECONDS_PER_FLUID_RUN if full else 0.0)
+    seconds = n_points * _SECONDS_PER_FROZEN_POINT
+    if full:
+        seconds += n_points * _SECONDS_PER_ROOTS_POINT + n_runs * _SECONDS_PER_FLUID_RUN
     return seconds + n_packet * _SECONDS_PER_PACKET_RUN, 3.0 * per
 
 
@@ -285,7 +290,7 @@ def _run(
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
-        transient=json,
+        transient=json or not err.is_terminal,  # a log gets the one-line messages, not a frozen bar
         disable=not err.is_terminal and json,
     ) as prog:
         task = prog.add_task(f"{grid.size} points", total=grid.beta.size * plan.n_bdp_chunks, unit="chunks")
