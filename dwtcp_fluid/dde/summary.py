@@ -77,10 +77,19 @@ def period_from_crossings(crossings: np.ndarray, upward: np.ndarray, t_from: flo
 
 
 def run_summary(sol: Any, element: int = 0, *, last_fraction: float = 0.5) -> RunSummary:
-    """Statistics over the last ``last_fraction`` of the run of one element of a ``DdeSolution``."""
+    """Statistics over the last ``last_fraction`` of the run of one element of a ``DdeSolution``, which ends at
+    ``sol.t[-1]`` (where the run stopped). An element whose status is not ok gets NaN statistics and its status."""
     if not 0 < last_fraction <= 1:
         raise ValueError(f"last_fraction={last_fraction!r} is out of range: accepted 0 < last_fraction <= 1")
     model, p = sol.model, sol.params[element]
+    st = Status(int(sol.status[element]))
+    message = sol.messages[element] if element < len(sol.messages) else ""
+    if not st.ok:  # a failed or chattering run has no statistics: NaN (null in JSON), never a plausible number
+        nan = float("nan")
+        return RunSummary(
+            queue_min=nan, queue_max=nan, queue_mean=nan, window_mean=nan, alpha_mean=None,
+            utilization=nan, amplitude=nan, period_s=None, status=st, message=message,
+        )  # fmt: skip
     t0, t1 = float(sol.t[0]), float(sol.t[-1])
     t_from = t1 - last_fraction * (t1 - t0)
     if sol.method == "reference":
@@ -94,7 +103,6 @@ def run_summary(sol: Any, element: int = 0, *, last_fraction: float = 0.5) -> Ru
         raise ValueError(f"model={model.name!r} is invalid here: its observables have no 'queue'")
     q = np.broadcast_to(obs["queue"], ts.shape)
     qmin, qmax = float(q.min()), float(q.max())
-    st = Status(int(sol.status[element]))
     return RunSummary(
         queue_min=qmin,
         queue_max=qmax,
@@ -105,7 +113,7 @@ def run_summary(sol: Any, element: int = 0, *, last_fraction: float = 0.5) -> Ru
         amplitude=0.5 * (qmax - qmin),
         period_s=period_from_crossings(sol.crossings[element], sol.crossing_up[element], t_from),
         status=st,
-        message=sol.messages[element] if element < len(sol.messages) else "",
+        message=message,
     )
 
 

@@ -1,0 +1,135 @@
+"""Solver failures are statuses, never numbers (issue: reliability, items 5-7): a failed or chattering run prints no
+observables, the JAX default step follows the model's time scale (not the requested span), an oscillation is
+reported only above the fixed step's artefact tolerance, and the limit-cycle finder's failures are statuses."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dwtcp_fluid.cli import main
+from dwtcp_fluid.dde import solve
+from dwtcp_fluid.dde.summary import queue_range_tolerance
+from dwtcp_fluid.models.dwtcp import DwtcpFluid
+from dwtcp_fluid.params import DwtcpParams, LinkParams
+from dwtcp_fluid.results import Status
+
+LINK = LinkParams(capacity="10Gbps", rtt="100us")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_undelayed_jax_step_follows_tau_not_the_span():
+    """The undelayed model's default step is τ/40 whatever the duration (it was span/20000: half an RTT at 1 s)."""
+    P = DwtcpParams(link=LINK, flows=10, beta=0.001, k=0)
+    for span in (0.01, 0.1, 1.0):
+        sol = solve(DwtcpFluid(delay_rtts=0.0), P, [1.0, 0.0], (0.0, span), method="jax")
+        # the step is rounded down to a whole number of steps per saved sample: within 1e-3 of τ/40
+        assert sol.options["dt"] == pytest.approx(LINK.d / 40, rel=1e-3), span
+
+
+@pytest.mark.parametrize("duration", ["100ms", "1s"])
+def test_undelayed_run_converges_in_both_solvers(capsys, duration):
+    """The reference solver (event-exact) says the undelayed paper model settles (amplitude 0); the JAX solver must
+    say the same at every duration (before: an oscillation of amplitude 10.4 at 1 s)."""
+    out = {}
+    for solver in ("reference", "jax"):
+        code, o, err = run(
+            capsys, "dwtcp", "simulate", "--no-delay", "--solver", solver, "--duration", duration, "--json"
+        )
+        assert code == 0, err
+        out[solver] = json.loads(o)
+        assert out[solver]["oscillating"] is False
+    assert out["reference"]["amplitude"] < 1e-9
+    # what JAX leaves is below the artefact tolerance of its step (range 2·amplitude vs the q threshold)
+    tol = queue_range_tolerance(LINK.bdp, 10, 1 / 40, 1.0)
+    assert 2 * out["jax"]["amplitude"] < tol
+
+
+def test_chattering_reference_run_is_a_status_with_json(capsys):
+    """paper-scout without delay chatters on q = 0: the reference solver stops with TOO_MANY_EVENTS; the CLI prints
+    the status in JSON (no observables), exits 1 with one line, and never evaluates beyond where the run stopped."""
+    code, out, err = run(capsys, "dwtcp", "simulate", "--variant", "paper-scout", "--no-delay", "--json")
+    assert code == 1
+    d = json.loads(out)
+    assert d["status"] == "too_many_events" and d["message"]
+    assert not {"queue_mean", "queue_min", "utilization", "amplitude", "scout_alpha_mean"} & set(d)
+    assert 0 < d["stopped_at_s"] < d["duration_s"]
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "too_many_events" in lines[0] and "Traceback" not in err
+
+
+def test_non_finite_run_has_no_statistics():
+    """A NON_FINITE JAX run (sqrt decrease, β = 1, a step of one RTT) gets NaN statistics, not 2.9e108 and
+    utilization 1.0."""
+    P = DwtcpParams(link=LINK, flows=10, beta=1.0, k=0)
+    sol = solve(DwtcpFluid(variant="sqrt", delay_rtts=1.0), P, [1.0, 0.0], (0.0, 0.05), method="jax", dt=1e-4)
+    assert Status(int(sol.status[0])) is Status.NON_FINITE
+    s = sol.summary()
+    assert s.status is Status.NON_FINITE and not s.status.ok
+    for name in ("queue_mean", "queue_max", "utilization", "amplitude", "window_mean"):
+        assert math.isnan(s[name]), name
+    assert s["period_s"] is None
+    assert s.to_dict()["queue_mean"] is None or math.isnan(s.to_dict()["queue_mean"])
+
+
+def test_limit_cycle_fixed_point_not_reached_is_a_status(capsys):
+    code, out, err = run(capsys, "dctcp", "limit-cycle", "--wbar", "1e-6", "--json")
+    assert code == 1
+    d = json.loads(out)
+    assert d["status"] == "not_converged" and "q_min" not in d and "did NOT converge" in d["message"]
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_limit_cycle_without_crossing_is_a_status_not_a_usage_error(capsys):
+    code, out, err = run(capsys, "dctcp", "limit-cycle", "--wbar", "1e9", "--json")
+    assert code == 1  # the finder's failure, not the user's mistake (was exit 2)
+    assert json.loads(out)["status"] == "no_crossing" and "period" not in json.loads(out)
+
+
+def test_limit_cycle_just_above_two(capsys):
+    """w̄ = 2.0001 (was a CycleStructureError traceback): a cycle with status ok, q̃ within [−ε, 0.31]."""
+    code, out, _ = run(capsys, "dctcp", "limit-cycle", "--wbar", "2.0001", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["status"] == "ok" and d["regime"] == "limit_cycle"
+    assert d["q_max"] < 0.31 and d["period"] > 0
+
+
+def test_dctcp_tiny_rtt_jax_agrees_with_reference(capsys):
+    """--rtt 1ns (queueing delay dominates): α from the JAX solver within 1 % of the reference (was 0.312 vs 0.212)."""
+    a = {}
+    for solver in ("reference", "jax"):
+        code, out, err = run(
+            capsys, "dctcp", "simulate", "--rtt", "1ns", "--duration", "20ms", "--solver", solver, "--json"
+        )
+        assert code == 0, err
+        a[solver] = json.loads(out)["alpha_mean"]
+    assert a["jax"] == pytest.approx(a["reference"], rel=1e-2)
+
+
+def test_packet_core_refuses_an_rtt_it_cannot_represent():
+    from dwtcp_fluid.packet.build import build
+    from dwtcp_fluid.packet.laws import LAWS
+
+    law = LAWS["dctcp"]()
+    with pytest.raises(ValueError, match=r"rtt=1e-09 is out of range"):
+        build(law, link=LinkParams(capacity="10Gbps", rtt="1ns"), flows=2, K=20, duration=0.01)
+    pr = build(law, link=LINK, flows=2, K=20, duration=0.01)
+    # what runs is what is reported: 100 µs is 83.33 slots of 1.2 µs, rounded to 83
+    assert int(np.asarray(pr.scenario.rtt)[0]) == round(LINK.d * LINK.C)
+
+
+def test_one_point_sweep_draws_its_figure(capsys, tmp_path):
+    code, out, err = run(
+        capsys, "sweep", "--bdp", "100", "--flows", "10", "--kbar-ratio", "0.5", "--frozen-only",
+        "--out", str(tmp_path), "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["points"] == 1 and (tmp_path / d["figure"]).exists()
+    assert "Warning" not in err and "Traceback" not in err
