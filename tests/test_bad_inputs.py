@@ -82,6 +82,7 @@ CASES = [
     ("packet run --plot {tmp}/d.png/", 2, "--plot"),
     ("packet run --plot x.txt", 2, "--plot"),
     ("packet run --rtt 1ns", 2, "--rtt"),
+    ("packet run --capacity 100Tbps --duration 100s", 2, "--yes"),
     ("packet run --rtt 10s", 2, "--rtt"),
     ("packet run --duration 1000s", 2, "--duration"),
     ("packet run --duration 0s", 2, "--duration"),

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from .app import packet_app
 from .common import UsageError, emit_json, link_from_flags
+from .limits import check_budget
 from .outputs import check_figure
 
 __all__ = ["build_run_command", "law_flags"]
@@ -119,6 +120,18 @@ def _run(**kw: Any) -> None:
         kw["duration"],
         20.0 / link.C <= times["duration"] <= 100.0,
         "a time between 20 slots and 100 s",
+    )
+    # the run's cost before any work: the core's rate (README, benchmarks/packet.py: 5.7 M data packets/s on the
+    # reference machine, taken as 5 M/s, plus a compile of a few seconds) and the ACK ring of one RTT in slots
+    packets = times["duration"] * link.C
+    rtt_slots = 2 ** math.ceil(math.log2(max(link.d * link.C, 2.0) + 64))
+    check_budget(
+        "--duration",
+        kw["duration"],
+        f"a packet run of {packets:.3g} packet slots",
+        seconds=packets / 5e6 + 3.0,
+        nbytes=rtt_slots * 32 * 16 + flows * 4096,
+        yes=bool(kw.get("yes")),
     )
     laws, params, values = [], [], {}
     for name in names:
@@ -292,6 +305,12 @@ def build_run_command() -> Any:
             annotation=str | None,
         ),
         P("json", kw, default=O(False, "--json", help="Print exactly one JSON object."), annotation=bool),
+        P(
+            "yes",
+            kw,
+            default=O(False, "--yes", help="Run even if estimated over 1 h or 2 GiB."),
+            annotation=bool,
+        ),
     ]
 
     def run(**kwargs: Any) -> None:

@@ -84,7 +84,9 @@ def run_summary(sol: Any, element: int = 0, *, last_fraction: float = 0.5) -> Ru
     model, p = sol.model, sol.params[element]
     st = Status(int(sol.status[element]))
     message = sol.messages[element] if element < len(sol.messages) else ""
-    if not st.ok:  # a failed or chattering run has no statistics: NaN (null in JSON), never a plausible number
+    if (
+        not st.ok
+    ):  # a failed or chattering run has no statistics: NaN (null in JSON), never a plausible number
         nan = float("nan")
         return RunSummary(
             queue_min=nan, queue_max=nan, queue_mean=nan, window_mean=nan, alpha_mean=None,
