@@ -124,7 +124,7 @@ def _run(**kw: Any) -> None:
     # the run's cost before any work: the core's rate (README, benchmarks/packet.py: 5.7 M data packets/s on the
     # reference machine, taken as 5 M/s, plus a compile of a few seconds) and the ACK ring of one RTT in slots
     packets = times["duration"] * link.C
-    rtt_slots = 2 ** math.ceil(math.log2(max(link.d * link.C, 2.0) + 64))
+    rtt_slots = 2 ** math.ceil(math.log2(max(min(link.d, times["duration"]) * link.C, 2.0) + 64))
     check_budget(
         "--duration",
         kw["duration"],

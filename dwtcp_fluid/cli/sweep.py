@@ -40,7 +40,7 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
             raise UsageError(
                 flag,
                 {"--beta": beta, "--bdp": bdp, "--flows": flows, "--kbar-ratio": kbar_ratio}[flag],
-                str(e).split("accepted ", 1)[-1],
+                _reason(e),
             ) from None
     try:
         return SweepGrid(
@@ -53,9 +53,15 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
         )
     except ValueError as e:
         flag = "--capacity" if "capacity" in str(e) else "--packet-size"
-        raise UsageError(
-            flag, capacity if flag == "--capacity" else packet_size, str(e).split("expected ")[-1]
-        ) from None
+        raise UsageError(flag, capacity if flag == "--capacity" else packet_size, _reason(e)) from None
+
+
+def _reason(e: Exception) -> str:
+    """What a library ValueError says is accepted (after its last "accepted "), or why it refused."""
+    msg = str(e)
+    if "accepted " in msg:
+        return msg.rsplit("accepted ", 1)[-1]
+    return msg.split(": ", 1)[-1]
 
 
 def _stem(grid: SweepGrid, config: dict) -> str:
