@@ -220,3 +220,9 @@ if __name__ == "__main__":  # the table for the report
         print("\n".join(rows))
         print(f"\n{len(CASES)} inputs: " + ", ".join(f"exit {k}: {v}" for k, v in sorted(counts.items())))
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_debug_shows_the_traceback(fixtures, capsys):
+    """--debug adds the traceback before the same one-line message (and still writes nothing)."""
+    code, _, err = run_case("sweep --out /proc/x --debug", fixtures, capsys)
+    assert code == 2 and "Traceback" in err and err.strip().splitlines()[-1].startswith("error: --out")
