@@ -223,6 +223,24 @@ def test_sweep_packet_pass_dataset_summary_and_resume(tmp_path):
     names = [v for v in ds.data_vars if v.startswith("packet_")]
     for other in (again, resumed):
         _assert_same({v: ds[v].values for v in names}, {v: other[v].values for v in names}, ..., ...)
+    # a stored value altered behind the store's back (one point): resume names it and recomputes that point only
+    arr = pstore["packet_kbar_obs"][...]
+    arr[3] = arr[3] + 1000.0
+    pstore["packet_kbar_obs"][...] = arr
+    calls.clear()
+    lines: list[str] = []
+    repaired = run_sweep(
+        grid,
+        plan=make_plan(grid, "full"),
+        store=store,
+        resume=True,
+        packet="all",
+        packet_options=opts,
+        packet_progress=lambda d, t: calls.append(t),
+        report=lines.append,
+    )
+    assert set(calls) == {1} and len(lines) == 1 and "1 of 4 points fail their checksum" in lines[0]
+    _assert_same({v: ds[v].values for v in names}, {v: repaired[v].values for v in names}, ..., ...)
     # another option set is another pass: resuming it from this store is refused
     with pytest.raises(ValueError, match="another grid, sample or options"):
         run_sweep(

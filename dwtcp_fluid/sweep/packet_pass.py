@@ -108,29 +108,39 @@ class _Store:
         if path.exists() and resume:
             self._verify(on_damage, repair)
 
-    def _content(self) -> dict[str, np.ndarray]:
-        return {**self.read(), "done": self.done()}
+    def _point_sums(self, values: dict[str, np.ndarray], idx: np.ndarray) -> list[str]:
+        return [chunk_checksum({name: values[name][i : i + 1] for name in PACKET_VARIABLES}) for i in idx]
 
     def _verify(self, on_damage: Callable[[str], None] | None, repair: bool) -> None:
-        """Keep the points done so far only if the store's bytes match the checksum written with them."""
-        if not self.done().any():
+        """Keep a point done so far only if its stored values match the checksum written with them."""
+        done = self.done()
+        idx = np.flatnonzero(done)
+        if not idx.size:
             return
-        rec = read_record(self.path, 0, 0)
         try:
-            ok = rec is not None and rec.get("sha256") == chunk_checksum(self._content())
-            why = "no checksum record" if rec is None else "content differs from its checksum"
-        except Exception as e:  # truncated or garbled: fails to decode
-            ok, why = False, f"unreadable ({type(e).__name__})"
-        if ok:
+            sums = self._point_sums(self.read(), idx)
+        except Exception as e:  # truncated or garbled: fails to decode, every point is suspect
+            sums = [f"unreadable ({type(e).__name__})"] * idx.size
+        bad = []
+        for i, got in zip(idx, sums, strict=True):
+            rec = read_record(self.path, 0, int(i))
+            if rec is None or rec.get("sha256") != got:
+                bad.append(int(i))
+        if not bad:
             return
         if on_damage:
+            action = "recomputed" if repair else "kept as found"
             on_damage(
-                f"packet store {self.path.name}: {why}; " + ("recomputed" if repair else "kept as found")
+                f"packet store {self.path.name}: {len(bad)} of {idx.size} points fail their checksum; {action}"
             )
         if not repair:
-            raise StoreDamagedError(f"{self.path}: the packet points cannot be trusted; nothing was changed")
-        self.root["done"][...] = np.zeros(self.root["done"].shape, dtype=bool)
-        remove_record(self.path, 0, 0)
+            raise StoreDamagedError(
+                f"{self.path}: {len(bad)} packet points cannot be trusted; nothing was changed"
+            )
+        done[bad] = False
+        self.root["done"][...] = done
+        for i in bad:
+            remove_record(self.path, 0, i)
 
     def done(self) -> np.ndarray:
         return np.asarray(self.root["done"][...])
@@ -145,8 +155,12 @@ class _Store:
             self.root[name][...] = arr
         done = self.root["done"][...]
         done[idx] = True
-        self.root["done"][...] = done  # a point counts only once all its values are in
-        write_record(self.path, 0, 0, {"points": int(done.size)}, chunk_checksum(self._content()))
+        # the records of what the store now holds (read back), then the flags: a point counts only once its values
+        # are in and vouched for
+        back = self.read()
+        for i, checksum in zip(idx, self._point_sums(back, np.asarray(idx)), strict=True):
+            write_record(self.path, 0, int(i), {"point": int(i)}, checksum)
+        self.root["done"][...] = done
 
 
 def packet_pass(
