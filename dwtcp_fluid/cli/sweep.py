@@ -230,6 +230,7 @@ def sweep(
     if scheduler is not None:
         check_scheduler(scheduler)
     store = out / f"{stem}.zarr"
+    created = not out.exists()
     try:
         with output_lock(out / f".{stem}.lock"):
             # again under the lock: another sweep may have finished between the first check and the lock
@@ -254,6 +255,9 @@ def sweep(
             )
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
+    finally:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # a run that failed before writing anything leaves no empty directory behind
 
 
 def _run(
