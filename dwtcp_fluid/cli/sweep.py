@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json as json_mod
 import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -23,6 +20,7 @@ from .app import app
 from .common import UsageError, WorkError, emit_json, parse_list
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
+from .sweep_names import config_of, estimate, stem_of
 
 
 def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packet_size: str) -> SweepGrid:
@@ -62,56 +60,6 @@ def _reason(e: Exception) -> str:
     if "accepted " in msg:
         return msg.rsplit("accepted ", 1)[-1]
     return msg.split(": ", 1)[-1]
-
-
-def _stem(grid: SweepGrid, config: dict) -> str:
-    """``sweep-beta<β>`` for the default grid and settings (what ``make sweep`` writes), else that name plus a hash
-    of the whole configuration: a sweep with other BDPs, flows or options never replaces another one's results."""
-    stem = "sweep-beta" + "_".join(f"{b:g}" for b in grid.beta)
-    if config == _config(SweepGrid(beta=grid.beta), **_DEFAULT_OPTIONS):
-        return stem
-    digest = hashlib.sha256(json_mod.dumps(config, sort_keys=True).encode()).hexdigest()[:8]
-    return f"{stem}-{digest}"
-
-
-#: The settings of a plain ``dwtcp-fluid sweep --beta B`` (its results keep the short name).
-_DEFAULT_OPTIONS = {
-    "full": True,
-    "packet": "all",
-    "packet_sample": 2,
-    "buffer": 250,
-    "max_rtts": 400.0,
-    "seed": 0,
-}
-
-
-def _config(grid: SweepGrid, **options) -> dict:
-    return {"grid": grid.to_dict(), **options}
-
-
-#: Unit costs of the up-front estimate on the reference machine (2 cores): the frozen Jacobian, 2.7 million points
-#: in 15 s (measured); the default full sweep (README) 494 s for 6250 points, 250 fluid runs and 250 packet
-#: points, 36 s of it without the packet pass (split here as 4 ms per point for the delay-aware roots and 40 ms per
-#: fluid run).
-_SECONDS_PER_FROZEN_POINT = 6e-6  # frozen Jacobian, per (β, BDP, N, k̄/k̄*) point
-_SECONDS_PER_ROOTS_POINT = 4e-3  # delay-aware roots (full sweep), per point
-_SECONDS_PER_FLUID_RUN = 0.04  # delayed fluid runs (full sweep), per (β, BDP, N)
-_SECONDS_PER_PACKET_RUN = 1.8  # packet-level DWTCP, per (β, BDP, N) point (batched)
-
-
-def _estimate(plan, n_points: int, n_runs: int, n_packet: int, full: bool) -> tuple[float, float]:
-    """Seconds and bytes the sweep will need: the dataset lives in the store, in memory and in the NetCDF."""
-    sizes = plan.dim_sizes()
-    per = 0.0
-    for dims, dtype, _attrs in plan.variables().values():
-        n = 1
-        for d in dims:
-            n *= sizes[d]
-        per += n * np.dtype(dtype).itemsize
-    seconds = n_points * _SECONDS_PER_FROZEN_POINT
-    if full:
-        seconds += n_points * _SECONDS_PER_ROOTS_POINT + n_runs * _SECONDS_PER_FLUID_RUN
-    return seconds + n_packet * _SECONDS_PER_PACKET_RUN, 3.0 * per
 
 
 @app.command("sweep")
@@ -202,7 +150,7 @@ def sweep(
         raise UsageError("--packet-max-rtts", packet_max_rtts, "RTTs in [50, 100000]")
     popts = PacketPassOptions(buffer=packet_buffer, max_rtts=packet_max_rtts, seed=seed)
     plan = make_plan(grid, "full" if full else (FROZEN,))
-    config = _config(
+    config = config_of(
         grid,
         full=full,
         packet=packet,
@@ -211,10 +159,10 @@ def sweep(
         max_rtts=packet_max_rtts,
         seed=seed,
     )
-    stem = _stem(grid, config)
+    stem = stem_of(grid, config)
     # every check before any work: the grid's cost, the output location, the scheduler
     n_pk = 0 if packet == "none" else n3 if packet == "all" else packet_sample
-    seconds, nbytes = _estimate(plan, grid.size, n3, n_pk, full)
+    seconds, nbytes = estimate(plan, grid.size, n3, n_pk, full)
     check_budget(
         "--beta × --bdp × --flows × --kbar-ratio",
         f"{grid.size} points",
