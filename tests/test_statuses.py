@@ -25,12 +25,12 @@ def run(capsys, *argv):
 
 
 def test_undelayed_jax_step_follows_tau_not_the_span():
-    """The undelayed model's default step is τ/40 whatever the duration (it was span/20000: half an RTT at 1 s)."""
+    """The undelayed model's default step is τ/20 whatever the duration (it was span/20000: half an RTT at 1 s)."""
     P = DwtcpParams(link=LINK, flows=10, beta=0.001, k=0)
     for span in (0.01, 0.1, 1.0):
         sol = solve(DwtcpFluid(delay_rtts=0.0), P, [1.0, 0.0], (0.0, span), method="jax")
-        # the step is rounded down to a whole number of steps per saved sample: within 1e-3 of τ/40
-        assert sol.options["dt"] == pytest.approx(LINK.d / 40, rel=1e-3), span
+        # the step is rounded down to a whole number of steps per saved sample: within 1e-3 of τ/20
+        assert sol.options["dt"] == pytest.approx(LINK.d / 20, rel=1e-3), span
 
 
 @pytest.mark.parametrize("duration", ["100ms", "1s"])
@@ -47,7 +47,7 @@ def test_undelayed_run_converges_in_both_solvers(capsys, duration):
         assert out[solver]["oscillating"] is False
     assert out["reference"]["amplitude"] < 1e-9
     # what JAX leaves is below the artefact tolerance of its step (range 2·amplitude vs the q threshold)
-    tol = queue_range_tolerance(LINK.bdp, 10, 1 / 40, 1.0)
+    tol = queue_range_tolerance(LINK.bdp, 10, 1 / 20, 1.0)
     assert 2 * out["jax"]["amplitude"] < tol
 
 

@@ -121,11 +121,11 @@ class DwtcpFluid(FluidModel):
         return self.delay_rtts * p["tau"]
 
     def step_scale(self, p: Mapping[str, Any]) -> float | None:
-        """τ/2 without a feedback delay (the JAX default step τ/40): every rate scales as 1/τ, and the one-step
-        overshoot of the switch at the queue floor q = k = 0 leaves an orbit whose size is proportional to the step
-        (dde.summary.STEP_ARTEFACT_Q), so the step must follow τ, never the requested duration. With a delay,
-        None: the delay (τ_d = delay_rtts·τ) sets it."""
-        return float(p["tau"]) / 2.0 if self.delay_rtts == 0 else None
+        """τ without a feedback delay (the JAX default step τ/20, as with a one-RTT delay): every rate scales as
+        1/τ, and the one-step overshoot of the switch at the queue floor q = k = 0 leaves an orbit whose size is
+        proportional to the step (dde.summary.STEP_ARTEFACT_Q), so the step must follow τ, never the requested
+        duration. With a delay, None: the delay (τ_d = delay_rtts·τ) sets it."""
+        return float(p["tau"]) if self.delay_rtts == 0 else None
 
     def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
         return {1: 0.0} if self.queue_floor else {}
