@@ -86,7 +86,7 @@ def test_rtt_groups_rhs_is_dctcp_rhs_with_R_equal_rtt():
 
 
 def test_guide_for_the_papers_example():
-    # 10 Gbps, d = 300 µs: paper K ≈ 42 packets, 0.02 ≲ g ≲ 0.06 (equations.md)
+    # 10 Gbps, d = 300 µs: paper K ≈ 42 packets, 0.02 ≲ g ≲ 0.06 (docs/equations.md)
     r = guide(LinkParams("10Gbps", "300us"))
     assert r["K_packets"] == pytest.approx(42.0, rel=0.1)
     assert r["g_max"] == pytest.approx(1 / np.sqrt(250 + 42.5), rel=0.15)

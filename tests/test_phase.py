@@ -125,7 +125,7 @@ def test_dwtcp_layers_and_first_integral():
             scale = p["C"] if nc.state == "q" else p["beta"] * ws * 800 / (p["tau"] * P.bdp)
             assert np.max(np.abs(F)) < 1e-6 * scale
     assert all(np.allclose(s[:, 1], 0.0, atol=1e-9) for s in pp.surfaces)
-    # H from the SymPy derivation equals the closed form of equations.md (k = 0)
+    # H from the SymPy derivation equals the closed form of docs/equations.md (k = 0)
     rng = np.random.default_rng(1)
     w, q = rng.uniform(5, 30, 20), rng.uniform(0, 500, 20)
     H = P.beta * q**2 / (2 * P.tau * P.bdp) + P.flows * w / P.tau - P.link.C * np.log(w)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .._provenance import git_revision
+from ..references import references_attr
 from ..results import Result, Status, new_axes
 from .summary import RunSummary, run_summary
 
@@ -133,6 +134,7 @@ class DdeSolution(Result):
             "package_version": __version__,
             "git_revision": git_revision(),
             "model": repr(self.model),
+            "references": references_attr(type(self.model).__doc__),
             "solver": self.method,
             "solver_options": repr(self.options),
             "parameters": repr(self.params if self.batched else self.params[0]),

@@ -18,6 +18,7 @@ import xarray as xr
 from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
 from ..formulas import kbar_star
 from ..models.dwtcp import frozen_jacobian
+from ..references import references_attr
 from .engine import Evaluator, SweepPlan, evaluate_chunk, run_plan
 from .grid import SweepGrid
 from .packet_batch import PacketPassOptions
@@ -268,6 +269,7 @@ def run_sweep(
         )
     )
     ds.attrs["model"] = "DWTCP decrease phase (6), [DWTCP], linearized at (w = BDP/N, q = k̄), k = 0"
+    ds.attrs["references"] = references_attr(ds.attrs["model"])
     return ds
 
 
