@@ -22,7 +22,7 @@ Results
     ``to_dataset()``, ``plot(ax=None)``.
 Figures
     ``figures`` (the registry of figure recipes: ``dw.figures()[name].build(quick)``, ``.plot(data)``,
-    ``.claims``), ``apply_style``, ``plot_condition_map``, ``plot_outcome_maps``, ``plot_packet_vs_fluid``.
+    ``.claims``), ``style`` (context manager), ``apply_style``, ``plot_condition_map``, ``plot_outcome_maps``, ``plot_packet_vs_fluid``.
 """
 
 from __future__ import annotations
@@ -103,6 +103,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     # figures and drawing
     "figures": ("experiments.catalog", "registry"),
     "apply_style": ("plots.style", "apply_style"),
+    "style": ("plots.style", "style"),
     "save_figure": ("plots.style", "save_figure"),
     "plot_condition_map": ("plots.sweep_maps", "plot_condition_map"),
     "plot_outcome_maps": ("plots.sweep_outcomes", "plot_outcome_maps"),
