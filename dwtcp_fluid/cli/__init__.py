@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
 try:  # typer >= 0.20 vendors click as typer._click; older releases depend on click itself
@@ -28,9 +29,18 @@ _COMMAND_MODULES = (
 )
 
 
-def _load() -> None:
+#: Command modules that import the JAX packet core when they load (its law registry builds their flags): loaded
+#: only when the command line names their group, so ``dwtcp-fluid --help`` does not pay for JAX.
+_HEAVY_GROUPS = {"dwtcp_fluid.cli.packet": "packet"}
+
+
+def _load(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    completing = any(k.endswith("_COMPLETE") for k in os.environ)
     for name in _COMMAND_MODULES:
-        importlib.import_module(name)
+        group = _HEAVY_GROUPS.get(name)
+        if group is None or group in args or completing:
+            importlib.import_module(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
 
     Returns the exit status (the console script passes it to ``sys.exit``).
     """
-    _load()
+    _load(argv)
     try:
         # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value.
         rv = app(args=argv, standalone_mode=False, prog_name="dwtcp-fluid")

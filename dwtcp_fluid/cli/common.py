@@ -11,7 +11,31 @@ import numpy as np
 
 from ..params import LinkParams
 
-__all__ = ["UsageError", "emit_json", "link_from_flags", "parse_list", "to_jsonable"]
+__all__ = [
+    "UsageError",
+    "emit_json",
+    "is_quiet",
+    "link_from_flags",
+    "parse_list",
+    "require_unit",
+    "set_quiet",
+    "to_jsonable",
+    "warn",
+    "warn_implausible",
+]
+
+_QUIET = False
+
+
+def set_quiet(quiet: bool) -> None:
+    """``dwtcp-fluid --quiet``: commands show no progress bars or notes on stderr."""
+    global _QUIET
+    _QUIET = bool(quiet)
+
+
+def is_quiet() -> bool:
+    """Whether ``--quiet`` was given (progress bars pass ``disable=is_quiet()``)."""
+    return _QUIET
 
 
 class UsageError(Exception):
@@ -48,8 +72,61 @@ def emit_json(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+#: The accepted forms of a quantity flag, shown when a value is refused. ``--packet-size`` alone has a documented
+#: default unit (bytes); a rate or a time must name its unit, because a bare ``100`` read as 100 s (or 100 bit/s)
+#: silently gives nonsense.
+UNIT_FORMS = {
+    "rate": '"10Gbps", "10G", "100Mbps" or "833333pps"',
+    "time": '"100us", "0.1ms", "20ms" or "1e-4s"',
+}
+
+
+def require_unit(flag: str, text: object, kind: str) -> None:
+    """Refuse a bare number (other than 0) for a rate or time flag, with the accepted forms."""
+    try:
+        v = float(str(text).strip())
+    except ValueError:
+        return  # has a unit (or is garbage, which the parser refuses with its own message)
+    if v != 0.0:
+        raise UsageError(
+            flag, text, f"a {kind} with its unit, such as {UNIT_FORMS[kind]} (a bare number has none)"
+        )
+
+
+def warn(message: str) -> None:
+    """One ``warning:`` line on stderr (silenced by ``--quiet``)."""
+    if not _QUIET:
+        sys.stderr.write(f"warning: {message}\n")
+        sys.stderr.flush()
+
+
+def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
+    """Warn before work starts when the inputs are legal but implausible: a BDP below one packet, or a simulated
+    time above 10⁴ RTTs."""
+    bdp = link.bdp
+    if bdp < 1.0:
+        warn(
+            f"BDP = C·τ = {bdp:.3g} packets is below one packet (capacity {link.capacity:.4g} bit/s, "
+            f"RTT {link.rtt:.4g} s): check the units of --capacity and --rtt"
+        )
+    if duration_s is not None and duration_s > 1e4 * link.rtt:
+        warn(f"--duration is {duration_s / link.rtt:.3g} RTTs (> 10⁴): the run may take a long time")
+
+
 def link_from_flags(capacity: str, rtt: str, packet_size: str | float = 1500) -> LinkParams:
-    """Build a :class:`LinkParams` from ``--capacity``, ``--rtt`` and ``--packet-size``, as usage errors."""
+    """Build a :class:`LinkParams` from ``--capacity``, ``--rtt`` and ``--packet-size``, as usage errors.
+
+    Capacity and RTT must carry a unit (:func:`require_unit`); the packet size is in bytes. A BDP below one packet
+    is warned about (:func:`warn_implausible`).
+    """
+    require_unit("--capacity", capacity, "rate")
+    require_unit("--rtt", rtt, "time")
+    link = _link(capacity, rtt, packet_size)
+    warn_implausible(link)
+    return link
+
+
+def _link(capacity: str, rtt: str, packet_size: str | float) -> LinkParams:
     try:
         size = LinkParams(packet_size=packet_size).packet_size
     except ValueError:
@@ -57,13 +134,11 @@ def link_from_flags(capacity: str, rtt: str, packet_size: str | float = 1500) ->
     try:
         LinkParams(capacity=capacity, packet_size=size)
     except ValueError:
-        raise UsageError(
-            "--capacity", capacity, 'a positive rate such as "10Gbps", "10G" or "833333pps"'
-        ) from None
+        raise UsageError("--capacity", capacity, f"a positive rate such as {UNIT_FORMS['rate']}") from None
     try:
         return LinkParams(capacity=capacity, rtt=rtt, packet_size=size)
     except ValueError:
-        raise UsageError("--rtt", rtt, 'a positive time such as "100us", "0.1ms" or "1e-4s"') from None
+        raise UsageError("--rtt", rtt, f"a positive time such as {UNIT_FORMS['time']}") from None
 
 
 def _parse_number(flag: str, tok: str, accepted: str) -> float:

@@ -8,9 +8,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.floquet import theorem1
-from ..analysis.guidelines import guide as compute_guide
-from ..analysis.limit_cycle import FixedPoint, find_limit_cycle
 from ..params import DctcpParams
 from .app import dctcp_app
 from .common import UsageError, emit_json, link_from_flags
@@ -42,6 +39,9 @@ def limit_cycle(
     section 3.3.2 when ψ is known). rho_paper is ρ(Z1·Z2) with exp(∫J), rho_monodromy with the true
     transition matrices, rho_return_map from finite differences of the return map.
     """
+    from ..analysis.floquet import theorem1
+    from ..analysis.limit_cycle import FixedPoint, find_limit_cycle
+
     if not (isinstance(g, int | float) and math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     physical = None
@@ -126,6 +126,8 @@ def guide(
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """K and the g range from our limit cycles and the hybrid model, next to the paper's (17), (18), (27)."""
+    from ..analysis.guidelines import guide as compute_guide
+
     link = link_from_flags(capacity, rtt, packet_size)
     if flows is not None and not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")

@@ -88,10 +88,10 @@ def compare_fluid_dwtcp(
             )
     if plot:
         from ..plots.dwtcp_packet import plot_dwtcp_overlay
-        from ..plots.style import apply_style, save_figure
+        from ..plots.style import save_figure, style
 
-        apply_style()
-        save_figure(plot_dwtcp_overlay(results), plot)
+        with style():
+            save_figure(plot_dwtcp_overlay(results), plot)
     if as_json:
         emit_json(
             {

@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import packet_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, require_unit, warn_implausible
 
 __all__ = ["build_run_command", "law_flags"]
 
@@ -43,15 +43,19 @@ def law_flags() -> dict[str, Any]:
 
 
 def _plot(summary: dict[str, Any], path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ..plots.style import apply_style
+    from ..plots.style import save_figure, style
 
-    apply_style()
+    with style():
+        fig = _draw_records(summary, plt, np)
+        save_figure(fig, path)
+        plt.close(fig)
+
+
+def _draw_records(summary: dict[str, Any], plt: Any, np: Any) -> Any:
+    """Queue and window at the end of each record chunk (the figure of ``packet run --plot``)."""
     rec = summary["records"]
     chunk_s = summary["duration_s"] / len(rec["q_end"])
     t = (np.arange(len(rec["q_end"])) + 1) * chunk_s * 1e3
@@ -63,8 +67,7 @@ def _plot(summary: dict[str, Any], path: str) -> None:
     a2.set_xlabel("time (ms)")
     a1.set_title(f"packet core: {summary['law']}, N = {summary['flows']}")
     fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    return fig
 
 
 def _print(title: str, out: dict[str, Any]) -> None:
@@ -107,6 +110,7 @@ def _run(**kw: Any) -> None:
         ("--jitter", "jitter"),
         ("--delack-timeout", "delack_timeout"),
     ):
+        require_unit(flag, kw[key], "time")
         try:
             times[key] = parse_time(kw[key])
         except ValueError:
@@ -117,6 +121,7 @@ def _run(**kw: Any) -> None:
         20.0 / link.C <= times["duration"] <= 100.0,
         "a time between 20 slots and 100 s",
     )
+    warn_implausible(link, times["duration"])
     laws, params, values = [], [], {}
     for name in names:
         cls = LAWS[name]

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import typer
 
-from .. import units
 from ..params import DctcpParams, DwtcpParams
 from .app import app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, require_unit
 
 phase_app = typer.Typer(
     help="Phase portraits: vector field per law, nullclines, switching surfaces, equilibria, trajectories.",
@@ -34,11 +33,11 @@ def _check_out(out: str) -> Path:
 
 
 def _save(pp, path: Path) -> None:
-    from ..plots.style import apply_style, save_figure
+    from ..plots.style import save_figure, style
 
-    apply_style()
-    fig, _, _ = pp.plot()
-    save_figure(fig, path)
+    with style():
+        fig, _, _ = pp.plot()
+        save_figure(fig, path)
 
 
 def _summary(pp, path: Path) -> dict:
@@ -77,6 +76,7 @@ def phase_dwtcp(
     json: bool = _JSON,
 ) -> None:
     """DWTCP (w, q) portrait of [DWTCP] eqs. (6)/(7), with or without the feedback delay."""
+    from .. import units
     from ..experiments.phase_dwtcp import dwtcp_portrait
 
     path = _check_out(out)
@@ -90,6 +90,7 @@ def phase_dwtcp(
     if variant not in ("paper", "sqrt"):
         raise UsageError("--variant", variant, "paper or sqrt")
     accepted = 'a time in (0, 10s] such as "100ms" or "0.1s"'
+    require_unit("--duration", duration, "time")
     try:
         T = units.parse_time(duration)
     except ValueError:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import typer
 
-from ..symbolic.registry import build_all, check_all, default_proofs_dir, write_all
 from .app import app
 from .common import emit_json
 
@@ -23,6 +22,8 @@ def proofs(
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Render proofs/ from the SymPy-checked derivations; with --check, fail (exit 1) on a failed step or a stale file."""
+    from ..symbolic.registry import build_all, check_all, default_proofs_dir, write_all
+
     outdir = out if out is not None else default_proofs_dir()
     if check:
         problems = check_all(outdir)

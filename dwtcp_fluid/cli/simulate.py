@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .. import units
-from ..dde import solve
-from ..models.dctcp import DctcpFluid
-from ..models.dwtcp import DwtcpFluid
 from ..params import DctcpParams, DwtcpParams
 from .app import dctcp_app, dwtcp_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, require_unit, warn_implausible
+
+if TYPE_CHECKING:  # imported where used, so `--help` stays fast
+    from ..models.dwtcp import DwtcpFluid
 
 _CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
 _RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
@@ -29,13 +28,18 @@ _JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
 _VARIANTS = ("paper", "sqrt", "paper-scout", "sqrt-scout")
 
 
-def _duration(text: str) -> float:
+def _duration(text: str, link: Any = None) -> float:
+    from .. import units
+
+    require_unit("--duration", text, "time")
     try:
         d = units.parse_time(text)
     except ValueError:
         raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"') from None
     if not (math.isfinite(d) and d > 0):
         raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"')
+    if link is not None:
+        warn_implausible(link, d)
     return d
 
 
@@ -67,17 +71,17 @@ def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
 
 
 def _plot(sol: Any, path: str, title: str, marks: dict[str, float]) -> None:
-    from ..plots.style import apply_style, save_figure
+    from ..plots.style import save_figure, style
     from ..plots.timeseries import plot_timeseries
 
     if not str(path).lower().endswith((".png", ".svg", ".pdf")):
         raise UsageError("--plot", path, "a file name ending in .png, .svg or .pdf")
     import matplotlib.pyplot as plt
 
-    apply_style()
-    fig = plot_timeseries(sol, title=title, queue_marks=marks)
-    save_figure(fig, path)
-    plt.close(fig)
+    with style():
+        fig = plot_timeseries(sol, title=title, queue_marks=marks)
+        save_figure(fig, path)
+        plt.close(fig)
 
 
 @dctcp_app.command("simulate")
@@ -98,13 +102,16 @@ def dctcp_simulate(
     History before t = 0: W = 1, α = 0, q = 0. The summary covers the last half of the run; the period is the
     mean spacing of the upward crossings of q = K (null when the queue stops crossing K).
     """
+    from ..dde import solve
+    from ..models.dctcp import DctcpFluid
+
     link = link_from_flags(capacity, rtt, packet_size)
     if not (math.isfinite(marking_threshold) and marking_threshold >= 0):
         raise UsageError("--marking-threshold", marking_threshold, "a number of packets >= 0")
     if not (math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
-    T = _duration(duration)
+    T = _duration(duration, link)
     sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, T), method=_solver(solver))
     s = sol.summary()
     out = {
@@ -129,6 +136,8 @@ def dctcp_simulate(
 
 def dwtcp_model(variant: str, delay: bool) -> DwtcpFluid:
     """The DWTCP fluid model behind ``--variant`` and ``--delay/--no-delay``."""
+    from ..models.dwtcp import DwtcpFluid
+
     if variant not in _VARIANTS:
         raise UsageError("--variant", variant, " | ".join(_VARIANTS))
     base = variant.split("-")[0]
@@ -166,6 +175,8 @@ def dwtcp_simulate(
     History before t = 0: w = 1 packet, q = 0 (and α = 1 for the -scout variants). The summary covers the last
     half of the run; the period is the mean spacing of the upward crossings of q = k (null without two).
     """
+    from ..dde import solve
+
     link = link_from_flags(capacity, rtt, packet_size)
     if not (math.isfinite(beta) and 0 < beta <= 1):
         raise UsageError("--beta", beta, "a number with 0 < beta <= 1")
@@ -173,7 +184,7 @@ def dwtcp_simulate(
         raise UsageError("--target", target, "a queue target in packets >= 0")
     P = DwtcpParams(link=link, flows=_flows(flows), beta=beta, k=target)
     model = dwtcp_model(variant, delay)
-    T = _duration(duration)
+    T = _duration(duration, link)
     hist = [1.0, 0.0] + ([0.0] if len(model.states) == 3 else [])
     method = _solver(solver)
     # with k = 0 the switching surface is the queue floor: its exit must be located exactly (jax_rk docstring)

@@ -5,21 +5,25 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..sweep import SweepGrid, run_sweep, summarize, write_netcdf_atomic
-from ..sweep.packet_batch import PacketPassOptions
-from ..sweep.packet_pass import PACKET_MODES
-from ..sweep.run import FROZEN, make_plan
 from .app import app
-from .common import UsageError, emit_json, parse_list
+from .common import UsageError, emit_json, parse_list, require_unit
+
+if TYPE_CHECKING:  # imported where used, so `--help` stays fast
+    from ..sweep import SweepGrid
 
 
 def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packet_size: str) -> SweepGrid:
+    from ..sweep import SweepGrid
+
+    require_unit("--capacity", capacity, "rate")
+
     axes = {
         "--beta": parse_list("--beta", beta),
         "--bdp": parse_list("--bdp", bdp),
@@ -104,6 +108,11 @@ def sweep(
     the frozen Jacobian (8) at every grid point, the delayed fluid runs and delay-aware roots, and against the
     packet-level DWTCP law at every (β, BDP, N) point (--packet); write results/sweep-beta<β>.nc and maps next to
     it."""
+    from ..sweep import run_sweep, summarize, write_netcdf_atomic
+    from ..sweep.packet_batch import PacketPassOptions
+    from ..sweep.packet_pass import PACKET_MODES
+    from ..sweep.run import FROZEN, make_plan
+
     grid = _grid(beta, bdp, flows, kbar_ratio, capacity, packet_size)
     if workers is not None and workers < 1:
         raise UsageError("--workers", workers, "an integer >= 1")
@@ -175,20 +184,20 @@ def sweep(
     path = write_netcdf_atomic(ds, Path(out) / f"{_stem(grid)}.nc")
     fig_path = None
     if figure:
-        from ..plots.style import apply_style, save_figure
+        from ..plots.style import save_figure, style
         from ..plots.sweep_maps import plot_condition_map
 
-        apply_style()
-        fig_path = Path(out) / f"{_stem(grid)}.png"
-        save_figure(plot_condition_map(ds), fig_path)
-        if full:
-            from ..plots.sweep_outcomes import plot_outcome_maps
+        with style():
+            fig_path = Path(out) / f"{_stem(grid)}.png"
+            save_figure(plot_condition_map(ds), fig_path)
+            if full:
+                from ..plots.sweep_outcomes import plot_outcome_maps
 
-            save_figure(plot_outcome_maps(ds), Path(out) / f"{_stem(grid)}-outcomes.png")
-        if "packet_class" in ds:
-            from ..experiments.dwtcp_packet_truth import plot_packet_truth
+                save_figure(plot_outcome_maps(ds), Path(out) / f"{_stem(grid)}-outcomes.png")
+            if "packet_class" in ds:
+                from ..experiments.dwtcp_packet_truth import plot_packet_truth
 
-            save_figure(plot_packet_truth(ds), Path(out) / f"{_stem(grid)}-packet.png")
+                save_figure(plot_packet_truth(ds), Path(out) / f"{_stem(grid)}-packet.png")
     summary = summarize(ds)
     summary.update(
         {
