@@ -163,14 +163,14 @@ def test_bad_input_names_the_parameter():
 
 def test_fig4_is_deterministic(tmp_path):
     from dwtcp_fluid.experiments.phase_dctcp import FIG4
-    from dwtcp_fluid.plots.style import apply_style, save_figure
+    from dwtcp_fluid.plots.style import save_figure, style
 
     paths = []
     for k in range(2):
-        apply_style()
-        d = FIG4.build(True)
-        paths.append(tmp_path / f"f{k}.png")
-        save_figure(FIG4.plot(d), paths[-1])
+        with style():
+            d = FIG4.build(True)
+            paths.append(tmp_path / f"f{k}.png")
+            save_figure(FIG4.plot(d), paths[-1])
     assert paths[0].read_bytes() == paths[1].read_bytes()
     assert all(c.check(d)[0] for c in FIG4.claims)
 

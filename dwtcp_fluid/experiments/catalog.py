@@ -67,21 +67,21 @@ def build_figure(fig: Figure, outdir: Path, *, quick: bool = False) -> FigureRes
     """Build one figure's data, evaluate its claims and write ``outdir/<name>.png``."""
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style, save_figure
+    from ..plots.style import save_figure, style
 
-    apply_style()
-    data = fig.build(quick)
-    results = []
-    for c in fig.claims:
-        try:
-            passed, measured = c.check(data)
-        except Exception as e:  # a claim that cannot be evaluated has failed, and says why
-            passed, measured = False, f"error: {type(e).__name__}: {e}"
-        results.append(ClaimResult(c.text, bool(passed), str(measured)))
-    mpl_fig = fig.plot(data)
-    path = Path(outdir) / f"{fig.name}.png"
-    save_figure(mpl_fig, path)
-    plt.close(mpl_fig)
+    with style():  # the caller's rcParams come back afterwards
+        data = fig.build(quick)
+        results = []
+        for c in fig.claims:
+            try:
+                passed, measured = c.check(data)
+            except Exception as e:  # a claim that cannot be evaluated has failed, and says why
+                passed, measured = False, f"error: {type(e).__name__}: {e}"
+            results.append(ClaimResult(c.text, bool(passed), str(measured)))
+        mpl_fig = fig.plot(data)
+        path = Path(outdir) / f"{fig.name}.png"
+        save_figure(mpl_fig, path)
+        plt.close(mpl_fig)
     return FigureResult(fig.name, path, tuple(results))
 
 

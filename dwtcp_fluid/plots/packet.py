@@ -12,9 +12,6 @@ def plot_packet_vs_fluid(data: dict[Any, Any], flows: tuple[int, ...] = PACKET_V
     compared window, one row per N."""
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
-
-    apply_style()
     fig, axes = plt.subplots(len(flows), 2, figsize=(9, 2.3 * len(flows) + 0.4), sharex=True, squeeze=False)
     lines = (
         ("packet", dict(lw=0.8, color="C0", label="packet (Linux DCTCP)")),
@@ -56,9 +53,6 @@ def plot_packet_vs_fluid(data: dict[Any, Any], flows: tuple[int, ...] = PACKET_V
 def plot_join_leave(data: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
-
-    apply_style()
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
     for f in range(data["throughput_gbps"].shape[1]):
         a1.plot(data["t"] * 1e3, data["throughput_gbps"][:, f], lw=1.0, label=f"flow {f + 1}")
@@ -77,9 +71,6 @@ def plot_join_leave(data: dict[str, Any]) -> Any:
 def plot_rtt_fairness(data: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
-
-    apply_style()
     fig, ax = plt.subplots(figsize=(5.5, 4.2))
     r = data["ratios"]
     ax.loglog(r, data["dctcp"], "o-", label="DCTCP")
