@@ -78,3 +78,33 @@ def test_implausible_inputs_warn_before_work(capsys):
     assert code == 0 and "warning" not in err
     main(["dwtcp", "condition", "-h"])  # reset the module-level quiet flag for the other tests
     capsys.readouterr()
+
+
+@pytest.mark.parametrize(
+    "argv, inputs",
+    [
+        (
+            ["dwtcp", "eigen", "--kbar", "100"],
+            {"kbar": 100.0, "beta": 0.001, "capacity": "10Gbps", "flows": 10},
+        ),
+        (
+            ["dwtcp", "simulate", "--duration", "2ms"],
+            {"duration": "2ms", "target": 0.0, "solver": "reference"},
+        ),
+        (["dctcp", "limit-cycle", "--wbar", "10"], {"wbar": 10.0, "g": 0.0625}),
+    ],
+)
+def test_json_carries_schema_version_and_full_inputs(capsys, argv, inputs):
+    import json
+
+    code, out, _ = run(capsys, *argv, "--json")
+    d = json.loads(out)
+    assert code == 0 and d["schema_version"] == 1 and d["package_version"] == __version__
+    assert d["command"] == " ".join(argv[:2])
+    assert inputs.items() <= d["inputs"].items()
+    assert "period" not in d  # unit-suffixed: period_s (seconds) or period_rtt (normalized time)
+
+
+def test_missing_value_never_reads_none(capsys):
+    code, _, err = run(capsys, "dwtcp", "eigen")
+    assert code == 2 and "None" not in err and err.startswith("error: --kbar is missing: give")

@@ -43,7 +43,10 @@ class UsageError(Exception):
 
     def __init__(self, flag: str, value: Any, accepted: str) -> None:
         self.flag, self.value, self.accepted = flag, value, accepted
-        super().__init__(f"{flag} {value!r} is invalid: accepted {accepted}")
+        if value is None:  # a flag that was needed and not given: never "--kbar None is invalid"
+            super().__init__(f"{flag} is missing: give {accepted}")
+        else:
+            super().__init__(f"{flag} {value!r} is invalid: accepted {accepted}")
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -66,9 +69,31 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
+#: Version of the JSON documents' layout: bumped when a key is renamed or removed (adding keys does not bump it).
+#: 1: every document starts with ``schema_version``, ``package_version``, ``command`` and ``inputs`` (every flag
+#: of the command, as given or defaulted); quantities carry their unit in the key (``period_s``, ``period_rtt``).
+SCHEMA_VERSION = 1
+
+
+def json_envelope(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` behind the common header: schema version, package version, the command and its full inputs."""
+    from .._provenance import __version__
+
+    head: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "package_version": __version__}
+    try:
+        from typer._click.globals import get_current_context  # typer >= 0.20 vendors click
+    except ImportError:  # pragma: no cover
+        from click import get_current_context
+    ctx = get_current_context(silent=True)
+    if ctx is not None:
+        head["command"] = " ".join(ctx.command_path.split()[1:])
+        head["inputs"] = {k: v for k, v in ctx.params.items() if k != "json"}
+    return {**head, **obj}
+
+
 def emit_json(obj: dict[str, Any]) -> None:
-    """Print exactly one JSON object on stdout."""
-    sys.stdout.write(json.dumps(to_jsonable(obj), sort_keys=False) + "\n")
+    """Print exactly one JSON object on stdout, behind :func:`json_envelope`'s header."""
+    sys.stdout.write(json.dumps(to_jsonable(json_envelope(obj)), sort_keys=False, default=str) + "\n")
     sys.stdout.flush()
 
 
@@ -175,3 +200,65 @@ def parse_list(flag: str, text: str) -> np.ndarray:
             return np.geomspace(start, stop, num)
         return np.linspace(start, stop, num)
     return np.array([_parse_number(flag, t.strip(), accepted) for t in s.split(",")], dtype=float)
+
+
+#: Units of the keys commands print, for the human tables (JSON keys carry theirs as a suffix where ambiguous).
+_UNITS = {
+    "queue": "packets",
+    "window": "packets",
+    "cwnd": "packets",
+    "amplitude": "packets",
+    "bdp": "packets",
+    "kbar": "packets",
+    "k": "packets",
+    "target": "packets",
+    "marking_threshold": "packets",
+    "q_min": "C·R*",
+    "q_max": "C·R*",
+    "utilization": "fraction of C",
+    "throughput": "fraction of C",
+    "alpha": "1",
+    "wbar": "packets",
+    "w_star": "packets",
+    "fixed_point_queue": "packets",
+    "drops": "packets",
+}
+_SUFFIX_UNITS = (
+    ("_packets", "packets"),
+    ("_pkt", "packets"),
+    ("_pps", "packets/s"),
+    ("_bps", "bit/s"),
+    ("_gbps", "Gbit/s"),
+    ("_ms", "ms"),
+    ("_us", "µs"),
+    ("_rtts", "RTT"),
+    ("_rtt", "RTT (R*)"),
+    ("_s", "s"),
+    ("_fraction", "fraction"),
+)
+
+
+def unit_of(key: str) -> str:
+    """The unit a printed quantity is in, from its name (``period_s`` → s; ``queue_mean`` → packets); "" if none."""
+    for suffix, unit in _SUFFIX_UNITS:
+        if key.endswith(suffix):
+            return unit
+    base = key.split("_")[0] if key not in _UNITS else key
+    return _UNITS.get(key, _UNITS.get(base, ""))
+
+
+def print_quantities(title: str, out: dict[str, Any], skip: tuple[str, ...] = ()) -> None:
+    """The human form of a command's result: one table, quantity | value | unit."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title, show_header=True)
+    t.add_column("quantity", style="bold")
+    t.add_column("value", justify="right")
+    t.add_column("unit")
+    for k, v in out.items():
+        if k in skip or isinstance(v, dict | list):
+            continue
+        unit = "" if isinstance(v, bool) or isinstance(v, str) else unit_of(k)
+        t.add_row(k, f"{v:.6g}" if isinstance(v, float) else ("—" if v is None else str(v)), unit)
+    Console().print(t)

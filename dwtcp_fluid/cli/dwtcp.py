@@ -140,6 +140,7 @@ def eigen(
         "window": w,
         "kbar": q,
         "jacobian": J.tolist(),
+        "eigenvalues_format": "[real, imaginary] pairs in 1/s, sorted by imaginary part",
         "eigenvalues": [[float(e.real), float(e.imag)] for e in ev],
         "classification": cls,
         "stability": stab,

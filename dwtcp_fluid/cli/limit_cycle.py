@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..params import DctcpParams
 from .app import dctcp_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, print_quantities
 
 
 @dctcp_app.command("limit-cycle")
@@ -67,7 +67,7 @@ def limit_cycle(
             "regime": "fixed_point",
             "q_min": float(free.state[2]),
             "q_max": float(free.state[2]),
-            "period": None,
+            "period_rtt": None,
             "throughput": 1.0,
             "rho_paper": None,
             "rho_monodromy": None,
@@ -88,13 +88,13 @@ def limit_cycle(
             "regime": "limit_cycle",
             "q_min": free.q_min,
             "q_max": free.q_max,
-            "period": free.period,
+            "period_rtt": free.period,  # normalized time: one unit is R* = d + K/C
             "throughput": throughput,
             "rho_paper": t1.rho_paper,
             "rho_monodromy": t1.rho_monodromy,
             "rho_return_map": t1.rho_return_map,
-            "h_alpha": free.h_alpha,
-            "h_beta": free.h_beta,
+            "h_alpha_rtt": free.h_alpha,
+            "h_beta_rtt": free.h_beta,
             "x_alpha": free.x_alpha.tolist(),
             "x_beta": free.x_beta.tolist(),
             "wbar": wbar,
@@ -107,14 +107,9 @@ def limit_cycle(
     if json:
         emit_json(out)
         return
-    t = Table(title=f"DCTCP limit cycle, w̄ = {wbar:g}, g = {g:g}", show_header=False)
-    t.add_column("quantity", style="bold")
-    t.add_column("value")
-    for k, v in out.items():
-        if isinstance(v, float):
-            v = f"{v:.6g}"
-        t.add_row(k, str(v))
-    Console().print(t)
+    print_quantities(
+        f"DCTCP limit cycle, w̄ = {wbar:g}, g = {g:g} (normalized: time in R*, queue in C·R*)", out
+    )
 
 
 @dctcp_app.command("guide")

@@ -14,10 +14,9 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from .app import packet_app
-from .common import UsageError, emit_json, link_from_flags, require_unit, warn_implausible
+from .common import UsageError, emit_json, link_from_flags, print_quantities, require_unit, warn_implausible
 
 __all__ = ["build_run_command", "law_flags"]
 
@@ -71,11 +70,7 @@ def _draw_records(summary: dict[str, Any], plt: Any, np: Any) -> Any:
 
 
 def _print(title: str, out: dict[str, Any]) -> None:
-    t = Table(title=title, show_header=False)
-    for k, v in out.items():
-        if k not in ("throughput_pps", "fct_s", "records"):
-            t.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    Console().print(t)
+    print_quantities(title, out, skip=("throughput_pps", "fct_s", "records"))
 
 
 def _run(**kw: Any) -> None:

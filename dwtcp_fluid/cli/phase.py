@@ -61,7 +61,7 @@ def phase_dwtcp(
     capacity: str = _CAP,
     rtt: str = _RTT,
     packet_size: str = _PKT,
-    flows: int = typer.Option(5, "--flows", help="Number of flows N ≥ 1."),
+    flows: int = typer.Option(10, "--flows", help="Number of flows N ≥ 1 (10, as in every command)."),
     beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (as in eq. (6))."),
     target: float = typer.Option(0.0, "--target", help="Target queue k in packets (0: d_t = τ, eq. (6))."),
     delay: bool = typer.Option(

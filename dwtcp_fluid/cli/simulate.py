@@ -9,7 +9,7 @@ import typer
 
 from ..params import DctcpParams, DwtcpParams
 from .app import dctcp_app, dwtcp_app
-from .common import UsageError, emit_json, link_from_flags, require_unit, warn_implausible
+from .common import UsageError, emit_json, link_from_flags, print_quantities, require_unit, warn_implausible
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..models.dwtcp import DwtcpFluid
@@ -59,15 +59,7 @@ def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json(out)
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    t = Table(title=title, show_header=False)
-    t.add_column("quantity", style="bold")
-    t.add_column("value")
-    for k, v in out.items():
-        t.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    Console().print(t)
+    print_quantities(title, out)
 
 
 def _plot(sol: Any, path: str, title: str, marks: dict[str, float]) -> None:
