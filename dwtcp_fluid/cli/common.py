@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -262,3 +264,59 @@ def print_quantities(title: str, out: dict[str, Any], skip: tuple[str, ...] = ()
         unit = "" if isinstance(v, bool) or isinstance(v, str) else unit_of(k)
         t.add_row(k, f"{v:.6g}" if isinstance(v, float) else ("—" if v is None else str(v)), unit)
     Console().print(t)
+
+
+@contextmanager
+def status(message: str) -> Iterator[None]:
+    """A spinner with elapsed time on stderr while a step runs (none with ``--quiet``)."""
+    if _QUIET:
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(message):
+        yield
+
+
+@contextmanager
+def steps(total: int, description: str) -> Iterator[Callable[[str], None]]:
+    """A rich progress bar on stderr over ``total`` named steps, with elapsed time and ETA; yields
+    ``start(name)``, called as each step begins (the previous one is then counted done)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    cols = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*cols, console=Console(stderr=True), disable=_QUIET, transient=False) as bar:
+        task = bar.add_task(description, total=total)
+        started = [0]
+
+        def start(name: str) -> None:
+            if started[0]:
+                bar.advance(task)
+            started[0] += 1
+            bar.update(task, description=f"{description}: {name}")
+
+        yield start
+        bar.update(task, completed=total, description=description)
+
+
+def print_written(paths: Iterable[Any]) -> None:
+    """Say what a command wrote, one ``wrote PATH`` line each, on stderr (stdout stays the result / JSON)."""
+    if _QUIET:
+        return
+    for p in paths:
+        sys.stderr.write(f"wrote {p}\n")

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from .app import app
-from .common import emit_json
+from .common import emit_json, status
 
 
 @app.command("proofs")
@@ -26,8 +26,9 @@ def proofs(
 
     outdir = out if out is not None else default_proofs_dir()
     if check:
-        problems = check_all(outdir)
-        derivs = build_all()
+        with status("proofs --check: re-running every SymPy step"):
+            problems = check_all(outdir)
+            derivs = build_all()
         if json:
             emit_json(
                 {
@@ -48,7 +49,8 @@ def proofs(
         if not json:
             sys.stdout.write(f"proofs --check: every step passed and {outdir} is up to date\n")
         return
-    written = write_all(outdir)
+    with status("proofs: deriving and checking every step"):
+        written = write_all(outdir)
     if json:
         emit_json({"ok": True, "dir": str(outdir), "files": [p.name for p in written]})
     else:

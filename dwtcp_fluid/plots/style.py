@@ -68,8 +68,11 @@ def apply_style() -> None:
     matplotlib.rcParams.update(cast(Any, _RC))
 
 
-def save_figure(fig, path) -> None:
-    """Save ``fig`` to ``path`` with metadata stripped; the format follows the extension (png, svg, pdf)."""
+def save_figure(fig, path, dpi: float | None = None) -> None:
+    """Save ``fig`` to ``path`` with metadata stripped; the format follows the extension (png, svg, pdf).
+
+    ``dpi`` is the raster resolution (default the style's ``savefig.dpi``, 110); vector formats keep their text.
+    """
     import os
     import tempfile
     from pathlib import Path
@@ -84,7 +87,8 @@ def save_figure(fig, path) -> None:
     os.close(fd)
     try:
         with style():  # savefig.dpi, svg.hashsalt, fonttypes are read at save time
-            fig.savefig(tmp, format=ext, metadata=meta)
+            kw = {} if dpi is None else {"dpi": dpi}  # None: rcParams["savefig.dpi"] of the style
+            fig.savefig(tmp, format=ext, metadata=meta, **kw)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
