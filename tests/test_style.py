@@ -58,3 +58,21 @@ def test_save_figure_is_byte_stable_under_a_user_style(tmp_path):
             save_figure(fig, paths[-1])
             plt.close(fig)
     assert paths[0].read_bytes() == paths[1].read_bytes()
+
+
+def test_fig6_panels_in_order_and_no_cycle_region_not_drawn_as_rho_zero():
+    """[DCTCP-A] Fig. 6: panels read (a), (b); cells start at w̄ = 2, the region below is the 'no cycle' band."""
+    import numpy as np
+
+    from dwtcp_fluid.plots.limit_cycles import plot_fig6
+
+    w, g = np.geomspace(2.01, 1000, 5), np.geomspace(1e-3, 1, 4)
+    rho = np.full((5, 4), 0.5)
+    fig = plot_fig6({"wbar": w, "g": g, "rho_paper": rho, "rho_monodromy": rho * 0.9})
+    titles = [ax.get_title() for ax in fig.axes[:3]]
+    assert titles[0].startswith("(a)") and titles[1].startswith("(b)"), titles
+    for ax in fig.axes[:3]:
+        mesh = ax.collections[0]
+        ys = mesh.get_coordinates()[:, 0, 1]  # the lowest row of cell corners
+        assert np.min(ys) >= 2.0 - 1e-12  # nothing is coloured below w̄ = 2
+        assert ax.get_ylim()[0] < 2.0 and any("no cycle" in t.get_text() for t in ax.texts)
