@@ -108,3 +108,27 @@ def test_json_carries_schema_version_and_full_inputs(capsys, argv, inputs):
 def test_missing_value_never_reads_none(capsys):
     code, _, err = run(capsys, "dwtcp", "eigen")
     assert code == 2 and "None" not in err and err.startswith("error: --kbar is missing: give")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["dwtcp", "simulate", "--duration", "10s", "--plot", "x.txt"],
+        ["dctcp", "simulate", "--duration", "10s", "--plot", "x.txt"],
+        ["packet", "run", "--duration", "10s", "--plot", "x.txt"],
+    ],
+)
+def test_plot_path_refused_before_the_run(capsys, argv):
+    """A 10 s simulation would take minutes: the bad --plot is refused first, in well under a second of work."""
+    import time
+
+    t0 = time.perf_counter()
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.startswith("error: --plot 'x.txt' is invalid"), err
+    assert time.perf_counter() - t0 < 20  # parsing only (generous: the machine is shared)
+
+
+def test_commands_say_what_they_wrote(capsys, tmp_path):
+    out = tmp_path / "p.svg"
+    code, _, err = run(capsys, "phase", "dwtcp", "--no-delay", "--duration", "2ms", "--out", str(out))
+    assert code == 0 and f"wrote {out}" in err and out.is_file()

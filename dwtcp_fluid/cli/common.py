@@ -320,3 +320,12 @@ def print_written(paths: Iterable[Any]) -> None:
         return
     for p in paths:
         sys.stderr.write(f"wrote {p}\n")
+
+
+FIGURE_SUFFIXES = (".png", ".svg", ".pdf")
+
+
+def check_figure_path(flag: str, path: Any) -> None:
+    """Refuse a figure path whose extension is not a figure format, before any work is done."""
+    if path is not None and not str(path).lower().endswith(FIGURE_SUFFIXES):
+        raise UsageError(flag, str(path), "a file name ending in .png, .svg or .pdf")

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, check_figure_path, emit_json, link_from_flags, print_written
 
 
 def _check(flag: str, value: Any, ok: bool, accepted: str) -> None:
@@ -60,14 +60,13 @@ def compare_fluid_dwtcp(
     rtts = [r.strip() for r in str(rtt).split(",") if r.strip()]
     _check("--rtt", rtt, bool(rtts), 'times such as "100us,1ms"')
     links = [link_from_flags(capacity, r, packet_size) for r in rtts]
+    check_figure_path("--plot", plot)
     names = tuple(predictors(simulate=True))
     if models:
         chosen = tuple(m.strip() for m in models.split(",") if m.strip())
         bad = [m for m in chosen if m not in names]
         _check("--models", models, bool(chosen) and not bad, " | ".join(names))
         names = chosen
-    if plot and not str(plot).lower().endswith((".png", ".svg", ".pdf")):
-        raise UsageError("--plot", plot, "a file name ending in .png, .svg or .pdf")
     results = []
     for link in links:
         for n in flows:
@@ -92,6 +91,7 @@ def compare_fluid_dwtcp(
 
         with style():
             save_figure(plot_dwtcp_overlay(results), plot)
+        print_written([plot])
     if as_json:
         emit_json(
             {

@@ -16,7 +16,16 @@ import typer
 from rich.console import Console
 
 from .app import packet_app
-from .common import UsageError, emit_json, link_from_flags, print_quantities, require_unit, warn_implausible
+from .common import (
+    UsageError,
+    check_figure_path,
+    emit_json,
+    link_from_flags,
+    print_quantities,
+    print_written,
+    require_unit,
+    warn_implausible,
+)
 
 __all__ = ["build_run_command", "law_flags"]
 
@@ -51,6 +60,7 @@ def _plot(summary: dict[str, Any], path: str) -> None:
         fig = _draw_records(summary, plt, np)
         save_figure(fig, path)
         plt.close(fig)
+    print_written([path])
 
 
 def _draw_records(summary: dict[str, Any], plt: Any, np: Any) -> Any:
@@ -99,6 +109,7 @@ def _run(**kw: Any) -> None:
         "uniform | exponential",
     )
     link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"])
+    check_figure_path("--plot", kw["plot"])
     times = {}
     for flag, key in (
         ("--duration", "duration"),

@@ -9,7 +9,7 @@ import typer
 
 from ..params import DctcpParams, DwtcpParams
 from .app import app
-from .common import UsageError, emit_json, link_from_flags, require_unit
+from .common import UsageError, emit_json, link_from_flags, print_written, require_unit, status
 
 phase_app = typer.Typer(
     help="Phase portraits: vector field per law, nullclines, switching surfaces, equilibria, trajectories.",
@@ -38,6 +38,7 @@ def _save(pp, path: Path) -> None:
     with style():
         fig, _, _ = pp.plot()
         save_figure(fig, path)
+    print_written([path])
 
 
 def _summary(pp, path: Path) -> dict:
@@ -98,7 +99,8 @@ def phase_dwtcp(
     if not (math.isfinite(T) and 0 < T <= 10.0):
         raise UsageError("--duration", duration, accepted)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
-    pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=T, variant=variant)
+    with status("phase dwtcp: integrating the trajectories"):
+        pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=T, variant=variant)
     _save(pp, path)
     if json:
         emit_json(_summary(pp, path))
@@ -156,7 +158,8 @@ def phase_dctcp(
     if psi is not None:
         floor = -psi / (1 + psi)
         starts = [(w, a, max(q, floor)) for w, a, q in starts]
-    pp = dctcp_portrait(wbar, g, starts=starts, duration=duration, psi=psi)
+    with status(f"phase dctcp: integrating {len(starts)} trajectories"):
+        pp = dctcp_portrait(wbar, g, starts=starts, duration=duration, psi=psi)
     _save(pp, path)
     if json:
         emit_json(_summary(pp, path))

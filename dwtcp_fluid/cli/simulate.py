@@ -9,7 +9,16 @@ import typer
 
 from ..params import DctcpParams, DwtcpParams
 from .app import dctcp_app, dwtcp_app
-from .common import UsageError, emit_json, link_from_flags, print_quantities, require_unit, warn_implausible
+from .common import (
+    UsageError,
+    check_figure_path,
+    emit_json,
+    link_from_flags,
+    print_quantities,
+    print_written,
+    require_unit,
+    warn_implausible,
+)
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..models.dwtcp import DwtcpFluid
@@ -63,17 +72,16 @@ def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
 
 
 def _plot(sol: Any, path: str, title: str, marks: dict[str, float]) -> None:
+    import matplotlib.pyplot as plt
+
     from ..plots.style import save_figure, style
     from ..plots.timeseries import plot_timeseries
-
-    if not str(path).lower().endswith((".png", ".svg", ".pdf")):
-        raise UsageError("--plot", path, "a file name ending in .png, .svg or .pdf")
-    import matplotlib.pyplot as plt
 
     with style():
         fig = plot_timeseries(sol, title=title, queue_marks=marks)
         save_figure(fig, path)
         plt.close(fig)
+    print_written([path])
 
 
 @dctcp_app.command("simulate")
@@ -98,6 +106,7 @@ def dctcp_simulate(
     from ..models.dctcp import DctcpFluid
 
     link = link_from_flags(capacity, rtt, packet_size)
+    check_figure_path("--plot", plot)
     if not (math.isfinite(marking_threshold) and marking_threshold >= 0):
         raise UsageError("--marking-threshold", marking_threshold, "a number of packets >= 0")
     if not (math.isfinite(g) and 0 < g <= 1):
@@ -170,6 +179,7 @@ def dwtcp_simulate(
     from ..dde import solve
 
     link = link_from_flags(capacity, rtt, packet_size)
+    check_figure_path("--plot", plot)
     if not (math.isfinite(beta) and 0 < beta <= 1):
         raise UsageError("--beta", beta, "a number with 0 < beta <= 1")
     if not (math.isfinite(target) and target >= 0):

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from .app import app
-from .common import UsageError, emit_json, parse_list, require_unit
+from .common import UsageError, emit_json, parse_list, print_written, require_unit
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..sweep import SweepGrid
@@ -198,6 +198,7 @@ def sweep(
                 from ..experiments.dwtcp_packet_truth import plot_packet_truth
 
                 save_figure(plot_packet_truth(ds), Path(out) / f"{_stem(grid)}-packet.png")
+    print_written([path, *sorted(Path(out).glob(f"{_stem(grid)}*.png"))] if figure else [path])
     summary = summarize(ds)
     summary.update(
         {
