@@ -94,6 +94,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "SweepGrid": ("sweep.grid", "SweepGrid"),
     # packet core
     "simulate_packets": ("packet.scenarios", "run"),
+    "packet_dataset": ("packet.dataset", "to_dataset"),
     "simulate_packets_many": ("packet.scenarios", "run_many"),
     "packet_build": ("packet.scenarios", "build"),
     "packet_scenario": ("packet.scenarios", "scenario"),
