@@ -33,7 +33,7 @@ def _git(*args: str) -> str | None:
 
 @functools.cache
 def git_dirty() -> str:
-    """"true" when the package's checkout has uncommitted changes to tracked files, "false" when clean,
+    """ "true" when the package's checkout has uncommitted changes to tracked files, "false" when clean,
     "unknown" outside a git checkout (a result from a dirty tree is not reproducible from its revision alone)."""
     out = _git("status", "--porcelain", "--untracked-files=no", "--", ".")
     if out is None:

@@ -49,7 +49,9 @@ def test_equation_notes_are_in_the_repository():
     for f in _files():
         text = f.read_text("utf-8", "replace")
         bad += [f"{f.relative_to(REPO)}: ../shared" for _ in re.finditer(r"\.\./shared/", text)]
-        bad += [f"{f.relative_to(REPO)}: {m.group(0)}" for m in re.finditer(r"(?<![\w/(])equations\.md", text)]
+        bad += [
+            f"{f.relative_to(REPO)}: {m.group(0)}" for m in re.finditer(r"(?<![\w/(])equations\.md", text)
+        ]
     assert not bad, bad[:10]
 
 

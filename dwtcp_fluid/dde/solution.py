@@ -109,7 +109,6 @@ class DdeSolution(Result):
         """An ``xarray.Dataset`` with dims (element, time), one variable per state, units and provenance attrs."""
         import xarray as xr
 
-
         data_vars = {}
         units = self.model.state_units or ("",) * len(self.model.states)
         for i, (name, unit) in enumerate(zip(self.model.states, units, strict=True)):
