@@ -13,7 +13,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from .app import app
-from .common import UsageError, emit_json, parse_list, print_written, require_unit
+from .common import UsageError, emit_json, is_quiet, parse_list, print_written, require_unit
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..sweep import SweepGrid
@@ -148,12 +148,12 @@ def sweep(
     with Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
+        TextColumn("{task.completed:.4g}/{task.total:.4g} {task.fields[unit]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
         transient=json,
-        disable=not err.is_terminal and json,
+        disable=(not err.is_terminal and json) or is_quiet(),
     ) as prog:
         task = prog.add_task(f"{grid.size} points", total=grid.beta.size * plan.n_bdp_chunks, unit="chunks")
         ptask = None

@@ -147,7 +147,7 @@ def make_plan(
     return SweepPlan(grid, tuple(evaluators), chunk_bdp=chunk_bdp, extra_coords=EXTRA_COORDS)
 
 
-def _in_memory(plan: SweepPlan, progress: Callable[[int, int], None] | None) -> xr.Dataset:
+def _in_memory(plan: SweepPlan, progress: Callable[[float, int], None] | None) -> xr.Dataset:
     sizes = plan.dim_sizes()
     arrays = {
         name: np.empty(tuple(sizes[d] for d in dims), dtype=dtype)
@@ -156,7 +156,8 @@ def _in_memory(plan: SweepPlan, progress: Callable[[int, int], None] | None) -> 
     chunks = list(plan.chunks())
     for i, (ib, c) in enumerate(chunks):
         sl = plan.bdp_slice(c)
-        for name, arr in evaluate_chunk(plan, ib, c).items():
+        part = None if progress is None else (lambda f, i=i: progress(i + f, len(chunks)))
+        for name, arr in evaluate_chunk(plan, ib, c, part).items():
             arrays[name][ib : ib + 1, sl] = arr
         if progress is not None:
             progress(i + 1, len(chunks))
@@ -192,7 +193,7 @@ def run_sweep(
     plan : SweepPlan, optional
         Evaluators and chunking (default: the frozen-Jacobian check only).
     progress : callable, optional
-        Called as ``progress(done, total)`` in chunks.
+        Called as ``progress(done, total)`` in chunks (``done`` moves by fractions within a chunk).
     store : path, optional
         A Zarr store for complete chunks (resumable); without it the sweep runs in memory. The packet pass keeps
         its points in ``<store stem>.packet.zarr`` next to it.
