@@ -40,13 +40,15 @@ def plot_packet_vs_fluid(data: dict[Any, Any], flows: tuple[int, ...] = PACKET_V
             if hi - lo < lo_span:
                 mid = 0.5 * (lo + hi)
                 ax.set_ylim(mid - lo_span / 2, mid + lo_span / 2)
-    axes[0, 0].legend(loc="lower left", fontsize="small")
+    # the legend goes below the panels, never over the traces
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize="small", frameon=False)
     axes[0, 0].set_title("queue")
     axes[0, 1].set_title("window")
     for a in axes[-1]:
         a.set_xlabel("time after half the run (ms)")
     fig.suptitle("DCTCP: packet core vs two fluid models, 10 Gbps, 100 µs, K = 65, g = 1/16")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
 
@@ -57,7 +59,7 @@ def plot_join_leave(data: dict[str, Any]) -> Any:
     for f in range(data["throughput_gbps"].shape[1]):
         a1.plot(data["t"] * 1e3, data["throughput_gbps"][:, f], lw=1.0, label=f"flow {f + 1}")
     a1.set_ylabel("throughput (Gbps)")
-    a1.legend(loc="upper right", ncol=5)
+    a1.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=5, frameon=False)  # above the panel, off data
     a2.plot(data["t_q"] * 1e3, data["q"], lw=0.6)
     a2.set_ylabel("queue (pkt)")
     a2.set_xlabel("time (ms)")
