@@ -9,7 +9,7 @@ STAMP_TEST := $(VENV)/.stamp-test
 export JAX_PLATFORMS ?= cpu
 export MPLBACKEND ?= Agg
 
-.PHONY: install install-test sweep test test-all figures proofs lint clean
+.PHONY: install install-test sweep test test-all figures proofs lint docs clean
 
 install: $(STAMP_RUN)
 
@@ -21,7 +21,7 @@ $(STAMP_RUN): pyproject.toml constraints.txt | $(VENV)/bin/python
 	@touch $@
 
 $(STAMP_TEST): $(STAMP_RUN) pyproject.toml constraints.txt
-	$(PIP) -e '.[test]'
+	$(PIP) -e '.[test,docs]'
 	@touch $@
 
 install-test: $(STAMP_TEST)
@@ -33,6 +33,13 @@ test: $(STAMP_TEST)
 	$(PY) -m pytest -q
 	$(CLI) proofs --check
 	$(CLI) figures --check
+	$(MAKE) --no-print-directory docs
+
+# The documentation site (MkDocs): API reference from the docstrings, notebooks rendered without executing them.
+# --strict turns every warning (a broken link, an unresolved reference, a bad docstring) into a failure.
+docs: $(STAMP_TEST)
+	COLUMNS=100 NO_COLOR=1 $(CLI) --help > docs/cli-help.txt
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 test-all: $(STAMP_TEST)
 	$(PY) -m pytest -q -m "slow or not slow"
@@ -51,4 +58,4 @@ lint: $(STAMP_TEST)
 	$(VENV)/bin/mypy
 
 clean:
-	rm -rf $(VENV) results .pytest_cache
+	rm -rf $(VENV) results .pytest_cache site

@@ -22,7 +22,7 @@ Results
     ``to_dataset()``, ``plot(ax=None)``.
 Figures
     ``figures`` (the registry of figure recipes: ``dw.figures()[name].build(quick)``, ``.plot(data)``,
-    ``.claims``), ``apply_style``, ``plot_condition_map``, ``plot_outcome_maps``, ``plot_packet_vs_fluid``.
+    ``.claims``), ``style`` (context manager), ``apply_style``, ``plot_condition_map``, ``plot_outcome_maps``, ``plot_packet_vs_fluid``.
 """
 
 from __future__ import annotations
@@ -94,6 +94,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "SweepGrid": ("sweep.grid", "SweepGrid"),
     # packet core
     "simulate_packets": ("packet.scenarios", "run"),
+    "packet_dataset": ("packet.dataset", "to_dataset"),
     "simulate_packets_many": ("packet.scenarios", "run_many"),
     "packet_build": ("packet.scenarios", "build"),
     "packet_scenario": ("packet.scenarios", "scenario"),
@@ -103,6 +104,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     # figures and drawing
     "figures": ("experiments.catalog", "registry"),
     "apply_style": ("plots.style", "apply_style"),
+    "style": ("plots.style", "style"),
     "save_figure": ("plots.style", "save_figure"),
     "plot_condition_map": ("plots.sweep_maps", "plot_condition_map"),
     "plot_outcome_maps": ("plots.sweep_outcomes", "plot_outcome_maps"),

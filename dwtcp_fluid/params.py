@@ -1,7 +1,7 @@
 """Frozen, validated parameter objects for the link, DCTCP and DWTCP, with the papers' derived quantities.
 
 All windows and queues are in packets of ``packet_size`` bytes, capacities in packets/s, times in seconds
-(../shared/spec/equations.md, "Units"). Strings such as ``"10Gbps"`` and ``"100us"`` are accepted wherever a
+(docs/equations.md, "Units"). Strings such as ``"10Gbps"`` and ``"100us"`` are accepted wherever a
 capacity or a time is expected and are converted once, here, by :mod:`dwtcp_fluid.units`.
 
 Every invalid value raises ``ValueError`` naming the parameter, the value and the accepted range.
@@ -221,7 +221,7 @@ class DwtcpParams:
     flows : int
         Number of long-lived flows N ≥ 1.
     beta : float
-        Decrease gain β, 0 < β ≤ 1. Its unit convention is ``beta_unit`` (equations.md, DWTCP note 3).
+        Decrease gain β, 0 < β ≤ 1. Its unit convention is ``beta_unit`` (docs/equations.md, DWTCP note 3).
     k : float
         Target queue in packets, d_t = τ + k·L/C (eq. (2), (4)). 0 for the fluid analysis of appendix A;
         the evaluation (section 5.1) uses K = 100 for the packet-level law.
@@ -302,7 +302,7 @@ class DwtcpParams:
 
     @property
     def beta_sqrt_packets(self) -> float:
-        """β for β·sqrt(w) with w in packets: β·sqrt(L) under the byte convention (equations.md, note 3)."""
+        """β for β·sqrt(w) with w in packets: β·sqrt(L) under the byte convention (docs/equations.md, note 3)."""
         return self.beta * math.sqrt(self.link.L) if self.beta_unit == "bytes" else self.beta
 
     @property

@@ -6,7 +6,9 @@ tags followed by the paper's own numbering.
 
 from __future__ import annotations
 
-__all__ = ["REFERENCES", "cite"]
+import re
+
+__all__ = ["REFERENCES", "cite", "references_attr", "tags_in"]
 
 #: tag -> full reference.
 REFERENCES: dict[str, str] = {
@@ -29,3 +31,23 @@ def cite(tag: str, where: str = "") -> str:
     if tag not in REFERENCES:
         raise ValueError(f"tag={tag!r} is not a known reference: accepted {sorted(REFERENCES)}")
     return f"[{tag}] {where}".rstrip()
+
+
+_TAG = re.compile(r"\[([A-Z0-9][A-Z0-9-]*)\]")
+
+
+def tags_in(text: str | None) -> list[str]:
+    """The known reference tags cited in ``text``, in order of first appearance (``"[DWTCP] eq. (3)"`` -> ``["DWTCP"]``)."""
+    seen: list[str] = []
+    for tag in _TAG.findall(text or ""):
+        if tag in REFERENCES and tag not in seen:
+            seen.append(tag)
+    return seen
+
+
+def references_attr(*texts: str | None) -> str:
+    """A NetCDF/JSON ``references`` attribute: each tag cited in ``texts`` with its full reference, ``"; "``-joined."""
+    tags: list[str] = []
+    for t in texts:
+        tags += [g for g in tags_in(t) if g not in tags]
+    return "; ".join(f"[{t}] {REFERENCES[t]}" for t in tags)

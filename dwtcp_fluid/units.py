@@ -1,6 +1,6 @@
 """Parsing of rates, times and sizes, and the one place where bytes become packets.
 
-Conventions (see ../shared/spec/equations.md, "Units used throughout the project"):
+Conventions (see docs/equations.md, "Units used throughout the project"):
 
 * rates are bits per second (SI prefixes k, M, G, T are powers of 1000) or packets per second ("pps");
 * times are seconds;

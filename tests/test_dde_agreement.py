@@ -63,7 +63,7 @@ def test_n100_converges_to_fixed_point():
 
 
 def test_undelayed_dwtcp_decrease_conserves_first_integral():
-    """H = β q²/(2τ·BDP) + N w/τ − C ln w is constant on (6) without delay (equations.md), to 1e-8 over 100 RTTs."""
+    """H = β q²/(2τ·BDP) + N w/τ − C ln w is constant on (6) without delay (docs/equations.md), to 1e-8 over 100 RTTs."""
     # β = 1e-4: the decrease orbit turns at ω ≈ sqrt(β)/τ, so q (started at its maximum, w at the fair share)
     # stays above k = 0, i.e. in the decrease phase, for ≈ π/(2ω) ≈ 157 RTTs
     P = DwtcpParams(flows=10, beta=1e-4, k=0.0)

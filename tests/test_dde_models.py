@@ -84,7 +84,7 @@ def test_normalized_model_is_the_physical_one_rescaled():
 
 def test_undelayed_dwtcp_rests_at_the_degenerate_equilibrium():
     """k = 0, no delay: the window reaches BDP/N as the queue is about to build, the switch chatters at
-    q = 0 = k, and both solvers end at rest at (w, q) = (BDP/N, 0), the paper's equilibrium (equations.md)."""
+    q = 0 = k, and both solvers end at rest at (w, q) = (BDP/N, 0), the paper's equilibrium (docs/equations.md)."""
     from dwtcp_fluid.models import DwtcpFluid
 
     P = DwtcpParams(flows=10)

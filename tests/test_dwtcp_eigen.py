@@ -1,6 +1,6 @@
 """Frozen Jacobian (8), characteristic polynomial (10), roots (11) and condition (14) of [DWTCP].
 
-References: the closed forms as printed in the paper (typed here from equations.md, independently of the model
+References: the closed forms as printed in the paper (typed here from docs/equations.md, independently of the model
 code), ``numpy.linalg.eigvals``, and exact rational arithmetic for the sign of the discriminant.
 """
 

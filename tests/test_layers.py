@@ -13,6 +13,7 @@ everything.
                                        sweep compute; crosscheck: the packet core judged against the fluid models)
     layer 7  experiments              (figure recipes and the catalog: build, plot, claims)
     layer 8  cli
+    layer 9  __main__ (`python -m dwtcp_fluid`)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ LAYERS = (
     {"symbolic", "crosscheck"},
     {"experiments"},
     {"cli"},
+    {"__main__"},
 )
 LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}
 

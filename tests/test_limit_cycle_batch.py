@@ -86,7 +86,7 @@ def test_rtt_groups_rhs_is_dctcp_rhs_with_R_equal_rtt():
 
 
 def test_guide_for_the_papers_example():
-    # 10 Gbps, d = 300 µs: paper K ≈ 42 packets, 0.02 ≲ g ≲ 0.06 (equations.md)
+    # 10 Gbps, d = 300 µs: paper K ≈ 42 packets, 0.02 ≲ g ≲ 0.06 (docs/equations.md)
     r = guide(LinkParams("10Gbps", "300us"))
     assert r["K_packets"] == pytest.approx(42.0, rel=0.1)
     assert r["g_max"] == pytest.approx(1 / np.sqrt(250 + 42.5), rel=0.15)
@@ -98,7 +98,7 @@ def test_guide_for_the_papers_example():
 def test_cli_limit_cycle_contract(capsys):
     assert main(["dctcp", "limit-cycle", "--wbar", "10", "--g", "0.0625", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    for k in ("q_min", "q_max", "period", "throughput", "rho_paper", "rho_monodromy"):
+    for k in ("q_min", "q_max", "period_rtt", "throughput", "rho_paper", "rho_monodromy"):
         assert k in out
     assert out["rho_monodromy"] < 1 and out["throughput"] == 1.0
 
@@ -114,7 +114,7 @@ def test_cli_limit_cycle_physical_flags(capsys):
 def test_cli_limit_cycle_fixed_point_and_bad_input(capsys):
     assert main(["dctcp", "limit-cycle", "--wbar", "1.5", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["regime"] == "fixed_point" and out["period"] is None
+    assert out["regime"] == "fixed_point" and out["period_rtt"] is None
     assert main(["dctcp", "limit-cycle", "--wbar", "-3", "--json"]) == 2
     assert "--wbar" in capsys.readouterr().err
     assert main(["dctcp", "limit-cycle", "--wbar", "10", "--g", "2", "--json"]) == 2

@@ -30,6 +30,24 @@ def _text(cell: dict) -> str:
     return "".join(out)
 
 
+#: A code cell draws when it calls a plotting function or method; such a cell must show a PNG.
+DRAWS = re.compile(r"\.plot\(|\bplot_\w+\(|plt\.(?:subplots|figure|plot)\(|\.plot\.\w+\(|\.plot\(\)")
+#: The backend Jupyter uses: the test runs the kernel with it, not with a headless Agg that shows nothing.
+INLINE = "module://matplotlib_inline.backend_inline"
+
+
+def _missing_figures(code: list) -> list[str]:
+    """Cells that draw (or print a bare ``<Figure size ...>``) but produced no ``image/png`` output."""
+    bad = []
+    for i, c in enumerate(code):
+        outs = c.get("outputs", [])
+        has_png = any("image/png" in o.get("data", {}) for o in outs)
+        bare = any(str(o.get("data", {}).get("text/plain", "")).startswith("<Figure size") for o in outs)
+        if (DRAWS.search(c.source) or bare) and not has_png:
+            bad.append(f"code cell {i}: {c.source.splitlines()[0][:60]!r}")
+    return bad
+
+
 def _check_limit_cycles(text: str) -> None:
     m = re.search(r"direct-simulation period: ([\d.e+-]+)\s+finder: ([\d.e+-]+)", text)
     assert m, "the notebook no longer prints the two periods"
@@ -52,7 +70,12 @@ def _check_sweep(text: str) -> None:
     assert m and float(m.group(1)) == 1.0, "condition ⇔ spiral must hold at every scored point"
 
 
+def _check_findings(text: str) -> None:
+    assert "findings" in text, "the findings notebook no longer reaches its findings table"
+
+
 CHECKS = {
+    "dwtcp_findings": _check_findings,
     "dctcp_limit_cycles": _check_limit_cycles,
     "dwtcp_condition": _check_condition,
     "dwtcp_sweep": _check_sweep,
@@ -63,7 +86,7 @@ CHECKS = {
 def test_notebook_runs_and_its_outputs_hold(path, monkeypatch):
     monkeypatch.setenv("DWTCP_FLUID_QUICK", "1")
     monkeypatch.setenv("JAX_PLATFORMS", "cpu")
-    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("MPLBACKEND", INLINE)  # what a user's Jupyter uses; a library must not override it
     nb = nbformat.read(path, as_version=4)
     sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     for cell in nb.cells:
@@ -79,5 +102,6 @@ def test_notebook_runs_and_its_outputs_hold(path, monkeypatch):
     errors = [o for c in code for o in c.get("outputs", []) if o.get("output_type") == "error"]
     assert not errors
     assert sum(bool(c.get("outputs")) for c in code) >= len(code) // 2, "most cells should show something"
+    assert not _missing_figures(code), f"{path.name}: cells draw but show no figure: {_missing_figures(code)}"
     if path.stem in CHECKS:
         CHECKS[path.stem]("".join(_text(c) for c in code))

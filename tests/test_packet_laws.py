@@ -134,7 +134,7 @@ def test_dwtcp_scout_ack_loss_and_decrease():
     law = Dwtcp()
     p, s = setup(law, cwnd=10.0, ssthresh=5.0)
     so_l = 64 / 1500
-    beta_p = 0.001 * math.sqrt(1500)  # byte convention (equations.md note 3)
+    beta_p = 0.001 * math.sqrt(1500)  # byte convention (docs/equations.md note 3)
     assert float(p["beta_p"]) == pytest.approx(beta_p, rel=1e-6)
     assert float(p["alpha0"]) == DWTCP_EVALUATION.alpha0 == 20.0
     w, a = 10.0, 20.0

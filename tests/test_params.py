@@ -24,7 +24,7 @@ def test_dctcp_derived_values():
     q = p.replace(flows=100).fixed_point_queue
     assert q == pytest.approx(200 - 83.333333, rel=1e-8)
     assert p.fixed_point_queue is None  # w̄ = 14.8 > 2
-    # Guidelines (17), (18): 10 Gbps, 300 µs → K ≈ 42 packets, 0.02 ≲ g ≲ 0.06 (equations.md example).
+    # Guidelines (17), (18): 10 Gbps, 300 µs → K ≈ 42 packets, 0.02 ≲ g ≲ 0.06 (docs/equations.md example).
     q300 = DctcpParams(LinkParams("10Gbps", "300us"), flows=10, K=42.5, g=0.05)
     assert q300.K_guideline == pytest.approx(42.5, rel=1e-3)
     lo, hi = q300.g_range

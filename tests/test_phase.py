@@ -125,7 +125,7 @@ def test_dwtcp_layers_and_first_integral():
             scale = p["C"] if nc.state == "q" else p["beta"] * ws * 800 / (p["tau"] * P.bdp)
             assert np.max(np.abs(F)) < 1e-6 * scale
     assert all(np.allclose(s[:, 1], 0.0, atol=1e-9) for s in pp.surfaces)
-    # H from the SymPy derivation equals the closed form of equations.md (k = 0)
+    # H from the SymPy derivation equals the closed form of docs/equations.md (k = 0)
     rng = np.random.default_rng(1)
     w, q = rng.uniform(5, 30, 20), rng.uniform(0, 500, 20)
     H = P.beta * q**2 / (2 * P.tau * P.bdp) + P.flows * w / P.tau - P.link.C * np.log(w)
@@ -163,14 +163,14 @@ def test_bad_input_names_the_parameter():
 
 def test_fig4_is_deterministic(tmp_path):
     from dwtcp_fluid.experiments.phase_dctcp import FIG4
-    from dwtcp_fluid.plots.style import apply_style, save_figure
+    from dwtcp_fluid.plots.style import save_figure, style
 
     paths = []
     for k in range(2):
-        apply_style()
-        d = FIG4.build(True)
-        paths.append(tmp_path / f"f{k}.png")
-        save_figure(FIG4.plot(d), paths[-1])
+        with style():
+            d = FIG4.build(True)
+            paths.append(tmp_path / f"f{k}.png")
+            save_figure(FIG4.plot(d), paths[-1])
     assert paths[0].read_bytes() == paths[1].read_bytes()
     assert all(c.check(d)[0] for c in FIG4.claims)
 

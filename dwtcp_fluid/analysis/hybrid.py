@@ -8,7 +8,7 @@ dα/dt = g(p − α) with p = 1 for one RTT (the feedback delay) and 0 afterward
 Contents: the batched map and its simulation from arbitrary windows and α; the fixed point α* of (23); the
 convergence rates (25) (DCTCP) and (26) (TCP); Theorem 2's bound (24) with T_P2 of (27); Theorem 3's bounds on
 α*; the Fig. 12 convergence experiment (2 flows, W_max ≈ 200); the exact rate ratio β_TCP/β_DCTCP against the
-paper's asymptotic 2·ln 2 (equations.md: the paper's "1.4" uses γ ≈ 1/W*, which drops the "1 +" terms).
+paper's asymptotic 2·ln 2 (docs/equations.md: the paper's "1.4" uses γ ≈ 1/W*, which drops the "1 +" terms).
 
 Everything is vectorized in NumPy over leading batch dimensions; flows are the last axis.
 """

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import sys
 import traceback
@@ -31,9 +32,18 @@ _COMMAND_MODULES = (
 )
 
 
-def _load() -> None:
+#: Command modules that import the JAX packet core when they load (its law registry builds their flags): loaded
+#: only when the command line names their group, so ``dwtcp-fluid --help`` does not pay for JAX.
+_HEAVY_GROUPS = {"dwtcp_fluid.cli.packet": "packet"}
+
+
+def _load(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    completing = any(k.endswith("_COMPLETE") for k in os.environ)
     for name in _COMMAND_MODULES:
-        importlib.import_module(name)
+        group = _HEAVY_GROUPS.get(name)
+        if group is None or group in args or completing:
+            importlib.import_module(name)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     - ``--debug`` anywhere on the command line adds the traceback and lets warnings through; without it NumPy,
       SymPy and JAX warnings never reach the terminal (inputs that would produce them are refused up front).
     """
-    _load()
     args = list(sys.argv[1:] if argv is None else argv)
+    _load(args)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
     with warnings.catch_warnings():

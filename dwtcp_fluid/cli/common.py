@@ -5,13 +5,40 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ..params import LinkParams
 
-__all__ = ["UsageError", "WorkError", "emit_json", "link_from_flags", "parse_list", "to_jsonable"]
+__all__ = [
+    "UsageError",
+    "WorkError",
+    "emit_json",
+    "is_quiet",
+    "link_from_flags",
+    "parse_list",
+    "require_unit",
+    "set_quiet",
+    "to_jsonable",
+    "warn",
+    "warn_implausible",
+]
+
+_QUIET = False
+
+
+def set_quiet(quiet: bool) -> None:
+    """``dwtcp-fluid --quiet``: commands show no progress bars or notes on stderr."""
+    global _QUIET
+    _QUIET = bool(quiet)
+
+
+def is_quiet() -> bool:
+    """Whether ``--quiet`` was given (progress bars pass ``disable=is_quiet()``)."""
+    return _QUIET
 
 
 class UsageError(Exception):
@@ -19,7 +46,10 @@ class UsageError(Exception):
 
     def __init__(self, flag: str, value: Any, accepted: str) -> None:
         self.flag, self.value, self.accepted = flag, value, accepted
-        super().__init__(f"{flag} {value!r} is invalid: accepted {accepted}")
+        if value is None:  # a flag that was needed and not given: never "--kbar None is invalid"
+            super().__init__(f"{flag} is missing: give {accepted}")
+        else:
+            super().__init__(f"{flag} {value!r} is invalid: accepted {accepted}")
 
 
 class WorkError(Exception):
@@ -51,14 +81,89 @@ def to_jsonable(obj: Any) -> Any:
     return obj
 
 
+#: Version of the JSON documents' layout: bumped when a key is renamed or removed (adding keys does not bump it).
+#: 1: every document starts with ``schema_version``, ``package_version``, ``command`` and ``inputs`` (every flag
+#: of the command, as given or defaulted); quantities carry their unit in the key (``period_s``, ``period_rtt``).
+SCHEMA_VERSION = 1
+
+
+def json_envelope(obj: dict[str, Any]) -> dict[str, Any]:
+    """``obj`` behind the common header: schema version, package version, the command and its full inputs."""
+    from .._provenance import __version__
+
+    head: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "package_version": __version__}
+    try:
+        from typer._click.globals import get_current_context  # typer >= 0.20 vendors click
+    except ImportError:  # pragma: no cover
+        from click import get_current_context
+    ctx = get_current_context(silent=True)
+    if ctx is not None:
+        head["command"] = " ".join(ctx.command_path.split()[1:])
+        head["inputs"] = {k: v for k, v in ctx.params.items() if k != "json"}
+    return {**head, **obj}
+
+
 def emit_json(obj: dict[str, Any]) -> None:
-    """Print exactly one JSON object on stdout."""
-    sys.stdout.write(json.dumps(to_jsonable(obj), sort_keys=False) + "\n")
+    """Print exactly one JSON object on stdout, behind :func:`json_envelope`'s header."""
+    sys.stdout.write(json.dumps(to_jsonable(json_envelope(obj)), sort_keys=False, default=str) + "\n")
     sys.stdout.flush()
 
 
+#: The accepted forms of a quantity flag, shown when a value is refused. ``--packet-size`` alone has a documented
+#: default unit (bytes); a rate or a time must name its unit, because a bare ``100`` read as 100 s (or 100 bit/s)
+#: silently gives nonsense.
+UNIT_FORMS = {
+    "rate": '"10Gbps", "10G", "100Mbps" or "833333pps"',
+    "time": '"100us", "0.1ms", "20ms" or "1e-4s"',
+}
+
+
+def require_unit(flag: str, text: object, kind: str) -> None:
+    """Refuse a bare number (other than 0) for a rate or time flag, with the accepted forms."""
+    try:
+        v = float(str(text).strip())
+    except ValueError:
+        return  # has a unit (or is garbage, which the parser refuses with its own message)
+    if v != 0.0:
+        raise UsageError(
+            flag, text, f"a {kind} with its unit, such as {UNIT_FORMS[kind]} (a bare number has none)"
+        )
+
+
+def warn(message: str) -> None:
+    """One ``warning:`` line on stderr (silenced by ``--quiet``)."""
+    if not _QUIET:
+        sys.stderr.write(f"warning: {message}\n")
+        sys.stderr.flush()
+
+
+def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
+    """Warn before work starts when the inputs are legal but implausible: a BDP below one packet, or a simulated
+    time above 10⁴ RTTs."""
+    bdp = link.bdp
+    if bdp < 1.0:
+        warn(
+            f"BDP = C·τ = {bdp:.3g} packets is below one packet (capacity {link.capacity:.4g} bit/s, "
+            f"RTT {link.rtt:.4g} s): check the units of --capacity and --rtt"
+        )
+    if duration_s is not None and duration_s > 1e4 * link.rtt:
+        warn(f"--duration is {duration_s / link.rtt:.3g} RTTs (> 10⁴): the run may take a long time")
+
+
 def link_from_flags(capacity: str, rtt: str, packet_size: str | float = 1500) -> LinkParams:
-    """Build a :class:`LinkParams` from ``--capacity``, ``--rtt`` and ``--packet-size``, as usage errors."""
+    """Build a :class:`LinkParams` from ``--capacity``, ``--rtt`` and ``--packet-size``, as usage errors.
+
+    Capacity and RTT must carry a unit (:func:`require_unit`); the packet size is in bytes. A BDP below one packet
+    is warned about (:func:`warn_implausible`).
+    """
+    require_unit("--capacity", capacity, "rate")
+    require_unit("--rtt", rtt, "time")
+    link = _link(capacity, rtt, packet_size)
+    warn_implausible(link)
+    return link
+
+
+def _link(capacity: str, rtt: str, packet_size: str | float) -> LinkParams:
     try:
         size = LinkParams(packet_size=packet_size).packet_size
     except ValueError:
@@ -66,13 +171,11 @@ def link_from_flags(capacity: str, rtt: str, packet_size: str | float = 1500) ->
     try:
         LinkParams(capacity=capacity, packet_size=size)
     except ValueError:
-        raise UsageError(
-            "--capacity", capacity, 'a positive rate such as "10Gbps", "10G" or "833333pps"'
-        ) from None
+        raise UsageError("--capacity", capacity, f"a positive rate such as {UNIT_FORMS['rate']}") from None
     try:
         return LinkParams(capacity=capacity, rtt=rtt, packet_size=size)
     except ValueError:
-        raise UsageError("--rtt", rtt, 'a positive time such as "100us", "0.1ms" or "1e-4s"') from None
+        raise UsageError("--rtt", rtt, f"a positive time such as {UNIT_FORMS['time']}") from None
 
 
 #: The most values one list or range flag may hold (the grid's size is checked separately, before any work).
@@ -117,3 +220,121 @@ def parse_list(flag: str, text: str) -> np.ndarray:
     if s.count(",") >= MAX_LIST:
         raise UsageError(flag, f"{s[:20]}…", f"a list of at most {MAX_LIST} values")
     return np.array([_parse_number(flag, t.strip(), accepted) for t in s.split(",")], dtype=float)
+
+
+#: Units of the keys commands print, for the human tables (JSON keys carry theirs as a suffix where ambiguous).
+_UNITS = {
+    "queue": "packets",
+    "window": "packets",
+    "cwnd": "packets",
+    "amplitude": "packets",
+    "bdp": "packets",
+    "kbar": "packets",
+    "k": "packets",
+    "target": "packets",
+    "marking_threshold": "packets",
+    "q_min": "C·R*",
+    "q_max": "C·R*",
+    "utilization": "fraction of C",
+    "throughput": "fraction of C",
+    "alpha": "1",
+    "wbar": "packets",
+    "w_star": "packets",
+    "fixed_point_queue": "packets",
+    "drops": "packets",
+}
+_SUFFIX_UNITS = (
+    ("_packets", "packets"),
+    ("_pkt", "packets"),
+    ("_pps", "packets/s"),
+    ("_bps", "bit/s"),
+    ("_gbps", "Gbit/s"),
+    ("_ms", "ms"),
+    ("_us", "µs"),
+    ("_rtts", "RTT"),
+    ("_rtt", "RTT (R*)"),
+    ("_s", "s"),
+    ("_fraction", "fraction"),
+)
+
+
+def unit_of(key: str) -> str:
+    """The unit a printed quantity is in, from its name (``period_s`` → s; ``queue_mean`` → packets); "" if none."""
+    for suffix, unit in _SUFFIX_UNITS:
+        if key.endswith(suffix):
+            return unit
+    base = key.split("_")[0] if key not in _UNITS else key
+    return _UNITS.get(key, _UNITS.get(base, ""))
+
+
+def print_quantities(title: str, out: dict[str, Any], skip: tuple[str, ...] = ()) -> None:
+    """The human form of a command's result: one table, quantity | value | unit."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title, show_header=True)
+    t.add_column("quantity", style="bold")
+    t.add_column("value", justify="right")
+    t.add_column("unit")
+    for k, v in out.items():
+        if k in skip or isinstance(v, dict | list):
+            continue
+        unit = "" if isinstance(v, bool) or isinstance(v, str) else unit_of(k)
+        t.add_row(k, f"{v:.6g}" if isinstance(v, float) else ("—" if v is None else str(v)), unit)
+    Console().print(t)
+
+
+@contextmanager
+def status(message: str) -> Iterator[None]:
+    """A spinner with elapsed time on stderr while a step runs (none with ``--quiet``)."""
+    if _QUIET:
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(message):
+        yield
+
+
+@contextmanager
+def steps(total: int, description: str) -> Iterator[Callable[[str], None]]:
+    """A rich progress bar on stderr over ``total`` named steps, with elapsed time and ETA; yields
+    ``start(name)``, called as each step begins (the previous one is then counted done)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    cols = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*cols, console=Console(stderr=True), disable=_QUIET, transient=False) as bar:
+        task = bar.add_task(description, total=total)
+        started = [0]
+
+        def start(name: str) -> None:
+            if started[0]:
+                bar.advance(task)
+            started[0] += 1
+            bar.update(task, description=f"{description}: {name}")
+
+        yield start
+        bar.update(task, completed=total, description=description)
+
+
+def print_written(paths: Iterable[Any]) -> None:
+    """Say what a command wrote, one ``wrote PATH`` line each, on stderr (stdout stays the result / JSON)."""
+    if _QUIET:
+        return
+    for p in paths:
+        sys.stderr.write(f"wrote {p}\n")

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
-from ..models.dwtcp import DwtcpFluid
 from ..params import DwtcpParams
 from .app import dwtcp_app
 from .common import UsageError, emit_json, link_from_flags
@@ -112,6 +109,11 @@ def eigen(
     json: bool = _JSON,
 ) -> None:
     """Jacobian, eigenvalues and class of the DWTCP fluid model frozen at (w, q = k̄), eqs. (8)-(16)."""
+    import numpy as np
+
+    from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
+    from ..models.dwtcp import DwtcpFluid
+
     if phase not in ("decrease", "increase"):
         raise UsageError("--phase", phase, "decrease or increase")
     if variant not in ("paper", "sqrt"):
@@ -138,6 +140,7 @@ def eigen(
         "window": w,
         "kbar": q,
         "jacobian": J.tolist(),
+        "eigenvalues_format": "[real, imaginary] pairs in 1/s, sorted by imaginary part",
         "eigenvalues": [[float(e.real), float(e.imag)] for e in ev],
         "classification": cls,
         "stability": stab,

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import app
-from .common import UsageError, WorkError, emit_json
+from .common import UsageError, WorkError, emit_json, print_written, steps
 from .outputs import check_dir
 
 
@@ -25,6 +25,10 @@ def figures(
     ),
     out: Path | None = typer.Option(None, "--out", help="Directory (default: figures/ in the checkout)."),
     name: list[str] | None = typer.Option(None, "--name", help="Only these figures (repeatable)."),
+    fmt: str = typer.Option(
+        "png", "--format", help="png | pdf | svg (--check always compares the committed PNGs)."
+    ),
+    dpi: float | None = typer.Option(None, "--dpi", help="Raster resolution in dots per inch (default 110)."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Build every registered figure into figures/, or with --check verify claims and committed images."""
@@ -38,8 +42,18 @@ def figures(
     for n in name or ():
         if n not in reg:
             raise UsageError("--name", n, " | ".join(sorted(reg)))
+    if fmt not in catalog.FORMATS:
+        raise UsageError("--format", fmt, " | ".join(catalog.FORMATS))
+    if dpi is not None and not (10 <= dpi <= 2400):
+        raise UsageError("--dpi", dpi, "a number in [10, 2400]")
+    if check and (fmt != "png" or dpi is not None):
+        raise UsageError(
+            "--format" if fmt != "png" else "--dpi",
+            fmt if fmt != "png" else dpi,
+            "the defaults with --check (it compares the committed PNGs)",
+        )
+    selected = catalog.selected_names(name)
     if check:
-        selected = list(name or reg)
         if not outdir.is_dir() or not any((outdir / f"{n}.png").exists() for n in selected):
             msg = f"figures --check: {outdir} holds none of the figures to check (run `dwtcp-fluid figures --out {outdir}`)"
             if json:
@@ -47,8 +61,14 @@ def figures(
             raise WorkError(msg)
     else:
         check_dir("--out", outdir)
-    results = catalog.check_all(outdir, name) if check else catalog.build_all(outdir, name)
+    with steps(len(selected), "figures --check" if check else "figures") as start:
+        if check:
+            results = catalog.check_all(outdir, selected, on_figure=start)
+        else:
+            results = catalog.build_all(outdir, selected, fmt=fmt, dpi=dpi, on_figure=start)
     ok = all(r.ok for r in results)
+    if not check:
+        print_written(r.path for r in results)
     if json:
         emit_json(
             {

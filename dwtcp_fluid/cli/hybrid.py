@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis import hybrid as hy
 from ..params import DctcpParams
 from .app import dctcp_app
 from .common import UsageError, emit_json, link_from_flags
@@ -17,6 +15,10 @@ from .common import UsageError, emit_json, link_from_flags
 
 def _worst_case_convergence(wstar: float, g: float, flows: int) -> dict[str, float | None]:
     """Fig. 12-style start (one flow holds the pipe with α = 0, the others start at W = 1, α = 1)."""
+    import numpy as np
+
+    from ..analysis import hybrid as hy
+
     W_max = wstar * flows
     W0 = np.ones(flows)
     W0[0] = max(W_max - (flows - 1), 1.0)
@@ -56,6 +58,8 @@ def hybrid(
 
     Rates are per RTT; times in RTTs. Give --wstar, or --capacity/--rtt/--marking-threshold/--flows.
     """
+    from ..analysis import hybrid as hy
+
     if not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")
     if not (math.isfinite(g) and 0 < g <= 1):

@@ -8,12 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.floquet import theorem1
-from ..analysis.guidelines import guide as compute_guide
-from ..analysis.limit_cycle import FixedPoint, find_limit_cycle
 from ..params import DctcpParams
 from .app import dctcp_app
-from .common import UsageError, WorkError, emit_json, link_from_flags
+from .common import UsageError, WorkError, emit_json, link_from_flags, print_quantities
 
 
 @dctcp_app.command("limit-cycle")
@@ -42,6 +39,9 @@ def limit_cycle(
     section 3.3.2 when ψ is known). rho_paper is ρ(Z1·Z2) with exp(∫J), rho_monodromy with the true
     transition matrices, rho_return_map from finite differences of the return map.
     """
+    from ..analysis.floquet import theorem1
+    from ..analysis.limit_cycle import FixedPoint, find_limit_cycle
+
     if not (isinstance(g, int | float) and math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     physical = None
@@ -78,7 +78,7 @@ def limit_cycle(
             "status": "ok",
             "q_min": float(free.state[2]),
             "q_max": float(free.state[2]),
-            "period": None,
+            "period_rtt": None,
             "throughput": 1.0,
             "rho_paper": None,
             "rho_monodromy": None,
@@ -100,13 +100,13 @@ def limit_cycle(
             "status": "ok",
             "q_min": free.q_min,
             "q_max": free.q_max,
-            "period": free.period,
+            "period_rtt": free.period,  # normalized time: one unit is R* = d + K/C
             "throughput": throughput,
             "rho_paper": t1.rho_paper,
             "rho_monodromy": t1.rho_monodromy,
             "rho_return_map": t1.rho_return_map,
-            "h_alpha": free.h_alpha,
-            "h_beta": free.h_beta,
+            "h_alpha_rtt": free.h_alpha,
+            "h_beta_rtt": free.h_beta,
             "x_alpha": free.x_alpha.tolist(),
             "x_beta": free.x_beta.tolist(),
             "wbar": wbar,
@@ -119,14 +119,9 @@ def limit_cycle(
     if json:
         emit_json(out)
         return
-    t = Table(title=f"DCTCP limit cycle, w̄ = {wbar:g}, g = {g:g}", show_header=False)
-    t.add_column("quantity", style="bold")
-    t.add_column("value")
-    for k, v in out.items():
-        if isinstance(v, float):
-            v = f"{v:.6g}"
-        t.add_row(k, str(v))
-    Console().print(t)
+    print_quantities(
+        f"DCTCP limit cycle, w̄ = {wbar:g}, g = {g:g} (normalized: time in R*, queue in C·R*)", out
+    )
 
 
 @dctcp_app.command("guide")
@@ -138,6 +133,8 @@ def guide(
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """K and the g range from our limit cycles and the hybrid model, next to the paper's (17), (18), (27)."""
+    from ..analysis.guidelines import guide as compute_guide
+
     link = link_from_flags(capacity, rtt, packet_size)
     if flows is not None and not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")

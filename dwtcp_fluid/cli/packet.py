@@ -12,7 +12,7 @@ from rich.table import Table
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, require_unit
 from .outputs import check_figure
 
 
@@ -106,6 +106,7 @@ def compare_fluid(
         "packets >= 0",
     )
     link = link_from_flags(capacity, rtt, packet_size)
+    require_unit("--duration", duration, "time")
     try:
         dur = parse_time(duration)
     except ValueError:

@@ -9,7 +9,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, print_written
+from .outputs import check_figure
 
 
 def _check(flag: str, value: Any, ok: bool, accepted: str) -> None:
@@ -60,14 +61,14 @@ def compare_fluid_dwtcp(
     rtts = [r.strip() for r in str(rtt).split(",") if r.strip()]
     _check("--rtt", rtt, bool(rtts), 'times such as "100us,1ms"')
     links = [link_from_flags(capacity, r, packet_size) for r in rtts]
+    if plot:
+        check_figure("--plot", plot)
     names = tuple(predictors(simulate=True))
     if models:
         chosen = tuple(m.strip() for m in models.split(",") if m.strip())
         bad = [m for m in chosen if m not in names]
         _check("--models", models, bool(chosen) and not bad, " | ".join(names))
         names = chosen
-    if plot and not str(plot).lower().endswith((".png", ".svg", ".pdf")):
-        raise UsageError("--plot", plot, "a file name ending in .png, .svg or .pdf")
     results = []
     for link in links:
         for n in flows:
@@ -88,10 +89,11 @@ def compare_fluid_dwtcp(
             )
     if plot:
         from ..plots.dwtcp_packet import plot_dwtcp_overlay
-        from ..plots.style import apply_style, save_figure
+        from ..plots.style import save_figure, style
 
-        apply_style()
-        save_figure(plot_dwtcp_overlay(results), plot)
+        with style():
+            save_figure(plot_dwtcp_overlay(results), plot)
+        print_written([plot])
     if as_json:
         emit_json(
             {

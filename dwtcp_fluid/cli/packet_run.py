@@ -14,10 +14,17 @@ from typing import Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from .app import packet_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import (
+    UsageError,
+    emit_json,
+    link_from_flags,
+    print_quantities,
+    print_written,
+    require_unit,
+    warn_implausible,
+)
 from .limits import check_budget
 from .outputs import check_figure
 
@@ -45,15 +52,20 @@ def law_flags() -> dict[str, Any]:
 
 
 def _plot(summary: dict[str, Any], path: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from ..plots.style import apply_style, save_figure
+    from ..plots.style import save_figure, style
 
-    apply_style()
+    with style():
+        fig = _draw_records(summary, plt, np)
+        save_figure(fig, path)
+        plt.close(fig)
+    print_written([path])
+
+
+def _draw_records(summary: dict[str, Any], plt: Any, np: Any) -> Any:
+    """Queue and window at the end of each record chunk (the figure of ``packet run --plot``)."""
     rec = summary["records"]
     chunk_s = summary["duration_s"] / len(rec["q_end"])
     t = (np.arange(len(rec["q_end"])) + 1) * chunk_s * 1e3
@@ -65,16 +77,11 @@ def _plot(summary: dict[str, Any], path: str) -> None:
     a2.set_xlabel("time (ms)")
     a1.set_title(f"packet core: {summary['law']}, N = {summary['flows']}")
     fig.tight_layout()
-    save_figure(fig, path)
-    plt.close(fig)
+    return fig
 
 
 def _print(title: str, out: dict[str, Any]) -> None:
-    t = Table(title=title, show_header=False)
-    for k, v in out.items():
-        if k not in ("throughput_pps", "fct_s", "records"):
-            t.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    Console().print(t)
+    print_quantities(title, out, skip=("throughput_pps", "fct_s", "records"))
 
 
 def _run(**kw: Any) -> None:
@@ -111,6 +118,7 @@ def _run(**kw: Any) -> None:
         ("--jitter", "jitter"),
         ("--delack-timeout", "delack_timeout"),
     ):
+        require_unit(flag, kw[key], "time")
         try:
             times[key] = parse_time(kw[key])
         except ValueError:
@@ -133,6 +141,7 @@ def _run(**kw: Any) -> None:
         nbytes=rtt_slots * 32 * 16 + flows * 4096,
         yes=bool(kw.get("yes")),
     )
+    warn_implausible(link, times["duration"])
     laws, params, values = [], [], {}
     for name in names:
         cls = LAWS[name]

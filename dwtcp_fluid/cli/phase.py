@@ -7,10 +7,9 @@ from pathlib import Path
 
 import typer
 
-from .. import units
 from ..params import DctcpParams, DwtcpParams
 from .app import app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, print_written, require_unit, status
 from .outputs import check_figure
 
 phase_app = typer.Typer(
@@ -31,11 +30,12 @@ def _check_out(out: str) -> Path:
 
 
 def _save(pp, path: Path) -> None:
-    from ..plots.style import apply_style, save_figure
+    from ..plots.style import save_figure, style
 
-    apply_style()
-    fig, _, _ = pp.plot()
-    save_figure(fig, path)
+    with style():
+        fig, _, _ = pp.plot()
+        save_figure(fig, path)
+    print_written([path])
 
 
 def _summary(pp, path: Path) -> dict:
@@ -59,7 +59,7 @@ def phase_dwtcp(
     capacity: str = _CAP,
     rtt: str = _RTT,
     packet_size: str = _PKT,
-    flows: int = typer.Option(5, "--flows", help="Number of flows N ≥ 1."),
+    flows: int = typer.Option(10, "--flows", help="Number of flows N ≥ 1 (10, as in every command)."),
     beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (as in eq. (6))."),
     target: float = typer.Option(0.0, "--target", help="Target queue k in packets (0: d_t = τ, eq. (6))."),
     delay: bool = typer.Option(
@@ -74,6 +74,7 @@ def phase_dwtcp(
     json: bool = _JSON,
 ) -> None:
     """DWTCP (w, q) portrait of [DWTCP] eqs. (6)/(7), with or without the feedback delay."""
+    from .. import units
     from ..experiments.phase_dwtcp import dwtcp_portrait
 
     path = _check_out(out)
@@ -87,6 +88,7 @@ def phase_dwtcp(
     if variant not in ("paper", "sqrt"):
         raise UsageError("--variant", variant, "paper or sqrt")
     accepted = 'a time in (0, 10s] such as "100ms" or "0.1s"'
+    require_unit("--duration", duration, "time")
     try:
         T = units.parse_time(duration)
     except ValueError:
@@ -94,7 +96,8 @@ def phase_dwtcp(
     if not (math.isfinite(T) and 0 < T <= 10.0):
         raise UsageError("--duration", duration, accepted)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
-    pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=T, variant=variant)
+    with status("phase dwtcp: integrating the trajectories"):
+        pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=T, variant=variant)
     _save(pp, path)
     if json:
         emit_json(_summary(pp, path))
@@ -152,7 +155,8 @@ def phase_dctcp(
     if psi is not None:
         floor = -psi / (1 + psi)
         starts = [(w, a, max(q, floor)) for w, a, q in starts]
-    pp = dctcp_portrait(wbar, g, starts=starts, duration=duration, psi=psi)
+    with status(f"phase dctcp: integrating {len(starts)} trajectories"):
+        pp = dctcp_portrait(wbar, g, starts=starts, duration=duration, psi=psi)
     _save(pp, path)
     if json:
         emit_json(_summary(pp, path))

@@ -7,9 +7,8 @@ from pathlib import Path
 
 import typer
 
-from ..symbolic.registry import build_all, check_all, write_all
 from .app import app
-from .common import WorkError, emit_json
+from .common import WorkError, emit_json, status
 from .outputs import check_dir
 
 
@@ -24,6 +23,8 @@ def proofs(
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Render proofs/ from the SymPy-checked derivations; with --check, fail (exit 1) on a failed step or a stale file."""
+    from ..symbolic.registry import build_all, check_all, write_all
+
     outdir = out if out is not None else Path.cwd() / "proofs"
     if check and (not outdir.is_dir() or not any(outdir.glob("*.md"))):
         msg = f"proofs --check: {outdir} holds no proofs to check (run `dwtcp-fluid proofs --out {outdir}`)"
@@ -33,8 +34,9 @@ def proofs(
     if not check:
         check_dir("--out", outdir)
     if check:
-        problems = check_all(outdir)
-        derivs = build_all()
+        with status("proofs --check: re-running every SymPy step"):
+            problems = check_all(outdir)
+            derivs = build_all()
         if json:
             emit_json(
                 {
@@ -55,7 +57,8 @@ def proofs(
         if not json:
             sys.stdout.write(f"proofs --check: every step passed and {outdir} is up to date\n")
         return
-    written = write_all(outdir)
+    with status("proofs: deriving and checking every step"):
+        written = write_all(outdir)
     if json:
         emit_json({"ok": True, "dir": str(outdir), "files": [p.name for p in written]})
     else:

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from .. import units
-from ..dde import solve
-from ..dde.summary import queue_range_tolerance
-from ..models.dctcp import DctcpFluid
-from ..models.dwtcp import DwtcpFluid
 from ..params import DctcpParams, DwtcpParams
 from .app import dctcp_app, dwtcp_app
-from .common import UsageError, WorkError, emit_json, link_from_flags
+from .common import (
+    UsageError,
+    WorkError,
+    emit_json,
+    link_from_flags,
+    print_quantities,
+    print_written,
+    require_unit,
+    warn_implausible,
+)
 from .outputs import check_figure
+
+if TYPE_CHECKING:  # imported where used, so `--help` stays fast
+    from ..models.dwtcp import DwtcpFluid
 
 _CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
 _RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
@@ -31,13 +39,17 @@ _JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
 _VARIANTS = ("paper", "sqrt", "paper-scout", "sqrt-scout")
 
 
-def _duration(text: str) -> float:
+def _duration(text: str, link: Any = None) -> float:
+
+    require_unit("--duration", text, "time")
     try:
         d = units.parse_time(text)
     except ValueError:
         raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"') from None
     if not (math.isfinite(d) and d > 0):
         raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"')
+    if link is not None:
+        warn_implausible(link, d)
     return d
 
 
@@ -55,6 +67,8 @@ def _solver(solver: str) -> str:
 
 def _solve(model: Any, P: Any, hist: Any, T: float, method: str, **opts: Any) -> Any:
     """Solve; a span the fixed-step solver would need too many steps for is refused as --duration."""
+    from ..dde import solve
+
     try:
         return solve(model, P, hist, (0.0, T), method=method, **opts)
     except ValueError as e:
@@ -87,27 +101,20 @@ def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
     if as_json:
         emit_json(out)
         return
-    from rich.console import Console
-    from rich.table import Table
-
-    t = Table(title=title, show_header=False)
-    t.add_column("quantity", style="bold")
-    t.add_column("value")
-    for k, v in out.items():
-        t.add_row(k, f"{v:.6g}" if isinstance(v, float) else str(v))
-    Console().print(t)
+    print_quantities(title, out)
 
 
 def _plot(sol: Any, path: str, title: str, marks: dict[str, float]) -> None:
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style, save_figure
+    from ..plots.style import save_figure, style
     from ..plots.timeseries import plot_timeseries
 
-    apply_style()
-    fig = plot_timeseries(sol, title=title, queue_marks=marks)
-    save_figure(fig, path)
-    plt.close(fig)
+    with style():
+        fig = plot_timeseries(sol, title=title, queue_marks=marks)
+        save_figure(fig, path)
+        plt.close(fig)
+    print_written([path])
 
 
 @dctcp_app.command("simulate")
@@ -128,6 +135,8 @@ def dctcp_simulate(
     History before t = 0: W = 1, α = 0, q = 0. The summary covers the last half of the run; the period is the
     mean spacing of the upward crossings of q = K (null when the queue stops crossing K).
     """
+    from ..models.dctcp import DctcpFluid
+
     if plot:
         check_figure("--plot", plot)
     link = link_from_flags(capacity, rtt, packet_size)
@@ -136,7 +145,7 @@ def dctcp_simulate(
     if not (math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
-    T = _duration(duration)
+    T = _duration(duration, link)
     sol = _solve(DctcpFluid(), P, [1.0, 0.0, 0.0], T, _solver(solver))
     s = sol.summary()
     out = {
@@ -162,6 +171,8 @@ def dctcp_simulate(
 
 def dwtcp_model(variant: str, delay: bool) -> DwtcpFluid:
     """The DWTCP fluid model behind ``--variant`` and ``--delay/--no-delay``."""
+    from ..models.dwtcp import DwtcpFluid
+
     if variant not in _VARIANTS:
         raise UsageError("--variant", variant, " | ".join(_VARIANTS))
     base = variant.split("-")[0]
@@ -208,7 +219,7 @@ def dwtcp_simulate(
         raise UsageError("--target", target, "a queue target in packets >= 0")
     P = DwtcpParams(link=link, flows=_flows(flows), beta=beta, k=target)
     model = dwtcp_model(variant, delay)
-    T = _duration(duration)
+    T = _duration(duration, link)
     hist = [1.0, 0.0] + ([0.0] if len(model.states) == 3 else [])
     method = _solver(solver)
     # with k = 0 the switching surface is the queue floor: its exit must be located exactly (jax_rk docstring)
@@ -218,6 +229,8 @@ def dwtcp_simulate(
     # oscillating only above what the solver itself can leave behind: the fixed step's orbit at the queue floor
     # (dde.summary.queue_range_tolerance; h = 0 for the event-exact reference solver)
     h_rtts = sol.options.get("dt", 0.0) / P.link.d if sol.method == "jax" else 0.0
+    from ..dde.summary import queue_range_tolerance
+
     q_tol = queue_range_tolerance(P.bdp, P.flows, h_rtts, 1.0 + P.scout_ratio)  # α ≤ 1: the steepest increase
     out = {
         "queue_min": s["queue_min"],

@@ -5,25 +5,27 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ..sweep import SweepGrid, run_sweep, summarize, write_netcdf_atomic
-from ..sweep.integrity import OutputBusyError, StoreDamagedError, output_lock
-from ..sweep.packet_batch import PacketPassOptions
-from ..sweep.packet_pass import PACKET_MODES
-from ..sweep.run import FROZEN, make_plan
 from .app import app
-from .common import UsageError, WorkError, emit_json, parse_list
+from .common import UsageError, WorkError, emit_json, is_quiet, parse_list, print_written, require_unit
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
-from .sweep_names import config_of, estimate, stem_of
+
+if TYPE_CHECKING:  # imported where used, so `--help` stays fast
+    from ..sweep import SweepGrid
 
 
 def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packet_size: str) -> SweepGrid:
+    from ..sweep import SweepGrid
+
+    require_unit("--capacity", capacity, "rate")
+
     axes = {
         "--beta": parse_list("--beta", beta),
         "--bdp": parse_list("--bdp", bdp),
@@ -121,6 +123,12 @@ def sweep(
     the frozen Jacobian (8) at every grid point, the delayed fluid runs and delay-aware roots, and against the
     packet-level DWTCP law at every (β, BDP, N) point (--packet); write results/sweep-beta<β>.nc and maps next to
     it."""
+    from ..sweep.integrity import OutputBusyError, output_lock
+    from ..sweep.packet_batch import PacketPassOptions
+    from ..sweep.packet_pass import PACKET_MODES
+    from ..sweep.run import FROZEN, make_plan
+    from .sweep_names import config_of, estimate, stem_of
+
     grid = _grid(beta, bdp, flows, kbar_ratio, capacity, packet_size)
     if workers is not None and workers < 1:
         raise UsageError("--workers", workers, "an integer >= 1")
@@ -228,6 +236,9 @@ def _run(
     json,
 ) -> None:
     """Run a checked sweep; every failure says what was kept."""
+    from ..sweep import run_sweep, summarize, write_netcdf_atomic
+    from ..sweep.integrity import StoreDamagedError
+
     err = Console(stderr=True)
     t0 = time.perf_counter()
     chunks_done = [0, grid.beta.size * plan.n_bdp_chunks]
@@ -244,12 +255,12 @@ def _run(
     with Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
-        TextColumn("{task.completed}/{task.total} {task.fields[unit]}"),
+        TextColumn("{task.completed:.4g}/{task.total:.4g} {task.fields[unit]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
         transient=json or not err.is_terminal,  # a log gets the one-line messages, not a frozen bar
-        disable=not err.is_terminal and json,
+        disable=(not err.is_terminal and json) or is_quiet(),
     ) as prog:
         task = prog.add_task(f"{grid.size} points", total=grid.beta.size * plan.n_bdp_chunks, unit="chunks")
         ptask = None
@@ -262,7 +273,7 @@ def _run(
             prog.update(ptask, completed=done, total=total)
 
         def progress(done: int, total: int) -> None:
-            chunks_done[:] = [done, total]
+            chunks_done[:] = [int(done), total]  # in-process, done also moves by fractions of a chunk
             prog.update(task, completed=done, total=total)
 
         try:
@@ -297,20 +308,21 @@ def _run(
     path = write_netcdf_atomic(ds, out / f"{stem}.nc")
     fig_path = None
     if figure:
-        from ..plots.style import apply_style, save_figure
+        from ..plots.style import save_figure, style
         from ..plots.sweep_maps import plot_condition_map
 
-        apply_style()
-        fig_path = out / f"{stem}.png"
-        save_figure(plot_condition_map(ds), fig_path)
-        if full:
-            from ..plots.sweep_outcomes import plot_outcome_maps
+        with style():
+            fig_path = out / f"{stem}.png"
+            save_figure(plot_condition_map(ds), fig_path)
+            if full:
+                from ..plots.sweep_outcomes import plot_outcome_maps
 
-            save_figure(plot_outcome_maps(ds), out / f"{stem}-outcomes.png")
-        if "packet_class" in ds:
-            from ..experiments.dwtcp_packet_truth import plot_packet_truth
+                save_figure(plot_outcome_maps(ds), out / f"{stem}-outcomes.png")
+            if "packet_class" in ds:
+                from ..experiments.dwtcp_packet_truth import plot_packet_truth
 
-            save_figure(plot_packet_truth(ds), out / f"{stem}-packet.png")
+                save_figure(plot_packet_truth(ds), out / f"{stem}-packet.png")
+    print_written([path, *sorted(out.glob(f"{stem}*.png"))] if figure else [path])
     summary = summarize(ds)
     summary.update(
         {

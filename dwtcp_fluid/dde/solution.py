@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .._provenance import git_revision
+from .._provenance import provenance_attrs
+from ..references import references_attr
 from ..results import Result, Status, new_axes
 from .summary import RunSummary, run_summary
 
@@ -108,8 +109,6 @@ class DdeSolution(Result):
         """An ``xarray.Dataset`` with dims (element, time), one variable per state, units and provenance attrs."""
         import xarray as xr
 
-        from .._provenance import __version__
-
         data_vars = {}
         units = self.model.state_units or ("",) * len(self.model.states)
         for i, (name, unit) in enumerate(zip(self.model.states, units, strict=True)):
@@ -130,9 +129,9 @@ class DdeSolution(Result):
         for k in self.params[0]:
             coords[k] = ("element", np.array([p[k] for p in self.params], dtype=float))
         attrs = {
-            "package_version": __version__,
-            "git_revision": git_revision(),
+            **provenance_attrs(),
             "model": repr(self.model),
+            "references": references_attr(type(self.model).__doc__),
             "solver": self.method,
             "solver_options": repr(self.options),
             "parameters": repr(self.params if self.batched else self.params[0]),

@@ -8,7 +8,7 @@ temporary directory, asserts every claim, and compares each image with the commi
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 # one recipe module per capability: importing it registers its figures (add a new one here)
@@ -63,44 +63,77 @@ def registry() -> dict[str, Figure]:
     return _figure.registered()
 
 
-def build_figure(fig: Figure, outdir: Path, *, quick: bool = False) -> FigureResult:
-    """Build one figure's data, evaluate its claims and write ``outdir/<name>.png``."""
+#: Formats ``figures --format`` writes (the committed, CI-compared figures are PNG at the style's 110 dpi).
+FORMATS = ("png", "pdf", "svg")
+
+
+def build_figure(
+    fig: Figure, outdir: Path, *, quick: bool = False, fmt: str = "png", dpi: float | None = None
+) -> FigureResult:
+    """Build one figure's data, evaluate its claims and write ``outdir/<name>.<fmt>`` (``dpi``: raster
+    resolution, default the style's 110)."""
+    if fmt not in FORMATS:
+        raise ValueError(f"format={fmt!r} is invalid: accepted {' | '.join(FORMATS)}")
+    if dpi is not None and not (10 <= dpi <= 2400):
+        raise ValueError(f"dpi={dpi!r} is invalid: accepted 10 <= dpi <= 2400")
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style, save_figure
+    from ..plots.style import save_figure, style
 
-    apply_style()
-    data = fig.build(quick)
-    results = []
-    for c in fig.claims:
-        try:
-            passed, measured = c.check(data)
-        except Exception as e:  # a claim that cannot be evaluated has failed, and says why
-            passed, measured = False, f"error: {type(e).__name__}: {e}"
-        results.append(ClaimResult(c.text, bool(passed), str(measured)))
-    mpl_fig = fig.plot(data)
-    path = Path(outdir) / f"{fig.name}.png"
-    save_figure(mpl_fig, path)
-    plt.close(mpl_fig)
+    with style():  # the caller's rcParams come back afterwards
+        data = fig.build(quick)
+        results = []
+        for c in fig.claims:
+            try:
+                passed, measured = c.check(data)
+            except Exception as e:  # a claim that cannot be evaluated has failed, and says why
+                passed, measured = False, f"error: {type(e).__name__}: {e}"
+            results.append(ClaimResult(c.text, bool(passed), str(measured)))
+        mpl_fig = fig.plot(data)
+        path = Path(outdir) / f"{fig.name}.{fmt}"
+        save_figure(mpl_fig, path, dpi=dpi)
+        plt.close(mpl_fig)
     return FigureResult(fig.name, path, tuple(results))
 
 
-def build_all(outdir: Path, names: Iterable[str] | None = None, *, quick: bool = False) -> list[FigureResult]:
+def selected_names(names: Iterable[str] | None = None) -> list[str]:
+    """The registered figures ``names`` selects (all when None), in registry order; unknown names are refused."""
     reg = registry()
     selected = list(reg) if names is None else list(names)
     unknown = [n for n in selected if n not in reg]
     if unknown:
         raise ValueError(f"figure={unknown[0]!r} is not registered: accepted {sorted(reg)}")
-    return [build_figure(reg[n], Path(outdir), quick=quick) for n in selected]
+    return selected
 
 
-def check_all(committed_dir: Path, names: Iterable[str] | None = None) -> list[FigureResult]:
+def build_all(
+    outdir: Path,
+    names: Iterable[str] | None = None,
+    *,
+    quick: bool = False,
+    fmt: str = "png",
+    dpi: float | None = None,
+    on_figure: Callable[[str], None] | None = None,
+) -> list[FigureResult]:
+    """Build the selected figures into ``outdir``; ``on_figure(name)`` is called as each one starts (progress)."""
+    reg = registry()
+    out = []
+    for n in selected_names(names):
+        if on_figure is not None:
+            on_figure(n)
+        out.append(build_figure(reg[n], Path(outdir), quick=quick, fmt=fmt, dpi=dpi))
+    return out
+
+
+def check_all(
+    committed_dir: Path, names: Iterable[str] | None = None, *, on_figure: Callable[[str], None] | None = None
+) -> list[FigureResult]:
     """Rebuild into a temporary directory, evaluate claims, and compare with ``committed_dir``."""
     from matplotlib.testing.compare import compare_images
 
     out: list[FigureResult] = []
     with tempfile.TemporaryDirectory(prefix="dwtcp-figures-") as tmp:
-        for r in build_all(Path(tmp), names):
+        for r in build_all(Path(tmp), names, on_figure=on_figure):
             ref = Path(committed_dir) / r.path.name
             if not ref.exists():
                 ok, msg = False, f"{ref} is not committed (run `dwtcp-fluid figures`)"

@@ -2,7 +2,7 @@
 
 Section 4 of [DCTCP-A]. The convergence panels run the paper's Fig. 12 scenario (2 flows,
 W_max ≈ 200, worst-case start) in the hybrid model (19)-(21), not in ns2; the ratio panel evaluates (23), (25),
-(26) exactly and sets them against the paper's asymptotic 2·ln 2 (equations.md: the "1.4" bound is not asserted).
+(26) exactly and sets them against the paper's asymptotic 2·ln 2 (docs/equations.md: the "1.4" bound is not asserted).
 """
 
 from __future__ import annotations

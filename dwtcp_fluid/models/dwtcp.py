@@ -12,7 +12,7 @@ State (w, q): per-flow window w and bottleneck queue q, both in packets; time in
 * Queue, eqs. (6)/(7):  q' = N·w/τ − C, with the physical floor q ≥ 0 unless ``queue_floor=False``.
 
 ``delay_rtts`` = 0 gives the paper's undelayed model; ``delay_rtts = 1`` puts back the one-RTT feedback delay of
-the Scout signal (equations.md, "Points the project must examine").
+the Scout signal (docs/equations.md, "Points the project must examine").
 """
 
 from __future__ import annotations

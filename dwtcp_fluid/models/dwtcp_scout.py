@@ -9,7 +9,7 @@ lost; one Scout is sent per RTT. The fluid approximation chosen here:
 with the same delayed switch u as the window (the Scout reports the queue one feedback delay late), and the
 increase (7) using the current α: w' = (1 + α·S/L)/τ. Why the logarithm: doubling and halving are multiplicative
 per-RTT events, so log2 α changes by ±1 per RTT and its fluid limit is the piecewise-constant rate above; it also
-keeps α > 0 without a guard. α is bounded, because the paper's doubling is unbounded (equations.md, DWTCP note 2):
+keeps α > 0 without a guard. α is bounded, because the paper's doubling is unbounded (docs/equations.md, DWTCP note 2):
 
 * ``alpha_min`` = 1 (default): Algorithm 1 starts at α = 1; below one Scout size per Scout ACK the increase
   would fall under the plain additive increase of the window law's +S term, which the paper never describes.

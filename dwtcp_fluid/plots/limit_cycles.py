@@ -8,25 +8,52 @@ import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
 
+def _log_edges(x: np.ndarray, lo: float | None = None) -> np.ndarray:
+    """Cell edges around log-spaced centres (geometric midpoints); ``lo`` pins the first edge."""
+    lx = np.log(np.asarray(x, dtype=float))
+    mid = 0.5 * (lx[1:] + lx[:-1])
+    edges = np.exp(np.concatenate([[2 * lx[0] - mid[0]], mid, [2 * lx[-1] - mid[-1]]]))
+    if lo is not None:
+        edges[0] = lo
+    return edges
+
+
 def plot_fig6(d: dict[str, Any]) -> MplFigure:
-    fig = MplFigure(figsize=(11.5, 3.6), layout="constrained")
+    """[DCTCP-A] Fig. 6: ρ of Theorem 1 over (g, w̄), panels (a) as the paper writes it, (b) from transition
+    matrices, and their difference. Below w̄ = 2 there is no cycle (the fixed point is stable): drawn hatched grey,
+    never as ρ = 0; the first row of cells (w̄ = 2.01) starts at w̄ = 2."""
+    fig = MplFigure(figsize=(11.5, 3.9), layout="constrained")
     axes = fig.subplots(1, 3)
-    w, g = d["wbar"], d["g"]
+    w, g = np.asarray(d["wbar"]), np.asarray(d["g"])
+    w_edges, g_edges = _log_edges(w, lo=2.0), _log_edges(g)
     diff = np.abs(d["rho_paper"] - d["rho_monodromy"])
     panels = [
-        (d["rho_monodromy"], "(b) ρ(Z1·Z2), transition matrices Φ", (0, 1)),
         (d["rho_paper"], "(a) ρ(Z1·Z2) as written, exp(∫ J_F ds)", (0, 1)),
+        (d["rho_monodromy"], "(b) ρ(Z1·Z2) from transition matrices Φ", (0, 1)),
         (np.log10(np.maximum(diff, 1e-16)), "log10 |ρ(a) − ρ(b)|", (-12, 0)),
     ]
+    y_lo = 1.5
     for ax, (z, title, (lo, hi)) in zip(axes, panels, strict=True):
-        m = ax.pcolormesh(g, w, z, shading="nearest", vmin=lo, vmax=hi, rasterized=True)
+        m = ax.pcolormesh(g_edges, w_edges, z, vmin=lo, vmax=hi, rasterized=True)
         if hi == 1:
             ax.contour(g, w, z, levels=[0.5, 0.9], colors="w", linewidths=0.7)
-        ax.set(xscale="log", yscale="log", xlabel="g", ylabel="w̄ (packets)", title=title)
+        ax.axhspan(y_lo, 2.0, facecolor="0.85", edgecolor="0.6", hatch="///", lw=0)
+        ax.text(
+            np.sqrt(g_edges[0] * g_edges[-1]),
+            np.sqrt(y_lo * 2.0),
+            "w̄ < 2: no cycle",
+            ha="center",
+            va="center",
+            fontsize=7,
+        )
+        ax.set(xscale="log", yscale="log", xlabel="EWMA gain g", ylabel="w̄ = C·R*/N (packets)", title=title)
+        ax.set_ylim(y_lo, w_edges[-1])
+        ax.set_xlim(g_edges[0], g_edges[-1])
         ax.grid(False)
         fig.colorbar(m, ax=ax)
     fig.suptitle(
-        f"Fig. 6: limit-cycle stability (Theorem 1) on a {len(w)}×{len(g)} grid (white: ρ = 0.5, 0.9)"
+        "DCTCP limit cycles are stable: spectral radius ρ of the Poincaré map < 1 ([DCTCP-A] Fig. 6, Theorem 1)\n"
+        f"{len(w)}×{len(g)} grid; white contours ρ = 0.5, 0.9"
     )
     return fig
 

@@ -12,9 +12,6 @@ def plot_packet_vs_fluid(data: dict[Any, Any], flows: tuple[int, ...] = PACKET_V
     compared window, one row per N."""
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
-
-    apply_style()
     fig, axes = plt.subplots(len(flows), 2, figsize=(9, 2.3 * len(flows) + 0.4), sharex=True, squeeze=False)
     lines = (
         ("packet", dict(lw=0.8, color="C0", label="packet (Linux DCTCP)")),
@@ -43,27 +40,26 @@ def plot_packet_vs_fluid(data: dict[Any, Any], flows: tuple[int, ...] = PACKET_V
             if hi - lo < lo_span:
                 mid = 0.5 * (lo + hi)
                 ax.set_ylim(mid - lo_span / 2, mid + lo_span / 2)
-    axes[0, 0].legend(loc="lower left", fontsize="small")
+    # the legend goes below the panels, never over the traces
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize="small", frameon=False)
     axes[0, 0].set_title("queue")
     axes[0, 1].set_title("window")
     for a in axes[-1]:
         a.set_xlabel("time after half the run (ms)")
     fig.suptitle("DCTCP: packet core vs two fluid models, 10 Gbps, 100 µs, K = 65, g = 1/16")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
 
 def plot_join_leave(data: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
-
-    apply_style()
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 5), sharex=True)
     for f in range(data["throughput_gbps"].shape[1]):
         a1.plot(data["t"] * 1e3, data["throughput_gbps"][:, f], lw=1.0, label=f"flow {f + 1}")
     a1.set_ylabel("throughput (Gbps)")
-    a1.legend(loc="upper right", ncol=5)
+    a1.legend(loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=5, frameon=False)  # above the panel, off data
     a2.plot(data["t_q"] * 1e3, data["q"], lw=0.6)
     a2.set_ylabel("queue (pkt)")
     a2.set_xlabel("time (ms)")
@@ -77,9 +73,6 @@ def plot_join_leave(data: dict[str, Any]) -> Any:
 def plot_rtt_fairness(data: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
-
-    apply_style()
     fig, ax = plt.subplots(figsize=(5.5, 4.2))
     r = data["ratios"]
     ax.loglog(r, data["dctcp"], "o-", label="DCTCP")

@@ -1,18 +1,21 @@
-"""A fixed, deterministic matplotlib style, so committed figures can be compared byte- and pixel-wise."""
+"""A fixed, deterministic matplotlib style, so committed figures can be compared byte- and pixel-wise.
+
+Importing this module (or anything in the package) changes neither the matplotlib backend nor the user's
+rcParams: the toolkit draws inside :func:`style`, a context manager that restores the caller's settings on exit.
+:func:`apply_style` is the explicit, global opt-in for a notebook that wants every figure in the project's style.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any, cast
 
 import matplotlib
 from cycler import cycler
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-
-__all__ = ["apply_style", "save_figure", "PNG_METADATA", "SVG_METADATA", "PDF_METADATA"]
+__all__ = ["apply_style", "style", "save_figure", "PNG_METADATA", "SVG_METADATA", "PDF_METADATA"]
 
 _RC: dict[str, Any] = {
     "figure.dpi": 100,
@@ -43,14 +46,33 @@ SVG_METADATA = {"Date": None, "Creator": None}
 PDF_METADATA = {"CreationDate": None, "Creator": None, "Producer": None}
 
 
+@contextmanager
+def style() -> Iterator[None]:
+    """Draw in the project's fixed style: ``with style(): fig = ...; save_figure(fig, path)``.
+
+    Inside the block rcParams are matplotlib's defaults plus the project's settings, whatever the user's
+    matplotlibrc says (so figures are reproducible); on exit the caller's rcParams come back. The backend is never
+    touched.
+    """
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()  # keeps the backend: rcdefaults skips it
+        matplotlib.rcParams.update(cast(Any, _RC))
+        yield
+
+
 def apply_style() -> None:
-    """Reset matplotlib to defaults and apply the project's fixed style."""
-    matplotlib.rcdefaults()
-    plt.rcParams.update(cast(Any, _RC))
+    """Apply the project's style globally (explicit opt-in, e.g. at the top of a notebook); the backend is kept.
+
+    Unlike :func:`style` this does not reset other rcParams, so a notebook's inline settings survive.
+    """
+    matplotlib.rcParams.update(cast(Any, _RC))
 
 
-def save_figure(fig, path) -> None:
-    """Save ``fig`` to ``path`` with metadata stripped; the format follows the extension (png, svg, pdf)."""
+def save_figure(fig, path, dpi: float | None = None) -> None:
+    """Save ``fig`` to ``path`` with metadata stripped; the format follows the extension (png, svg, pdf).
+
+    ``dpi`` is the raster resolution (default the style's ``savefig.dpi``, 110); vector formats keep their text.
+    """
     import os
     import tempfile
     from pathlib import Path
@@ -64,7 +86,9 @@ def save_figure(fig, path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     try:
-        fig.savefig(tmp, format=ext, metadata=meta)
+        with style():  # savefig.dpi, svg.hashsalt, fonttypes are read at save time
+            kw = {} if dpi is None else {"dpi": dpi}  # None: rcParams["savefig.dpi"] of the style
+            fig.savefig(tmp, format=ext, metadata=meta, **kw)
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:

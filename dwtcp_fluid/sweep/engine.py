@@ -93,16 +93,24 @@ class SweepPlan:
         )
 
 
-def evaluate_chunk(plan: SweepPlan, ib: int, c: int) -> dict[str, np.ndarray]:
-    """Evaluate every evaluator on chunk ``(ib, c)`` (a pure function: the unit of work of both engines)."""
+def evaluate_chunk(
+    plan: SweepPlan, ib: int, c: int, on_part: Callable[[float], None] | None = None
+) -> dict[str, np.ndarray]:
+    """Evaluate every evaluator on chunk ``(ib, c)`` (a pure function: the unit of work of both engines).
+
+    ``on_part(fraction)`` is called after each evaluator with the fraction of the chunk's evaluators done (the
+    in-process engine's progress bar moves within a chunk, not only between chunks)."""
     sl = plan.bdp_slice(c)
     out: dict[str, np.ndarray] = {}
-    for ev in plan.evaluators:
+    n_ev = len(plan.evaluators)
+    for i_ev, ev in enumerate(plan.evaluators):
         res = ev.fn(plan.grid, ib, sl)
         missing = set(ev.variables) - set(res)
         if missing:
             raise RuntimeError(f"evaluator {ev.name!r} did not return {sorted(missing)}")
         out.update({k: np.asarray(v) for k, v in res.items() if k in ev.variables})
+        if on_part is not None and i_ev + 1 < n_ev:
+            on_part((i_ev + 1) / n_ev)
     return out
 
 
@@ -229,12 +237,14 @@ def run_plan(
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[[float, int], None] | None = None,
     repair: bool = True,
     report: Callable[[str], None] | None = None,
 ) -> xr.Dataset:
     """Run every chunk not yet done, in-process (default), on a new ``LocalCluster(n_workers=workers)`` or on the
     Dask scheduler at ``scheduler``; return the complete Dataset (attrs added by the caller).
+
+    ``progress(done, total)`` counts chunks; in-process, ``done`` also moves by fractions within a chunk.
 
     With ``resume`` every chunk already done is verified first (:func:`verify_store`); each untrusted chunk is
     reported as one line through ``report`` and recomputed, or, with ``repair=False``, the run stops with
@@ -281,8 +291,9 @@ def run_plan(
             progress(n_done, total)
 
     if workers is None and scheduler is None:
+        part = (lambda f: progress(n_done + f, total)) if progress else None
         for ib, c in todo:
-            record(ib, c, evaluate_chunk(plan, ib, c))
+            record(ib, c, evaluate_chunk(plan, ib, c, part))
     elif todo:
         from dask.distributed import Client, LocalCluster, as_completed
 

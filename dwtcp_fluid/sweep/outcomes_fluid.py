@@ -57,7 +57,7 @@ __all__ = [
     "default_duration_rtts",
 ]
 
-#: Variant prefix → model. The sqrt form uses β·sqrt(w) with β in the byte convention (equations.md note 3).
+#: Variant prefix → model. The sqrt form uses β·sqrt(w) with β in the byte convention (docs/equations.md note 3).
 FLUID_VARIANTS: dict[str, DwtcpFluid] = {
     "delayed": DwtcpFluid("paper", delay_rtts=1.0),
     "sqrt": DwtcpFluid("sqrt", delay_rtts=1.0),

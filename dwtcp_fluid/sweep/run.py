@@ -18,6 +18,7 @@ import xarray as xr
 from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
 from ..formulas import kbar_star
 from ..models.dwtcp import frozen_jacobian
+from ..references import references_attr
 from .engine import Evaluator, SweepPlan, evaluate_chunk, run_plan
 from .grid import SweepGrid
 from .packet_batch import PacketPassOptions
@@ -146,7 +147,7 @@ def make_plan(
     return SweepPlan(grid, tuple(evaluators), chunk_bdp=chunk_bdp, extra_coords=EXTRA_COORDS)
 
 
-def _in_memory(plan: SweepPlan, progress: Callable[[int, int], None] | None) -> xr.Dataset:
+def _in_memory(plan: SweepPlan, progress: Callable[[float, int], None] | None) -> xr.Dataset:
     sizes = plan.dim_sizes()
     arrays = {
         name: np.empty(tuple(sizes[d] for d in dims), dtype=dtype)
@@ -155,7 +156,8 @@ def _in_memory(plan: SweepPlan, progress: Callable[[int, int], None] | None) -> 
     chunks = list(plan.chunks())
     for i, (ib, c) in enumerate(chunks):
         sl = plan.bdp_slice(c)
-        for name, arr in evaluate_chunk(plan, ib, c).items():
+        part = None if progress is None else (lambda f, i=i: progress(i + f, len(chunks)))
+        for name, arr in evaluate_chunk(plan, ib, c, part).items():
             arrays[name][ib : ib + 1, sl] = arr
         if progress is not None:
             progress(i + 1, len(chunks))
@@ -193,7 +195,7 @@ def run_sweep(
     plan : SweepPlan, optional
         Evaluators and chunking (default: the frozen-Jacobian check only).
     progress : callable, optional
-        Called as ``progress(done, total)`` in chunks.
+        Called as ``progress(done, total)`` in chunks (``done`` moves by fractions within a chunk).
     store : path, optional
         A Zarr store for complete chunks (resumable); without it the sweep runs in memory. The packet pass keeps
         its points in ``<store stem>.packet.zarr`` next to it.
@@ -283,6 +285,7 @@ def run_sweep(
         )
     )
     ds.attrs["model"] = "DWTCP decrease phase (6), [DWTCP], linearized at (w = BDP/N, q = k̄), k = 0"
+    ds.attrs["references"] = references_attr(ds.attrs["model"])
     return ds
 
 

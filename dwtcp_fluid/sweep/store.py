@@ -11,19 +11,16 @@ from typing import Any
 
 import xarray as xr
 
-from .._provenance import git_revision
+from .._provenance import provenance_attrs
 
 __all__ = ["write_netcdf_atomic", "provenance"]
 
 
 def provenance(parameters: dict[str, Any], solver: str, tolerance: str = "") -> dict[str, str]:
     """Provenance attrs every dataset carries (product.md, "Data contract")."""
-    from .._provenance import __version__
-
     return {
         "package": "dwtcp_fluid",
-        "package_version": __version__,
-        "git_revision": git_revision(),
+        **provenance_attrs(),
         "parameters": json.dumps(parameters, sort_keys=True),
         "solver": solver,
         "tolerance": tolerance,

@@ -103,7 +103,7 @@ def dwtcp_busy() -> Derivation:
         Step(
             "Data ACKs: +1 packet per RTT",
             cite("Algorithm 1 lines 9-14, eq. (1)"),
-            "Each data ACK adds L·L/w bytes, 1/w packet (congestion avoidance, equations.md note 1); ACKs return at"
+            "Each data ACK adds L·L/w bytes, 1/w packet (congestion avoidance, docs/equations.md note 1); ACKs return at"
             " w/R per second, R = τ + q/C with the ACK-clocked queue q = N·w − C·τ. While the flow's Scout is"
             " pending (the link busy, the Scout neither answered nor late) that is the whole of w'.",
             [eq(r"\dot w\big|_{\text{Scout pending}}", 1 / R)],

@@ -1,6 +1,6 @@
 """From the DWTCP window law (1) to the fluid model (3)-(7), with the paper's simplification (5) examined.
 
-[DWTCP] eqs. (1)-(7); equations.md DWTCP notes 1-3 and the Algorithm 1 line 18 note.
+[DWTCP] eqs. (1)-(7); docs/equations.md DWTCP notes 1-3 and the Algorithm 1 line 18 note.
 """
 
 from __future__ import annotations
@@ -249,7 +249,7 @@ def dwtcp_fluid_model() -> Derivation:
     return Derivation(
         slug="dwtcp_fluid_model",
         title="DWTCP: from the window law (1) to the fluid model (3)-(7)",
-        covers="[DWTCP] eqs. (1)-(7) and Algorithm 1; equations.md DWTCP notes 1-3.",
+        covers="[DWTCP] eqs. (1)-(7) and Algorithm 1; docs/equations.md DWTCP notes 1-3.",
         findings=findings,
         steps=steps,
         notes=[

@@ -169,7 +169,7 @@ def kbar_crit_table() -> list[dict[str, float | str]]:
     """k̄* = 2·BDP/√β ([DWTCP] eq. (14)) for the evaluation setting and several β.
 
     Returns rows with β, k̄* in packets, k̄*/BDP and k̄* in bytes, for β = 0.001, the guideline β and the byte-
-    convention translation β·√L (equations.md, DWTCP note 3).
+    convention translation β·√L (docs/equations.md, DWTCP note 3).
     """
     P = DWTCP_EVALUATION
     rows = []

@@ -56,14 +56,14 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
 
 @dataclass(frozen=True)
 class Coverage:
-    """One "Note" or "Points the project must examine" item of equations.md and the findings that answer it."""
+    """One "Note" or "Points the project must examine" item of docs/equations.md and the findings that answer it."""
 
     spec_item: str
     slug: str
     findings: tuple[str, ...]
 
 
-#: Every Note and every "Points the project must examine" item of ../shared/spec/equations.md.
+#: Every Note and every "Points the project must examine" item of docs/equations.md.
 COVERAGE: tuple[Coverage, ...] = (
     Coverage(
         "DCTCP Note: fixed point reads 'w̄2 − 1'",
@@ -147,11 +147,11 @@ def _readme(derivs: list[Derivation]) -> str:
         out.append(f"- [{d.slug}.md]({d.slug}.md) — {d.title} ({len(d.steps)} checked steps)")
     out += [
         "",
-        "## Coverage of equations.md",
+        "## Coverage of docs/equations.md",
         "",
-        'Every Note and every "Points the project must examine" item of ../shared/spec/equations.md:',
+        'Every Note and every "Points the project must examine" item of docs/equations.md:',
         "",
-        "| equations.md item | where | status |",
+        "| docs/equations.md item | where | status |",
         "|---|---|---|",
     ]
     for c in COVERAGE:

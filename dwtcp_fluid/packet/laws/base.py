@@ -84,7 +84,7 @@ class Events(NamedTuple):
     scout_lost : int
         Scouts declared lost with this event (dropped, or older than d_t without an ACK).
     d_s : float
-        Scout delay d_s in slots, Algorithm 1 line 18 with the sign fixed (equations.md DWTCP note).
+        Scout delay d_s in slots, Algorithm 1 line 18 with the sign fixed (docs/equations.md DWTCP note).
     ipg_s : float
         Scout inter-arrival gap in slots (for DWTCP's inter-packet-gap variant).
     rtt : float
@@ -234,7 +234,7 @@ def reno_increase(cwnd: Any, ssthresh: Any, ack: Any, n_acked: Any = 1) -> Any:
     otherwise (RFC 5681 with appropriate byte counting, RFC 3465).
 
     This is the standard per-ACK form of "+1 packet per RTT" and the default reading of DWTCP's data ACK increase
-    (equations.md, DWTCP note 1).
+    (docs/equations.md, DWTCP note 1).
     """
     k = jnp.asarray(n_acked).astype(FLOAT)
     inc = jnp.where(cwnd < ssthresh, k, k / cwnd)

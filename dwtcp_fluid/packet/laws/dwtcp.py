@@ -3,12 +3,12 @@
 Windows are in packets; the paper's byte quantities are converted once here: a data ACK's ``l = L`` bytes is one
 packet, a Scout ACK's ``α·S`` bytes is ``α·S/L`` packets, and β·sqrt(w) with w in bytes equals
 ``beta_sqrt_packets·sqrt(w)`` with w in packets (``DwtcpParams.beta_sqrt_packets`` = β·sqrt(L) in the paper's byte
-convention, equations.md DWTCP note 3). Time is in slots; d_s, d_t and T are converted to slots by the engine.
+convention, docs/equations.md DWTCP note 3). Time is in slots; d_s, d_t and T are converted to slots by the engine.
 
 Interpretations of ambiguous lines (each a named option; defaults first):
 
 * ``data_increase``: ``"ca"`` (default) adds 1/w packet per data ACK (+1 packet per RTT), the reading of (1) and
-  the fluid model (3); ``"literal"`` adds l = L (one packet) per data ACK as line 14 reads (equations.md note 1).
+  the fluid model (3); ``"literal"`` adds l = L (one packet) per data ACK as line 14 reads (docs/equations.md note 1).
 * ``slow_start``: ``"standard"`` (default) adds one packet per data ACK while w < ssthresh (doubling per RTT);
   ``"literal"`` applies line 12, w ← 2w + α·s, on every ACK (doubling per ACK).
 * ``ipg``: False (default) uses (1); True uses the inter-packet-gap variant (four cases, factor 2β).
@@ -49,7 +49,7 @@ _MAX_SCOUT_ACKS = 4
 
 
 def _beta_packets(beta: float, link: Any) -> float:
-    """β of the paper's byte convention → β for windows in packets (β·sqrt(L), equations.md note 3)."""
+    """β of the paper's byte convention → β for windows in packets (β·sqrt(L), docs/equations.md note 3)."""
     return float(beta) * float(link.L) ** 0.5
 
 
@@ -152,7 +152,7 @@ class Dwtcp(Law):
         loss = ev.nloss > 0
         data = ev.ack & ~loss
         slow = w < ssthresh
-        # Data ACK (lines 9-14, equations.md note 1).
+        # Data ACK (lines 9-14, docs/equations.md note 1).
         if self.slow_start == "standard":
             ss_w = w + 1.0
         else:
