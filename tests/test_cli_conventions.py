@@ -69,10 +69,11 @@ def test_implausible_inputs_warn_before_work(capsys):
     """BDP below one packet (833 kbit/s × 100 µs) warns; so does a run above 10⁴ RTTs; --quiet silences both."""
     code, out, err = run(capsys, "dwtcp", "condition", "--capacity", "833333bps", "--rtt", "100us", "--json")
     assert code == 0 and "warning: BDP = C·τ = 0.00694 packets is below one packet" in err
-    from dwtcp_fluid.cli.common import warn_implausible
+    from dwtcp_fluid.cli.common import flush_warnings, warn_implausible
     from dwtcp_fluid.params import LinkParams
 
     warn_implausible(LinkParams("10Gbps", "100us"), 2.0)  # 2 s = 20,000 RTTs
+    flush_warnings()  # queued until the work starts or the command ends well
     assert "20000 RTTs (> 10⁴)" in capsys.readouterr().err.replace("2e+04", "20000")
     code, out, err = run(capsys, "--quiet", "dwtcp", "condition", "--capacity", "833333bps", "--rtt", "100us")
     assert code == 0 and "warning" not in err

@@ -89,7 +89,7 @@ def test_limit_cycle_fixed_point_not_reached_is_a_status(capsys):
 def test_limit_cycle_without_crossing_is_a_status_not_a_usage_error(capsys):
     code, out, err = run(capsys, "dctcp", "limit-cycle", "--wbar", "1e9", "--json")
     assert code == 1  # the finder's failure, not the user's mistake (was exit 2)
-    assert json.loads(out)["status"] == "no_crossing" and "period" not in json.loads(out)
+    assert json.loads(out)["status"] == "no_crossing" and "period_rtt" not in json.loads(out)
 
 
 def test_limit_cycle_just_above_two(capsys):
@@ -97,7 +97,7 @@ def test_limit_cycle_just_above_two(capsys):
     code, out, _ = run(capsys, "dctcp", "limit-cycle", "--wbar", "2.0001", "--json")
     d = json.loads(out)
     assert code == 0 and d["status"] == "ok" and d["regime"] == "limit_cycle"
-    assert d["q_max"] < 0.31 and d["period"] > 0
+    assert d["q_max"] < 0.31 and d["period_rtt"] > 0
 
 
 def test_dctcp_tiny_rtt_jax_agrees_with_reference(capsys):

@@ -16,7 +16,7 @@ except ImportError:  # pragma: no cover
 import typer
 
 from .app import app
-from .common import UsageError, WorkError
+from .common import UsageError, WorkError, drop_warnings, flush_warnings
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
 _COMMAND_MODULES = (
@@ -79,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         except (typer.Abort, KeyboardInterrupt):
             return _fail(130, "interrupted (nothing was written)", debug)
         except typer.Exit as e:
+            flush_warnings()
             return getattr(e, "exit_code", 0)
         except SystemExit as e:
             return e.code if isinstance(e.code, int) else 1
@@ -90,6 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                 "(no result was written; --debug shows the traceback)",
                 debug,
             )
+    flush_warnings()
     return rv if isinstance(rv, int) else 0
 
 
@@ -106,6 +108,7 @@ def _first_line(e: BaseException) -> str:
 
 
 def _fail(code: int, message: str, debug: bool) -> int:
+    drop_warnings()  # a refused input gets one line: its error
     if debug:
         traceback.print_exc()
     sys.stderr.write(f"error: {message}\n")

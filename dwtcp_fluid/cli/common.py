@@ -16,7 +16,9 @@ from ..params import LinkParams
 __all__ = [
     "UsageError",
     "WorkError",
+    "drop_warnings",
     "emit_json",
+    "flush_warnings",
     "is_quiet",
     "link_from_flags",
     "parse_list",
@@ -130,11 +132,29 @@ def require_unit(flag: str, text: object, kind: str) -> None:
         )
 
 
+_PENDING: list[str] = []
+
+
 def warn(message: str) -> None:
-    """One ``warning:`` line on stderr (silenced by ``--quiet``)."""
+    """Queue one ``warning:`` line for stderr (silenced by ``--quiet``). Queued lines are written by
+    :func:`flush_warnings`: when work starts (:func:`status`, :func:`steps`, a command's own call once its inputs
+    passed every check) or when the command ends well; a command that ends in an error drops them, so a refused
+    input gets its one error line and nothing else."""
     if not _QUIET:
+        _PENDING.append(message)
+
+
+def flush_warnings() -> None:
+    """Write the queued warnings (see :func:`warn`)."""
+    for message in _PENDING:
         sys.stderr.write(f"warning: {message}\n")
-        sys.stderr.flush()
+    _PENDING.clear()
+    sys.stderr.flush()
+
+
+def drop_warnings() -> None:
+    """Forget the queued warnings (the command failed; its error line says what matters)."""
+    _PENDING.clear()
 
 
 def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
@@ -150,16 +170,20 @@ def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
         warn(f"--duration is {duration_s / link.rtt:.3g} RTTs (> 10⁴): the run may take a long time")
 
 
-def link_from_flags(capacity: str, rtt: str, packet_size: str | float = 1500) -> LinkParams:
+def link_from_flags(
+    capacity: str, rtt: str, packet_size: str | float = 1500, *, warn_now: bool = True
+) -> LinkParams:
     """Build a :class:`LinkParams` from ``--capacity``, ``--rtt`` and ``--packet-size``, as usage errors.
 
     Capacity and RTT must carry a unit (:func:`require_unit`); the packet size is in bytes. A BDP below one packet
-    is warned about (:func:`warn_implausible`).
+    is warned about (:func:`warn_implausible`), unless ``warn_now`` is False: a command whose later checks may
+    still refuse the input warns itself once they passed, so an error is never preceded by warnings.
     """
     require_unit("--capacity", capacity, "rate")
     require_unit("--rtt", rtt, "time")
     link = _link(capacity, rtt, packet_size)
-    warn_implausible(link)
+    if warn_now:
+        warn_implausible(link)
     return link
 
 
@@ -287,6 +311,7 @@ def print_quantities(title: str, out: dict[str, Any], skip: tuple[str, ...] = ()
 @contextmanager
 def status(message: str) -> Iterator[None]:
     """A spinner with elapsed time on stderr while a step runs (none with ``--quiet``)."""
+    flush_warnings()
     if _QUIET:
         yield
         return
@@ -300,6 +325,7 @@ def status(message: str) -> Iterator[None]:
 def steps(total: int, description: str) -> Iterator[Callable[[str], None]]:
     """A rich progress bar on stderr over ``total`` named steps, with elapsed time and ETA; yields
     ``start(name)``, called as each step begins (the previous one is then counted done)."""
+    flush_warnings()
     from rich.console import Console
     from rich.progress import (
         BarColumn,

@@ -19,6 +19,7 @@ from .app import packet_app
 from .common import (
     UsageError,
     emit_json,
+    flush_warnings,
     link_from_flags,
     print_quantities,
     print_written,
@@ -111,7 +112,7 @@ def _run(**kw: Any) -> None:
     )
     if kw["plot"]:
         check_figure("--plot", kw["plot"])
-    link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"])
+    link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"], warn_now=False)
     times = {}
     for flag, key in (
         ("--duration", "duration"),
@@ -141,7 +142,6 @@ def _run(**kw: Any) -> None:
         nbytes=rtt_slots * 32 * 16 + flows * 4096,
         yes=bool(kw.get("yes")),
     )
-    warn_implausible(link, times["duration"])
     laws, params, values = [], [], {}
     for name in names:
         cls = LAWS[name]
@@ -183,6 +183,8 @@ def _run(**kw: Any) -> None:
         delack=kw["delack"],
         delack_timeout=times["delack_timeout"],
     )
+    warn_implausible(link, times["duration"])  # the inputs passed every check: warn before the work starts
+    flush_warnings()
     out = run_packet(pr)
     if kw["plot"]:
         _plot(out, kw["plot"])
