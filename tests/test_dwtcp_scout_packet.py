@@ -20,11 +20,14 @@ from dwtcp_fluid.crosscheck.dwtcp_busy import (
     existing_dwtcp,
     model_dwtcp,
     packet_dwtcp,
-    regular_period,
     setting,
-    stationarity,
-    within_tolerance,
 )
+from dwtcp_fluid.sweep.packet_classes import regular_period, tolerance_verdict
+
+
+def within_tolerance(pk: dict, md: dict) -> tuple[bool, list[str]]:
+    v = tolerance_verdict(pk, md)
+    return v["verdict"] == "pass", v["why"]
 
 
 def _pair(rtt: float, n: int, seed: int = 0):
@@ -69,11 +72,9 @@ def test_cycle_at_100us_n10():
 
 
 def test_unscored_runs_are_never_agreement():
-    pk = {"classification": "not stationary", "stationarity": "thirds: …"}
-    ok, why = within_tolerance(pk, {"regime": "cycle"})
-    assert not ok and "not scored" in why[0]
-    assert stationarity([1.0] * 30, [0.9] * 10 + [0.95] * 10 + [0.97] * 10)[0] is False
-    assert stationarity([10.0] * 30, [0.95] * 30)[0] is True
+    for cls in ("not_stationary", "collapse"):
+        v = tolerance_verdict({"class": cls}, {"regime": "cycle", "status": "ok"})
+        assert v["verdict"] == "not scored" and cls in v["why"][0]
 
 
 def test_regular_period():
@@ -86,10 +87,10 @@ def test_regular_period():
     spikes = np.where(rng.random(2000) < 0.02, 20.0, 0.0)
     _, _, cv2, regular2 = regular_period(spikes, 1.0)
     assert not regular2 and cv2 > 0.5
-    pk = {"classification": "stationary", "queue_mean": 1.0, "utilization": 0.9, "period_regular": False,
-          "cycles": 30, "cycle_cv": 0.8}  # fmt: skip
+    pk = {"class": "oscillating", "queue_mean": 1.0, "queue_min": 0.0, "utilization": 0.9, "period_s": 0.5,
+          "period_regular": False, "cycles": 30, "cycle_cv": 0.8}  # fmt: skip
     ok, why = within_tolerance(
-        pk, {"regime": "cycle", "queue_mean": 1.5, "utilization": 0.91, "period_s": 1.0}
+        pk, {"regime": "cycle", "queue_mean": 1.5, "utilization": 0.91, "period_s": 1.0, "status": "ok"}
     )
     assert ok and "not scored" in why[2]
 

@@ -161,7 +161,23 @@ def test_sweep_packet_pass_dataset_summary_and_resume(tmp_path):
         assert "long_name" in ds[v].attrs and "units" in ds[v].attrs, v
     s = summarize(ds)["packet"]
     assert s["points"] == 4 and sum(s["class_counts"].values()) == 4
-    assert s["agreement"]["scout-faithful"] is None  # the reserved slot, not registered here
+    # the Scout-faithful model predicts steady exactly where its closed-form regime criterion Φ(BDP/N) < 1
+    # (ripple 1/4 and sawtooth 1/2 packets of the model, β_w = β·√L), written out here by hand
+    bw = 1e-3 * np.sqrt(1500.0)
+    for j, bdp in enumerate(grid.bdp):
+        for m, n in enumerate(grid.flows):
+            x = bdp / n
+            phi = bw * (x + 0.25 + 0.5 * x / (x + 0.25)) ** 1.5 * (x + 0.25) / x
+            assert bool(ds["packet_scout_faithful_predicts_steady"].values[0, j, m]) == (phi < 1), (
+                bdp,
+                n,
+                phi,
+            )
+    assert ds[
+        "packet_scout_faithful_predicts_steady"
+    ].values.any()  # BDP 10, N = 2, 5 stand; BDP 30, N = 2 cycles
+    assert not ds["packet_scout_faithful_predicts_steady"].values.all()
+    assert s["agreement"]["scout-faithful"]["scored"] == s["scored"]
     back = write_netcdf_atomic(ds, tmp_path / "s.nc")
     import xarray as xr
 
@@ -217,5 +233,3 @@ def test_oscillating_run_has_a_period_that_fits():
     assert o["packet_q_amplitude"][0] > oscillation_threshold(200, 250)
     p = o["packet_period_rtts"][0]
     assert 2.0 < p < 30.0 and 3.0 * p <= o["packet_window_rtts"][0]
-
-

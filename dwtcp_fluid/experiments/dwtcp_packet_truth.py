@@ -74,13 +74,11 @@ def _claim_oscillation_exists(ds: Any) -> tuple[bool, str]:
 
 def plot_packet_truth(ds: Any) -> Any:
     """:func:`~dwtcp_fluid.plots.dwtcp_packet.plot_packet_truth_maps` with every registered predictor that has a
-    sweep verdict, plus the Scout-faithful slot."""
+    sweep verdict (the Scout-faithful model's included)."""
     from ..sweep.outcomes_packet import PACKET_CLASS_ATTRS
-    from ..sweep.predictors import SCOUT_FAITHFUL, predictors
+    from ..sweep.predictors import predictors
 
     names = list(predictors(verdict=True))
-    if SCOUT_FAITHFUL not in names:
-        names.append(SCOUT_FAITHFUL)
     labels = {n: p.label for n, p in predictors().items()}
     return plot_packet_truth_maps(ds, names, labels, PACKET_CLASS_ATTRS["flag_meanings"].split())
 

@@ -58,6 +58,14 @@ PACKET_VARIABLES: dict[str, tuple[str, str]] = {
     "packet_oscillating": ("packet run: queue amplitude above max(5, N) packets (capped at buffer/4)", "1"),
     "packet_period": ("packet run: autocorrelation period of the queue (NaN unless oscillating)", "s"),
     "packet_period_rtts": ("packet run: period in base RTTs", "RTT"),
+    "packet_period_regular": (
+        "packet run: oscillating with >= 3 cycles whose lengths vary by < MAX_CYCLE_CV of their mean",
+        "1",
+    ),
+    "packet_cycle_cv": (
+        "packet run: coefficient of variation of the cycle lengths (NaN unless oscillating)",
+        "1",
+    ),
     "packet_trend": (
         "packet run: trend between the halves of the window, bits 1 queue, 2 window, 4 utilization (0: none)",
         "1",
@@ -92,6 +100,8 @@ _KEYS = {  # dataset name → window_outcome key
     "packet_q_amplitude": "amplitude",
     "packet_oscillating": "oscillating",
     "packet_period": "period_s",
+    "packet_period_regular": "period_regular",
+    "packet_cycle_cv": "cycle_cv",
     "packet_trend": "trend_flags",
     "packet_utilization": "utilization",
     "packet_jain": "jain_index",
@@ -103,7 +113,7 @@ _KEYS = {  # dataset name → window_outcome key
     "packet_window_rtts": "window_rtts",
     "packet_conservation_error": "conservation_error",
 }
-_BOOL = ("packet_scored", "packet_oscillating", "packet_capped")
+_BOOL = ("packet_scored", "packet_oscillating", "packet_capped", "packet_period_regular")
 _INT = ("packet_drops", "packet_timeouts", "packet_flow_slots")
 
 
@@ -196,7 +206,12 @@ def packet_outcomes(
             t0 = time.perf_counter()
             runs = [
                 build_point(
-                    beta[i], bdp[i], int(n), float(w), capacity_pps=capacity_pps, packet_size=packet_size,
+                    beta[i],
+                    bdp[i],
+                    int(n),
+                    float(w),
+                    capacity_pps=capacity_pps,
+                    packet_size=packet_size,
                     opts=opts,
                 )  # fmt: skip
                 for i, w in zip(pts, window[sel], strict=True)

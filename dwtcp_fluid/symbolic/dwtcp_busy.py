@@ -2,7 +2,8 @@
 
 Every expression comes from :class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid` (Algorithm 1 and eqs. (1), (2)
 of [DWTCP] with the Scout served only in idle time); the closed forms are those of
-:mod:`dwtcp_fluid.analysis.dwtcp_busy`; the packet-level evidence is measured by ``tools/dwtcp_scout_trace.py`` and
+:mod:`dwtcp_fluid.analysis.dwtcp_busy`; the packet-level evidence is measured by the packet core's per-chunk
+records (``scouts_served``, ``pending_end``, ``busy``; :func:`dwtcp_fluid.packet.run`) and
 :mod:`dwtcp_fluid.crosscheck.dwtcp_busy` (tests/test_dwtcp_scout_model.py, tests/test_dwtcp_scout_packet.py).
 """
 
