@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..params import DwtcpParams, LinkParams
-from ..sweep.packet_classes import TOLERANCES, tolerance_verdict
+from ..sweep.packet_classes import TOLERANCES, oscillation_threshold, tolerance_verdict
 from ..sweep.predictors import SUMMARY_KEYS, predictors
 
 __all__ = ["TOLERANCES", "compare_dwtcp", "packet_setting"]
@@ -78,6 +78,7 @@ def packet_setting(
         "amplitude": float(o["packet_q_amplitude"][0]),
         "period_s": None if math.isnan(period) else period,
         "period_regular": bool(o["packet_period_regular"][0]),
+        "oscillation_threshold": oscillation_threshold(P.flows, buffer),
         "cycle_cv": None if math.isnan(o["packet_cycle_cv"][0]) else float(o["packet_cycle_cv"][0]),
         "utilization": float(o["packet_utilization"][0]),
         "window_mean": float(o["packet_window_mean"][0]),

@@ -127,6 +127,7 @@ def packet_dwtcp(
                 "amplitude": o["amplitude"],
                 "period_s": None if math.isnan(o["period_s"]) else o["period_s"],
                 "period_regular": o["period_regular"],
+                "oscillation_threshold": o["oscillation_threshold"],
                 "cycles": o["cycles"],
                 "cycle_cv": None if math.isnan(o["cycle_cv"]) else o["cycle_cv"],
                 "utilization": o["utilization"],

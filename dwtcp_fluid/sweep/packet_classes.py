@@ -160,8 +160,14 @@ def tolerance_verdict(packet: dict[str, Any], model: dict[str, Any]) -> dict[str
     """Whether a model's summary says what a packet run says, within :data:`TOLERANCES`.
 
     ``packet`` has ``class`` (a :class:`PacketClass` label), ``queue_mean``, ``queue_min``, ``utilization``,
-    ``period_s`` (None unless oscillating) and ``period_regular``; ``model`` has ``queue_mean``, ``utilization``,
-    ``period_s``, ``status`` and optionally ``regime`` ("standing queue": the packet queue must never empty).
+    ``period_s`` (None unless oscillating), ``period_regular`` and ``oscillation_threshold``
+    (:func:`oscillation_threshold`); ``model`` has ``queue_mean``, ``utilization``, ``period_s``, ``amplitude``,
+    ``status`` and optionally ``regime``.
+
+    Criteria: mean queue and utilization always; then, by regime and class: a standing-queue model needs a packet
+    queue that never empties; a steady packet run needs a steady model (the same threshold applied to the model's
+    amplitude: the model's period, if any, belongs to a ripple the packet rule calls steady); an oscillating run
+    with a regular period needs the model's period within 15 %; an irregular packet period is not scored.
 
     Returns ``verdict``: "not scored" (the packet run is not steady or oscillating: it says nothing), "fail" (the
     model's solver failed, or a criterion is missed) or "pass"; ``why`` (one line per criterion, with the
@@ -185,16 +191,21 @@ def tolerance_verdict(packet: dict[str, Any], model: dict[str, Any]) -> dict[str
     )
     pp, pm = packet.get("period_s"), model.get("period_s")
     rel = None if pp is None or pm is None else abs(pm - pp) / pp
+    thr = float(packet.get("oscillation_threshold", 0.0))
+    amp = model.get("amplitude")
+    # the packet run's own rule applied to the model: it oscillates when its amplitude exceeds the threshold
+    m_osc = pm is not None and (amp is None or amp > thr)
     p_ok: bool | None
     if model.get("regime") == "standing queue":
         p_ok = packet["queue_min"] > 0
         why.append(f"standing queue: packet queue_min {packet['queue_min']:.0f} > 0: {p_ok}")
+    elif packet["class"] == PacketClass.STEADY.label:
+        p_ok = not m_osc
+        a = "—" if amp is None else f"{amp:.1f}"
+        why.append(f"steady: model amplitude {a} within the packet run's threshold {thr:g}: {p_ok}")
     elif pp is not None and not packet.get("period_regular", True):
         p_ok = None
         why.append("period: not scored, the packet queue has no regular period")
-    elif pp is None and pm is None:
-        p_ok = True
-        why.append("period: neither oscillates: True")
     elif rel is None:
         p_ok = False
         why.append(f"period: packet {pp}, model {pm}: one oscillates, the other not: False")
@@ -304,6 +315,7 @@ def window_outcome(
         "queue_max": float(s["queue_max"]),
         "amplitude": amplitude,
         "period_s": period,
+        "oscillation_threshold": oscillation_threshold(flows, cfg.buffer),
         "period_regular": bool(regular),
         "cycles": int(cycles),
         "cycle_cv": math.nan if cycle_cv is None else cycle_cv,
