@@ -1,11 +1,12 @@
 """Benchmark: the sweep's packet pass (packet-level DWTCP at every (β, BDP, N) point), cost per point and per N.
 
 Runs :func:`dwtcp_fluid.sweep.outcomes_packet.packet_outcomes` on the default grid (β = 0.001, BDP 10…10,000
-packets × 25 log points, N ∈ {1, 2, 5, …, 1000}) or on the N given with ``--flows``, cold (every batch compiles),
-and prints per N: points, batches, flows × slots simulated, thread-seconds (batches overlap on 2 worker threads),
-nanoseconds per flow-slot, and the modelled cost of :mod:`dwtcp_fluid.sweep.packet_batch` next to it; then the
-wall time, the load average before and after, and what an engine must sustain to run the same pass in a given
-budget. Prints a table and one JSON line.
+packets × 25 log points, N ∈ {1, 2, 5, …, 1000}) or on the N given with ``--flows``, in a new process (compiles
+come from the persistent cache when it holds them), and prints per N: points, engine calls (one per N and round),
+flows × slots simulated, seconds and nanoseconds per slot; then the wall time, the load average before and after,
+and what an engine must sustain to run the same pass in a given budget. Prints a table and one JSON line.
+
+Cold with an empty compile cache: ``DWTCP_FLUID_CACHE_DIR=$(mktemp -d) .venv/bin/python benchmarks/packet_pass.py``.
 
 Run: ``.venv/bin/python benchmarks/packet_pass.py [--flows 1,10,100] [--budget 60]``.
 """
@@ -49,24 +50,22 @@ def main() -> None:
         d["batches"] += 1
         d["flow_slots"] += b["flow_slots"]
         d["seconds"] += b["seconds"]
-        d["modelled_s"] += b["modelled_s"]
-    print(
-        f"{'N':>6}{'points':>8}{'batches':>9}{'flow-slots':>13}{'thread-s':>10}{'ns/flow-slot':>14}{'modelled s':>12}"
-    )
+        d["slots"] += b["slots"]
+    print(f"{'N':>6}{'points':>8}{'calls':>7}{'flow-slots':>13}{'seconds':>9}{'ns/slot':>9}")
     for n in sorted(per):
         d = per[n]
         print(
-            f"{n:>6}{d['points']:>8}{d['batches']:>9}{d['flow_slots']:>13.3g}{d['seconds']:>10.1f}"
-            f"{d['seconds'] / d['flow_slots'] * 1e9:>14.0f}{d['modelled_s']:>12.1f}"
+            f"{n:>6}{d['points']:>8}{d['batches']:>7}{d['flow_slots']:>13.3g}{d['seconds']:>9.1f}"
+            f"{d['seconds'] / d['slots'] * 1e9:>9.0f}"
         )
-    # what the batches simulated (every member runs its batch's length), and what the points themselves need
     flow_slots = int(sum(b["flow_slots"] for b in rep["batches"]))
-    slots = float(sum(b["slots"] * b["points"] for b in rep["batches"]))
+    slots = float(sum(b["slots"] for b in rep["batches"]))
     own = int(o["packet_flow_slots"].sum())
     counts = {c.label: int((o["packet_class"] == int(c)).sum()) for c in PacketClass}
     print(
-        f"wall {wall:.1f} s (load average {load0:.1f} before, {load1:.1f} after); {len(rep['batches'])} batches "
-        f"(compilations); {flow_slots:.3g} flow-slots simulated ({own:.3g} needed by the points themselves), "
+        f"wall {wall:.1f} s (load average {load0:.1f} before, {load1:.1f} after; compile cache "
+        f"{os.environ.get('DWTCP_FLUID_CACHE_DIR', 'default')}); {len(rep['batches'])} engine calls; "
+        f"{flow_slots:.3g} flow-slots simulated ({own:.3g} in the points' final runs), "
         f"{slots:.3g} scenario-slots; classes {counts}"
     )
     print(

@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from dwtcp_fluid.crosscheck.compare_dwtcp import TOLERANCES, compare_dwtcp, disagreement
+from dwtcp_fluid.crosscheck.compare_dwtcp import TOLERANCES, compare_dwtcp
+from dwtcp_fluid.sweep.packet_classes import tolerance_verdict
 from dwtcp_fluid.sweep.predictors import SCOUT_FAITHFUL, DwtcpPredictor, predictors, register_predictor
 
 
@@ -27,7 +28,7 @@ def test_packet_queue_far_below_the_paper_model(issue_setting):
     assert paper["status"] == "ok" and paper["queue_mean"] > 500 and paper["queue_max"] > 1500
     assert paper["queue_mean"] > 20 * pk["queue_mean"]
     g = c["gaps"]["paper"]
-    assert not g["within"] and not g["queue_ok"]
+    assert g["verdict"] == "fail" and not g["queue_ok"]
     assert g["queue_mean_abs"] == pytest.approx(abs(paper["queue_mean"] - pk["queue_mean"]))
     # windows agree to first order: N·w ≈ BDP + q for both (ACK clock), so the window is not where they differ
     bdp = c["setting"]["bdp"]
@@ -37,24 +38,49 @@ def test_packet_queue_far_below_the_paper_model(issue_setting):
 def test_undelayed_model_also_misses(issue_setting):
     # without the Scout delay the paper model still holds a queue of hundreds of packets around K = 100
     nd = issue_setting["models"]["paper-nodelay"]
-    assert nd["queue_mean"] > 100 and not issue_setting["gaps"]["paper-nodelay"]["within"]
+    assert nd["queue_mean"] > 100 and issue_setting["gaps"]["paper-nodelay"]["verdict"] == "fail"
+
+
+def _v(packet: dict, model: dict) -> dict:
+    return tolerance_verdict(packet, {"status": "ok"} | model)
 
 
 def test_tolerance_rule_on_hand_made_summaries():
-    pk = {"queue_mean": 100.0, "utilization": 0.99, "period_s": 1.0e-3}
-    ok = disagreement(pk, {"queue_mean": 119.0, "utilization": 0.975, "period_s": 1.14e-3})
-    assert ok["within"] and ok["period_rel"] == pytest.approx(0.14)
-    assert not disagreement(pk, {"queue_mean": 121.0, "utilization": 0.99, "period_s": 1e-3})["queue_ok"]
-    assert not disagreement(pk, {"queue_mean": 100.0, "utilization": 0.96, "period_s": 1e-3})[
-        "utilization_ok"
-    ]
-    assert not disagreement(pk, {"queue_mean": 100.0, "utilization": 0.99, "period_s": 1.2e-3})["period_ok"]
+    pk = {"class": "oscillating", "queue_mean": 100.0, "queue_min": 0.0, "utilization": 0.99, "period_s": 1.0e-3,
+          "period_regular": True}  # fmt: skip
+    ok = _v(pk, {"queue_mean": 119.0, "utilization": 0.975, "period_s": 1.14e-3})
+    assert ok["verdict"] == "pass" and ok["period_rel"] == pytest.approx(0.14)
+    assert not _v(pk, {"queue_mean": 121.0, "utilization": 0.99, "period_s": 1e-3})["queue_ok"]
+    assert not _v(pk, {"queue_mean": 100.0, "utilization": 0.96, "period_s": 1e-3})["utilization_ok"]
+    bad = _v(pk, {"queue_mean": 100.0, "utilization": 0.99, "period_s": 1.2e-3})
+    assert bad["period_ok"] is False and bad["verdict"] == "fail"
+    # an irregular packet period is reported, never scored: mean queue and utilization decide
+    irregular = _v(
+        pk | {"period_regular": False}, {"queue_mean": 100.0, "utilization": 0.99, "period_s": 5e-3}
+    )
+    assert irregular["verdict"] == "pass" and irregular["period_ok"] is None
+    # a standing-queue model needs a packet queue that never empties
+    stand = {"queue_mean": 100.0, "utilization": 0.99, "period_s": None, "regime": "standing queue"}
+    assert _v(pk | {"queue_min": 3.0}, stand)["verdict"] == "pass"
+    assert _v(pk, stand)["verdict"] == "fail"
     # a small queue: 10 packets absolute is the looser bound; a model that oscillates where the packet run has no
     # period fails the period test
-    small = {"queue_mean": 3.0, "utilization": 1.0, "period_s": None}
-    assert disagreement(small, {"queue_mean": 12.9, "utilization": 1.0, "period_s": None})["within"]
-    assert not disagreement(small, {"queue_mean": 3.0, "utilization": 1.0, "period_s": 0.01})["period_ok"]
+    small = {"class": "steady", "queue_mean": 3.0, "queue_min": 1.0, "utilization": 1.0, "period_s": None}
+    assert _v(small, {"queue_mean": 12.9, "utilization": 1.0, "period_s": None})["verdict"] == "pass"
+    assert _v(small, {"queue_mean": 3.0, "utilization": 1.0, "period_s": 0.01})["period_ok"] is False
     assert TOLERANCES["period_rel"] == 0.15
+
+
+def test_runs_that_say_nothing_are_never_scored():
+    # a collapsed and a not-yet-stationary packet run: "not scored", whatever the model says
+    model = {"queue_mean": 3.0, "utilization": 1.0, "period_s": None, "status": "ok"}
+    for cls in ("collapse", "not_stationary", "failed"):
+        v = tolerance_verdict({"class": cls, "queue_mean": 3.0, "utilization": 1.0, "period_s": None}, model)
+        assert v["verdict"] == "not scored" and cls in v["why"][0]
+    # a model whose solver failed fails, with the reason
+    pk = {"class": "steady", "queue_mean": 3.0, "queue_min": 1.0, "utilization": 1.0, "period_s": None}
+    v = tolerance_verdict(pk, model | {"status": "max steps"})
+    assert v["verdict"] == "fail" and "max steps" in v["why"][0]
 
 
 def test_registry_takes_a_new_model(monkeypatch):
@@ -106,7 +132,11 @@ def test_cli_json_and_bad_input(capsys, tmp_path):
     assert d["law"] == "dwtcp" and len(d["rows"]) == 1
     row = d["rows"][0]
     assert set(row["models"]) == {"paper-nodelay"} and row["setting"]["k"] == 100.0
-    assert row["setting"]["buffer"] == 5000 and "within" in row["gaps"]["paper-nodelay"]
+    assert row["setting"]["buffer"] == 5000 and row["gaps"]["paper-nodelay"]["verdict"] in (
+        "pass",
+        "fail",
+        "not scored",
+    )
     assert (tmp_path / "o.png").exists()
     for args, flag in (
         (["--law", "dwtcp", "--models", "nope"], "--models"),

@@ -149,6 +149,7 @@ def run_busy_model(
     method: str = "reference",
     model: DwtcpBusyFluid | None = None,
     samples: int = 20_001,
+    traces: bool = False,
 ) -> dict[str, Any]:
     """Run the Scout-faithful model at physical parameters; summary over the measurement window.
 
@@ -162,6 +163,8 @@ def run_busy_model(
         DDE solver; the JAX step is :func:`jax_step`.
     model : DwtcpBusyFluid, optional
         A variant (lag, α bounds); default ``DwtcpBusyFluid()``.
+    traces : bool
+        Also return ``traces``: the window's ``t`` (s), ``q``, ``w`` (packets) and ``alpha``.
 
     Returns
     -------
@@ -188,7 +191,10 @@ def run_busy_model(
         ts, xs = sol.t[sel], sol.x[0, sel]
     cr, up = sol.crossings[0], sol.crossing_up[0]
     status = "ok" if sol.status[0] == 0 else sol.messages[0]
-    return busy_summary(P, m, p, ts, xs, np.unique(cr[up & (cr >= warm)]), status, window_s=win, duration_s=T)
+    out = busy_summary(P, m, p, ts, xs, np.unique(cr[up & (cr >= warm)]), status, window_s=win, duration_s=T)
+    if traces:
+        out["traces"] = {"t": ts, "q": busy_queue(xs[:, 0], p), "w": xs[:, 0], "alpha": 2.0 ** xs[:, 1]}
+    return out
 
 
 def busy_summary(

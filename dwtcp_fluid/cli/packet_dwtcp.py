@@ -24,6 +24,16 @@ def _fmt(v: Any, digits: int = 4) -> str:
     return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 
 
+def _verdict(g: dict[str, Any]) -> str:
+    """The verdict, with the reason when it is not a pass."""
+    if g["verdict"] == "pass":
+        return "pass"
+    if g["verdict"] == "not scored":
+        return "not scored: " + g["why"][0]
+    failed = [w for w in g["why"] if w.endswith("False") or w.startswith("model solver")]
+    return "fail: " + "; ".join(failed)
+
+
 def compare_fluid_dwtcp(
     flows: list[int],
     *,
@@ -120,7 +130,7 @@ def compare_fluid_dwtcp(
             "util.",
             "window",
             "α",
-            "within",
+            "verdict",
         ):
             t.add_column(col, justify="right")
         pk = r["packet"]
@@ -145,11 +155,12 @@ def compare_fluid_dwtcp(
                 _fmt(m["utilization"]),
                 _fmt(m["window_mean"]),
                 _fmt(m["alpha_mean"]),
-                str(r["gaps"][name]["within"]),
+                _verdict(r["gaps"][name]),
             )
         con.print(t)
     con.print(
-        f"within: period within {TOLERANCES['period_rel']:.0%}, mean queue within {TOLERANCES['queue_mean_abs']:g} "
-        f"packets or {TOLERANCES['queue_mean_rel']:.0%}, utilization within {TOLERANCES['utilization_abs']:g} of the "
-        "packet run."
+        f"verdict: pass when the mean queue is within {TOLERANCES['queue_mean_abs']:g} packets or "
+        f"{TOLERANCES['queue_mean_rel']:.0%}, the utilization within {TOLERANCES['utilization_abs']:g} and the period "
+        f"within {TOLERANCES['period_rel']:.0%} (where the packet period is regular; a standing-queue model needs a "
+        "packet queue that never empties) of the packet run; not scored when the packet run says nothing."
     )

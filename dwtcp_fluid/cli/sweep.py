@@ -423,7 +423,7 @@ def _print_outcomes(con: Console, s: dict) -> None:
 
 
 def _cost(report: dict) -> dict:
-    """Cost breakdown of the packet pass: per N, points, batches, simulated flow-slots and measured seconds."""
+    """Cost breakdown of the packet pass: per N, points, engine calls ("batches"), simulated flow-slots and measured seconds."""
     per_n: dict[int, dict] = {}
     for b in report["batches"]:
         d = per_n.setdefault(int(b["flows"]), {"points": 0, "batches": 0, "flow_slots": 0, "seconds": 0.0})
@@ -463,5 +463,5 @@ def _print_packet(con: Console, s: dict) -> None:
             f"N={n}: {d['seconds']:.0f} s" for n, d in sorted(cost["per_flows"].items(), key=lambda kv: kv[0])
         )
         con.print(
-            f"packet pass {cost['seconds']:.0f} s wall ({per}; batch seconds overlap on worker threads)."
+            f"packet pass {cost['seconds']:.0f} s wall ({per}; one engine call per N and round)."
         )

@@ -13,9 +13,10 @@ period_s (s; the packet period is reported for oscillating runs only, a fluid pe
 crossings of q = k), utilization, window_mean (packets), alpha_mean. The packet amplitude is the robust one of
 the sweep (percentiles of per-chunk extremes), the fluid amplitude (max − min)/2 of a smooth trace.
 
-:func:`disagreement` states the gap between the packet run and one model in the terms of the Scout-faithful
-tolerances of issue 12 (period within 15 %, mean queue within 10 packets or 20 %, utilization within 0.02), so that
-a model's (dis)agreement is reported by one rule.
+Each model's row gets the one verdict of :func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict` (pass, fail,
+or not scored with the reason: a packet run that is not steady or oscillating says nothing), the rule of the
+Scout-faithful model's cross-check too (period within 15 % where the packet period is regular, mean queue within 10
+packets or 20 %, utilization within 0.02).
 """
 
 from __future__ import annotations
@@ -26,13 +27,10 @@ from typing import Any
 import numpy as np
 
 from ..params import DwtcpParams, LinkParams
+from ..sweep.packet_classes import TOLERANCES, oscillation_threshold, tolerance_verdict
 from ..sweep.predictors import SUMMARY_KEYS, predictors
 
-__all__ = ["TOLERANCES", "compare_dwtcp", "packet_setting", "disagreement"]
-
-#: Tolerances of a model against the packet law (issue 12): relative period, mean queue (packets or relative, the
-#: larger), utilization (absolute).
-TOLERANCES = {"period_rel": 0.15, "queue_mean_abs": 10.0, "queue_mean_rel": 0.20, "utilization_abs": 0.02}
+__all__ = ["TOLERANCES", "compare_dwtcp", "packet_setting"]
 
 
 def packet_setting(
@@ -79,6 +77,9 @@ def packet_setting(
         "queue_max": float(o["packet_kbar_obs"][0]),
         "amplitude": float(o["packet_q_amplitude"][0]),
         "period_s": None if math.isnan(period) else period,
+        "period_regular": bool(o["packet_period_regular"][0]),
+        "oscillation_threshold": oscillation_threshold(P.flows, buffer),
+        "cycle_cv": None if math.isnan(o["packet_cycle_cv"][0]) else float(o["packet_cycle_cv"][0]),
         "utilization": float(o["packet_utilization"][0]),
         "window_mean": float(o["packet_window_mean"][0]),
         "alpha_mean": float(o["packet_alpha_mean"][0]),
@@ -96,37 +97,6 @@ def packet_setting(
         "alpha": rec["alpha_end"][w0:].mean(axis=1),
     }
     return {"summary": summary, "traces": traces}
-
-
-def disagreement(packet: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
-    """Gaps between a packet summary and a model summary, and whether each is within :data:`TOLERANCES`.
-
-    ``period_rel`` is |P_model − P_packet|/P_packet (None when either has no period; a model that oscillates while
-    the packet run has no period fails the period test, as does the reverse); ``queue_mean_abs`` packets;
-    ``utilization_abs``. ``within`` is True when all three pass.
-    """
-    dq = abs(model["queue_mean"] - packet["queue_mean"])
-    q_ok = dq <= max(TOLERANCES["queue_mean_abs"], TOLERANCES["queue_mean_rel"] * abs(packet["queue_mean"]))
-    du = abs(model["utilization"] - packet["utilization"])
-    u_ok = du <= TOLERANCES["utilization_abs"]
-    pp, pm = packet["period_s"], model["period_s"]
-    if pp is None and pm is None:
-        rel, p_ok = None, True
-    elif pp is None or pm is None:
-        rel, p_ok = None, False
-    else:
-        rel = abs(pm - pp) / pp
-        p_ok = rel <= TOLERANCES["period_rel"]
-    return {
-        "queue_mean_abs": dq,
-        "queue_mean_ratio": model["queue_mean"] / packet["queue_mean"] if packet["queue_mean"] > 0 else None,
-        "utilization_abs": du,
-        "period_rel": rel,
-        "queue_ok": bool(q_ok),
-        "utilization_ok": bool(u_ok),
-        "period_ok": bool(p_ok),
-        "within": bool(q_ok and u_ok and p_ok),
-    }
 
 
 def compare_dwtcp(
@@ -164,7 +134,7 @@ def compare_dwtcp(
     -------
     dict
         ``setting`` (flows, rtt_s, bdp, beta, k, buffer), ``packet`` (summary), ``models`` (name → summary),
-        ``gaps`` (name → :func:`disagreement`), ``labels`` (name → label), ``traces`` (source → t, q, w, alpha).
+        ``gaps`` (name → :func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict`), ``labels`` (name → label), ``traces`` (source → t, q, w, alpha).
     """
     link = LinkParams(capacity=capacity, rtt=rtt, packet_size=packet_size)
     P = DwtcpParams(link=link, flows=int(flows), beta=beta, k=k)
@@ -195,6 +165,8 @@ def compare_dwtcp(
         out["models"][n] = {key: r["summary"].get(key) for key in SUMMARY_KEYS} | {
             "status": r["summary"]["status"]
         }
-        out["gaps"][n] = disagreement(pk["summary"], out["models"][n])
+        if "regime" in r["summary"]:
+            out["models"][n]["regime"] = r["summary"]["regime"]
+        out["gaps"][n] = tolerance_verdict(pk["summary"], out["models"][n])
         out["traces"][n] = r["traces"]
     return out

@@ -3,7 +3,7 @@
 A Scout waits in the low-priority queue until the data queue is empty, so its delay is the time to the link's next
 idle slot, and while the link stays busy no Scout is served at all: the decrease of Algorithm 1 of [DWTCP] is then
 driven by line 18's pending term, now − send time of the oldest unacknowledged Scout, checked continuously. The
-packet core shows it at every setting (``tools/dwtcp_scout_trace.py``; ``proofs/dwtcp_busy.md``). This model keeps
+packet core shows it at every setting (its records ``scouts_served`` and ``pending_end``; ``proofs/dwtcp_busy.md``). This model keeps
 exactly that mechanism and nothing of the queue-delay reading k̄ = q of (3)-(7):
 
 State ``(w, log2_alpha, b)``: per-flow window w (packets), log2 of the Scout coefficient α, and the *busy age* b

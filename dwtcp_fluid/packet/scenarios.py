@@ -8,7 +8,7 @@ count, ring sizes, laws, features) and runs each group as one batch. :data:`SCEN
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -27,8 +27,11 @@ from .workloads import incast, poisson_flows
 __all__ = ["PacketRun", "build", "run", "run_many", "summarize", "SCENARIOS", "scenario", "with_seed"]
 
 
-def _spec(pr: PacketRun) -> Any:
-    return spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
+def _spec(pr: PacketRun, min_shape: Mapping[str, int] | None = None) -> Any:
+    spec = spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
+    if min_shape:
+        spec = replace(spec, **{k: max(int(getattr(spec, k)), int(v)) for k, v in min_shape.items()})
+    return spec
 
 
 def run(pr: PacketRun) -> dict[str, Any]:
@@ -36,11 +39,18 @@ def run(pr: PacketRun) -> dict[str, Any]:
     return run_many([pr])[0]
 
 
-def run_many(runs: Sequence[PacketRun]) -> list[dict[str, Any]]:
-    """Run scenarios, batching those that compile to the same shape; summaries in the order of ``runs``."""
+def run_many(
+    runs: Sequence[PacketRun], *, min_shape: Mapping[str, int] | None = None
+) -> list[dict[str, Any]]:
+    """Run scenarios, batching those that compile to the same shape; summaries in the order of ``runs``.
+
+    ``min_shape`` raises sizes of the :class:`~.state.EngineSpec` (``ack_rows``, ``timer_rows``, ...; powers of
+    two) to at least the given values, so that runs of different RTTs share one compiled program; results do not
+    depend on it (larger rings are never wrapped around).
+    """
     groups: dict[Any, list[int]] = {}
     for i, pr in enumerate(runs):
-        groups.setdefault(_spec(pr), []).append(i)
+        groups.setdefault(_spec(pr, min_shape), []).append(i)
     out: list[dict[str, Any] | None] = [None] * len(runs)
     for spec, idx in groups.items():
         raw = run_prepared(spec, [prepare(spec, runs[i].scenario) for i in idx])

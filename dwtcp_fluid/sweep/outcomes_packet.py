@@ -1,13 +1,13 @@
 """Packet-level outcome of the DWTCP sweep: the packet core's DWTCP law at sweep points, classified and scored.
 
-:func:`packet_outcomes` runs points (β, BDP, N) through the packet core (:mod:`.packet_batch`: run lengths, batches,
-the engine call) and classifies each run over its measurement window (:mod:`.packet_classes`: steady,
+:func:`packet_outcomes` runs points (β, BDP, N) through the packet core (:mod:`.packet_batch`: each point's run
+length, the one engine call) and classifies each run over its measurement window (:mod:`.packet_classes`: steady,
 oscillating, collapse, not_stationary, failed). :func:`packet_agreement` asks every registered predictor
 (:mod:`dwtcp_fluid.sweep.predictors`) whether it expects a steady run there, and scores it against the
 scored classes only (steady, oscillating): a collapsed or not-yet-stationary run never counts as agreement.
 
 Run lengths: a warm-up of ``warmup_rtts`` base RTTs, then at least ``min_rtts``. A run that is not stationary is
-run again, once, with a longer window (a second round, one batch plan) when that can settle it: an oscillation
+run again, once, with a longer window (a second round) when that can settle it: an oscillation
 whose period does not fit :data:`~.packet_classes.MIN_PERIODS` times gets 1.2 × 3 periods, a trend gets
 ``trend_rtts``; both within ``max_rtts`` and, per point, ``retry_flow_slots`` flows × slots. ``packet_capped``
 marks the points whose longer run these caps refused (they stay ``not_stationary``).
@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .packet_batch import PacketPassOptions, plan_batches, rtt_slots, run_batches
+from .packet_batch import PacketPassOptions, build_point, rtt_slots, simulate
 from .packet_classes import MIN_PERIODS, SCORED, PacketClass, window_outcome
 
 __all__ = [
@@ -58,6 +58,14 @@ PACKET_VARIABLES: dict[str, tuple[str, str]] = {
     "packet_oscillating": ("packet run: queue amplitude above max(5, N) packets (capped at buffer/4)", "1"),
     "packet_period": ("packet run: autocorrelation period of the queue (NaN unless oscillating)", "s"),
     "packet_period_rtts": ("packet run: period in base RTTs", "RTT"),
+    "packet_period_regular": (
+        "packet run: oscillating with >= 3 cycles whose lengths vary by < MAX_CYCLE_CV of their mean",
+        "1",
+    ),
+    "packet_cycle_cv": (
+        "packet run: coefficient of variation of the cycle lengths (NaN unless oscillating)",
+        "1",
+    ),
     "packet_trend": (
         "packet run: trend between the halves of the window, bits 1 queue, 2 window, 4 utilization (0: none)",
         "1",
@@ -92,6 +100,8 @@ _KEYS = {  # dataset name → window_outcome key
     "packet_q_amplitude": "amplitude",
     "packet_oscillating": "oscillating",
     "packet_period": "period_s",
+    "packet_period_regular": "period_regular",
+    "packet_cycle_cv": "cycle_cv",
     "packet_trend": "trend_flags",
     "packet_utilization": "utilization",
     "packet_jain": "jain_index",
@@ -103,7 +113,7 @@ _KEYS = {  # dataset name → window_outcome key
     "packet_window_rtts": "window_rtts",
     "packet_conservation_error": "conservation_error",
 }
-_BOOL = ("packet_scored", "packet_oscillating", "packet_capped")
+_BOOL = ("packet_scored", "packet_oscillating", "packet_capped", "packet_period_regular")
 _INT = ("packet_drops", "packet_timeouts", "packet_flow_slots")
 
 
@@ -165,11 +175,11 @@ def packet_outcomes(
         ``on_final(indices, values)`` with the final results of some points, as soon as they are final (for a
         resumable store).
     report : dict, optional
-        Filled with the cost breakdown: ``batches`` (N, members, slots, modelled and measured seconds) and
-        ``seconds``.
+        Filled with the cost breakdown: ``batches`` (one engine call per N and round: N, points, slots,
+        flow-slots, seconds) and ``seconds``.
     records : dict, optional
-        Filled with ``{point index: (PacketRun, per-chunk records)}`` of each point's final run, at its own length
-        and chunk (keep this for a few points only: records hold every chunk of every flow).
+        Filled with ``{point index: (PacketRun, per-chunk records)}`` of each point's final run (keep this for a
+        few points only: records hold every chunk of every flow).
 
     Returns
     -------
@@ -187,50 +197,52 @@ def packet_outcomes(
     t_start = time.perf_counter()
 
     def run_round(idx: np.ndarray, window: np.ndarray, final: Callable[[int, dict[str, Any]], bool]) -> None:
+        """Run the points ``idx`` with measurement windows ``window`` (RTTs), one engine call per N (the progress
+        and the resumable store advance per N); ``final(i, outcome)`` says whether point i is done."""
         nonlocal done_pts
-        batches = plan_batches(bdp[idx], flows[idx], window, opts)
-
-        def on_batch(b: Any, runs: list[Any], recs: list[dict[str, np.ndarray]], seconds: float) -> None:
-            nonlocal done_pts
+        for n in np.unique(flows[idx]):
+            sel = np.flatnonzero(flows[idx] == n)
+            pts = idx[sel]
+            t0 = time.perf_counter()
+            runs = [
+                build_point(
+                    beta[i],
+                    bdp[i],
+                    int(n),
+                    float(w),
+                    capacity_pps=capacity_pps,
+                    packet_size=packet_size,
+                    opts=opts,
+                )  # fmt: skip
+                for i, w in zip(pts, window[sel], strict=True)
+            ]
+            recs = simulate(runs)
             fin = []
-            for pos, (j, pr_b, rec_b) in enumerate(zip(b.index, runs, recs, strict=True)):
-                i = int(idx[j])
-                pr, rec = b.member(pos, pr_b, rec_b)  # the point's own length and chunk
+            for i, pr, rec in zip(pts, runs, recs, strict=True):
+                i = int(i)
                 o = window_outcome(
                     pr, rec, warmup_slots=int(opts.warmup_rtts * rtt[i]), min_rtts=opts.min_rtts
                 )
-                _store(out, i, o, pr.cfg.n_slots, b.flows, rtt[i])
+                _store(out, i, o, pr.cfg.n_slots, int(n), rtt[i])
                 if records is not None:
                     records[i] = (pr, rec)
                 if final(i, o):
                     fin.append(i)
             log.append(
                 {
-                    "flows": b.flows,
-                    "points": len(b.index),
-                    "bdp": [float(bdp[idx[j]]) for j in b.index],
-                    "slots": b.n_slots,
-                    "flow_slots": b.n_slots * b.flows * len(b.index),
-                    "modelled_s": b.cost_s(),
-                    "seconds": seconds,
+                    "flows": int(n),
+                    "points": len(pts),
+                    "slots": int(sum(pr.cfg.n_slots for pr in runs)),
+                    "flow_slots": int(sum(pr.cfg.n_slots for pr in runs)) * int(n),
+                    "seconds": time.perf_counter() - t0,
                 }
             )
             done_pts += len(fin)
             if on_final is not None and fin:
-                sel = np.asarray(fin)
-                on_final(sel, {k: v[sel] for k, v in out.items()})
+                f = np.asarray(fin)
+                on_final(f, {k: v[f] for k, v in out.items()})
             if progress is not None:
                 progress(done_pts, M)
-
-        run_batches(
-            batches,
-            beta[idx],
-            bdp[idx],
-            capacity_pps=capacity_pps,
-            packet_size=packet_size,
-            opts=opts,
-            on_batch=on_batch,
-        )
 
     def wanted(i: int, o: dict[str, Any]) -> float:
         """Window (RTTs) a not-stationary run would need to be judged, 0 when a longer run cannot help."""

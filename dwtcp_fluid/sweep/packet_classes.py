@@ -1,4 +1,9 @@
-"""What a packet-level DWTCP run says: its outcome class and the statistics of its measurement window.
+"""What a packet-level DWTCP run says, and whether a model says the same: the one definition of both.
+
+Used by the sweep's packet pass, by ``packet compare-fluid --law dwtcp`` and by the Scout-faithful model's
+cross-check (:mod:`dwtcp_fluid.crosscheck.dwtcp_busy`): one vocabulary of classes (:class:`PacketClass`), one
+period estimate and regularity test (:func:`regular_period`), one set of tolerances (:data:`TOLERANCES`,
+:func:`tolerance_verdict`).
 
 A run is simulated for a warm-up (slow start from the fair-share window and the first decreases) followed by a
 measurement window; every statistic below is taken over the measurement window only, from the engine's per-chunk
@@ -28,8 +33,9 @@ counted, never scored as agreement.
 
 The amplitude is (Q_hi − Q_lo)/2 with Q_hi the 95th percentile of the per-chunk queue maxima and Q_lo the 5th
 percentile of the per-chunk minima (so one burst does not make a run oscillate); the period is the lag of the
-autocorrelation peak of the chunk-mean queue (:func:`~dwtcp_fluid.periods.autocorr_period`), reported
-for oscillating runs only. The *observed k̄* is the peak queue of the measurement window: k̄ in (14) is the queue a
+first autocorrelation peak of the chunk-mean queue (:func:`regular_period`), reported for oscillating runs only,
+with whether it is *regular* (at least three cycles whose lengths vary by less than :data:`MAX_CYCLE_CV` of their
+mean): an irregular period is reported and never compared with a model's. The *observed k̄* is the peak queue of the measurement window: k̄ in (14) is the queue a
 Scout waits behind, the condition must hold at every decrease, and the largest queue any Scout can find is the
 binding one (the fluid sweep's ``kbar_obs`` is the same quantity, the peak queue on decrease arcs).
 """
@@ -45,6 +51,10 @@ import numpy as np
 
 __all__ = [
     "PacketClass",
+    "MAX_CYCLE_CV",
+    "TOLERANCES",
+    "regular_period",
+    "tolerance_verdict",
     "SCORED",
     "SEGMENTS",
     "PERSISTENT",
@@ -106,9 +116,105 @@ OSC_PER_FLOW = 1.0
 OSC_BUFFER_FRACTION = 0.25
 
 
+#: A queue whose cycle lengths vary by this fraction of their mean or more has no period to compare.
+MAX_CYCLE_CV = 0.5
+#: Tolerances of a model against the packet law ([DWTCP] issue 12, in the spirit of the DCTCP ACK-clocked model's):
+#: mean queue within max(10 packets, 20 %), utilization within 0.02, period within 15 % (where regular).
+TOLERANCES = {"queue_mean_abs": 10.0, "queue_mean_rel": 0.20, "utilization_abs": 0.02, "period_rel": 0.15}
+
+
 def oscillation_threshold(flows: int, buffer: int) -> float:
     """Queue amplitude (packets) above which a stationary run oscillates (see :data:`OSC_PER_FLOW`)."""
     return min(max(OSC_MIN_PACKETS, OSC_PER_FLOW * flows), OSC_BUFFER_FRACTION * buffer)
+
+
+def regular_period(q: np.ndarray, dt: float) -> tuple[float | None, int, float | None, bool]:
+    """The queue's period and whether it is regular.
+
+    ``q`` is a chunk-mean queue sampled every ``dt`` s. The period is the lag of the first autocorrelation peak
+    (:func:`~dwtcp_fluid.periods.autocorr_period`, ``peak="first"``). Cycles are counted with hysteresis: one
+    starts each time the queue rises above mean + sd/2 after having fallen below the larger of mean − sd/2 and
+    the midpoint between its minimum and its mean (a queue resting on zero between spikes). The period is
+    *regular* when there are at least three complete cycles whose lengths vary by less than
+    :data:`MAX_CYCLE_CV` of their mean. Returns (period s or None, cycles, CV or None, regular).
+    """
+    from ..periods import autocorr_period
+
+    x = np.asarray(q, float)
+    m, sd = float(np.mean(x)), float(np.std(x))
+    lo, hi = max(m - 0.5 * sd, 0.5 * (float(np.min(x)) + m)), m + 0.5 * sd
+    starts, above = [], bool(x[0] > hi)
+    for i, v in enumerate(x):
+        if above and v < lo:
+            above = False
+        elif not above and v > hi:
+            above = True
+            starts.append(i)
+    lengths = np.diff(starts) * dt
+    cv = float(np.std(lengths) / np.mean(lengths)) if lengths.size >= 3 else None
+    period = autocorr_period(x, dt, peak="first")
+    return period, int(lengths.size), cv, period is not None and cv is not None and cv < MAX_CYCLE_CV
+
+
+def tolerance_verdict(packet: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
+    """Whether a model's summary says what a packet run says, within :data:`TOLERANCES`.
+
+    ``packet`` has ``class`` (a :class:`PacketClass` label), ``queue_mean``, ``queue_min``, ``utilization``,
+    ``period_s`` (None unless oscillating), ``period_regular`` and ``oscillation_threshold``
+    (:func:`oscillation_threshold`); ``model`` has ``queue_mean``, ``utilization``, ``period_s``, ``amplitude``,
+    ``status`` and optionally ``regime``.
+
+    Criteria: mean queue and utilization always; then, by regime and class: a standing-queue model needs a packet
+    queue that never empties; a steady packet run needs a steady model (the same threshold applied to the model's
+    amplitude: the model's period, if any, belongs to a ripple the packet rule calls steady); an oscillating run
+    with a regular period needs the model's period within 15 %; an irregular packet period is not scored.
+
+    Returns ``verdict``: "not scored" (the packet run is not steady or oscillating: it says nothing), "fail" (the
+    model's solver failed, or a criterion is missed) or "pass"; ``why`` (one line per criterion, with the
+    numbers); ``queue_ok``, ``utilization_ok``, ``period_ok`` (None: not scored); ``queue_mean_abs``,
+    ``utilization_abs``, ``period_rel`` (None without two periods).
+    """
+    out: dict[str, Any] = {"queue_ok": None, "utilization_ok": None, "period_ok": None, "queue_mean_abs": None,
+                           "utilization_abs": None, "period_rel": None}  # fmt: skip
+    if packet["class"] not in [c.label for c in SCORED]:
+        return out | {"verdict": "not scored", "why": [f"packet run is {packet['class']}: it says nothing"]}
+    if model.get("status", "ok") != "ok":
+        return out | {"verdict": "fail", "why": [f"model solver: {model['status']}"]}
+    why = []
+    dq = abs(model["queue_mean"] - packet["queue_mean"])
+    q_ok = dq <= max(TOLERANCES["queue_mean_abs"], TOLERANCES["queue_mean_rel"] * abs(packet["queue_mean"]))
+    why.append(f"mean queue {packet['queue_mean']:.1f} vs {model['queue_mean']:.1f} (|Δ| {dq:.1f}): {q_ok}")
+    du = abs(model["utilization"] - packet["utilization"])
+    u_ok = du <= TOLERANCES["utilization_abs"]
+    why.append(
+        f"utilization {packet['utilization']:.3f} vs {model['utilization']:.3f} (|Δ| {du:.3f}): {u_ok}"
+    )
+    pp, pm = packet.get("period_s"), model.get("period_s")
+    rel = None if pp is None or pm is None else abs(pm - pp) / pp
+    thr = float(packet.get("oscillation_threshold", 0.0))
+    amp = model.get("amplitude")
+    # the packet run's own rule applied to the model: it oscillates when its amplitude exceeds the threshold
+    m_osc = pm is not None and (amp is None or amp > thr)
+    p_ok: bool | None
+    if model.get("regime") == "standing queue":
+        p_ok = packet["queue_min"] > 0
+        why.append(f"standing queue: packet queue_min {packet['queue_min']:.0f} > 0: {p_ok}")
+    elif packet["class"] == PacketClass.STEADY.label:
+        p_ok = not m_osc
+        a = "—" if amp is None else f"{amp:.1f}"
+        why.append(f"steady: model amplitude {a} within the packet run's threshold {thr:g}: {p_ok}")
+    elif pp is not None and not packet.get("period_regular", True):
+        p_ok = None
+        why.append("period: not scored, the packet queue has no regular period")
+    elif rel is None:
+        p_ok = False
+        why.append(f"period: packet {pp}, model {pm}: one oscillates, the other not: False")
+    else:
+        p_ok = rel <= TOLERANCES["period_rel"]
+        why.append(f"period {pp * 1e3:.3f} vs {pm * 1e3:.3f} ms ({rel:.0%}): {p_ok}")
+    ok = q_ok and u_ok and p_ok is not False
+    return {"verdict": "pass" if ok else "fail", "why": why, "queue_ok": bool(q_ok), "utilization_ok": bool(u_ok),
+            "period_ok": p_ok, "queue_mean_abs": dq, "utilization_abs": du, "period_rel": rel}  # fmt: skip
 
 
 def _segments(n: int) -> list[slice]:
@@ -153,13 +259,13 @@ def window_outcome(
     -------
     dict
         ``cls`` (:class:`PacketClass`), ``window_rtts``, ``queue_mean``, ``queue_min``, ``queue_max`` (= the
-        observed k̄), ``amplitude`` (packets), ``period_s`` (NaN unless oscillating or no period found),
+        observed k̄), ``amplitude`` (packets), ``period_s`` (NaN unless oscillating or no period found), ``period_regular``,
+        ``cycles``, ``cycle_cv`` (:func:`regular_period`; False, 0, NaN unless oscillating),
         ``utilization``, ``jain_index``, ``drops``, ``timeouts`` (in the window), ``window_mean``, ``alpha_mean``,
         ``scout_overhead``, ``conservation_error``, ``oscillating`` and ``trend`` (bool), ``trend_flags`` (bits
         :data:`TREND_QUEUE`, :data:`TREND_WINDOW`, :data:`TREND_UTILIZATION`), ``timeout_segments``, ``drop_segments``.
     """
     from ..packet import summarize
-    from ..periods import autocorr_period
 
     cfg = pr.cfg
     chunk, n_chunks = cfg.chunk, cfg.n_chunks
@@ -185,9 +291,9 @@ def window_outcome(
     trend = trend_flags != 0
     flows = cfg.n_flows
     oscillating = amplitude > oscillation_threshold(flows, cfg.buffer)
-    period = math.nan
+    period, cycles, cycle_cv, regular = math.nan, 0, None, False
     if oscillating:
-        p = autocorr_period(rec["q_sum"][w] / chunk, chunk * pr.slot)
+        p, cycles, cycle_cv, regular = regular_period(rec["q_sum"][w] / chunk, chunk * pr.slot)
         period = math.nan if p is None else p
     if s["conservation_error"] != 0:
         cls = PacketClass.FAILED
@@ -209,6 +315,10 @@ def window_outcome(
         "queue_max": float(s["queue_max"]),
         "amplitude": amplitude,
         "period_s": period,
+        "oscillation_threshold": oscillation_threshold(flows, cfg.buffer),
+        "period_regular": bool(regular),
+        "cycles": int(cycles),
+        "cycle_cv": math.nan if cycle_cv is None else cycle_cv,
         "utilization": s["utilization"],
         "jain_index": math.nan if s["jain_index"] is None else s["jain_index"],
         "drops": int(rec["drops"][w].sum()),

@@ -250,14 +250,14 @@ def packet_pass(
 
 def summarize_packet(ds: Any) -> dict[str, Any]:
     """Counts per packet class, scored points, per-predictor agreement (over scored points where it predicts)."""
-    from ..sweep.predictors import SCOUT_FAITHFUL, predictors
+    from ..sweep.predictors import predictors
 
     cls = ds["packet_class"].values
     run = cls != NOT_RUN
     counts = {c.label: int((cls == int(c)).sum()) for c in PacketClass}
     scored = ds["packet_scored"].values
     agreement = {}
-    for name in list(predictors(verdict=True)) + [SCOUT_FAITHFUL]:
+    for name in predictors(verdict=True):
         key = name.replace("-", "_")
         if f"packet_{key}_agrees" not in ds:
             agreement[name] = None

@@ -23,8 +23,14 @@ Adding a model is one call::
     register_predictor(DwtcpPredictor("scout-faithful", "Scout-faithful fluid model", "fluid",
                                       simulate=my_simulate, verdict=my_verdict))
 
-:data:`SCOUT_FAITHFUL` names the slot that the sweep's figure and tables reserve for the Scout-faithful model
-(issue 12, part 2): they show it as "not registered" until an entry of that name exists.
+:data:`SCOUT_FAITHFUL` ("scout-faithful") is the Scout-faithful model
+(:class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid`, proofs/dwtcp_busy.md). Its ``simulate`` face runs the model
+(:func:`~dwtcp_fluid.analysis.dwtcp_busy.run_busy_model`); its ``verdict`` at sweep points is the model's regime
+criterion Φ(BDP/N) < 1 (:func:`~dwtcp_fluid.analysis.dwtcp_busy.criterion`: a standing queue, a stable rest point
+the queue's ripple never empties, hence steady; otherwise the model cycles through q = 0), defined where BDP/N ≥ 1
+packet. The criterion does not involve k, so it applies at the sweep's k = 0, where the model itself (threshold
+k/C on the busy age) is not defined, and a run at k = 1 packet would need a step of 1/(40·BDP) RTT (1.6·10⁸ steps
+at BDP = 10⁴).
 """
 
 from __future__ import annotations
@@ -221,3 +227,45 @@ for _variant in ("paper", "sqrt"):
     for _scout in (False, True):
         for _delay in (True, False):
             register_predictor(_fluid_entry(_variant, _delay, _scout))
+
+
+# --- the Scout-faithful model ---------------------------------------------------------------------------------
+
+
+def _busy_simulate(P: DwtcpParams, duration_s: float) -> dict[str, Any]:
+    """The Scout-faithful model over ``duration_s``, summarised over its last half (status "not defined" at k = 0)."""
+    from ..analysis.dwtcp_busy import run_busy_model
+
+    if P.k <= 0:
+        summary = {k: None for k in SUMMARY_KEYS} | {"status": "not defined: the model needs a target k > 0"}
+        return {"summary": summary, "traces": {}}
+    r = run_busy_model(P, warmup=duration_s / 2, window=duration_s / 2, traces=True)
+    summary = {k: r.get(k) for k in SUMMARY_KEYS} | {"status": r["status"], "regime": r["regime"]}
+    return {"summary": summary, "traces": r["traces"]}
+
+
+def _busy_verdict(v: VerdictInputs) -> Verdict:
+    """Steady where the model stands (Φ(BDP/N) < 1), defined where BDP/N ≥ 1 packet."""
+    from ..analysis.dwtcp_busy import criterion
+    from ..params import LinkParams
+
+    beta, bdp, flows = (np.asarray(a, dtype=float) for a in (v.beta, v.bdp, v.flows))
+    phi = np.full(beta.shape, np.nan)
+    for i in np.ndindex(beta.shape):
+        link = LinkParams(
+            capacity=f"{v.capacity_pps!r}pps", rtt=bdp[i] / v.capacity_pps, packet_size=v.packet_size
+        )
+        phi[i] = criterion(DwtcpParams(link=link, flows=int(flows[i]), beta=float(beta[i])))
+    defined = bdp / flows >= 1.0
+    return Verdict((phi < 1.0) & defined, defined)
+
+
+register_predictor(
+    DwtcpPredictor(
+        SCOUT_FAITHFUL,
+        "Scout-faithful model (busy period): steady where it stands, Φ(BDP/N) < 1",
+        "fluid",
+        simulate=_busy_simulate,
+        verdict=_busy_verdict,
+    )
+)
