@@ -31,7 +31,7 @@ from .. import units
 from ..params import LinkParams, check_range
 from .base import FluidModel
 
-__all__ = ["TimelyFluid", "TimelyParams", "gradient_weight", "timely_rate"]
+__all__ = ["TimelyFluid", "TimelyParams", "band_rate", "gradient_rate", "gradient_weight", "timely_rate"]
 
 
 def gradient_weight(g: Any, xp: Any) -> Any:
@@ -39,19 +39,28 @@ def gradient_weight(g: Any, xp: Any) -> Any:
     return xp.minimum(xp.maximum(2 * g + 0.5, 0.0), 1.0)
 
 
-def timely_rate(R: Any, g: Any, rtt: Any, tau: Any, p: Mapping[str, Any], patched: bool, xp: Any) -> Any:
-    """dR/dt of one TIMELY source, eqs. (T3) or (T4) above ([TIMELY] Algorithm 1 / Patched TIMELY in fluid form).
+def band_rate(R: Any, g: Any, rtt: Any, tau: Any, p: Mapping[str, Any], patched: bool, xp: Any) -> Any:
+    """dR/dt between T_low and T_high: TIMELY's gradient law (T3) or Patched TIMELY's (T4) ([PROXY] §2.2).
 
     R in packets/s, g normalized gradient, rtt and tau (update interval) in seconds.
     """
     delta, beta = p["delta"], p["beta"]
     if patched:
         w = gradient_weight(g, xp)
-        band = ((1 - w) * delta - w * beta * R * (rtt - p["rtt_ref"]) / p["rtt_ref"]) / tau
-    else:
-        band = xp.where(g > 0, -beta * g * R / tau, p["N_hai"] * delta / tau)
-    high = -beta * (1 - p["T_high"] / rtt) * R / tau
-    return xp.where(rtt < p["T_low"], delta / tau, xp.where(rtt > p["T_high"], high, band))
+        return ((1 - w) * delta - w * beta * R * (rtt - p["rtt_ref"]) / p["rtt_ref"]) / tau
+    return xp.where(g > 0, -beta * g * R / tau, p["N_hai"] * delta / tau)
+
+
+def timely_rate(R: Any, g: Any, rtt: Any, tau: Any, p: Mapping[str, Any], patched: bool, xp: Any) -> Any:
+    """dR/dt of one TIMELY source, eqs. (T3)/(T4) with Algorithm 1's threshold branches ([TIMELY] Algorithm 1)."""
+    high = -p["beta"] * (1 - p["T_high"] / rtt) * R / tau
+    band = band_rate(R, g, rtt, tau, p, patched, xp)
+    return xp.where(rtt < p["T_low"], p["delta"] / tau, xp.where(rtt > p["T_high"], high, band))
+
+
+def gradient_rate(g: Any, tau: Any, qdot: Any, p: Mapping[str, Any]) -> Any:
+    """dg/dt, eq. (T2): Algorithm 1's EWMA (weight α per update of length τ) of τ·q̇/(C·minRTT) ([PROXY] §2.2)."""
+    return p["alpha"] / tau * (tau * qdot / (p["C"] * p["minRTT"]) - g)
 
 
 @dataclass(frozen=True)
@@ -194,7 +203,7 @@ class TimelyFluid(FluidModel):
         for i in range(m):
             tau = self.update_interval(R[i], p, xp)
             dR.append(timely_rate(R[i], g[i], rtt, tau, p, self.patched, xp))
-            dg.append(p["alpha"] / tau * (tau * qdot_d / (C * p["minRTT"]) - g[i]))
+            dg.append(gradient_rate(g[i], tau, qdot_d, p))
         dq = sum(p[f"N_{i + 1}"] * R[i] for i in range(m)) - C + 0 * q
         return tuple(dR) + tuple(dg) + (dq,)
 
