@@ -170,8 +170,10 @@ def test_verdict_rejects_equal_rates_for_timely():
     assert verdict(s, {**split, "utilization": 0.95}, split)["agree"]
 
 
+@pytest.mark.slow
 def test_packet_split_and_equalization_fast():
-    """Packet core only, 40 ms: TIMELY keeps a 5 %/40 % start split apart, Patched TIMELY closes most of it."""
+    """Packet core only, 40 ms: TIMELY keeps a 5 %/40 % start split apart, Patched TIMELY closes most of it (the
+    notebook test checks the same direction in both cores, so this one runs with the slow tests)."""
     from dwtcp_fluid.packet.crosscheck_timely import Setting, packet_rates
 
     t = packet_rates(Setting("t", "timely", (2, 2), (0.05, 0.4), duration=0.04))

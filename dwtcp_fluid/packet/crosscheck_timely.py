@@ -169,7 +169,21 @@ def verdict(s: Setting, pk: dict[str, Any], fl: dict[str, Any], tol: dict[str, f
 
 
 def compare_timely(settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0) -> list[dict[str, Any]]:
-    """Every setting through both cores: ``[{setting, class, packet, fluid, checks, agree}]``."""
+    """Every setting through both cores, classified and checked against :data:`TOLERANCES`.
+
+    Parameters
+    ----------
+    settings : tuple of Setting
+        The comparisons to run (default :data:`SETTINGS`: two Patched TIMELY, two TIMELY with swapped starts).
+    seed : int
+        Seed of the packet runs.
+
+    Returns
+    -------
+    list of dict
+        ``{setting, class, packet, fluid, checks, agree}`` per setting; rates as fractions of line rate, queue in
+        packets.
+    """
     fl = fluid_rates(settings)
     rows = []
     for s, f in zip(settings, fl, strict=True):

@@ -43,8 +43,21 @@ DRAW_SEEDS = (0, 1, 2, 3, 4)
 def incast_run(
     law: str, *, noise_us: float = 25.0, seed: int = 0, duration: float = 0.1, trace_points: int = 500
 ) -> PacketRun:
-    """One incast run: 40 flows of ``law`` (``"timely"``, ``"timely-patched"``, ``"dctcp"``) with uniform RTT
-    noise in [0, ``noise_us``] µs; start times jittered within one RTT by ``seed``."""
+    """One run of [PROXY]'s incast: 40 long flows into one 10 Gbps link, base RTT 20 µs.
+
+    Parameters
+    ----------
+    law : str
+        ``"timely"``, ``"timely-patched"`` or any registered law (``"dctcp"``: K = 65).
+    noise_us : float
+        Width x of the uniform RTT measurement noise in [0, x] µs.
+    seed : int
+        Seed of the start jitter (within one RTT) and of the noise.
+    duration : float
+        Simulated time, seconds.
+    trace_points : int
+        Trace chunks of the run.
+    """
     dctcp = DCTCP_ANALYSIS.replace(link=INCAST_LINK, flows=INCAST_FLOWS)
     return build(
         law,
@@ -67,12 +80,14 @@ def _window(res: dict[str, Any]) -> slice:
 
 
 def flow_rates(res: dict[str, Any]) -> np.ndarray:
-    """Per-flow throughput over the summary window, as a fraction of the link rate (fair share 1/N)."""
+    """Per-flow throughput over the summary window of the run summary ``res``, as a fraction of the link rate
+    (fair share 1/N)."""
     return np.asarray(res["throughput_pps"]) / INCAST_LINK.C
 
 
 def rtt_samples_us(res: dict[str, Any]) -> np.ndarray:
-    """RTT a packet sees (µs) at each chunk of the summary window: base RTT + queue/C."""
+    """RTT a packet sees (µs) at each chunk of the summary window of the run summary ``res``: base RTT +
+    queue/C."""
     q = res["records"]["q_end"][_window(res)]
     return (INCAST_LINK.d + q / INCAST_LINK.C) * 1e6
 
