@@ -14,10 +14,11 @@ LAWS = (
 
 
 def plot_timely_incast(data: dict[str, Any]) -> Any:
-    """Three panels: sorted per-flow throughput / fair share; RTT CDF; utilization and Jain index vs noise."""
+    """Four panels: sorted per-flow throughput / fair share; fraction of flows near the fair share per random
+    draw; RTT CDF; utilization and Jain index vs noise."""
     import matplotlib.pyplot as plt
 
-    fig, (ar, ac, an) = plt.subplots(1, 3, figsize=(12, 3.4))
+    fig, (ar, ad, ac, an) = plt.subplots(1, 4, figsize=(15, 3.4))
     for law, color, label in LAWS:
         if law in data["rates"]:
             r = np.sort(data["rates"][law]) * data["flows"]
@@ -29,6 +30,14 @@ def plot_timely_incast(data: dict[str, Any]) -> Any:
     ar.set_ylabel("throughput / fair share")
     ar.set_title(f"{data['flows']} flows, noise {data['noise_us']:g} µs")
     ar.legend(loc="upper left")
+    seeds = np.asarray(data["draw_seeds"])
+    for j, (law, color, label) in enumerate(LAWS[:2]):
+        ad.bar(seeds + (j - 0.5) * 0.38, data["draw_within"][law], width=0.36, color=color, label=label)
+    ad.set_xlabel("random draw (seed)")
+    ad.set_ylabel(f"flows within ±{data['fair_band']:.0%} of C/N")
+    ad.set_ylim(0, 1)
+    ad.set_title("does each flow reach the fair share?")
+    ad.legend(loc="upper left", fontsize=7)
     ac.set_xlabel("RTT seen by packets [µs]")
     ac.set_ylabel("CDF")
     ac.set_title("RTT distribution (base + queue/C)")
