@@ -15,7 +15,8 @@ Interpretations (the algorithm does not say): the first completion event has no 
 is 0; the HAI count is reset by any decrease (gradient or T_high); the rate is clipped to [``rate_min``, 1] (a
 factor 1 − β·g < 0 would otherwise make it negative).
 
-Gains and defaults ([TIMELY] §5, the values Zhu et al. and [PROXY] reproduce): α = 0.875 (EWMA weight of the new
+Gains and defaults ([TIMELY]'s published setting as Zhu et al. reproduce it; [PROXY] does not list them, so
+they are options): α = 0.875 (EWMA weight of the new
 difference), β = 0.8, δ = 10 Mb/s, T_low = 50 µs, T_high = 500 µs, minRTT = 20 µs, segment 16 KB (≈ 11 packets
 of 1500 B). Times are converted to slots and δ to packets per slot (δ/C) once, in :func:`timely_params`.
 """
