@@ -208,7 +208,8 @@ class TimelyFluid(FluidModel):
         return tuple(dR) + tuple(dg) + (dq,)
 
     def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
-        """σ = q − C·(T_low − d): the queue at which the measured RTT reaches T_low (no input is switched by it)."""
+        """σ = q − C·(T_low − d): the queue at which the measured RTT reaches T_low, [TIMELY] Algorithm 1's first
+        test (no input is switched by it)."""
         return x[2 * self.groups] - p["C"] * (p["T_low"] - p["d"])
 
     def delay(self, p: Mapping[str, Any]) -> Any:
