@@ -137,9 +137,9 @@ def test_timely_fluid_has_no_fixed_point_in_band():
 
 
 def test_proof_checks_pass():
-    from dwtcp_fluid.symbolic.timely import timely_fixed_points
+    from dwtcp_fluid.symbolic.timely import timely
 
-    d = timely_fixed_points()
+    d = timely()
     d.run()
     assert any("Unstable at d = 20" in s.title for s in d.steps)
 

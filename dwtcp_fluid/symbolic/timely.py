@@ -30,7 +30,7 @@ from .derivation import (
     solutions,
 )
 
-__all__ = ["timely_fixed_points", "patched_fixed_point", "patched_linear"]
+__all__ = ["timely", "patched_fixed_point", "patched_linear"]
 
 #: The setting of the numeric steps: 4 flows at 10 Gbps, d = 20 µs, [TIMELY]'s gains, RTT_ref = 50 µs.
 SETTING = TimelyParams(flows=(4,))
@@ -57,7 +57,7 @@ def _syms() -> types.SimpleNamespace:
     return s
 
 
-def timely_fixed_points() -> Derivation:
+def timely() -> Derivation:
     """TIMELY's fluid model (T1)-(T3): no classical fixed point, a continuum of Filippov equilibria, and rate
     ratios conserved in the segment-limited regime."""
     s = _syms()
