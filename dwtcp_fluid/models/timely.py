@@ -241,13 +241,13 @@ class TimelyFluid(FluidModel):
             "d": float(P.link.d),
             "alpha": float(P.alpha),
             "beta": float(P.beta),
-            "delta": P.pps(P.delta),
+            "delta": P.pps(float(P.delta)),
             "T_low": float(P.t_low),
             "T_high": float(P.t_high),
             "minRTT": float(P.min_rtt),
             "S": max(1.0, round(float(P.segment) / P.link.L)),
             "N_hai": float(P.hai),
-            "R_min": P.pps(P.rate_min),
+            "R_min": P.pps(float(P.rate_min)),
         }
         if self.patched:
             out["rtt_ref"] = float(P.rtt_ref)

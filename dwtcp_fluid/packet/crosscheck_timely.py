@@ -129,7 +129,9 @@ def fluid_rates(settings: tuple[Setting, ...]) -> list[dict[str, Any]]:
             x = np.asarray(sol.x[k])
             w = (t >= s.duration / 2) & (t <= s.duration)
             C = params[k].link.C
-            util = np.asarray(model.observables(x[w].T, model.numeric_params(params[k]), np)["utilization"])
+            util = np.asarray(
+                model.observables(list(x[w].T), model.numeric_params(params[k]), np)["utilization"]
+            )
             out[s.name] = {
                 "rate_1": float(x[w, 0].mean() / C),
                 "rate_2": float(x[w, 1].mean() / C),

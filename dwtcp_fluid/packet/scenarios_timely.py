@@ -13,7 +13,7 @@ the queueing delay, noise excluded — the noise is the *measurement* error, not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -111,7 +111,7 @@ def _noise(quick: bool) -> list[PacketRun]:
 
 
 #: Registered by :mod:`.scenarios` under these names.
-TIMELY_SCENARIOS: dict[str, Callable[[bool], Sequence[PacketRun]]] = {
+TIMELY_SCENARIOS: dict[str, Callable[[bool], list[PacketRun]]] = {
     "timely-incast": _incast,
     "timely-random-flows": _draws,
     "timely-noise": _noise,
