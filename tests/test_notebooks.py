@@ -74,8 +74,19 @@ def _check_findings(text: str) -> None:
     assert "findings" in text, "the findings notebook no longer reaches its findings table"
 
 
+def _check_timely(text: str) -> None:
+    rows = dict(re.findall(r"(timely(?:-patched)?) +fast/slow group: packet ([\d.]+), fluid [\d.]+", text))
+    fluid = dict(re.findall(r"(timely(?:-patched)?) +fast/slow group: packet [\d.]+, fluid ([\d.]+)", text))
+    assert set(rows) == {"timely", "timely-patched"}, rows
+    # TIMELY keeps the start split in both cores; the patch closes most of it (proofs/timely.md)
+    assert float(rows["timely"]) >= 2.0 and float(fluid["timely"]) >= 2.0, (rows, fluid)
+    assert float(rows["timely-patched"]) < 0.5 * float(rows["timely"]), rows
+    assert float(fluid["timely-patched"]) < 0.5 * float(fluid["timely"]), fluid
+
+
 CHECKS = {
     "dwtcp_findings": _check_findings,
+    "timely": _check_timely,
     "dctcp_limit_cycles": _check_limit_cycles,
     "dwtcp_condition": _check_condition,
     "dwtcp_sweep": _check_sweep,

@@ -24,7 +24,9 @@ def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
 @packet_app.command("compare-fluid")
 def compare_fluid(
     law: str = typer.Option(
-        "dctcp", "--law", help="dctcp (two DCTCP fluid models) or dwtcp (every DWTCP one)."
+        "dctcp",
+        "--law",
+        help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model).",
     ),
     flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
     capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
@@ -68,10 +70,16 @@ def compare_fluid(
     a table of mean queue, amplitude, period, utilization, window, α and each model's gaps to the packet run.
     """
     from .common import parse_list
+    from .packet_timely import TIMELY_LAWS, compare_fluid_timely
 
-    _check("--law", law, law in ("dctcp", "dwtcp"), "dctcp | dwtcp")
+    _check(
+        "--law", law, law in ("dctcp", "dwtcp", *TIMELY_LAWS), "dctcp | dwtcp | " + " | ".join(TIMELY_LAWS)
+    )
     if plot:
         check_figure("--plot", plot)
+    if law in TIMELY_LAWS:  # the cross-check's own settings (flows, rates, link); only --seed applies
+        compare_fluid_timely(law, seed=seed, as_json=json)
+        return
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):
         raise UsageError("--flows", flows, "comma-separated integers >= 1")

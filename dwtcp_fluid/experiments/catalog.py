@@ -22,6 +22,7 @@ from . import (
     phase_dwtcp,
     sweep_maps,
     sweep_outcomes,
+    timely,
     timeseries,
 )
 from . import figure as _figure
@@ -38,6 +39,7 @@ RECIPES = (
     limit_cycles,
     phase_dwtcp,
     phase_dctcp,
+    timely,
 )
 
 __all__ = [

@@ -9,3 +9,5 @@ from .dctcp_window import DctcpWindowFluid as DctcpWindowFluid
 from .dwtcp import DWTCP_PAPER as DWTCP_PAPER
 from .dwtcp import DwtcpFluid as DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid as DwtcpBusyFluid
+from .timely import TimelyFluid as TimelyFluid
+from .timely import TimelyParams as TimelyParams

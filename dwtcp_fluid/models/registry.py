@@ -21,6 +21,7 @@ from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
 from .dwtcp import DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid
 from .dwtcp_scout import DwtcpScoutFluid
+from .timely import TimelyFluid, TimelyParams
 
 __all__ = ["ModelCase", "MODELS", "register_model", "registered"]
 
@@ -127,3 +128,17 @@ register_model(
         agreement=5e-4,
     )
 )
+# TIMELY and Patched TIMELY, two groups of two flows at 10 Gbps, 20 µs, starting at unequal rates (packets/s)
+
+for _patched in (False, True):
+    register_model(
+        ModelCase(
+            "timely-patched" if _patched else "timely",
+            TimelyFluid(groups=2, patched=_patched),
+            TimelyParams(),
+            (1.0e5, 3.0e5, 0.0, 0.0, 20.0),
+            (0.0, 0.002),
+            # Algorithm 1 switches its rate law on the sign of g and on T_low: RK4 steps across the switches
+            agreement=2e-3,
+        )
+    )

@@ -100,6 +100,7 @@ def build(
     delack: int = 1,
     delack_timeout: str | float = "1ms",
     rtt_noise: str | float = 0.0,
+    rtt_noise_dist: str = "gauss",
     capacity_schedule: Sequence[tuple[Any, Any]] | None = None,
     debug: bool = False,
 ) -> PacketRun:
@@ -153,7 +154,10 @@ def build(
     delack, delack_timeout
         Delayed ACKs: one ACK per ``delack`` packets or ``delack_timeout`` after the first held packet.
     rtt_noise : time
-        Standard deviation of the seeded noise on per-ACK RTT samples (laws with the ``"rtt"`` signal).
+        Standard deviation of the seeded noise on per-ACK RTT samples (laws with the ``"rtt"`` signal), or with
+        ``rtt_noise_dist="uniform"`` the width x of noise uniform in [0, x].
+    rtt_noise_dist : {"gauss", "uniform"}
+        Distribution of the RTT noise.
     capacity_schedule : sequence of (time, rate)
         Time-varying bottleneck rate (see :mod:`.impair`); rates ≤ the link's capacity.
     debug : bool
@@ -172,6 +176,8 @@ def build(
     check_range("warmup_fraction", warmup_fraction, lo=0.0, hi=1.0, hi_open=True)
     check_range("loss", loss, lo=0.0, hi=1.0, hi_open=True, why="probability")
     check_range("delack", delack, lo=1, hi=1000, integer=True, why="packets per ACK")
+    if rtt_noise_dist not in ("gauss", "uniform"):
+        raise ValueError(f"rtt_noise_dist={rtt_noise_dist!r} is invalid: accepted 'gauss' or 'uniform'")
     if mark_cmp not in ("ge", "gt"):
         raise ValueError(f"mark_cmp={mark_cmp!r} is invalid: accepted 'ge' or 'gt'")
     slot = 1.0 / link.C  # C is in packets/s: one slot is one packet's transmission time L/C
@@ -249,6 +255,7 @@ def build(
         delack_m=np.int32(delack),
         delack_timeout=np.int32(max(1, round(_time("delack_timeout", delack_timeout) / slot))),
         rtt_noise=np.float32(_time("rtt_noise", rtt_noise) / slot),
+        rtt_noise_uniform=np.bool_(rtt_noise_dist == "uniform"),
         cap_start=cap[0],
         cap_rate=cap[1],
         cap_opp=cap[2],

@@ -150,6 +150,7 @@ def prepare(spec: EngineSpec, sc: Scenario) -> dict[str, np.ndarray]:
         "delack_m",
         "delack_timeout",
         "rtt_noise",
+        "rtt_noise_uniform",
         "cap_start",
         "cap_rate",
         "cap_opp",

@@ -20,6 +20,7 @@ from .build import PacketRun, build
 from .engine import prepare, spec_for
 from .impair import FIG16_SCHEDULE
 from .records import finish_records
+from .scenarios_timely import TIMELY_SCENARIOS
 from .state import INFINITE_SIZE
 from .summary import summarize
 from .workloads import incast, poisson_flows
@@ -237,6 +238,7 @@ SCENARIOS: dict[str, Callable[[bool], list[PacketRun]]] = {
     "websearch-poisson": _poisson("websearch"),
     "datamining-poisson": _poisson("datamining"),
     "incast": _incast,
+    **TIMELY_SCENARIOS,
 }
 
 

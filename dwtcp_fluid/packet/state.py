@@ -150,7 +150,10 @@ class Scenario(NamedTuple):
         Delayed ACKs: one ACK per ``delack_m`` packets or ``delack_timeout`` slots after the first unacknowledged one
         (1: every packet acknowledged at once).
     rtt_noise : float
-        Standard deviation (slots) of seeded Gaussian noise added to each RTT sample.
+        Standard deviation (slots) of seeded Gaussian noise added to each RTT sample; with ``rtt_noise_uniform``,
+        the width x of uniform noise in [0, x] ([TIMELY]'s and [PROXY]'s measurement noise).
+    rtt_noise_uniform : bool
+        Draw the RTT noise uniformly in [0, rtt_noise] instead of Gaussian.
     cap_start, cap_rate, cap_opp : int [G]
         Time-varying capacity: from slot ``cap_start[g]`` the link serves at ``cap_rate[g]``/1000 of its highest
         rate; ``cap_opp[g]`` is the number of service opportunities before ``cap_start[g]``.
@@ -181,6 +184,7 @@ class Scenario(NamedTuple):
     delack_m: Any
     delack_timeout: Any
     rtt_noise: Any
+    rtt_noise_uniform: Any
     cap_start: Any
     cap_rate: Any
     cap_opp: Any

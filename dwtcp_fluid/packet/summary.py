@@ -59,7 +59,7 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
 
     Keys: law, flows, duration_s, window_s, queue_mean, queue_min, queue_max, utilization (busy slots over slots
     at the highest rate), utilization_capacity (busy over service slots), jain_index (over flows active in the
-    window), drops, timeouts, random_losses, marked_fraction, window_mean, alpha_mean (DCTCP laws, else None),
+    window), drops, timeouts, random_losses, marked_fraction, window_mean, alpha_mean (DCTCP laws, else None), rate_mean (rate-based laws: mean pacing rate, packets per slot),
     scout_alpha_mean and scout_overhead (Scout bytes / data bytes served, DWTCP, else None), throughput_pps (per
     flow), throughput_by_law (packets/s per law), conservation_error (packets; 0 when every packet is delivered,
     dropped or queued), ack_spill, timer_overflows, the completion times of :func:`fct_summary`, and
@@ -107,6 +107,7 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
         "window_mean": cwnd_mean,
         "alpha_mean": aux.get("alpha_mean"),
         "scout_alpha_mean": aux.get("scout_alpha_mean"),
+        "rate_mean": aux.get("rate_mean"),
         "scout_overhead": (served * scout_size / max(n_del * pr.link.L, 1.0)) if scouts else None,
         "throughput_pps": thr.tolist(),
         "throughput_by_law": {law.name: float(thr[idx == k].sum()) for k, law in enumerate(laws)},

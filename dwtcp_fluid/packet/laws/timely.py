@@ -1,0 +1,232 @@
+"""TIMELY rate law, [TIMELY] Algorithm 1 as printed in [PROXY] §2.2.
+
+A rate-based law: the sender paces at ``rate`` (packets per slot, 1 = line rate) and ``cwnd`` is only a loose cap.
+Once per *completion event* (every ``seg`` acknowledged packets: [TIMELY] updates once per segment of 16-64 KB,
+not per packet) the law takes the RTT of the ACK that completes the segment and applies:
+
+* RTT = t_completion − t_send − segment/line rate ([PROXY] §2.1): the engine's sample is send slot to ACK slot of
+  the packet that completes the segment, so one slot (that packet's own transmission at line rate) is subtracted;
+* new_rtt_diff = RTT − prev_rtt; rtt_diff ← (1 − α)·rtt_diff + α·new_rtt_diff; g = rtt_diff / minRTT;
+* RTT < T_low: rate ← rate + δ; RTT > T_high: rate ← rate·(1 − β(1 − T_high/RTT));
+* otherwise g ≤ 0: rate ← rate + N·δ with N = 5 after ``hai_after`` consecutive non-positive gradients (HAI),
+  else 1; g > 0: rate ← rate·(1 − β·g).
+
+Interpretations (the algorithm does not say): the first completion event has no previous RTT, so its new_rtt_diff
+is 0; the HAI count is reset by any decrease (gradient or T_high); the rate is clipped to [``rate_min``, 1] (a
+factor 1 − β·g < 0 would otherwise make it negative).
+
+Gains and defaults ([TIMELY]'s published setting as Zhu et al. reproduce it; [PROXY] does not list them, so
+they are options): α = 0.875 (EWMA weight of the new
+difference), β = 0.8, δ = 10 Mb/s, T_low = 50 µs, T_high = 500 µs, minRTT = 20 µs, segment 16 KB (≈ 11 packets
+of 1500 B). Times are converted to slots and δ to packets per slot (δ/C) once, in :func:`timely_params`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import jax.numpy as jnp
+
+from ...params import LinkParams
+from .base import FLOAT, INT, Events, Law, LawOption
+from .registry import register_law
+
+__all__ = ["Timely", "timely_params", "timely_init", "timely_measure", "TIMELY_OPTIONS", "clip_rate"]
+
+#: The in-flight cap of a rate-based TIMELY sender (packets): far above any BDP here, so pacing alone limits it.
+CWND_CAP = 1.0e5
+
+
+def _us(v: float, link: Any) -> float:
+    """µs → slots of ``link`` (one slot = L/C)."""
+    return float(v) * 1e-6 * float(link.C)
+
+
+def _mbps(v: float, link: Any) -> float:
+    """Mb/s → packets per slot (fraction of the link rate)."""
+    return float(v) * 1e6 / float(link.capacity)
+
+
+def _link(context: Mapping[str, Any]) -> Any:
+    for key in ("dctcp", "dwtcp"):
+        obj = context.get(key)
+        if obj is not None:
+            return obj.link
+    return context.get("link") or LinkParams()
+
+
+def timely_params(link: Any = None, **over: float) -> dict[str, float]:
+    """[TIMELY]'s default gains for ``link`` in the engine's units (slots, packets per slot).
+
+    Returns ``alpha`` (1), ``beta`` (1), ``delta`` (packets/slot), ``t_low``, ``t_high``, ``min_rtt`` (slots),
+    ``seg`` (packets per completion event), ``hai_n`` (5), ``hai_after`` (5 events), ``rate_min`` (packets/slot),
+    ``init_rate`` (packets/slot), ``serial`` (slots subtracted from each sample: one packet at line rate) and
+    ``init_cwnd`` (the in-flight cap, packets).
+    """
+    link = link or LinkParams()
+    p = {
+        "alpha": 0.875,
+        "beta": 0.8,
+        "delta": _mbps(10.0, link),
+        "t_low": _us(50.0, link),
+        "t_high": _us(500.0, link),
+        "min_rtt": _us(20.0, link),
+        "seg": max(1.0, round(16384.0 / float(link.L))),
+        "hai_n": 5.0,
+        "hai_after": 5.0,
+        "rate_min": _mbps(10.0, link),
+        "init_rate": 0.1,
+        "serial": 1.0,
+        "init_cwnd": CWND_CAP,
+    }
+    p.update({k: float(v) for k, v in over.items()})
+    return p
+
+
+def timely_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
+    """Per-flow state: rate (packets/slot), cwnd cap, previous RTT and gradient EWMA (slots), counters."""
+    return {
+        "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
+        "rate": jnp.full(n, p["init_rate"], FLOAT),
+        "prev_rtt": jnp.zeros(n, FLOAT),
+        "rtt_diff": jnp.zeros(n, FLOAT),
+        "grad": jnp.zeros(n, FLOAT),
+        "seg_acked": jnp.zeros(n, INT),
+        "neg_count": jnp.zeros(n, INT),
+    }
+
+
+def timely_measure(s: Mapping[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+    """The completion event and the gradient, Algorithm 1 lines 1-5 (shared by TIMELY and Patched TIMELY).
+
+    Returns ``done`` (a completion event now), ``rtt`` (slots), the new ``prev_rtt``, ``rtt_diff``, ``grad``
+    (normalized gradient, 1) and ``seg_acked``.
+    """
+    k = jnp.where(ev.ack, ev.n_acked, 0).astype(INT)
+    acked = s["seg_acked"] + k
+    done = ev.ack & (acked.astype(FLOAT) >= p["seg"])
+    rtt = jnp.maximum(jnp.asarray(ev.rtt_sample, FLOAT) - p["serial"], 0.0)
+    first = s["prev_rtt"] <= 0.0
+    new_diff = jnp.where(first, 0.0, rtt - s["prev_rtt"])
+    diff = (1.0 - p["alpha"]) * s["rtt_diff"] + p["alpha"] * new_diff
+    return {
+        "done": done,
+        "rtt": rtt,
+        "prev_rtt": jnp.where(done, jnp.maximum(rtt, 1e-6), s["prev_rtt"]).astype(FLOAT),
+        "rtt_diff": jnp.where(done, diff, s["rtt_diff"]).astype(FLOAT),
+        "grad": jnp.where(done, diff / p["min_rtt"], s["grad"]).astype(FLOAT),
+        "seg_acked": jnp.where(done, 0, acked).astype(INT),
+    }
+
+
+def clip_rate(rate: Any, p: Mapping[str, Any]) -> Any:
+    """The rate held in [rate_min, 1] packets per slot (line rate)."""
+    return jnp.clip(rate, p["rate_min"], 1.0).astype(FLOAT)
+
+
+def thresholds(rate: Any, rtt: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """Algorithm 1's two threshold branches: ``(low, high, rate_low, rate_high)``."""
+    low = rtt < p["t_low"]
+    high = rtt > p["t_high"]
+    rate_low = rate + p["delta"]
+    rate_high = rate * (1.0 - p["beta"] * (1.0 - p["t_high"] / jnp.maximum(rtt, 1e-6)))
+    return low, high, rate_low, rate_high
+
+
+#: Command-line flags shared by the TIMELY laws (values in the paper's units, converted with the link).
+TIMELY_OPTIONS: tuple[LawOption, ...] = (
+    LawOption(
+        "--timely-alpha",
+        "TIMELY EWMA weight α of the new RTT difference, 0 < α ≤ 1.",
+        0.875,
+        param="alpha",
+        lo=0.0,
+        hi=1.0,
+        lo_open=True,
+    ),
+    LawOption(
+        "--timely-beta",
+        "TIMELY multiplicative decrease factor β, 0 < β ≤ 1.",
+        0.8,
+        param="beta",
+        lo=0.0,
+        hi=1.0,
+        lo_open=True,
+    ),
+    LawOption(
+        "--timely-delta",
+        "TIMELY additive step δ (Mb/s), > 0.",
+        10.0,
+        param="delta",
+        lo=0.0,
+        lo_open=True,
+        convert=_mbps,
+    ),
+    LawOption("--t-low", "TIMELY T_low (µs), ≥ 0.", 50.0, param="t_low", lo=0.0, convert=_us),
+    LawOption(
+        "--t-high", "TIMELY T_high (µs), > 0.", 500.0, param="t_high", lo=0.0, lo_open=True, convert=_us
+    ),
+    LawOption(
+        "--min-rtt",
+        "TIMELY minRTT normalizing the gradient (µs), > 0.",
+        20.0,
+        param="min_rtt",
+        lo=0.0,
+        lo_open=True,
+        convert=_us,
+    ),
+    LawOption("--segment", "TIMELY segment per completion event (packets), ≥ 1.", 11.0, param="seg", lo=1.0),
+    LawOption(
+        "--init-rate",
+        "TIMELY initial rate (fraction of line rate), 0 < r ≤ 1.",
+        0.1,
+        param="init_rate",
+        lo=0.0,
+        hi=1.0,
+        lo_open=True,
+    ),
+)
+
+
+@register_law
+@dataclass(frozen=True)
+class Timely(Law):
+    """TIMELY, [TIMELY] Algorithm 1 (see the module docstring for units, defaults and interpretations)."""
+
+    name: ClassVar[str] = "timely"
+    signals: ClassVar[frozenset[str]] = frozenset({"rtt"})
+    rate_based: ClassVar[bool] = True
+    aux: ClassVar[str | None] = "rate"
+    aux_summary: ClassVar[str | None] = "rate_mean"
+    options: ClassVar[tuple[LawOption, ...]] = TIMELY_OPTIONS
+
+    def default_params(self, **context: Any) -> dict[str, float]:
+        """[TIMELY]'s defaults for the scenario's link (:func:`timely_params`)."""
+        return timely_params(_link(context))
+
+    def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+        return timely_init(p, n)
+
+    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        m = timely_measure(s, ev, p)
+        rate, g, rtt = s["rate"], m["grad"], m["rtt"]
+        low, high, rate_low, rate_high = thresholds(rate, rtt, p)
+        nonpos = g <= 0.0
+        count = jnp.where(nonpos, s["neg_count"] + 1, 0)
+        n_step = jnp.where(count >= p["hai_after"], p["hai_n"], 1.0)
+        rate_grad = jnp.where(nonpos, rate + n_step * p["delta"], rate * (1.0 - p["beta"] * g))
+        new = jnp.where(low, rate_low, jnp.where(high, rate_high, rate_grad))
+        done = m["done"]
+        # the HAI count follows the gradient branch only; a T_high decrease ends a run of non-positive gradients
+        count = jnp.where(low, s["neg_count"], jnp.where(high, 0, count))
+        return {
+            "cwnd": s["cwnd"],
+            "rate": jnp.where(done, clip_rate(new, p), rate).astype(FLOAT),
+            "prev_rtt": m["prev_rtt"],
+            "rtt_diff": m["rtt_diff"],
+            "grad": m["grad"],
+            "seg_acked": m["seg_acked"],
+            "neg_count": jnp.where(done, count, s["neg_count"]).astype(INT),
+        }
