@@ -462,6 +462,4 @@ def _print_packet(con: Console, s: dict) -> None:
         per = ", ".join(
             f"N={n}: {d['seconds']:.0f} s" for n, d in sorted(cost["per_flows"].items(), key=lambda kv: kv[0])
         )
-        con.print(
-            f"packet pass {cost['seconds']:.0f} s wall ({per}; one engine call per N and round)."
-        )
+        con.print(f"packet pass {cost['seconds']:.0f} s wall ({per}; one engine call per N and round).")
