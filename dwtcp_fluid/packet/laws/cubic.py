@@ -53,9 +53,9 @@ class Cubic(Law):
     name: ClassVar[str] = "cubic"
     signals: ClassVar[frozenset[str]] = frozenset({"ecn", "rtt"})
     options: ClassVar[tuple[LawOption, ...]] = (
-        LawOption("--c", "CUBIC constant C, packets/s³, > 0.", 0.4, param="c", lo=0.0, lo_open=True),
+        LawOption("--cubic-c", "CUBIC constant C, packets/s³, > 0.", 0.4, param="c", lo=0.0, lo_open=True),
         LawOption(
-            "--beta",
+            "--cubic-beta",
             "CUBIC multiplicative decrease factor β, 0 < β < 1.",
             0.7,
             param="beta",
