@@ -14,6 +14,7 @@ from pathlib import Path
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
     charroots,
+    dctcp_wan,
     dwtcp_packet_truth,
     hybrid,
     limit_cycles,
@@ -38,6 +39,7 @@ RECIPES = (
     limit_cycles,
     phase_dwtcp,
     phase_dctcp,
+    dctcp_wan,
 )
 
 __all__ = [
