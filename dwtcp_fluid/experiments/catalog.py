@@ -14,6 +14,7 @@ from pathlib import Path
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
     charroots,
+    d2tcp,
     dctcp_wan,
     dwtcp_packet_truth,
     hybrid,
@@ -40,6 +41,7 @@ RECIPES = (
     phase_dwtcp,
     phase_dctcp,
     dctcp_wan,
+    d2tcp,
 )
 
 __all__ = [
