@@ -22,6 +22,13 @@ __all__ = ["d2tcp_cycles"]
 def d2tcp_cycles(params: DctcpParams, dimms: Sequence[float]) -> list[dict[str, Any]]:
     """The D2TCP limit cycle at each imminence d of ``dimms`` (all N flows with the same d).
 
+    Parameters
+    ----------
+    params : DctcpParams
+        The DCTCP setting (C, d, K, g, N).
+    dimms : sequence of float
+        Imminence values d, 0 < d ≤ 10.
+
     Each Newton solve starts from the DCTCP cycle of the normalized model ([DCTCP-A] (11)-(14)) at the same
     setting; the physical model runs without the queue floor, so a row is valid only with ``q_min`` > 0 (stated in
     ``above_floor``). Returns per d: ``dimm``, ``ok``, ``period_s``, ``q_min``, ``q_max``, ``amplitude``

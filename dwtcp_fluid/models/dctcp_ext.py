@@ -26,6 +26,8 @@ class D2tcpFluid(DctcpFluid):
 
     Parameters
     ----------
+    queue_floor : bool
+        Physical queue q ≥ 0 (as :class:`~dwtcp_fluid.models.DctcpFluid`).
     imminence : float
         The d that :meth:`numeric_params` adds to a :class:`~dwtcp_fluid.params.DctcpParams` (a mapping gives
         ``dimm`` itself); [D2TCP] caps it to [0.5, 2].
@@ -56,6 +58,8 @@ class DctcpLossFluid(DctcpFluid):
 
     Parameters
     ----------
+    queue_floor : bool
+        Physical queue q ≥ 0 (as :class:`~dwtcp_fluid.models.DctcpFluid`).
     loss : float
         The ``ploss`` :meth:`numeric_params` adds to a :class:`~dwtcp_fluid.params.DctcpParams`.
     """

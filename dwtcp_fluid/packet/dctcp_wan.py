@@ -82,8 +82,23 @@ def wan_run(
     """One [DCTCP-WAN] run: ``elephants`` long flows and ``mice`` mouse senders at the ``setting`` ("star" or
     "wan"), with the impairments of :func:`~.build.build` (ACK ``jitter``, ``delack`` packets per ACK with a
     timeout of one base RTT, random ``loss``). ``laws``: one law for all flows, or one per elephant followed by
-    the mice's law (e.g. ``("dctcp", "cubic")`` with ``elephants=1, mice=0`` is not allowed — use two elephants:
-    ``("dctcp", "cubic")`` with ``elephants=2`` puts flow 0 on DCTCP and flow 1 on CUBIC)."""
+    the mice's law (``("dctcp", "cubic")`` with ``elephants=2, mice=0`` puts flow 0 on DCTCP and flow 1 on CUBIC).
+
+    Parameters
+    ----------
+    setting : {"star", "wan"}
+    laws : str or sequence of str
+    mice : int
+        Mouse senders (each a :data:`MOUSE_PACKETS` flow every :data:`MOUSE_EVERY` s).
+    duration : float
+        Seconds simulated.
+    jitter, delack, loss
+        Impairments, as :func:`~.build.build`.
+    seed, trace_points
+        As :func:`~.build.build`.
+    elephants : int
+        Long flows (flows 0 … elephants − 1).
+    """
     st = _setting(setting)
     link = LinkParams(capacity=st["access"], rtt=st["rtt"])
     n_mice_flows = int(round(duration / MOUSE_EVERY)) - 1 if mice else 0
@@ -129,7 +144,15 @@ def wan_run(
 
 
 def wan_metrics(pr: PacketRun, summary: dict[str, Any]) -> dict[str, Any]:
-    """[DCTCP-WAN]'s metrics of one run (see the module docstring); flow 0 is the elephant, times in seconds."""
+    """[DCTCP-WAN]'s metrics of one run (see the module docstring); flow 0 is the elephant, times in seconds.
+
+    Parameters
+    ----------
+    pr : PacketRun
+        The run (from :func:`wan_run`).
+    summary : dict
+        Its summary with ``records`` (from :func:`~.scenarios.run_many`).
+    """
     rec = summary["records"]
     w = slice(pr.warmup_chunks, None)
     rate = _bottleneck_pps(pr)

@@ -23,7 +23,15 @@ MICRO_PACKETS_PER_MB = 66.7
 
 
 def microbenchmark(law: str, *, seed: int = 0) -> PacketRun:
-    """[D2TCP] §4.1.2 scaled: four flows, sizes ∝ 150–500 MB, deadlines ∝ 1–4 s (see the module constants)."""
+    """[D2TCP] §4.1.2 scaled: four flows, sizes ∝ 150–500 MB, deadlines ∝ 1–4 s (see the module constants).
+
+    Parameters
+    ----------
+    law : str
+        ``"dctcp"`` or ``"d2tcp"`` (any registered law).
+    seed : int
+        Seed of the run.
+    """
     return build(
         law,
         flows=4,
