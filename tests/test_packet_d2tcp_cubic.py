@@ -168,3 +168,26 @@ def test_cubic_slot_from_link_and_registry():
     assert p["slot_s"] == pytest.approx(1500 * 8 / 1e9)
     assert isinstance(get_law("d2tcp"), D2tcp)
     assert math.isclose(p["beta"], 0.7) and math.isclose(p["c"], 0.4)
+
+
+@pytest.mark.slow
+def test_cubic_packet_loss_cycle_matches_the_closed_form():
+    """One CUBIC flow on a 20 ms path (1 Gbps access, 950 Mbps bottleneck, 200-packet buffer), C = 400 so that
+    cycles last about a second. Losses come at W_L = BDP + buffer = 1783 packets. With fast convergence the cycles
+    alternate: after a loss below the previous W_max, W_max = 0.85·W_L and cwnd = 0.7·W_L, so W returns to W_L
+    after 2·∛(0.15·W_L/C) = 1.75 s; after a loss at W_max, W creeps toward W_max and loses before K = ∛(0.3·W_L/C)."""
+    from dwtcp_fluid.params import LinkParams
+
+    link = LinkParams(capacity="1Gbps", rtt="20ms")
+    pr = build("cubic", link=link, flows=1, buffer=200, rto="200ms", duration=6.0, trace_points=3000,
+               capacity_schedule=[(0.0, "950Mbps")], law_params={"c": 400.0}, start_jitter=False)  # fmt: skip
+    rec = run(pr)["records"]
+    drops = np.asarray(rec["drops"]).reshape(len(rec["drops"]), -1).sum(-1)
+    t = np.nonzero(drops)[0] * pr.cfg.chunk * pr.slot
+    episodes = [t[0]] + [b for a, b in zip(t[:-1], t[1:], strict=True) if b - a > 0.2]
+    gaps = np.diff(episodes)[1:]  # the first gap follows slow start
+    w_l = 950e6 / 12000 * 0.02 + 200
+    long_gap, k_b = 2 * (0.15 * w_l / 400) ** (1 / 3), (0.3 * w_l / 400) ** (1 / 3)
+    assert len(gaps) >= 3
+    assert gaps[1] == pytest.approx(long_gap, rel=0.05)
+    assert 0.5 * k_b < gaps[0] < k_b and 0.5 * k_b < gaps[2] < k_b
