@@ -170,7 +170,6 @@ def test_cubic_slot_from_link_and_registry():
     assert math.isclose(p["beta"], 0.7) and math.isclose(p["c"], 0.4)
 
 
-@pytest.mark.slow
 def test_cubic_packet_loss_cycle_matches_the_closed_form():
     """One CUBIC flow on a 20 ms path (1 Gbps access, 950 Mbps bottleneck, 200-packet buffer), C = 400 so that
     cycles last about a second. Losses come at W_L = BDP + buffer = 1783 packets. With fast convergence the cycles

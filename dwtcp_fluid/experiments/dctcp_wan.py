@@ -6,6 +6,18 @@ Runs (:mod:`dwtcp_fluid.packet.dctcp_wan`): the star (1 s each) with DCTCP, CUBI
 5 mice with and without delayed ACKs (m = 2), DCTCP and CUBIC elephants sharing it; the WAN dumbbell (4 s) with
 DCTCP, and DCTCP and CUBIC under all noise (delayed ACKs, 2 ms jitter, 0.1 % loss); one elephant alone under 0.1 %
 loss (3 s) for the fluid cross-check.
+
+What folds into DCTCP's fluid model (5)-(8) and what does not:
+
+* random loss — honestly, as a second multiplicative decrease −p·W²/(2R) (:class:`~dwtcp_fluid.models.DctcpLossFluid`)
+  while p·W ≪ 1: losses are then isolated events at the rate p·W/R, each halving W;
+* delayed ACKs — nothing to fold: with byte counting the increase stays one packet per RTT and DCTCP's two-state
+  receiver echoes every CE change, so α is unchanged (the packet runs show it); a receiver without the two-state
+  machine would change the estimator, which the packet core does not model;
+* ACK jitter — not honestly: it reorders and bunches ACKs (bursts into the queue, spurious loss signals), effects of
+  single packets that a fluid delay (a mean extra delay in R*) does not have; the packet runs carry it alone;
+* the WAN dumbbell with K = 200 = the buffer — marks arrive only with drops, so the loop is Reno's loss loop; a fluid
+  model without drop-tail dynamics would be the wrong model there.
 """
 
 from __future__ import annotations
