@@ -11,14 +11,14 @@ import sympy as sp
 from ..models import D2tcpFluid, DctcpFluid
 from .derivation import Derivation, Finding, Step, eq, identity, positive, solutions
 
-__all__ = ["d2tcp_penalty"]
+__all__ = ["d2tcp"]
 
 
 def _cite(where: str) -> str:
     return f"[D2TCP] {where}"
 
 
-def d2tcp_penalty() -> Derivation:
+def d2tcp() -> Derivation:
     """α^d in (5)-(8), d = 1 as DCTCP, T_c = B/(3W/4) and its precise forms, and the direction of the cut."""
     m, dm = D2tcpFluid(), DctcpFluid()
     (W, a, q), pp = m.symbols()
