@@ -9,14 +9,16 @@ Parameters
     ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
 Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``FluidModel`` (the contract), ``MODELS`` (the registry).
+    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``DctcpLossFluid``, ``FluidModel`` (the contract),
+    ``MODELS`` (the registry).
 Verbs
     ``solve`` (DDE, solver objects ``Reference``, ``JaxRK4``), ``limit_cycle`` / ``find_limit_cycle`` /
     ``cycles`` / ``cycles_batch`` / ``theorem1`` (limit cycles and Floquet), ``spectrum`` (delay-aware roots of
     DWTCP) / ``char_roots`` / ``eigenvalues_decrease``, ``phase_portrait`` (presets ``dwtcp_portrait``,
     ``dctcp_portrait``), ``run_sweep`` (``SweepGrid``, ``sweep_plan``,
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
-    ``compare_dctcp``, ``within_tolerance``), ``hybrid_summary``, ``guide``, ``rtt_fairness``.
+    ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``),
+    ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``.
 Results
     ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
     ``to_dataset()``, ``plot(ax=None)``.
@@ -50,6 +52,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DctcpWindowFluid": ("models.dctcp_window", "DctcpWindowFluid"),
     "DctcpLagFluid": ("models.dctcp_window", "DctcpLagFluid"),
     "DctcpHetero": ("models.dctcp_hetero", "DctcpHetero"),
+    "D2tcpFluid": ("models.dctcp_ext", "D2tcpFluid"),
+    "DctcpLossFluid": ("models.dctcp_ext", "DctcpLossFluid"),
     "DctcpHeteroParams": ("models.dctcp_hetero", "DctcpHeteroParams"),
     "DwtcpFluid": ("models.dwtcp", "DwtcpFluid"),
     "DwtcpScoutFluid": ("models.dwtcp_scout", "DwtcpScoutFluid"),
@@ -73,6 +77,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "CycleMap": ("analysis.return_map", "CycleMap"),
     "J_of": ("analysis.return_map", "J_of"),
     "cycles": ("analysis.limit_cycle_batch", "cycles"),
+    "d2tcp_cycles": ("analysis.d2tcp_cycles", "d2tcp_cycles"),
     "cycles_batch": ("analysis.limit_cycle_batch", "cycles_batch"),
     "theorem1": ("analysis.floquet", "theorem1"),
     "LimitCycle": ("analysis.cycle_results", "LimitCycle"),
@@ -101,6 +106,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "packet_build": ("packet.scenarios", "build"),
     "packet_scenario": ("packet.scenarios", "scenario"),
     "compare_dctcp": ("packet.crosscheck", "compare_dctcp"),
+    "dctcp_wan_run": ("packet.dctcp_wan", "wan_run"),
+    "dctcp_wan_metrics": ("packet.dctcp_wan", "wan_metrics"),
+    "d2tcp_microbenchmark": ("packet.deadlines", "microbenchmark"),
     "within_tolerance": ("packet.crosscheck", "within_tolerance"),
     "PACKET_TOLERANCES": ("packet.crosscheck", "TOLERANCES"),
     "compare_timely": ("packet.crosscheck_timely", "compare_timely"),

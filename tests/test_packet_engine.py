@@ -122,7 +122,7 @@ def test_cli_packet_run_json(capsys):
 def test_cli_packet_run_usage_error(capsys):
     from dwtcp_fluid.cli import main
 
-    assert main(["packet", "run", "--law", "cubic", "--json"]) == 2
+    assert main(["packet", "run", "--law", "bbr", "--json"]) == 2
     err = capsys.readouterr().err
     assert "--law" in err and "Traceback" not in err
 

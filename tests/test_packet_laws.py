@@ -214,7 +214,7 @@ def test_scout_bookkeeping_in_time_late_and_timeout():
 
 
 def test_get_law_rejects_unknown():
-    with pytest.raises(ValueError, match="law='cubic'"):
-        get_law("cubic")
+    with pytest.raises(ValueError, match="law='bbr'"):
+        get_law("bbr")
     with pytest.raises(ValueError, match="data_increase"):
         Dwtcp(data_increase="bytes")

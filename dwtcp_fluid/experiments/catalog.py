@@ -14,6 +14,8 @@ from pathlib import Path
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
     charroots,
+    d2tcp,
+    dctcp_wan,
     dwtcp_packet_truth,
     hybrid,
     limit_cycles,
@@ -40,6 +42,8 @@ RECIPES = (
     phase_dwtcp,
     phase_dctcp,
     timely,
+    dctcp_wan,
+    d2tcp,
 )
 
 __all__ = [

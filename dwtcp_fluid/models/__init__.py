@@ -4,6 +4,8 @@ from .base import SYMPY_NS as SYMPY_NS
 from .base import FluidModel as FluidModel
 from .dctcp import DctcpFluid as DctcpFluid
 from .dctcp import DctcpNormalized as DctcpNormalized
+from .dctcp_ext import D2tcpFluid as D2tcpFluid
+from .dctcp_ext import DctcpLossFluid as DctcpLossFluid
 from .dctcp_window import DctcpLagFluid as DctcpLagFluid
 from .dctcp_window import DctcpWindowFluid as DctcpWindowFluid
 from .dwtcp import DWTCP_PAPER as DWTCP_PAPER

@@ -19,12 +19,14 @@ from .base import FluidModel
 __all__ = ["DctcpFluid", "DctcpNormalized", "source_rates"]
 
 
-def source_rates(W: Any, alpha: Any, R: Any, u: Any, g: Any) -> tuple[Any, Any]:
+def source_rates(W: Any, alpha: Any, R: Any, u: Any, g: Any, penalty: Any = None) -> tuple[Any, Any]:
     """dW/dt and dα/dt of a DCTCP source with round-trip time R and delayed mark u, [DCTCP-A] eqs. (5), (6).
 
     W in packets, R in seconds (or the caller's time unit), g the EWMA gain; every DCTCP model calls this.
+    ``penalty`` is the fraction p of the cut W(1 − p/2) per marked window: α for DCTCP (default), α^d for
+    [D2TCP] eq. (1).
     """
-    dW = 1 / R - W * alpha / (2 * R) * u
+    dW = 1 / R - W * (alpha if penalty is None else penalty) / (2 * R) * u
     dalpha = g / R * (u - alpha)
     return dW, dalpha
 

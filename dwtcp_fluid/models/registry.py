@@ -16,6 +16,7 @@ from typing import Any
 from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION
 from .base import FluidModel
 from .dctcp import DctcpFluid, DctcpNormalized
+from .dctcp_ext import D2tcpFluid, DctcpLossFluid
 from .dctcp_hetero import DctcpHetero, DctcpHeteroParams
 from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
 from .dwtcp import DwtcpFluid
@@ -92,6 +93,9 @@ register_model(
         (0.0, 20.0),
     )
 )
+# α starts above 0: α^d with d < 1 has an infinite slope at α = 0, where fixed-step RK4 loses its order
+register_model(ModelCase("d2tcp", D2tcpFluid(imminence=0.5), _DCTCP, (1.0, 0.2, 0.0), (0.0, 0.004)))
+register_model(ModelCase("dctcp-loss", DctcpLossFluid(loss=0.001), _DCTCP, (1.0, 0.0, 0.0), (0.0, 0.004)))
 register_model(ModelCase("dctcp-window", DctcpWindowFluid(), _DCTCP, (1.0, 0.0), (0.0, 0.004)))
 register_model(ModelCase("dctcp-lag", DctcpLagFluid(0.5), _DCTCP, (1.0, 0.0, 0.0), (0.0, 0.004)))
 register_model(

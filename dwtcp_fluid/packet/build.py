@@ -79,6 +79,7 @@ def build(
     starts: Sequence[float | str] | None = None,
     stops: Sequence[float | str] | None = None,
     sizes: Sequence[float] | None = None,
+    deadlines: Sequence[float | str] | None = None,
     buffer: int = 250,
     scout_buffer: int = 10,
     mark_at: str = "enqueue",
@@ -125,6 +126,9 @@ def build(
     sizes : sequence of float, optional
         Flow sizes in packets (default long-lived); a finished flow's completion time is recorded. Flows not
         larger than the initial window send no Scouts.
+    deadlines : sequence of times, optional
+        Per-flow deadline after the flow's start (inf: none; default none): laws read it as ``ev.deadline``
+        ([D2TCP]) and the summary counts the deadlines met.
     buffer, scout_buffer : int
         Data buffer (packets) and Scout buffer (Scouts).
     mark_at, mark_cmp : str
@@ -205,6 +209,11 @@ def build(
     stop_s = _per_flow("stops", stops, flows, np.inf)
     stop = np.where(np.isfinite(stop_s), np.rint(np.where(np.isfinite(stop_s), stop_s, 0) / slot), 2**31 - 1)
     size = np.minimum(_per_flow("sizes", sizes, flows, float(INFINITE_SIZE)), INFINITE_SIZE).astype(np.int32)
+    dl_s = _per_flow("deadlines", deadlines, flows, np.inf)
+    if np.any(dl_s <= 0):
+        raise ValueError(f"deadlines={deadlines!r} is out of range: accepted times > 0 (inf: none)")
+    fin_dl = np.isfinite(dl_s)
+    deadline = np.where(fin_dl, start + np.rint(np.where(fin_dl, dl_s, 0) / slot), 2**31 - 1)
     if np.any(size < 1):
         raise ValueError(f"sizes={sizes!r} is out of range: accepted packets ≥ 1")
     if law_of_flow is None:
@@ -260,6 +269,7 @@ def build(
         cap_rate=cap[1],
         cap_opp=cap[2],
         law=tuple(params),
+        deadline=deadline.clip(0, 2**31 - 1).astype(np.int32),
     )
     cfg = PacketConfig(
         n_flows=flows,

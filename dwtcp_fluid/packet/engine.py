@@ -123,6 +123,7 @@ def prepare(spec: EngineSpec, sc: Scenario) -> dict[str, np.ndarray]:
         "size": sc.size,
         "law": sc.law_idx,
         "scouts": sc.scouts,
+        "deadline": np.full(n, NEVER) if sc.deadline is None else sc.deadline,
     }
     for i, name in enumerate(FIN_COLS[:-1]):
         fin[:n, i] = np.asarray(cols[name]).astype(np.int64).clip(-(2**31), 2**31 - 1)

@@ -90,6 +90,7 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
             scout_last_rcv=st["last_rcv"],
         )
     ev["active"] = active(F, fi, t)
+    ev.update(size=fi["size"], deadline=fi["deadline"])
     F = integrate(F, fi, t)
     F, law_wake = call_law(x.spec, x.lay, F, fi, Events(**ev), sc["law"])
     return c, F, law_wake

@@ -7,7 +7,7 @@ slice is fused into its consumers, which may then run after the update and force
 slot). The same holds for every ring the engine updates in place (:func:`rd`, :func:`wr`).
 
 A flow is handled as a dict of scalars (engine fields by name, law fields as ``L0``, ``L1``, ...), and its
-read-only inputs (RTT, start, stop, size, law index, Scout settings) as another dict (:func:`inputs`).
+read-only inputs (RTT, start, stop, size, law index, Scout settings, deadline slot) as another dict (:func:`inputs`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ __all__ = ["Layout", "rd", "wr", "f2i", "i2f", "IN_READY", "STARTED", "FIN_COLS"
 IN_READY, STARTED = 1, 2
 
 #: Read-only per-flow inputs, in the order of the ``fin`` array (SDT is a float, bit-cast).
-FIN_COLS = ("rtt", "start", "stop", "size", "law", "scouts", "sdt")
+FIN_COLS = ("rtt", "start", "stop", "size", "law", "scouts", "deadline", "sdt")
 
 # Engine fields: (name, is_float). Cumulative counters feed the records; the integrals feed time averages.
 _BASE = (

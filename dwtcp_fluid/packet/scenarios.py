@@ -221,6 +221,30 @@ def _incast(quick: bool) -> list[PacketRun]:
     ]
 
 
+def _d2tcp_micro(quick: bool) -> list[PacketRun]:
+    """[D2TCP] §4.1.2 scaled to 10 Gbps (four deadline flows), DCTCP then D2TCP."""
+    from .deadlines import microbenchmark
+
+    return [microbenchmark("dctcp"), microbenchmark("d2tcp")]
+
+
+def _wan_claims(setting: str) -> Callable[[bool], list[PacketRun]]:
+    """[DCTCP-WAN]'s star or WAN dumbbell: DCTCP, CUBIC and DCTCP with every impairment (one elephant, 3 mice)."""
+
+    def make(quick: bool) -> list[PacketRun]:
+        from .dctcp_wan import wan_run
+
+        dur = (0.2 if quick else 1.0) * (1.0 if setting == "star" else 4.0)
+        noise = {"jitter": "200us" if setting == "star" else "2ms", "delack": 2, "loss": 0.001}
+        return [
+            wan_run(setting, "dctcp", duration=dur),
+            wan_run(setting, "cubic", duration=dur),
+            wan_run(setting, "dctcp", duration=dur, **noise),  # type: ignore[arg-type]
+        ]
+
+    return make
+
+
 #: Registered scenarios: name → builder(quick) returning runs (batched when they compile to one shape).
 SCENARIOS: dict[str, Callable[[bool], list[PacketRun]]] = {
     "dctcp-analysis-n2": _dctcp_analysis(2),
@@ -239,6 +263,9 @@ SCENARIOS: dict[str, Callable[[bool], list[PacketRun]]] = {
     "datamining-poisson": _poisson("datamining"),
     "incast": _incast,
     **TIMELY_SCENARIOS,
+    "d2tcp-microbenchmark": _d2tcp_micro,
+    "dctcp-wan-star": _wan_claims("star"),
+    "dctcp-wan-dumbbell": _wan_claims("wan"),
 }
 
 

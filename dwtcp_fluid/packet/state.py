@@ -159,6 +159,8 @@ class Scenario(NamedTuple):
         rate; ``cap_opp[g]`` is the number of service opportunities before ``cap_start[g]``.
     law : tuple of dict
         Numeric parameters of each law of the run (one dict of scalars per law).
+    deadline : int [N], optional
+        Slot by which each flow should finish (:data:`~.laws.base.NEVER`: none; [D2TCP]'s deadlines).
     """
 
     rtt: Any
@@ -189,6 +191,7 @@ class Scenario(NamedTuple):
     cap_rate: Any
     cap_opp: Any
     law: Any
+    deadline: Any = None
 
 
 #: Features a run may switch on; each adds code to the compiled slot loop only when used.

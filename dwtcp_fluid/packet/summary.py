@@ -15,7 +15,9 @@ __all__ = ["summarize", "fct_summary"]
 
 def fct_summary(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
     """Flow completion times of the finite flows: ``fct_s`` per flow (None: not finished or long-lived), mean
-    and 99th percentile of the FCT and of the slowdown FCT / (size·L/C + base RTT) over finished flows, counts."""
+    and 99th percentile of the FCT and of the slowdown FCT / (size·L/C + base RTT) over finished flows, counts;
+    with deadlines ([D2TCP]), ``deadlines_met``: the fraction of deadline flows finished by their deadline, over
+    those decided within the run (finished, or deadline passed)."""
     sc = pr.scenario
     size = np.asarray(sc.size, np.int64)
     finite = size < 2**30
@@ -30,6 +32,10 @@ def fct_summary(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
         "flows_finished": int(done.sum()),
         "fct_s": [float(v) if d else None for v, d in zip(fct, done, strict=True)] if finite.any() else None,
     }
+    dl = np.asarray(sc.deadline if sc.deadline is not None else np.full(size.shape, 2**31 - 1), np.int64)
+    decided = (dl < 2**31 - 1) & (done | (dl < int(pr.cfg.n_slots)))
+    out["deadline_flows"] = int(decided.sum())
+    out["deadlines_met"] = float((done & (fin <= dl))[decided].mean()) if decided.any() else None
     for key, arr in (("fct", fct), ("slowdown", slow)):
         vals = arr[done]
         unit = "_s" if key == "fct" else ""

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .d2tcp import d2tcp
 from .dctcp import dctcp_fixed_points, dctcp_normalization
 from .dctcp_ack_clock import dctcp_ack_clock
 from .dctcp_hybrid import dctcp_hybrid, dctcp_rtt_fairness
@@ -53,6 +54,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dctcp_rtt_fairness,
     dctcp_ack_clock,
     timely,
+    d2tcp,
 )
 
 

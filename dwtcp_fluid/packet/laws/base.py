@@ -103,6 +103,10 @@ class Events(NamedTuple):
         Slot of the last Scout ACK.
     hop_queues : Any
         Reserved (signal ``"hops"``, multi-hop core).
+    size : int
+        The flow's size in packets (``INFINITE_SIZE`` of :mod:`..state`: long-lived); remaining = size − snd_una.
+    deadline : int
+        Slot by which the flow should finish (:data:`NEVER`: no deadline; [D2TCP]).
     """
 
     t: Any
@@ -125,6 +129,8 @@ class Events(NamedTuple):
     scout_last_gap: Any = 0.0
     scout_last_rcv: Any = 0
     hop_queues: Any = None
+    size: Any = 2**30
+    deadline: Any = NEVER
 
 
 @dataclass(frozen=True)

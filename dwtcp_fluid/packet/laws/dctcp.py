@@ -90,17 +90,21 @@ class Dctcp(Law):
             **alpha_init(p, n),
         }
 
+    def penalty(self, alpha: Any, cwnd: Any, ev: Events, p: Mapping[str, Any]) -> Any:
+        """The fraction p of the cut W ← W(1 − p/2) at window ``cwnd``: α for DCTCP ([D2TCP]: α^d)."""
+        return alpha
+
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         est = alpha_update(s, ev, p["g"])
-        alpha = est["alpha"]
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
+        pen = self.penalty(est["alpha"], cwnd, ev, p)
         loss = ev.nloss > 0
         open_ = window_closed(ev.snd_una, recover)
         # Eq. (4): W ← W(1 − α/2) on the first marked ACK of a window (floor min_cwnd).
         ecn_cut = ev.ack & ev.mark & ~loss & open_
         # Loss: halve (Linux dctcp_react_to_loss), also at most once per window.
         loss_cut = loss & open_
-        cut_w = jnp.where(loss_cut, cwnd * 0.5, cwnd * (1.0 - alpha * 0.5))
+        cut_w = jnp.where(loss_cut, cwnd * 0.5, cwnd * (1.0 - pen * 0.5))
         cut_w = jnp.maximum(cut_w, p["min_cwnd"]).astype(FLOAT)
         react = ecn_cut | loss_cut
         grow = ev.ack & ~loss

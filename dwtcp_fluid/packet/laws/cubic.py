@@ -1,0 +1,143 @@
+"""CUBIC: cubic window growth in real time since the last reduction, [CUBIC] (RFC 8312 / RFC 9438).
+
+W_cubic(t) = C(t − K)³ + W_max (RFC 8312 eq. (1)), K = ∛((W_max − cwnd_epoch)/C) (RFC 9438 eq. (2); equal to
+RFC 8312's ∛(W_max(1 − β)/C) right after a cut), t in seconds since the congestion-avoidance epoch began, windows in
+packets, C = 0.4 packets/s³, β = 0.7. Per ACK in congestion avoidance the window moves toward W_cubic(t + RTT),
+cwnd += (target − cwnd)/cwnd with target clipped to [cwnd, 1.5·cwnd] (RFC 9438 §4.2); in the TCP-friendly region,
+where W_cubic(t) < W_est, the window is W_est, which grows by α = 3(1 − β)/(1 + β) packets per RTT from β·W_max
+(RFC 8312 eq. (4), RFC 9438 eq. (4)). On a loss (once per window): W_max ← cwnd, or cwnd(1 + β)/2 with fast
+convergence when cwnd is below the previous W_max (RFC 8312 §4.6); cwnd ← β·cwnd. Loss-based: ECN marks are
+ignored unless ``ecn`` (then a mark is a loss, RFC 8312 §4.5 style). Time comes from the engine's slot clock
+(``ev.t`` slots × the slot length), the RTT from the smoothed per-ACK samples (RFC 6298, gain 1/8).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import jax.numpy as jnp
+
+from .base import FLOAT, INT, Events, Law, LawOption, window_closed, window_init
+from .registry import register_law
+from .reno import SSTHRESH_INF
+
+__all__ = ["Cubic", "cubic_window", "cubic_k"]
+
+
+def cubic_k(w_max: Any, cwnd_epoch: Any, c: Any) -> Any:
+    """K = ∛((W_max − cwnd_epoch)/C) seconds (0 when the epoch starts above W_max), RFC 9438 eq. (2)."""
+    return jnp.cbrt(jnp.maximum(jnp.asarray(w_max, FLOAT) - cwnd_epoch, 0.0) / c)
+
+
+def cubic_window(t: Any, k: Any, w_max: Any, c: Any) -> Any:
+    """W_cubic(t) = C(t − K)³ + W_max (packets, t and K in seconds), [CUBIC] RFC 8312 eq. (1)."""
+    x = jnp.asarray(t, FLOAT) - k
+    return c * x * x * x + w_max
+
+
+@register_law
+@dataclass(frozen=True)
+class Cubic(Law):
+    """CUBIC, [CUBIC] RFC 8312/9438 with NewReno slow start and one reduction per window.
+
+    Parameters
+    ----------
+    ecn : bool
+        React to an ECN mark as to a loss (default False: CUBIC is loss-based).
+    fast_convergence : bool
+        RFC 8312 §4.6 (default True, as Linux).
+    """
+
+    name: ClassVar[str] = "cubic"
+    signals: ClassVar[frozenset[str]] = frozenset({"ecn", "rtt"})
+    options: ClassVar[tuple[LawOption, ...]] = (
+        LawOption("--cubic-c", "CUBIC constant C, packets/s³, > 0.", 0.4, param="c", lo=0.0, lo_open=True),
+        LawOption(
+            "--cubic-beta",
+            "CUBIC multiplicative decrease factor β, 0 < β < 1.",
+            0.7,
+            param="beta",
+            lo=0.0,
+            hi=1.0,
+            lo_open=True,
+            hi_open=True,
+        ),
+    )
+    ecn: bool = False
+    fast_convergence: bool = True
+
+    def default_params(self, **context: Any) -> dict[str, float]:
+        """``c`` = 0.4, ``beta`` = 0.7 (RFC 8312 §5), ``slot_s`` (slot length in seconds, from the link of the
+        ``dctcp`` context), ``init_cwnd`` (10), ``min_cwnd`` (2)."""
+        dctcp = context.get("dctcp")
+        slot = 1.0 / float(dctcp.link.C) if dctcp is not None else 1.2e-6
+        return {
+            "c": 0.4,
+            "beta": 0.7,
+            "slot_s": slot,
+            "init_cwnd": float(context.get("init_cwnd", 10.0)),
+            "min_cwnd": 2.0,
+        }
+
+    def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+        return {
+            **window_init(p, n, SSTHRESH_INF),
+            "w_max": jnp.zeros(n, FLOAT),
+            "k": jnp.zeros(n, FLOAT),
+            "w_est": jnp.zeros(n, FLOAT),
+            "epoch": jnp.full(n, -1, INT),
+            "srtt": jnp.zeros(n, FLOAT),
+        }
+
+    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
+        c, beta, slot = p["c"], p["beta"], p["slot_s"]
+        sample = jnp.asarray(ev.rtt_sample, FLOAT)
+        got = ev.ack & (sample > 0)
+        srtt = jnp.where(got, jnp.where(s["srtt"] > 0, 0.875 * s["srtt"] + 0.125 * sample, sample), s["srtt"])
+        rtt_s = jnp.where(srtt > 0, srtt, jnp.asarray(ev.rtt, FLOAT)) * slot
+        loss = ev.nloss > 0
+        congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
+        react = congestion & window_closed(ev.snd_una, recover)
+        grow = ev.ack & ~congestion
+        n = jnp.asarray(ev.n_acked).astype(FLOAT)
+        slow = cwnd < ssthresh
+        # A congestion-avoidance epoch starts at the first ACK after a reduction (or after slow start ends).
+        start = grow & ~slow & (s["epoch"] < 0)
+        w_max0 = jnp.where(start & (s["w_max"] < cwnd), cwnd, s["w_max"])
+        k = jnp.where(start, cubic_k(w_max0, cwnd, c), s["k"])
+        w_est = jnp.where(start, cwnd, s["w_est"])
+        epoch = jnp.where(start, ev.t, s["epoch"])
+        t_s = (jnp.asarray(ev.t) - epoch).astype(FLOAT) * slot
+        target = jnp.clip(cubic_window(t_s + rtt_s, k, w_max0, c), cwnd, 1.5 * cwnd)
+        w_est = jnp.where(grow & ~slow, w_est + n * (3.0 * (1.0 - beta) / (1.0 + beta)) / cwnd, w_est)
+        friendly = cubic_window(t_s, k, w_max0, c) < w_est
+        ca = jnp.where(friendly, w_est, cwnd + n * (target - cwnd) / cwnd)
+        grown = jnp.where(slow, cwnd + n, ca)
+        cwnd_new = jnp.where(grow, grown, cwnd)
+        # Reduction: W_max (with fast convergence), cwnd ← β·cwnd, a new epoch at the next ACK.
+        fc = (cwnd < s["w_max"]) if self.fast_convergence else jnp.zeros_like(react)
+        w_max = jnp.where(react, jnp.where(fc, cwnd * (1.0 + beta) * 0.5, cwnd), w_max0)
+        cut = jnp.maximum(cwnd * beta, p["min_cwnd"])
+        cwnd_new = jnp.where(react, cut, cwnd_new)
+        ssthresh = jnp.where(react, cut, ssthresh)
+        recover = jnp.where(react, ev.snd_nxt, recover)
+        epoch = jnp.where(react, -1, epoch)
+        to = ev.timeout
+        w_max = jnp.where(to, cwnd, w_max)
+        ssthresh = jnp.where(to, jnp.maximum(cwnd * beta, 2.0), ssthresh).astype(FLOAT)
+        cwnd_new = jnp.where(to, 1.0, cwnd_new).astype(FLOAT)
+        recover = jnp.where(to, ev.snd_nxt, recover)
+        epoch = jnp.where(to, -1, epoch)
+        return {
+            "cwnd": cwnd_new,
+            "ssthresh": ssthresh,
+            "recover": recover,
+            "w_max": w_max.astype(FLOAT),
+            "k": k.astype(FLOAT),
+            "w_est": w_est.astype(FLOAT),
+            "epoch": epoch.astype(INT),
+            "srtt": srtt.astype(FLOAT),
+        }
