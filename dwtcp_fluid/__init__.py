@@ -19,6 +19,12 @@ Verbs
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
     ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``),
     ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``.
+DWTCP truth
+    ``compare_dwtcp`` (packet core vs every DWTCP fluid model), ``packet_outcomes``, ``PacketClass``,
+    ``plot_dwtcp_overlay``.
+Derivations
+    ``derivations`` (every checked SymPy derivation), ``jf_normalized``, ``alpha_star``, ``rate_ratio``,
+    ``delayed_root``, ``kbar_crit_delay``, ``first_integral``.
 Results
     ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
     ``to_dataset()``, ``plot(ax=None)``.
@@ -115,6 +121,19 @@ _LAZY: dict[str, tuple[str, str]] = {
     "TIMELY_TOLERANCES": ("packet.crosscheck_timely", "TOLERANCES"),
     "timely_incast_run": ("packet.scenarios_timely", "incast_run"),
     "timely_flow_rates": ("packet.scenarios_timely", "flow_rates"),
+    # symbolic derivations (SymPy), for notebooks that show a step
+    "derivations": ("symbolic.registry", "build_all"),
+    "jf_normalized": ("symbolic.dctcp", "jf_normalized"),
+    "alpha_star": ("symbolic.dctcp_hybrid", "alpha_star"),
+    "rate_ratio": ("symbolic.dctcp_hybrid", "rate_ratio"),
+    "delayed_root": ("symbolic.dwtcp_equilibrium", "delayed_root"),
+    "kbar_crit_delay": ("symbolic.dwtcp_equilibrium", "kbar_crit_delay"),
+    "first_integral": ("symbolic.dwtcp_orbits", "first_integral"),
+    # DWTCP at packet level against its fluid models
+    "compare_dwtcp": ("crosscheck.compare_dwtcp", "compare_dwtcp"),
+    "packet_outcomes": ("sweep.outcomes_packet", "packet_outcomes"),
+    "PacketClass": ("sweep.packet_classes", "PacketClass"),
+    "plot_dwtcp_overlay": ("plots.dwtcp_packet", "plot_dwtcp_overlay"),
     # figures and drawing
     "figures": ("experiments.catalog", "registry"),
     "apply_style": ("plots.style", "apply_style"),

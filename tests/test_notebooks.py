@@ -3,7 +3,7 @@ draws is checked: no cell writes an error, most cells show something, and the nu
 an independent source that the notebook itself computes (a long simulation against the cycle finder, the classes
 of the frozen Jacobian against the closed-form threshold (14), the sweep's agreement rate).
 
-The notebooks use only the public API (``import dwtcp_fluid as dw``), except where noted in ``DEEP_IMPORTS``.
+The notebooks use only the public API (``import dwtcp_fluid as dw`` or ``from dwtcp_fluid import ...``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
-#: notebooks still importing below the public API: dwtcp_findings is rewritten on the DWTCP-truth branch.
-DEEP_IMPORTS = {"dwtcp_findings"}
 
 
 def _text(cell: dict) -> str:
@@ -103,9 +101,8 @@ def test_notebook_runs_and_its_outputs_hold(path, monkeypatch):
     for cell in nb.cells:
         if cell.cell_type == "code":
             assert not cell.get("outputs"), f"{path.name}: outputs must be stripped in git"
-    if path.stem not in DEEP_IMPORTS:
-        deep = re.findall(r"^\s*(?:from|import) dwtcp_fluid\.\S+", sources, re.M)
-        assert not deep, f"{path.name} imports below the public API: {deep}"
+    deep = re.findall(r"^\s*(?:from|import) dwtcp_fluid\.\S+", sources, re.M)
+    assert not deep, f"{path.name} imports below the public API: {deep}"
     NotebookClient(
         nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()
