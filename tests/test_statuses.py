@@ -25,12 +25,14 @@ def run(capsys, *argv):
 
 
 def test_undelayed_jax_step_follows_tau_not_the_span():
-    """The undelayed model's default step is τ/20 whatever the duration (it was span/20000: half an RTT at 1 s)."""
+    """The undelayed model's default step is never coarser than τ/20, whatever the duration (it was span/20000:
+    half an RTT at 1 s); short spans keep span/20000."""
     P = DwtcpParams(link=LINK, flows=10, beta=0.001, k=0)
-    for span in (0.01, 0.1, 1.0):
+    for span in (0.01, 0.1, 1.0, 3.0):
         sol = solve(DwtcpFluid(delay_rtts=0.0), P, [1.0, 0.0], (0.0, span), method="jax")
-        # the step is rounded down to a whole number of steps per saved sample: within 1e-3 of τ/20
-        assert sol.options["dt"] == pytest.approx(LINK.d / 20, rel=1e-3), span
+        # the step is rounded down to a whole number of steps per saved sample: within 1e-3
+        assert sol.options["dt"] == pytest.approx(min(LINK.d / 20, span / 20_000), rel=1e-3), span
+        assert sol.options["dt"] <= LINK.d / 20 * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("duration", ["100ms", "1s"])

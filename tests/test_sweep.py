@@ -78,7 +78,7 @@ def test_atomic_write_leaves_nothing_on_failure(ds, tmp_path, monkeypatch):
     "kw,msg",
     [
         ({"bdp": ()}, "bdp=.* accepted a non-empty list"),
-        ({"bdp": (-10, 100)}, "bdp=-10 is out of range: accepted 0 < bdp"),
+        ({"bdp": (-10, 100)}, "bdp=-10 is out of range: accepted 0.1 <= bdp"),
         ({"beta": (0.0,)}, "beta=0 is out of range"),
         ({"beta": (2.0,)}, "beta=2 is out of range"),
         ({"flows": (1.5,)}, "flows=1.5 is out of range: accepted integers"),

@@ -183,7 +183,8 @@ def test_ctrl_c_keeps_complete_chunks_and_says_how_to_resume(tmp_path):
 
     run = _cli("--out", str(tmp_path))
     t0 = time.time()
-    while time.time() - t0 < 240 and not list(tmp_path.glob("*.zarr/integrity/*.json")):
+    # the second chunk's record is written after the first chunk is complete and counted
+    while time.time() - t0 < 240 and len(list(tmp_path.glob("*.zarr/integrity/*.json"))) < 2:
         time.sleep(0.02)
     run.send_signal(signal.SIGINT)
     _, err = run.communicate(timeout=300)

@@ -130,6 +130,13 @@ def _run(**kw: Any) -> None:
         20.0 / link.C <= times["duration"] <= 100.0,
         "a time between 20 slots and 100 s",
     )
+    # a run shorter than one RTT returns no ACK at all: nothing to report, refused rather than printed as zeros
+    _check(
+        "--rtt",
+        kw["rtt"],
+        link.d <= times["duration"],
+        f"an RTT no longer than --duration ({kw['duration']})",
+    )
     # the run's cost before any work: the core's rate (README, benchmarks/packet.py: 5.7 M data packets/s on the
     # reference machine, taken as 5 M/s, plus a compile of a few seconds) and the ACK ring of one RTT in slots
     packets = times["duration"] * link.C

@@ -80,14 +80,22 @@ def _split_history(history: Any, b: int, n: int) -> list[Any]:
 
 def default_step(problems: Sequence[Problem], span: float) -> float:
     """1/:data:`STEPS_PER_DELAY` of the fastest time scale of the batch: each model's
-    :meth:`~dwtcp_fluid.models.base.FluidModel.step_scale`, else its smallest positive delay."""
+    :meth:`~dwtcp_fluid.models.base.FluidModel.step_scale`, else its smallest positive delay; without any delay
+    also at most span/20000."""
 
     def scale(pr: Problem) -> float:
         s = pr.model.step_scale(pr.p)
         return pr.min_positive_delay if s is None else min(float(s), pr.min_positive_delay)
 
     dmin = min(scale(pr) for pr in problems)
-    return dmin / STEPS_PER_DELAY if math.isfinite(dmin) else span / 20_000
+    if not math.isfinite(dmin):
+        return span / 20_000
+    h = dmin / STEPS_PER_DELAY
+    if not any(math.isfinite(pr.min_positive_delay) for pr in problems):
+        # no delay: the model's time scale bounds the step (never coarser, whatever the span), and a short span
+        # is still resolved in 20,000 steps (the fixed step's artefacts at a switch shrink with it)
+        h = min(h, span / 20_000)
+    return h
 
 
 def solve(
