@@ -1,0 +1,246 @@
+"""Parameter gradients of DCTCP limit-cycle observables by implicit differentiation of the return map.
+
+The cycle of the normalized model (11)-(14) of [DCTCP-A] with the physical queue floor q̃ ≥ −ψ/(1+ψ) (section
+3.3.2) is the fixed point y* = P(y*, θ) of the return map P of :mod:`.return_map_jax` (the same traced half
+orbits as :mod:`.limit_cycle_batch`; coordinates y = (W̃, α̃) on S: q̃ = 0 downward). θ is physical:
+(K, g, N, C, d) with w̄ = (C·d + K)/N and ψ = K/(C·d). By the implicit function theorem
+
+    dy*/dθ = (I − ∂P/∂y)⁻¹ ∂P/∂θ,
+
+and every observable o(y, θ) of one period (queue extremes and mean, period, throughput) has
+do/dθ = ∂o/∂y·dy*/dθ + ∂o/∂θ. The partials come from forward-mode JAX (``jax.jacfwd``, which passes through
+``lax.while_loop``) over one period only; nothing is unrolled over a transient. The return map's multiplier
+ρ = max |eig ∂P/∂y| (the cycle's nontrivial Floquet multipliers; with the floor the sliding segment is in the map)
+is differentiated the same way, one forward-mode level deeper.
+
+Observables are physical: queue in packets (q = K + q̃·(C·d + K)), period in seconds (T̃·R*, R* = d + K/C),
+throughput as a fraction of C. Where w̄ ≤ 2 there is no cycle ([DCTCP-A] section 3.2): every window sits at 2
+packets with α = 1, so the queue is the fixed point q = 2N − C·d packets (≥ K), throughput 1, ρ = 0 (no cycle to
+lose stability), all exact and differentiable.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..dde.problem import make_problem
+from ..models.dctcp import DctcpNormalized
+from ..results import Status
+from .limit_cycle_batch import STEPS_PER_UNIT, cycles_batch
+from .return_map_jax import Cfg, map_batch
+
+__all__ = ["PARAMS", "OBSERVABLES", "CycleGrad", "cycle_observables", "cycle_gradients"]
+
+#: Physical parameters, in the order of the gradient's last axis (K, N in packets / flows, C packets/s, d s).
+PARAMS = ("K", "g", "N", "C", "d")
+#: Observables and their units.
+OBSERVABLES = {
+    "q_min": "packets",
+    "q_max": "packets",
+    "q_mean": "packets",
+    "period": "s",
+    "throughput": "1",
+    "rho": "1",
+}
+_MODEL = DctcpNormalized(underflow=True)
+
+
+@functools.lru_cache(maxsize=4)
+def _cfg(steps_per_unit: int, max_time: float) -> Cfg:
+    prob = make_problem(_MODEL, {"wbar": 10.0, "g": 0.1, "psi": 0.2})
+    return Cfg(
+        _MODEL, steps_per_unit, int(math.ceil(max_time * steps_per_unit)), False,
+        tuple(i for i, _, _ in prob.bounds), tuple(s for _, _, s in prob.bounds),
+    )  # fmt: skip
+
+
+def _normalized(theta: Any) -> dict[str, Any]:
+    K, g, N, C, d = (theta[i] for i in range(5))
+    return {"wbar": (C * d + K) / N, "g": g, "psi": K / (C * d)}
+
+
+def _period_map(cfg: Cfg, y: Any, theta: Any) -> tuple[Any, Any, Any]:
+    """One period from y on S: (P(y) − y, physical observables without ρ, status) for one element."""
+    p = _normalized(theta)
+    x0 = jnp.concatenate([y, jnp.zeros(1, dtype=y.dtype)])
+    o = map_batch(x0[None], {k: jnp.reshape(v, (1,)) for k, v in p.items()}, cfg=cfg)
+    aug, t = o["aug"][0], o["t"][0]
+    K, C, d = theta[0], theta[3], theta[4]
+    bdp_k = C * d + K  # C·R*, packets
+    T = t[0] + t[1]
+    obs = jnp.stack([
+        K + o["q_min"][0] * bdp_k,
+        K + o["q_max"][0] * bdp_k,
+        K + (aug[0, -1] + aug[1, -1]) / T * bdp_k,
+        T * (d + K / C),
+        (aug[0, 3] + aug[1, 3]) / T,
+    ])  # fmt: skip
+    return aug[1, :2] - y, obs, o["status"][0]
+
+
+def _rho(cfg: Cfg, y: Any, theta: Any) -> Any:
+    """max |eig ∂P/∂y| of the 2×2 return-map Jacobian (closed-form eigenvalues, differentiable)."""
+    A = jax.jacfwd(lambda yy: _period_map(cfg, yy, theta)[0])(y) + jnp.eye(2)
+    tr, det = A[0, 0] + A[1, 1], A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
+    disc = tr * tr / 4 - det
+    # real pair: |tr/2| + sqrt(disc); complex pair: |λ| = sqrt(det)
+    real = jnp.abs(tr) / 2 + jnp.sqrt(jnp.where(disc > 0, disc, 1.0))
+    return jnp.where(disc > 0, real, jnp.sqrt(jnp.abs(det)))
+
+
+@functools.partial(jax.jit, static_argnames=("cfg", "with_rho"))
+def _partials(y: Any, theta: Any, *, cfg: Cfg, with_rho: bool) -> dict[str, Any]:
+    """Residual, observables and their partials in (y, θ) for a batch (forward mode over one period)."""
+
+    def one(yy: Any, th: Any) -> dict[str, Any]:
+        z = jnp.concatenate([yy, th])
+
+        def fz(zz: Any) -> tuple[Any, Any]:
+            r, obs, _ = _period_map(cfg, zz[:2], zz[2:])
+            return jnp.concatenate([r, obs]), None
+
+        J, _ = jax.jacfwd(fz, has_aux=True)(z)
+        r, obs, st = _period_map(cfg, yy, th)
+        out = {"r": r, "obs": obs, "status": st, "J": J}
+        if with_rho:
+            rho_z = lambda zz: _rho(cfg, zz[:2], zz[2:])  # noqa: E731
+            out["rho"] = rho_z(z)
+            out["drho"] = jax.jacfwd(rho_z)(z)
+        return out
+
+    return jax.vmap(one)(y, theta)
+
+
+class CycleGrad(dict):
+    """Observables (name → (B,)) and their total derivatives (``"d" + name`` → (B, 5) over :data:`PARAMS`);
+    ``status`` (B,) of :class:`~dwtcp_fluid.results.Status`, ``y`` the fixed points (B, 2), ``cycle`` (B,) bool
+    (False: w̄ ≤ 2, the fixed-point regime)."""
+
+
+def _theta(K: Any, g: Any, N: Any, C: Any, d: Any) -> np.ndarray:
+    arrs = np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in (K, g, N, C, d)])
+    th = np.stack([a.ravel() for a in arrs], axis=1)
+    for j, name in enumerate(PARAMS):
+        col = th[:, j]
+        bad = ~np.isfinite(col) | (col <= 0) | ((col > 1) if name == "g" else False)
+        if np.any(bad):
+            acc = "0 < g <= 1" if name == "g" else f"finite {name} > 0"
+            raise ValueError(f"{name}={col[bad][0]!r} is out of range: accepted {acc}")
+    return th
+
+
+def _fixed_regime(th: np.ndarray, wrt_rho: bool) -> dict[str, np.ndarray]:
+    """w̄ ≤ 2: every window 2 packets, α = 1, queue 2N − C·d ([DCTCP-A] (11)-(13) at rest with p̃ = 1)."""
+    B = th.shape[0]
+    N, C, d = th[:, 2], th[:, 3], th[:, 4]
+    q = 2 * N - C * d
+    dq = np.stack([np.zeros(B), np.zeros(B), np.full(B, 2.0), -d, -C], axis=1)
+    out = {k: q.copy() for k in ("q_min", "q_max", "q_mean")}
+    out.update({"d" + k: dq.copy() for k in ("q_min", "q_max", "q_mean")})
+    out["period"], out["dperiod"] = np.full(B, np.nan), np.full((B, 5), np.nan)
+    out["throughput"], out["dthroughput"] = np.ones(B), np.zeros((B, 5))
+    out["rho"], out["drho"] = np.zeros(B), np.zeros((B, 5))
+    return out
+
+
+def cycle_observables(
+    K: Any, g: Any, N: Any, C: Any, d: Any, *, y0: np.ndarray | None = None, gradients: bool = True,
+    rho: bool = True, steps_per_unit: int = STEPS_PER_UNIT, newton: int = 8, tol: float = 1e-10,
+    max_time: float = 400.0,
+) -> CycleGrad:  # fmt: skip
+    """Limit-cycle observables of DCTCP with the queue floor, and their gradients by implicit differentiation.
+
+    Parameters
+    ----------
+    K, g, N, C, d : array_like, broadcast together
+        Marking threshold (packets), EWMA gain (0 < g ≤ 1), flows, capacity (packets/s), base RTT (s).
+    y0 : array (B, 2), optional
+        Warm start (W̃, α̃) at the downward crossing (e.g. the previous call's ``y``); without it the batched
+        finder :func:`.limit_cycle_batch.cycles_batch` solves from its default guess.
+    gradients, rho : bool
+        Compute the derivatives; include ρ (one forward-mode level deeper, ~3× the cost).
+    steps_per_unit, newton, tol, max_time
+        RK4 steps per R*, Newton iterations on P(y) = y with the forward-mode Jacobian, tolerance, step budget
+        per half orbit in R*.
+
+    Returns
+    -------
+    CycleGrad
+        ``q_min``, ``q_max``, ``q_mean`` (packets), ``period`` (s), ``throughput`` (1), ``rho`` (1) with their
+        derivatives ``dq_min`` … (B, 5) with respect to :data:`PARAMS`; ``status`` per element.
+    """
+    th = _theta(K, g, N, C, d)
+    B = th.shape[0]
+    wbar = (th[:, 3] * th[:, 4] + th[:, 0]) / th[:, 2]
+    cyc = wbar > 2.0 * (1 + 1e-9)
+    out = CycleGrad(_fixed_regime(th, rho))
+    out["status"] = np.full(B, int(Status.OK))
+    out["cycle"] = cyc
+    out["y"] = np.stack([np.full(B, 2.0), np.ones(B)], axis=1)
+    out["evaluations"] = 0
+    if not cyc.any():
+        return out
+    tc = th[cyc]
+    if y0 is None or not np.all(np.isfinite(np.asarray(y0)[cyc])):
+        bc = cycles_batch(
+            wbar[cyc], tc[:, 1], psi=tc[:, 0] / (tc[:, 3] * tc[:, 4]), steps_per_unit=steps_per_unit,
+            max_time=max_time, newton=12,
+        )  # fmt: skip
+        y = bc.x_alpha[:, :2].copy()
+        out["evaluations"] += 13 * 3  # its Newton iterations, finite-difference Jacobian (k + 1 = 3 maps each)
+    else:
+        y = np.asarray(y0, dtype=float)[cyc].copy()
+    cfg = _cfg(steps_per_unit, max_time)
+    with jax.enable_x64(True):
+        for _ in range(newton):
+            p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg, with_rho=False)
+            out["evaluations"] += 1
+            r, A = np.asarray(p["r"]), np.asarray(p["J"])[:, :2, :2]
+            if np.all(np.max(np.abs(r), axis=1) < tol * np.maximum(1, np.abs(y).max(axis=1))):
+                break
+            with np.errstate(all="ignore"):
+                step = np.linalg.solve(A, -r[..., None])[..., 0]
+            y = y + np.where(np.isfinite(step), step, 0.0)
+            y[:, 0] = np.clip(y[:, 0], 1e-6, wbar[cyc] * (1 - 1e-9))
+            y[:, 1] = np.clip(y[:, 1], 1e-9, 1.0)
+        p = {k: np.asarray(v) for k, v in _partials(
+            jnp.asarray(y), jnp.asarray(tc), cfg=cfg, with_rho=rho and gradients).items()}  # fmt: skip
+        out["evaluations"] += 1
+    r = p["r"]
+    st = p["status"].astype(int)
+    st[(st == int(Status.OK)) & ~(np.max(np.abs(r), axis=1) < 1e3 * tol * np.maximum(1, np.abs(y).max(axis=1)))] = (
+        int(Status.NOT_CONVERGED)
+    )
+    out["status"][cyc] = st
+    out["y"][cyc] = y
+    J = p["J"]  # (b, 2 + 5, 2 + 5): rows residual (2) then observables; columns y (2) then θ (5)
+    A, Bth = J[:, :2, :2], J[:, :2, 2:]  # ∂(P − y)/∂y = ∂P/∂y − I, ∂P/∂θ
+    with np.errstate(all="ignore"):
+        dy = np.linalg.solve(-A, Bth)  # (I − ∂P/∂y)⁻¹ ∂P/∂θ
+    names = ["q_min", "q_max", "q_mean", "period", "throughput"]
+    for i, k in enumerate(names):
+        out[k][cyc] = p["obs"][:, i]
+        if gradients:
+            out["d" + k][cyc] = np.einsum("bj,bjp->bp", J[:, 2 + i, :2], dy) + J[:, 2 + i, 2:]
+    if rho and gradients:
+        out["rho"][cyc] = p["rho"]
+        out["drho"][cyc] = np.einsum("bj,bjp->bp", p["drho"][:, :2], dy) + p["drho"][:, 2:]
+    elif rho:
+        with np.errstate(all="ignore"):
+            out["rho"][cyc] = np.max(np.abs(np.linalg.eigvals(A + np.eye(2))), axis=1)
+    bad = out["status"] != int(Status.OK)
+    for k in names + ["rho"]:
+        out[k][bad] = np.nan
+        out["d" + k][bad] = np.nan
+    return out
+
+
+def cycle_gradients(K: Any, g: Any, N: Any, C: Any, d: Any, **kw: Any) -> CycleGrad:
+    """:func:`cycle_observables` with gradients and ρ (the public name for the gradient check)."""
+    return cycle_observables(K, g, N, C, d, gradients=True, rho=True, **kw)
