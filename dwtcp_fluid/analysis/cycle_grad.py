@@ -94,9 +94,22 @@ def _rho(cfg: Cfg, y: Any, theta: Any) -> Any:
     return jnp.where(disc > 0, real, jnp.sqrt(jnp.abs(det)))
 
 
-@functools.partial(jax.jit, static_argnames=("cfg", "with_rho"))
-def _partials(y: Any, theta: Any, *, cfg: Cfg, with_rho: bool) -> dict[str, Any]:
-    """Residual, observables and their partials in (y, θ) for a batch (forward mode over one period)."""
+def _partials(y: Any, theta: Any, *, cfg: Cfg) -> dict[str, Any]:
+    """:func:`_partials_jit` on a batch padded to a multiple of 8 (one compiled shape for nearby sizes)."""
+    b = y.shape[0]
+    pad = (-b) % 8
+    if pad:
+        y = jnp.concatenate([y, jnp.repeat(y[-1:], pad, axis=0)])
+        theta = jnp.concatenate([theta, jnp.repeat(theta[-1:], pad, axis=0)])
+    return {k: v[:b] for k, v in _partials_jit(y, theta, cfg=cfg).items()}
+
+
+@functools.partial(jax.jit, static_argnames=("cfg",))
+def _partials_jit(y: Any, theta: Any, *, cfg: Cfg) -> dict[str, Any]:
+    """Residual, observables, ρ and their partials in (y, θ) for a batch (forward mode over one period).
+
+    One compiled function serves Newton and the final derivatives (a second variant without ρ would cost a
+    second compilation, longer than the ρ columns it saves)."""
 
     def one(yy: Any, th: Any) -> dict[str, Any]:
         z = jnp.concatenate([yy, th])
@@ -107,12 +120,8 @@ def _partials(y: Any, theta: Any, *, cfg: Cfg, with_rho: bool) -> dict[str, Any]
 
         J, _ = jax.jacfwd(fz, has_aux=True)(z)
         r, obs, st = _period_map(cfg, yy, th)
-        out = {"r": r, "obs": obs, "status": st, "J": J}
-        if with_rho:
-            rho_z = lambda zz: _rho(cfg, zz[:2], zz[2:])  # noqa: E731
-            out["rho"] = rho_z(z)
-            out["drho"] = jax.jacfwd(rho_z)(z)
-        return out
+        rho_z = lambda zz: _rho(cfg, zz[:2], zz[2:])  # noqa: E731
+        return {"r": r, "obs": obs, "status": st, "J": J, "rho": rho_z(z), "drho": jax.jacfwd(rho_z)(z)}
 
     return jax.vmap(one)(y, theta)
 
@@ -135,7 +144,7 @@ def _theta(K: Any, g: Any, N: Any, C: Any, d: Any) -> np.ndarray:
     return th
 
 
-def _fixed_regime(th: np.ndarray, wrt_rho: bool) -> dict[str, np.ndarray]:
+def _fixed_regime(th: np.ndarray) -> dict[str, np.ndarray]:
     """w̄ ≤ 2: every window 2 packets, α = 1, queue 2N − C·d ([DCTCP-A] (11)-(13) at rest with p̃ = 1)."""
     B = th.shape[0]
     N, C, d = th[:, 2], th[:, 3], th[:, 4]
@@ -149,9 +158,37 @@ def _fixed_regime(th: np.ndarray, wrt_rho: bool) -> dict[str, np.ndarray]:
     return out
 
 
+def _converged(r: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
+    return np.max(np.abs(r), axis=1) < tol * np.maximum(1, np.abs(y).max(axis=1))
+
+
+def _newton(
+    y: np.ndarray, tc: np.ndarray, wbar: np.ndarray, cfg: Cfg, iters: int, tol: float
+) -> tuple[np.ndarray, int, np.ndarray, dict | None]:
+    """Damped Newton on P(y) = y with the forward-mode Jacobian.
+
+    Returns (y, period maps evaluated, converged, the partials at y when every element converged)."""
+    n_eval, ok = 0, np.zeros(y.shape[0], dtype=bool)
+    for _ in range(iters):
+        p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg)
+        n_eval += y.shape[0]
+        r, A = np.asarray(p["r"]), np.asarray(p["J"])[:, :2, :2]
+        ok = _converged(r, y, tol) & (np.asarray(p["status"]) == int(Status.OK))
+        if ok.all():
+            return y, n_eval, ok, {k: np.asarray(v) for k, v in p.items()}
+        with np.errstate(all="ignore"):
+            step = np.linalg.solve(A, -r[..., None])[..., 0]
+        # damped: a full Newton step from a poor guess can leave the downward-crossing region
+        step = np.where(np.isfinite(step) & ~ok[:, None], step, 0.0)
+        lim = 0.25 * np.maximum(np.abs(y), 0.05)
+        y = y + np.clip(step, -lim, lim)
+        y[:, 0] = np.clip(y[:, 0], 1e-6, wbar * (1 - 1e-9))
+        y[:, 1] = np.clip(y[:, 1], 1e-9, 1.0)
+    return y, n_eval, ok, None
+
+
 def cycle_observables(
-    K: Any, g: Any, N: Any, C: Any, d: Any, *, y0: np.ndarray | None = None, gradients: bool = True,
-    rho: bool = True, steps_per_unit: int = STEPS_PER_UNIT, newton: int = 8, tol: float = 1e-10,
+    K: Any, g: Any, N: Any, C: Any, d: Any, *, y0: np.ndarray | None = None, gradients: bool = True, steps_per_unit: int = STEPS_PER_UNIT, newton: int = 30, tol: float = 1e-10,
     max_time: float = 400.0,
 ) -> CycleGrad:  # fmt: skip
     """Limit-cycle observables of DCTCP with the queue floor, and their gradients by implicit differentiation.
@@ -163,8 +200,8 @@ def cycle_observables(
     y0 : array (B, 2), optional
         Warm start (W̃, α̃) at the downward crossing (e.g. the previous call's ``y``); without it the batched
         finder :func:`.limit_cycle_batch.cycles_batch` solves from its default guess.
-    gradients, rho : bool
-        Compute the derivatives; include ρ (one forward-mode level deeper, ~3× the cost).
+    gradients : bool
+        Fill the derivatives (they are computed in the same pass either way).
     steps_per_unit, newton, tol, max_time
         RK4 steps per R*, Newton iterations on P(y) = y with the forward-mode Jacobian, tolerance, step budget
         per half orbit in R*.
@@ -179,44 +216,40 @@ def cycle_observables(
     B = th.shape[0]
     wbar = (th[:, 3] * th[:, 4] + th[:, 0]) / th[:, 2]
     cyc = wbar > 2.0 * (1 + 1e-9)
-    out = CycleGrad(_fixed_regime(th, rho))
+    out = CycleGrad(_fixed_regime(th))
     out["status"] = np.full(B, int(Status.OK))
     out["cycle"] = cyc
     out["y"] = np.stack([np.full(B, 2.0), np.ones(B)], axis=1)
-    out["evaluations"] = 0
+    out["evaluations"] = 0  # period maps evaluated (each with its forward-mode partials), all elements
     if not cyc.any():
         return out
     tc = th[cyc]
     if y0 is None or not np.all(np.isfinite(np.asarray(y0)[cyc])):
-        bc = cycles_batch(
-            wbar[cyc], tc[:, 1], psi=tc[:, 0] / (tc[:, 3] * tc[:, 4]), steps_per_unit=steps_per_unit,
-            max_time=max_time, newton=12,
-        )  # fmt: skip
-        y = bc.x_alpha[:, :2].copy()
-        out["evaluations"] += 13 * 3  # its Newton iterations, finite-difference Jacobian (k + 1 = 3 maps each)
+        # the sawtooth guess of :func:`.limit_cycle_batch.cycles_batch`; Newton below starts from it
+        a = np.minimum(1.0, np.sqrt(2.0 / wbar[cyc]))
+        y = np.stack([wbar[cyc] * (1.0 - 0.25 * a), a], axis=1)
     else:
         y = np.asarray(y0, dtype=float)[cyc].copy()
     cfg = _cfg(steps_per_unit, max_time)
     with jax.enable_x64(True):
-        for _ in range(newton):
-            p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg, with_rho=False)
-            out["evaluations"] += 1
-            r, A = np.asarray(p["r"]), np.asarray(p["J"])[:, :2, :2]
-            if np.all(np.max(np.abs(r), axis=1) < tol * np.maximum(1, np.abs(y).max(axis=1))):
-                break
-            with np.errstate(all="ignore"):
-                step = np.linalg.solve(A, -r[..., None])[..., 0]
-            y = y + np.where(np.isfinite(step), step, 0.0)
-            y[:, 0] = np.clip(y[:, 0], 1e-6, wbar[cyc] * (1 - 1e-9))
-            y[:, 1] = np.clip(y[:, 1], 1e-9, 1.0)
-        p = {k: np.asarray(v) for k, v in _partials(
-            jnp.asarray(y), jnp.asarray(tc), cfg=cfg, with_rho=rho and gradients).items()}  # fmt: skip
-        out["evaluations"] += 1
+        y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, newton, tol)
+        out["evaluations"] += n_eval
+        if not ok.all():
+            # the robust batched finder (SciPy fallback included) for what Newton from the guess could not reach
+            bc = cycles_batch(
+                wbar[cyc][~ok], tc[~ok, 1], psi=tc[~ok, 0] / (tc[~ok, 3] * tc[~ok, 4]),
+                steps_per_unit=steps_per_unit, max_time=max_time,
+            )  # fmt: skip
+            y[~ok] = np.where(np.isfinite(bc.x_alpha[:, :2]), bc.x_alpha[:, :2], y[~ok])
+            out["evaluations"] += 13 * 3 * int((~ok).sum())
+            y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, 4, tol)
+            out["evaluations"] += n_eval
+        if p is None:  # not every element converged: the partials where Newton stopped, statuses below
+            p = {k: np.asarray(v) for k, v in _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg).items()}
+            out["evaluations"] += y.shape[0]
     r = p["r"]
     st = p["status"].astype(int)
-    st[(st == int(Status.OK)) & ~(np.max(np.abs(r), axis=1) < 1e3 * tol * np.maximum(1, np.abs(y).max(axis=1)))] = (
-        int(Status.NOT_CONVERGED)
-    )
+    st[(st == int(Status.OK)) & ~_converged(r, y, 1e3 * tol)] = int(Status.NOT_CONVERGED)
     out["status"][cyc] = st
     out["y"][cyc] = y
     J = p["J"]  # (b, 2 + 5, 2 + 5): rows residual (2) then observables; columns y (2) then θ (5)
@@ -228,12 +261,9 @@ def cycle_observables(
         out[k][cyc] = p["obs"][:, i]
         if gradients:
             out["d" + k][cyc] = np.einsum("bj,bjp->bp", J[:, 2 + i, :2], dy) + J[:, 2 + i, 2:]
-    if rho and gradients:
-        out["rho"][cyc] = p["rho"]
+    out["rho"][cyc] = p["rho"]
+    if gradients:
         out["drho"][cyc] = np.einsum("bj,bjp->bp", p["drho"][:, :2], dy) + p["drho"][:, 2:]
-    elif rho:
-        with np.errstate(all="ignore"):
-            out["rho"][cyc] = np.max(np.abs(np.linalg.eigvals(A + np.eye(2))), axis=1)
     bad = out["status"] != int(Status.OK)
     for k in names + ["rho"]:
         out[k][bad] = np.nan
@@ -243,4 +273,4 @@ def cycle_observables(
 
 def cycle_gradients(K: Any, g: Any, N: Any, C: Any, d: Any, **kw: Any) -> CycleGrad:
     """:func:`cycle_observables` with gradients and ρ (the public name for the gradient check)."""
-    return cycle_observables(K, g, N, C, d, gradients=True, rho=True, **kw)
+    return cycle_observables(K, g, N, C, d, gradients=True, **kw)
