@@ -129,7 +129,8 @@ def _partials_jit(y: Any, theta: Any, *, cfg: Cfg) -> dict[str, Any]:
 class CycleGrad(dict):
     """Observables (name → (B,)) and their total derivatives (``"d" + name`` → (B, 5) over :data:`PARAMS`);
     ``status`` (B,) of :class:`~dwtcp_fluid.results.Status`, ``y`` the fixed points (B, 2), ``cycle`` (B,) bool
-    (False: w̄ ≤ 2, the fixed-point regime)."""
+    (False: w̄ ≤ 2, the fixed-point regime), ``q_standing`` (B,) max(0, 2N − C·d) packets: the queue N windows
+    at the model's floor of 2 packets hold at any K and g."""
 
 
 def _theta(K: Any, g: Any, N: Any, C: Any, d: Any) -> np.ndarray:
@@ -155,6 +156,8 @@ def _fixed_regime(th: np.ndarray) -> dict[str, np.ndarray]:
     out["period"], out["dperiod"] = np.full(B, np.nan), np.full((B, 5), np.nan)
     out["throughput"], out["dthroughput"] = np.ones(B), np.zeros((B, 5))
     out["rho"], out["drho"] = np.zeros(B), np.zeros((B, 5))
+    # the standing queue N windows of 2 packets hold whatever K and g: the fixed point's where it exists
+    out["q_standing"] = np.maximum(q, 0.0)
     return out
 
 
