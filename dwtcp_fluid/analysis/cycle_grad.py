@@ -49,6 +49,8 @@ OBSERVABLES = {
     "rho": "1",
 }
 _MODEL = DctcpNormalized(underflow=True)
+#: Elements per compiled call of the period map and its partials.
+CHUNK = 8
 
 
 @functools.lru_cache(maxsize=4)
@@ -95,13 +97,18 @@ def _rho(cfg: Cfg, y: Any, theta: Any) -> Any:
 
 
 def _partials(y: Any, theta: Any, *, cfg: Cfg) -> dict[str, Any]:
-    """:func:`_partials_jit` on a batch padded to a multiple of 8 (one compiled shape for nearby sizes)."""
+    """:func:`_partials_jit` in chunks of :data:`CHUNK` elements (the last padded): one compiled shape for every
+    batch size, so the tuner, the grid search and the tests share one compilation."""
     b = y.shape[0]
-    pad = (-b) % 8
-    if pad:
-        y = jnp.concatenate([y, jnp.repeat(y[-1:], pad, axis=0)])
-        theta = jnp.concatenate([theta, jnp.repeat(theta[-1:], pad, axis=0)])
-    return {k: v[:b] for k, v in _partials_jit(y, theta, cfg=cfg).items()}
+    parts = []
+    for i in range(0, b, CHUNK):
+        yy, tt = y[i : i + CHUNK], theta[i : i + CHUNK]
+        pad = CHUNK - yy.shape[0]
+        if pad:
+            yy = jnp.concatenate([yy, jnp.repeat(yy[-1:], pad, axis=0)])
+            tt = jnp.concatenate([tt, jnp.repeat(tt[-1:], pad, axis=0)])
+        parts.append(_partials_jit(yy, tt, cfg=cfg))
+    return {k: jnp.concatenate([pt[k] for pt in parts])[:b] for k in parts[0]}
 
 
 @functools.partial(jax.jit, static_argnames=("cfg",))
