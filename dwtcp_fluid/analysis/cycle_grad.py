@@ -35,7 +35,10 @@ from ..results import Status
 from .limit_cycle_batch import STEPS_PER_UNIT, cycles_batch
 from .return_map_jax import Cfg, map_batch
 
-__all__ = ["PARAMS", "OBSERVABLES", "CycleGrad", "cycle_observables", "cycle_gradients"]
+__all__ = [
+    "PARAMS", "OBSERVABLES", "CycleGrad", "cycle_observables", "cycle_gradients", "fixed_point_sensitivity",
+    "total_derivative",
+]  # fmt: skip
 
 #: Physical parameters, in the order of the gradient's last axis (K, N in packets / flows, C packets/s, d s).
 PARAMS = ("K", "g", "N", "C", "d")
@@ -138,6 +141,21 @@ class CycleGrad(dict):
     ``status`` (B,) of :class:`~dwtcp_fluid.results.Status`, ``y`` the fixed points (B, 2), ``cycle`` (B,) bool
     (False: w̄ ≤ 2, the fixed-point regime), ``q_standing`` (B,) max(0, 2N − C·d) packets: the queue N windows
     at the model's floor of 2 packets hold at any K and g."""
+
+
+def fixed_point_sensitivity(dres_dy: np.ndarray, dres_dtheta: np.ndarray) -> np.ndarray:
+    """dy*/dθ of a fixed point y* = P(y*, θ) from the partials of the residual r = P(y, θ) − y.
+
+    dy*/dθ = (I − ∂P/∂y)⁻¹ ∂P/∂θ = −(∂r/∂y)⁻¹ ∂r/∂θ (implicit function theorem); batched over leading axes,
+    ``dres_dy`` (..., k, k), ``dres_dtheta`` (..., k, p). NaN where ∂r/∂y is singular (a multiplier at 1).
+    """
+    with np.errstate(all="ignore"):
+        return np.linalg.solve(-np.asarray(dres_dy), np.asarray(dres_dtheta))
+
+
+def total_derivative(do_dy: np.ndarray, do_dtheta: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """do/dθ = ∂o/∂y·dy*/dθ + ∂o/∂θ for an observable o(y, θ) of the orbit through y* (batched (..., k))."""
+    return np.einsum("...j,...jp->...p", do_dy, dy) + do_dtheta
 
 
 def _theta(K: Any, g: Any, N: Any, C: Any, d: Any) -> np.ndarray:
@@ -264,16 +282,15 @@ def cycle_observables(
     out["y"][cyc] = y
     J = p["J"]  # (b, 2 + 5, 2 + 5): rows residual (2) then observables; columns y (2) then θ (5)
     A, Bth = J[:, :2, :2], J[:, :2, 2:]  # ∂(P − y)/∂y = ∂P/∂y − I, ∂P/∂θ
-    with np.errstate(all="ignore"):
-        dy = np.linalg.solve(-A, Bth)  # (I − ∂P/∂y)⁻¹ ∂P/∂θ
+    dy = fixed_point_sensitivity(A, Bth)
     names = ["q_min", "q_max", "q_mean", "period", "throughput"]
     for i, k in enumerate(names):
         out[k][cyc] = p["obs"][:, i]
         if gradients:
-            out["d" + k][cyc] = np.einsum("bj,bjp->bp", J[:, 2 + i, :2], dy) + J[:, 2 + i, 2:]
+            out["d" + k][cyc] = total_derivative(J[:, 2 + i, :2], J[:, 2 + i, 2:], dy)
     out["rho"][cyc] = p["rho"]
     if gradients:
-        out["drho"][cyc] = np.einsum("bj,bjp->bp", p["drho"][:, :2], dy) + p["drho"][:, 2:]
+        out["drho"][cyc] = total_derivative(p["drho"][:, :2], p["drho"][:, 2:], dy)
     bad = out["status"] != int(Status.OK)
     for k in names + ["rho"]:
         out[k][bad] = np.nan
