@@ -59,8 +59,10 @@ def main() -> None:
     G = grid_search(rng, Ks, gs)
     dK, dlg = Ks[1] - Ks[0], np.log(gs[1] / gs[0])
     agree = abs(r.K - G["K"]) <= dK and abs(np.log(r.g / G["g"])) <= dlg
-    print(f"grid {nk} x {ng}: K = {G['K']:.2f}, g = {G['g']:.5f}, objective {G['objective_value']:.3f} packets;"
-          f" {G['cycle_solves']} cycle solves, {G['period_maps']} period maps, {G['seconds']:.1f} s ({_load()})")
+    print(
+        f"grid {nk} x {ng}: K = {G['K']:.2f}, g = {G['g']:.5f}, objective {G['objective_value']:.3f} packets;"
+        f" {G['cycle_solves']} cycle solves, {G['period_maps']} period maps, {G['seconds']:.1f} s ({_load()})"
+    )
     print(f"  spacing dK = {dK:.2f} packets, g ratio {np.exp(dlg):.3f}: optima agree within one spacing: {agree};"
           f" cycle solves ratio grid/gradient = {G['cycle_solves'] / r.cycle_solves:.1f}x,"
           f" time ratio (grid / tuner median) = {G['seconds'] / statistics.median(times):.1f}x")  # fmt: skip

@@ -35,7 +35,12 @@ G_SMALL = 0.001
 def paper_guideline(bdp: float) -> dict[str, float]:
     """The paper's K ≈ 0.17·C·d (17) and 5/(C·d + K) ≲ g ≲ 1/sqrt(C·d + K) (27), (18), [DCTCP-A] (C·d in packets)."""
     K = 0.17 * bdp
-    return {"K_packets": K, "K_fraction_of_bdp": 0.17, "g_min": 5.0 / (bdp + K), "g_max": 1.0 / math.sqrt(bdp + K)}
+    return {
+        "K_packets": K,
+        "K_fraction_of_bdp": 0.17,
+        "g_min": 5.0 / (bdp + K),
+        "g_max": 1.0 / math.sqrt(bdp + K),
+    }
 
 
 def _q_min(wbar: float, g: float) -> float:

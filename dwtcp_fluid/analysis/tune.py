@@ -24,7 +24,15 @@ from ..params import LinkParams, check_range
 from ..results import Result, Status, Summary, new_axes
 from .cycle_grad import PARAMS, cycle_observables
 
-__all__ = ["OBJECTIVES", "TuneRange", "TuneResult", "TuneSummary", "tune_dctcp", "grid_search", "objective_values"]
+__all__ = [
+    "OBJECTIVES",
+    "TuneRange",
+    "TuneResult",
+    "TuneSummary",
+    "tune_dctcp",
+    "grid_search",
+    "objective_values",
+]
 
 #: Named objectives: what is minimized at the worst operating point (all in packets). The queues are counted
 #: above the standing queue max(0, 2N − C·d) that N windows at DCTCP's floor of 2 packets hold whatever K and g
@@ -205,7 +213,9 @@ class TuneResult(Result):
 
         from .._provenance import __version__
 
-        units = {k: ("s" if k == "period" else "1" if k in ("throughput", "rho") else "packets") for k in _OBS}
+        units = {
+            k: ("s" if k == "period" else "1" if k in ("throughput", "rho") else "packets") for k in _OBS
+        }
         data = {k: ("point", np.asarray(self.observables[k]), {"units": u}) for k, u in units.items()}
         coords = {"rtt": ("point", self.points_d, {"units": "s"}), "flows": ("point", self.points_N)}
         attrs = {k: v for k, v in self.summary().to_dict().items() if isinstance(v, int | float | str)}

@@ -33,8 +33,28 @@ __all__ = ["TOLERANCE", "packet_check"]
 TOLERANCE = float(TOLERANCES["queue_mean"])
 
 
-def packet_check(rng: TuneRange, K: float, g: float, *, duration: float = 0.06, seed: int = 0) -> list[dict[str, Any]]:
-    """Fluid and packet mean queue and utilization at the four corners of ``rng`` for (K, g); one dict each."""
+def packet_check(
+    rng: TuneRange, K: float, g: float, *, duration: float = 0.06, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Fluid and packet mean queue and utilization at the four corners of ``rng`` for (K, g); one dict each.
+
+    Parameters
+    ----------
+    rng : TuneRange
+        The operating range; its corners (d_lo, d_hi) × (N_lo, N_hi) are run.
+    K, g : float
+        Marking threshold (packets) and EWMA gain, e.g. :func:`.tune.tune_dctcp`'s.
+    duration : float
+        Shortest packet run in seconds (longer where 40 fluid periods need it); the last half is measured.
+    seed : int
+        Packet-core seed.
+
+    Returns
+    -------
+    list of dict
+        Per corner: ``rtt_s``, ``flows``, fluid and packet mean queue above the standing queue (packets), fluid
+        throughput and packet utilization, ``q_standing``, the stationarity note and ``class``.
+    """
     from ..crosscheck.dwtcp_busy import stationarity
     from ..packet.crosscheck import packet_run
 

@@ -70,11 +70,16 @@ _HELP = (
 @tune_app.command("dctcp", help=_HELP)
 def dctcp(
     capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
-    rtt: str = typer.Option("100us:300us", "--rtt", help='Base-RTT range LO:HI ("100us:300us") or one value.'),
+    rtt: str = typer.Option(
+        "100us:300us", "--rtt", help='Base-RTT range LO:HI ("100us:300us") or one value.'
+    ),
     flows: str = typer.Option("2:100", "--flows", help='Flow-count range LO:HI ("2:100") or one value.'),
     objective: str = typer.Option(
-        "mean-queue", "--objective",
-        help="What to minimize at the worst point: " + "; ".join(f"{k}: {v}" for k, v in OBJECTIVES.items()) + ".",
+        "mean-queue",
+        "--objective",
+        help="What to minimize at the worst point: "
+        + "; ".join(f"{k}: {v}" for k, v in OBJECTIVES.items())
+        + ".",
     ),  # fmt: skip
     throughput_min: float = typer.Option(0.99, "--throughput-min", help="Required throughput, 0 < x <= 1."),
     rho_max: float = typer.Option(0.9, "--rho-max", help="Largest allowed multiplier rho, 0 < x < 1."),
@@ -120,8 +125,11 @@ def dctcp(
             ("throughput min", f"{s['throughput_min']:.4f} (required {throughput_min:g})"),
             ("rho max", f"{s['rho_max']:.4f} (allowed {rho_max:g})"),
             ("active constraints", "; ".join(s["active_constraints"]) or "none"),
-            ("evaluations", f"{s['iterations']} SLSQP iterations, {s['cycle_solves']} cycle solves,"
-                            f" {s['period_maps']} period maps, {s['seconds']:.1f} s"),  # fmt: skip
+            (
+                "evaluations",
+                f"{s['iterations']} SLSQP iterations, {s['cycle_solves']} cycle solves,"
+                f" {s['period_maps']} period maps, {s['seconds']:.1f} s",
+            ),  # fmt: skip
         ]:
             t.add_row(k, str(v))
         out.print(t)

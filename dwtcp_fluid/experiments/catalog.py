@@ -23,6 +23,7 @@ from . import (
     sweep_maps,
     sweep_outcomes,
     timeseries,
+    tuning,
 )
 from . import figure as _figure
 from .figure import Claim, ClaimResult, Figure, FigureResult, register
@@ -38,6 +39,7 @@ RECIPES = (
     limit_cycles,
     phase_dwtcp,
     phase_dctcp,
+    tuning,
 )
 
 __all__ = [
