@@ -117,14 +117,16 @@ def test_tuner_agrees_with_grid_search() -> None:
     rng = TuneRange("10Gbps", ("100us", "200us"), (2, 8), points=2)
     r = tune_dctcp(rng)
     assert r.ok
-    Ks, gs = np.linspace(5, 60, 8), np.geomspace(0.004, 0.2, 6)
+    # fine enough to resolve the vertex of the two active constraints (on a coarser grid the best feasible point
+    # can sit elsewhere on the constraint boundary, where the objective is flat in g)
+    Ks, gs = np.linspace(5, 60, 12), np.geomspace(0.004, 0.2, 10)
     G = grid_search(rng, Ks, gs)
     assert abs(r.K - G["K"]) <= Ks[1] - Ks[0]
     assert abs(np.log(r.g / G["g"])) <= np.log(gs[1] / gs[0])
     s = r.summary()
     assert s.objective_value <= G["objective_value"] + 1e-6
     assert s.throughput_min >= 0.99 - 1e-4 and s.rho_max <= 0.9 + 1e-4
-    assert r.cycle_solves * 2 < G["cycle_solves"]  # the ≥ 10× claim is on the full range: benchmarks/tune.py
+    assert r.cycle_solves * 5 < G["cycle_solves"]  # the ≥ 10× claim is on the full range: benchmarks/tune.py
 
 
 def test_tune_range_bad_input() -> None:

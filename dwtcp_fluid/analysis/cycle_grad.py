@@ -91,7 +91,10 @@ def _period_map(cfg: Cfg, y: Any, theta: Any) -> tuple[Any, Any, Any]:
 
 def _rho(cfg: Cfg, y: Any, theta: Any) -> Any:
     """max |eig ∂P/∂y| of the 2×2 return-map Jacobian (closed-form eigenvalues, differentiable)."""
-    A = jax.jacfwd(lambda yy: _period_map(cfg, yy, theta)[0])(y) + jnp.eye(2)
+    return _spectral_radius(jax.jacfwd(lambda yy: _period_map(cfg, yy, theta)[0])(y) + jnp.eye(2))
+
+
+def _spectral_radius(A: Any) -> Any:
     tr, det = A[0, 0] + A[1, 1], A[0, 0] * A[1, 1] - A[0, 1] * A[1, 0]
     disc = tr * tr / 4 - det
     # real pair: |tr/2| + sqrt(disc); complex pair: |λ| = sqrt(det)
@@ -99,7 +102,7 @@ def _rho(cfg: Cfg, y: Any, theta: Any) -> Any:
     return jnp.where(disc > 0, real, jnp.sqrt(jnp.abs(det)))
 
 
-def _partials(y: Any, theta: Any, *, cfg: Cfg) -> dict[str, Any]:
+def _partials(y: Any, theta: Any, *, cfg: Cfg, full: bool = True) -> dict[str, Any]:
     """:func:`_partials_jit` in chunks of :data:`CHUNK` elements (the last padded): one compiled shape for every
     batch size, so the tuner, the grid search and the tests share one compilation."""
     b = y.shape[0]
@@ -110,26 +113,28 @@ def _partials(y: Any, theta: Any, *, cfg: Cfg) -> dict[str, Any]:
         if pad:
             yy = jnp.concatenate([yy, jnp.repeat(yy[-1:], pad, axis=0)])
             tt = jnp.concatenate([tt, jnp.repeat(tt[-1:], pad, axis=0)])
-        parts.append(_partials_jit(yy, tt, cfg=cfg))
+        parts.append(_partials_jit(yy, tt, cfg=cfg, full=full))
     return {k: jnp.concatenate([pt[k] for pt in parts])[:b] for k in parts[0]}
 
 
-@functools.partial(jax.jit, static_argnames=("cfg",))
-def _partials_jit(y: Any, theta: Any, *, cfg: Cfg) -> dict[str, Any]:
+@functools.partial(jax.jit, static_argnames=("cfg", "full"))
+def _partials_jit(y: Any, theta: Any, *, cfg: Cfg, full: bool) -> dict[str, Any]:
     """Residual, observables, ρ and their partials in (y, θ) for a batch (forward mode over one period).
 
-    One compiled function serves Newton and the final derivatives (a second variant without ρ would cost a
-    second compilation, longer than the ρ columns it saves)."""
+    ``full``: partials in (y, θ) and ρ's (Newton and the derivatives share this compilation); otherwise in y
+    only (values: Newton's Jacobian and ρ, about a fifth of the tangents)."""
 
     def one(yy: Any, th: Any) -> dict[str, Any]:
-        z = jnp.concatenate([yy, th])
+        z = jnp.concatenate([yy, th]) if full else yy
 
         def fz(zz: Any) -> tuple[Any, Any]:
-            r, obs, _ = _period_map(cfg, zz[:2], zz[2:])
+            r, obs, _ = _period_map(cfg, zz[:2], zz[2:] if full else th)
             return jnp.concatenate([r, obs]), None
 
         J, _ = jax.jacfwd(fz, has_aux=True)(z)
         r, obs, st = _period_map(cfg, yy, th)
+        if not full:
+            return {"r": r, "obs": obs, "status": st, "J": J, "rho": _spectral_radius(J[:2, :2] + jnp.eye(2))}
         rho_z = lambda zz: _rho(cfg, zz[:2], zz[2:])  # noqa: E731
         return {"r": r, "obs": obs, "status": st, "J": J, "rho": rho_z(z), "drho": jax.jacfwd(rho_z)(z)}
 
@@ -191,14 +196,14 @@ def _converged(r: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
 
 
 def _newton(
-    y: np.ndarray, tc: np.ndarray, wbar: np.ndarray, cfg: Cfg, iters: int, tol: float
+    y: np.ndarray, tc: np.ndarray, wbar: np.ndarray, cfg: Cfg, iters: int, tol: float, full: bool
 ) -> tuple[np.ndarray, int, np.ndarray, dict | None]:
     """Damped Newton on P(y) = y with the forward-mode Jacobian.
 
     Returns (y, period maps evaluated, converged, the partials at y when every element converged)."""
     n_eval, ok = 0, np.zeros(y.shape[0], dtype=bool)
     for _ in range(iters):
-        p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg)
+        p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg, full=full)
         n_eval += y.shape[0]
         r, A = np.asarray(p["r"]), np.asarray(p["J"])[:, :2, :2]
         ok = _converged(r, y, tol) & (np.asarray(p["status"]) == int(Status.OK))
@@ -226,10 +231,10 @@ def cycle_observables(
     K, g, N, C, d : array_like, broadcast together
         Marking threshold (packets), EWMA gain (0 < g ≤ 1), flows, capacity (packets/s), base RTT (s).
     y0 : array (B, 2), optional
-        Warm start (W̃, α̃) at the downward crossing (e.g. the previous call's ``y``); without it the batched
-        finder :func:`.limit_cycle_batch.cycles_batch` solves from its default guess.
+        Warm start (W̃, α̃) at the downward crossing (e.g. the previous call's ``y``); without it Newton starts
+        from the sawtooth guess of :func:`.limit_cycle_batch.cycles_batch`, which re-solves what Newton misses.
     gradients : bool
-        Fill the derivatives (they are computed in the same pass either way).
+        Compute the derivatives ``d…``; without them only ∂P/∂y is carried (Newton and ρ), ~5× cheaper.
     steps_per_unit, newton, tol, max_time
         RK4 steps per R*, Newton iterations on P(y) = y with the forward-mode Jacobian, tolerance, step budget
         per half orbit in R*.
@@ -260,7 +265,7 @@ def cycle_observables(
         y = np.asarray(y0, dtype=float)[cyc].copy()
     cfg = _cfg(steps_per_unit, max_time)
     with jax.enable_x64(True):
-        y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, newton, tol)
+        y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, newton, tol, gradients)
         out["evaluations"] += n_eval
         if not ok.all():
             # the robust batched finder (SciPy fallback included) for what Newton from the guess could not reach
@@ -270,10 +275,11 @@ def cycle_observables(
             )  # fmt: skip
             y[~ok] = np.where(np.isfinite(bc.x_alpha[:, :2]), bc.x_alpha[:, :2], y[~ok])
             out["evaluations"] += 13 * 3 * int((~ok).sum())
-            y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, 4, tol)
+            y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, 4, tol, gradients)
             out["evaluations"] += n_eval
         if p is None:  # not every element converged: the partials where Newton stopped, statuses below
-            p = {k: np.asarray(v) for k, v in _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg).items()}
+            p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg, full=gradients)
+            p = {k: np.asarray(v) for k, v in p.items()}
             out["evaluations"] += y.shape[0]
     r = p["r"]
     st = p["status"].astype(int)
@@ -281,8 +287,8 @@ def cycle_observables(
     out["status"][cyc] = st
     out["y"][cyc] = y
     J = p["J"]  # (b, 2 + 5, 2 + 5): rows residual (2) then observables; columns y (2) then θ (5)
-    A, Bth = J[:, :2, :2], J[:, :2, 2:]  # ∂(P − y)/∂y = ∂P/∂y − I, ∂P/∂θ
-    dy = fixed_point_sensitivity(A, Bth)
+    if gradients:
+        dy = fixed_point_sensitivity(J[:, :2, :2], J[:, :2, 2:])  # ∂r/∂y = ∂P/∂y − I, ∂r/∂θ = ∂P/∂θ
     names = ["q_min", "q_max", "q_mean", "period", "throughput"]
     for i, k in enumerate(names):
         out[k][cyc] = p["obs"][:, i]
@@ -295,6 +301,8 @@ def cycle_observables(
     for k in names + ["rho"]:
         out[k][bad] = np.nan
         out["d" + k][bad] = np.nan
+        if not gradients:
+            del out["d" + k]
     return out
 
 
