@@ -52,10 +52,18 @@ def _check_sweep(text: str) -> None:
     assert m and float(m.group(1)) == 1.0, "condition ⇔ spiral must hold at every scored point"
 
 
+def _check_tuning(text: str) -> None:
+    rows = re.findall(r"d(\w+)/dg +implicit +([-\d.e+]+) +central difference +([-\d.e+]+)", text)
+    assert len(rows) == 4, rows
+    for name, imp, fd in rows:  # implicit differentiation against the notebook's own central difference
+        assert abs(float(imp) - float(fd)) <= 1e-5 * abs(float(imp)) + 1e-12, (name, imp, fd)
+
+
 CHECKS = {
     "dctcp_limit_cycles": _check_limit_cycles,
     "dwtcp_condition": _check_condition,
     "dwtcp_sweep": _check_sweep,
+    "tuning": _check_tuning,
 }
 
 
