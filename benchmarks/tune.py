@@ -67,7 +67,7 @@ def main() -> None:
           f" cycle solves ratio grid/gradient = {G['cycle_solves'] / r.cycle_solves:.1f}x,"
           f" time ratio (grid / tuner median) = {G['seconds'] / statistics.median(times):.1f}x")  # fmt: skip
     if args.packet:
-        from dwtcp_fluid.analysis.tune_packet import TOLERANCE, packet_check
+        from dwtcp_fluid.crosscheck.tune_packet import TOLERANCE, packet_check
 
         t = time.perf_counter()
         rows = packet_check(rng, r.K, r.g)

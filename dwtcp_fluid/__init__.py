@@ -91,7 +91,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "cycle_observables": ("analysis.cycle_grad", "cycle_observables"),
     "TuneRange": ("analysis.tune", "TuneRange"),
     "tune_dctcp": ("analysis.tune", "tune_dctcp"),
-    "tune_packet_check": ("analysis.tune_packet", "packet_check"),
+    "tune_packet_check": ("crosscheck.tune_packet", "packet_check"),
     # sweep
     "run_sweep": ("sweep.result", "sweep"),
     "SweepResult": ("sweep.result", "SweepResult"),

@@ -22,10 +22,10 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.cycle_grad import cycle_observables
+from ..analysis.tune import TuneRange
 from ..packet.crosscheck import TOLERANCES
 from ..params import DctcpParams, LinkParams
-from .cycle_grad import cycle_observables
-from .tune import TuneRange
 
 __all__ = ["TOLERANCE", "packet_check"]
 
@@ -43,7 +43,7 @@ def packet_check(
     rng : TuneRange
         The operating range; its corners (d_lo, d_hi) × (N_lo, N_hi) are run.
     K, g : float
-        Marking threshold (packets) and EWMA gain, e.g. :func:`.tune.tune_dctcp`'s.
+        Marking threshold (packets) and EWMA gain, e.g. :func:`dwtcp_fluid.analysis.tune.tune_dctcp`'s.
     duration : float
         Shortest packet run in seconds (longer where 40 fluid periods need it); the last half is measured.
     seed : int
@@ -55,8 +55,8 @@ def packet_check(
         Per corner: ``rtt_s``, ``flows``, fluid and packet mean queue above the standing queue (packets), fluid
         throughput and packet utilization, ``q_standing``, the stationarity note and ``class``.
     """
-    from ..crosscheck.dwtcp_busy import stationarity
     from ..packet.crosscheck import packet_run
+    from .dwtcp_busy import stationarity
 
     corners = [(d, n) for d in rng.d for n in rng.N]
     D = np.array([c[0] for c in corners])
