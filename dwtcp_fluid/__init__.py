@@ -100,6 +100,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "hybrid_summary": ("analysis.hybrid", "hybrid_summary"),
     "guide": ("analysis.guidelines", "guide"),
     "rtt_fairness": ("analysis.rtt_fairness", "rtt_fairness"),
+    # differentiable tuning
+    "cycle_observables": ("analysis.cycle_grad", "cycle_observables"),
+    "TuneRange": ("analysis.tune", "TuneRange"),
+    "tune_dctcp": ("analysis.tune", "tune_dctcp"),
+    "tune_packet_check": ("crosscheck.tune_packet", "packet_check"),
     # sweep
     "run_sweep": ("sweep.result", "sweep"),
     "SweepResult": ("sweep.result", "SweepResult"),

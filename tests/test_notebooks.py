@@ -82,12 +82,20 @@ def _check_timely(text: str) -> None:
     assert float(fluid["timely-patched"]) < 0.5 * float(fluid["timely"]), fluid
 
 
+def _check_tuning(text: str) -> None:
+    rows = re.findall(r"d(\w+)/dg +implicit +([-\d.e+]+) +central difference +([-\d.e+]+)", text)
+    assert len(rows) == 4, rows
+    for name, imp, fd in rows:  # implicit differentiation against the notebook's own central difference
+        assert abs(float(imp) - float(fd)) <= 1e-5 * abs(float(imp)) + 1e-12, (name, imp, fd)
+
+
 CHECKS = {
     "dwtcp_findings": _check_findings,
     "timely": _check_timely,
     "dctcp_limit_cycles": _check_limit_cycles,
     "dwtcp_condition": _check_condition,
     "dwtcp_sweep": _check_sweep,
+    "tuning": _check_tuning,
 }
 
 

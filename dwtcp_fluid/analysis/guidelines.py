@@ -26,10 +26,21 @@ from ..params import LinkParams, check_range
 from . import hybrid as hy
 from .limit_cycle import LimitCycle, find_limit_cycle
 
-__all__ = ["guide", "worst_undershoot"]
+__all__ = ["guide", "paper_guideline", "worst_undershoot"]
 
 #: g at which the period for the upper bound on g is measured ("small g": the cycle's own time scale).
 G_SMALL = 0.001
+
+
+def paper_guideline(bdp: float) -> dict[str, float]:
+    """The paper's K ≈ 0.17·C·d (17) and 5/(C·d + K) ≲ g ≲ 1/sqrt(C·d + K) (27), (18), [DCTCP-A] (C·d in packets)."""
+    K = 0.17 * bdp
+    return {
+        "K_packets": K,
+        "K_fraction_of_bdp": 0.17,
+        "g_min": 5.0 / (bdp + K),
+        "g_max": 1.0 / math.sqrt(bdp + K),
+    }
 
 
 def _q_min(wbar: float, g: float) -> float:
@@ -102,7 +113,8 @@ def guide(link: LinkParams, flows: int | None = None, *, iterations: int = 3) ->
             break
         K = K_new
     W_max = bdp + K
-    paper_K = 0.17 * bdp
+    paper = paper_guideline(bdp)
+    paper_K = paper["K_packets"]
     paper_Wmax = bdp + paper_K
     return {
         "bdp_packets": bdp,
@@ -115,13 +127,7 @@ def guide(link: LinkParams, flows: int | None = None, *, iterations: int = 3) ->
         "worst_wbar": w_worst,
         "period_at_wmax_rtt": T_max,
         "W_max": W_max,
-        "paper": {
-            "K_packets": paper_K,
-            "K_fraction_of_bdp": 0.17,
-            "g_min": 5.0 / paper_Wmax,
-            "g_max": 1.0 / math.sqrt(paper_Wmax),
-            "source": "[DCTCP-A] eqs. (17), (18), (27)",
-        },
+        "paper": {**paper, "source": "[DCTCP-A] eqs. (17), (18), (27)"},
         "reasoning": [
             f"Worst queue undershoot of the limit cycle Q_min = {qmin:.4f}·C·R* at w̄ = {w_worst:.3g}"
             f" (g = {g_max:.3g}); no underflow needs K ≥ |Q_min|·(C·d + K), so K = {K:.1f} packets"

@@ -98,8 +98,8 @@ def _unpack(
         if paper:
             # the paper's exp(∫ J_F ds), batched (only for the final evaluation: it is the costly part)
             ja, jb = (
-                aug[:, 0, n + 1 + n * n :].reshape(-1, n, n),
-                aug[:, 1, n + 1 + n * n :].reshape(-1, n, n),
+                aug[:, 0, n + 1 + n * n : n + 1 + 2 * n * n].reshape(-1, n, n),
+                aug[:, 1, n + 1 + n * n : n + 1 + 2 * n * n].reshape(-1, n, n),
             )
             good = np.all(np.isfinite(ja), axis=(1, 2)) & np.all(np.isfinite(jb), axis=(1, 2))
             ea, eb = np.full_like(ja, np.nan), np.full_like(jb, np.nan)

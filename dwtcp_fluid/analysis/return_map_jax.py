@@ -5,7 +5,7 @@ Each half is a ``lax.while_loop`` over sub-steps of the JAX integration core
 h = D/M, so the switch one delay after the crossing falls on a step boundary; the crossing that ends a half and
 any contact with a bound (a sliding mode) are located by Newton on the step's Hermite interpolant, and the end is
 moved onto S along the flow (one Newton step in time, then the lift onto S). Along the orbit the vector carries
-the throughput integral (:func:`.return_map.throughput_rate`) and, without bounds, the variational matrix Φ (Φ' = J_F Φ, J_F by ``jax.jacfwd`` of the model's
+the throughput integral (:func:`.return_map.throughput_rate`), the queue's integral (last) and, without bounds, the variational matrix Φ (Φ' = J_F Φ, J_F by ``jax.jacfwd`` of the model's
 right-hand side, which the contract test checks against the symbolic Jacobian) and the entry-wise ∫ J_F ds.
 The queue's extremes are sampled at the sub-step ends.
 """
@@ -99,6 +99,7 @@ def _half(cfg: Cfg, p: Mapping[str, Any], x0: Any, u_first: Any) -> tuple[Any, A
         parts = [F, util[None]]
         if var:
             parts += [(J @ y[n + 1 : n + 1 + n * n].reshape(n, n)).ravel(), J.ravel()]
+        parts.append(queue(y)[None])  # ∫ queue, last rider: the cycle's mean queue
         return jnp.concatenate(parts)
 
     def sigma(y: Any) -> Any:
@@ -108,7 +109,7 @@ def _half(cfg: Cfg, p: Mapping[str, Any], x0: Any, u_first: Any) -> tuple[Any, A
         return jnp.asarray(model.observables(tuple(y[i] for i in range(n)), p, jnp)["queue"]) + 0 * y[0]
 
     seg = JaxSegment(f, sigma, cfg.bound_idx, cfg.bound_sign)
-    y0 = jnp.zeros(n + 1 + (2 * n * n if var else 0)).at[:n].set(x0)
+    y0 = jnp.zeros(n + 2 + (2 * n * n if var else 0)).at[:n].set(x0)
     if var:
         y0 = y0.at[n + 1 : n + 1 + n * n].set(jnp.eye(n).ravel())
     u0 = jnp.full(m, u_first)

@@ -26,6 +26,7 @@ from . import (
     sweep_outcomes,
     timely,
     timeseries,
+    tuning,
 )
 from . import figure as _figure
 from .figure import Claim, ClaimResult, Figure, FigureResult, register
@@ -44,6 +45,7 @@ RECIPES = (
     timely,
     dctcp_wan,
     d2tcp,
+    tuning,
 )
 
 __all__ = [

@@ -1,0 +1,137 @@
+"""``dwtcp-fluid tune dctcp``: choose K and g over an operating range by gradients through the limit cycles."""
+
+from __future__ import annotations
+
+import math
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..analysis.tune import OBJECTIVES, TuneRange, tune_dctcp
+from ..units import parse_time
+from .app import app
+from .common import UsageError, emit_json
+
+tune_app = typer.Typer(
+    help="Choose protocol parameters over an operating range by gradients through the fluid models.",
+    no_args_is_help=True,
+)
+app.add_typer(tune_app, name="tune")
+
+
+def _split(flag: str, text: str) -> tuple[str, str]:
+    parts = str(text).split(":")
+    if len(parts) == 1:
+        return parts[0], parts[0]
+    if len(parts) != 2 or not all(parts):
+        raise UsageError(flag, text, "LO:HI or one value")
+    return parts[0], parts[1]
+
+
+def _rtt_range(text: str) -> tuple[float, float]:
+    out = []
+    for tok in _split("--rtt", text):
+        try:
+            v = parse_time(tok)
+        except ValueError:
+            raise UsageError("--rtt", text, 'times LO:HI with LO <= HI, e.g. "100us:300us"') from None
+        if not (math.isfinite(v) and v > 0):
+            raise UsageError("--rtt", text, 'times > 0 as LO:HI, e.g. "100us:300us"')
+        out.append(v)
+    if out[0] > out[1]:
+        raise UsageError("--rtt", text, 'times LO:HI with LO <= HI, e.g. "100us:300us"')
+    return out[0], out[1]
+
+
+def _flow_range(text: str) -> tuple[int, int]:
+    out = []
+    for tok in _split("--flows", text):
+        try:
+            v = int(tok)
+        except ValueError:
+            raise UsageError("--flows", text, 'integers LO:HI with 1 <= LO <= HI, e.g. "2:100"') from None
+        out.append(v)
+    if not (1 <= out[0] <= out[1] <= 100_000):
+        raise UsageError("--flows", text, 'integers LO:HI with 1 <= LO <= HI <= 100000, e.g. "2:100"')
+    return out[0], out[1]
+
+
+_HELP = (
+    "Tune DCTCP's marking threshold K and EWMA gain g over an operating range ([DCTCP-A] fluid model with the"
+    " physical queue floor).\n\nDefault objective: minimize the worst-case mean queue over the range (counted above"
+    " the standing queue 2N - C*d that N windows of 2 packets hold at any K, g) subject to throughput >= 99 % and"
+    " the cycle's return-map multiplier rho <= 0.9 at every operating point. The range is covered by a grid of"
+    " --points per axis (corners and interior, geometric in RTT and N); SLSQP uses exact gradients from implicit"
+    " differentiation of each point's periodic orbit."
+)
+
+
+@tune_app.command("dctcp", help=_HELP)
+def dctcp(
+    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
+    rtt: str = typer.Option(
+        "100us:300us", "--rtt", help='Base-RTT range LO:HI ("100us:300us") or one value.'
+    ),
+    flows: str = typer.Option("2:100", "--flows", help='Flow-count range LO:HI ("2:100") or one value.'),
+    objective: str = typer.Option(
+        "mean-queue",
+        "--objective",
+        help="What to minimize at the worst point: "
+        + "; ".join(f"{k}: {v}" for k, v in OBJECTIVES.items())
+        + ".",
+    ),  # fmt: skip
+    throughput_min: float = typer.Option(0.99, "--throughput-min", help="Required throughput, 0 < x <= 1."),
+    rho_max: float = typer.Option(0.9, "--rho-max", help="Largest allowed multiplier rho, 0 < x < 1."),
+    points: int = typer.Option(3, "--points", help="Operating points per axis, 2..9 (2: corners only)."),
+    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+) -> None:
+    if objective not in OBJECTIVES:
+        raise UsageError("--objective", objective, "one of " + ", ".join(OBJECTIVES))
+    if not (math.isfinite(throughput_min) and 0 < throughput_min <= 1):
+        raise UsageError("--throughput-min", throughput_min, "a fraction with 0 < x <= 1")
+    if not (math.isfinite(rho_max) and 0 < rho_max < 1):
+        raise UsageError("--rho-max", rho_max, "a number with 0 < x < 1")
+    if not (2 <= points <= 9):
+        raise UsageError("--points", points, "an integer in 2..9")
+    d_rng, n_rng = _rtt_range(rtt), _flow_range(flows)
+    try:
+        rng = TuneRange(capacity, d_rng, n_rng, points, packet_size)
+    except ValueError as e:
+        flag = "--packet-size" if "packet_size" in str(e) else "--capacity"
+        raise UsageError(flag, packet_size if flag == "--packet-size" else capacity, str(e)) from None
+    err = Console(stderr=True)
+    with err.status("tuning K and g (compiling the JAX period map on the first call)...", spinner="dots"):
+        res = tune_dctcp(rng, objective=objective, throughput_min=throughput_min, rho_max=rho_max)
+    s = res.summary().to_dict()
+    s["operating_points"] = [
+        {"rtt_s": float(d), "flows": int(n), **{k: v[i].item() for k, v in res.observables.items()}}
+        for i, (d, n) in enumerate(zip(res.points_d, res.points_N, strict=True))
+    ]
+    s["path"] = res.path.tolist()
+    if json:
+        emit_json(s)
+    else:
+        out = Console()
+        t = Table(title=f"tune dctcp: {s['objective_description']}", show_header=False)
+        w = s["worst_point"]
+        for k, v in [
+            ("status", s["status"] if s["status"] == "ok" else f"{s['status']}: {s['message']}"),
+            ("K", f"{res.K:.2f} packets"),
+            ("g", f"{res.g:.5f}"),
+            ("objective", f"{s['objective_value']:.2f} packets"),
+            ("worst point", f"rtt {w['rtt_s'] * 1e6:.0f} us, N = {w['flows']}"),
+            ("throughput min", f"{s['throughput_min']:.4f} (required {throughput_min:g})"),
+            ("rho max", f"{s['rho_max']:.4f} (allowed {rho_max:g})"),
+            ("active constraints", "; ".join(s["active_constraints"]) or "none"),
+            (
+                "evaluations",
+                f"{s['iterations']} SLSQP iterations, {s['cycle_solves']} cycle solves,"
+                f" {s['period_maps']} period maps, {s['seconds']:.1f} s",
+            ),  # fmt: skip
+        ]:
+            t.add_row(k, str(v))
+        out.print(t)
+    if s["status"] != "ok":
+        raise typer.Exit(1)

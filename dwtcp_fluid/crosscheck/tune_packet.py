@@ -1,0 +1,92 @@
+"""The tuned (K, g) through the packet core at the operating range's corners: the packet law judges the tuning.
+
+Each corner (shortest/longest RTT × fewest/most flows) runs the packet core's DCTCP law (Linux semantics,
+:func:`dwtcp_fluid.packet.crosscheck.packet_run`) with the tuned K and g; its mean queue (above the standing queue
+2N − C·d, as the objective counts it) and utilization over the last half are set next to the fluid values of
+:mod:`.cycle_grad`. Classes:
+
+* ``agree``: packet mean queue within :data:`TOLERANCE` packets of the fluid one and utilization within 0.01 of
+  the fluid throughput;
+* ``disagree``: a stationary run outside that;
+* ``uninformative``: the run says nothing about the stationary regime (its last half is not stationary by
+  :func:`dwtcp_fluid.crosscheck.dwtcp_busy.stationarity`, or the link collapsed, utilization < 0.5); never counted
+  as agreement.
+
+The tolerance is the one the packet-vs-fluid cross-check states for the mean queue (10 packets): the paper's
+model (5)-(8) lags the packet queue by an RTT, which moves its period but not its mean queue by more than that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..analysis.cycle_grad import cycle_observables
+from ..analysis.tune import TuneRange
+from ..packet.crosscheck import TOLERANCES
+from ..params import DctcpParams, LinkParams
+
+__all__ = ["TOLERANCE", "packet_check"]
+
+#: Mean-queue tolerance, packets (the packet-vs-fluid cross-check's).
+TOLERANCE = float(TOLERANCES["queue_mean"])
+
+
+def packet_check(
+    rng: TuneRange, K: float, g: float, *, duration: float = 0.06, seed: int = 0
+) -> list[dict[str, Any]]:
+    """Fluid and packet mean queue and utilization at the four corners of ``rng`` for (K, g); one dict each.
+
+    Parameters
+    ----------
+    rng : TuneRange
+        The operating range; its corners (d_lo, d_hi) × (N_lo, N_hi) are run.
+    K, g : float
+        Marking threshold (packets) and EWMA gain, e.g. :func:`dwtcp_fluid.analysis.tune.tune_dctcp`'s.
+    duration : float
+        Shortest packet run in seconds (longer where 40 fluid periods need it); the last half is measured.
+    seed : int
+        Packet-core seed.
+
+    Returns
+    -------
+    list of dict
+        Per corner: ``rtt_s``, ``flows``, fluid and packet mean queue above the standing queue (packets), fluid
+        throughput and packet utilization, ``q_standing``, the stationarity note and ``class``.
+    """
+    from ..packet.crosscheck import packet_run
+    from .dwtcp_busy import stationarity
+
+    corners = [(d, n) for d in rng.d for n in rng.N]
+    D = np.array([c[0] for c in corners])
+    N = np.array([c[1] for c in corners], dtype=float)
+    fl = cycle_observables(K, g, N, rng.C, D, gradients=False)
+    out = []
+    for i, (d, n) in enumerate(corners):
+        link = LinkParams(rng.capacity, d, rng.packet_size)
+        P = DctcpParams(link=link, flows=int(n), K=float(K), g=float(g))
+        # long enough for ≥ 20 fluid periods in the measured half
+        T = float(fl["period"][i]) if np.isfinite(fl["period"][i]) else 0.0
+        pk = packet_run(P, duration=max(duration, 40 * T), seed=seed)
+        s, q = pk["summary"], pk["traces"]["q"]
+        # the queue's thirds only: the packet trace has no per-chunk utilization (the run's is checked below)
+        stationary, why = stationarity(q, np.ones_like(q))
+        why = why.split(";")[0]
+        stand = float(fl["q_standing"][i])
+        row = {
+            "rtt_s": float(d), "flows": int(n), "fluid_queue_mean": float(fl["q_mean"][i]) - stand,
+            "packet_queue_mean": float(s["queue_mean"]) - stand, "fluid_throughput": float(fl["throughput"][i]),
+            "packet_utilization": float(s["utilization"]), "q_standing": stand, "stationarity": why,
+        }  # fmt: skip
+        if not stationary or row["packet_utilization"] < 0.5:
+            row["class"] = "uninformative"
+        elif (
+            abs(row["packet_queue_mean"] - row["fluid_queue_mean"]) <= TOLERANCE
+            and abs(row["packet_utilization"] - row["fluid_throughput"]) <= 0.01
+        ):
+            row["class"] = "agree"
+        else:
+            row["class"] = "disagree"
+        out.append(row)
+    return out
