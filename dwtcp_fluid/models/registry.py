@@ -17,6 +17,7 @@ from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION
 from .base import FluidModel
 from .dctcp import DctcpFluid, DctcpNormalized
 from .dctcp_hetero import DctcpHetero, DctcpHeteroParams
+from .dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
 from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
 from .dwtcp import DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid
@@ -125,5 +126,17 @@ register_model(
         # the window's slope jumps by α·S/(L·τ) at every switch and the gap count rises steeply as the link leaves
         # saturation: at the model's default step (its step_scale/20 = τ/80 here) RK4 is 1.9e-4 relative off
         agreement=5e-4,
+    )
+)
+# a 2-hop parking lot (one long group over both links, one cross group per link), 3 flows per group: each link's
+# mark is read from the delayed state, which the fixed-step JAX solver resolves to its step (delay/20), not exactly
+register_model(
+    ModelCase(
+        "dctcp-network",
+        DctcpNetwork(parking_lot_routes(2)),
+        NetworkParams.parking_lot(2, flows=3),
+        (15.0,) * 3 + (0.0,) * 3 + (0.0, 0.0),
+        (0.0, 0.004),
+        agreement=2e-3,
     )
 )
