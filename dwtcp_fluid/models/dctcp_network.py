@@ -59,12 +59,16 @@ def _check_routes(routes: Any, links: int) -> tuple[tuple[int, ...], ...]:
     try:
         rs = tuple(tuple(int(v) for v in r) for r in routes)
     except (TypeError, ValueError):
-        raise ValueError(f"routes={routes!r} is invalid: accepted a sequence of link-index sequences") from None
+        raise ValueError(
+            f"routes={routes!r} is invalid: accepted a sequence of link-index sequences"
+        ) from None
     if not rs or any(not r for r in rs):
         raise ValueError(f"routes={routes!r} is invalid: accepted at least one route, each of >= 1 link")
     for r in rs:
         if len(set(r)) != len(r) or any(not 0 <= v < links for v in r):
-            raise ValueError(f"routes={routes!r} is invalid: link indices must be distinct and in [0, {links})")
+            raise ValueError(
+                f"routes={routes!r} is invalid: link indices must be distinct and in [0, {links})"
+            )
     used = {v for r in rs for v in r}
     if used != set(range(links)):
         raise ValueError(f"routes={routes!r} is invalid: every link 0..{links - 1} must carry a route")
@@ -294,7 +298,9 @@ class DctcpNetwork(FluidModel):
     def numeric_params(self, params: NetworkParams) -> dict[str, float]:
         """Floats from a :class:`NetworkParams` with the same routes (C in packets/s, d and τ in s)."""
         if not isinstance(params, NetworkParams) or params.routes != self.routes:
-            raise ValueError(f"params={params!r} is invalid: accepted a NetworkParams with routes {self.routes}")
+            raise ValueError(
+                f"params={params!r} is invalid: accepted a NetworkParams with routes {self.routes}"
+            )
         out = {"g": float(params.g), "tau": float(params.feedback_delay)}
         for l in range(self.links):
             out[f"C_{l + 1}"] = float(params.capacity[l])
