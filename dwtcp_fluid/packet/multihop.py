@@ -19,7 +19,7 @@ unrolled over hops:
    h − 1 forwarding slots more).
 
 Per chunk it records, per hop, the mean and end queue and the busy fraction, and per flow the packets delivered
-and the mean window. It shares the switch's marking rule and hash and every law with the single-bottleneck
+and the mean window (and the end value of the law's ``aux`` field). It shares the switch's marking rule and hash and every law with the single-bottleneck
 engine (:mod:`.engine`), which stays the engine of the ``single`` topology.
 """
 
@@ -103,7 +103,7 @@ def _run(law: Law, n_hops: int, bmax: int, ring: int, n_chunks: int, chunk: int,
             off = (hash32(a["seed"], t, 4, h) % jnp.uint32(F + 1)).astype(INT)
             perm = (jnp.arange(F + 1) + off) % (F + 1)
             vp = v[perm]
-            seen = qlen[h] + jnp.cumsum(vp.astype(INT)) - 1
+            seen = qlen[h] + jnp.cumsum(vp, dtype=INT) - 1
             acc = vp & (seen < a["buffer"])
             mk = acc & (seen >= a["kth"][h])
             pos = jnp.where(acc, (c["head"][h] + seen) % B, B)  # B: out of range, dropped by the scatter
@@ -112,7 +112,7 @@ def _run(law: Law, n_hops: int, bmax: int, ring: int, n_chunks: int, chunk: int,
             qn = qn.at[h, pos].set(cn[perm], mode="drop")
             qt = qt.at[h, pos].set(ct[perm], mode="drop")
             qs = qs.at[h, pos].set(cs[perm].at[:, h].set(seen), mode="drop")
-            qlen = qlen.at[h].add(jnp.sum(acc.astype(INT)))
+            qlen = qlen.at[h].add(jnp.sum(acc, dtype=INT))
             dropped = vp & ~acc
             lost = jnp.zeros(F, INT).at[cf[perm]].add(jnp.where(dropped, 1 + cn[perm] * (perm == 0), 0))
             new_acc = jnp.zeros(F, bool).at[cf[perm]].max(acc & (perm > 0))
@@ -152,6 +152,8 @@ def _run(law: Law, n_hops: int, bmax: int, ring: int, n_chunks: int, chunk: int,
             "delivered": c["acc_del"], "cwnd_mean": c["acc_cw"] / chunk, "marks": c["acc_mark"],
             "drops": c["drops"],
         }  # fmt: skip
+        if law.aux:
+            rec["aux_end"] = c["law"][law.aux]
         return c, rec
 
     c0.update(acc_q=jnp.zeros(H, FLOAT), acc_busy=zH, acc_del=zF, acc_cw=jnp.zeros(F, FLOAT), acc_mark=zF)
