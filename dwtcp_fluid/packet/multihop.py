@@ -79,7 +79,10 @@ def _run(law: Law, n_hops: int, bmax: int, ring: int, n_chunks: int, chunk: int,
         last = jnp.where(ack, t, c["last"])
         to = (infl > 0) & (infl == c["pend"]) & (t - last >= a["rto"])
         una, infl = una + jnp.where(to, infl, 0), jnp.where(to, 0, infl)
-        ev_to = Events(t=t, timeout=to, snd_nxt=c["nxt"], snd_una=una, rtt=a["rtt"].astype(FLOAT))
+        ev_to = Events(
+            t=t, timeout=to, snd_nxt=c["nxt"], snd_una=una, rtt=a["rtt"].astype(FLOAT),
+            hop_queues=jnp.zeros((F, H), INT),
+        )  # fmt: skip
         s = _merge(law.step(s, ev_to, a["law"]), s, to)
         c.update(law=s, una=una, infl=infl, pend=jnp.where(to, 0, c["pend"]), last=jnp.where(to, t, last))
         c["av"] = c["av"].at[row].set(False)
