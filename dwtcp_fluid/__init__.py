@@ -9,14 +9,16 @@ Parameters
     ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
 Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``FluidModel`` (the contract), ``MODELS`` (the registry).
+    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``DctcpNetwork`` (``NetworkParams``, ``parking_lot_routes``: several
+    bottlenecks), ``FluidModel`` (the contract), ``MODELS`` (the registry).
 Verbs
     ``solve`` (DDE, solver objects ``Reference``, ``JaxRK4``), ``limit_cycle`` / ``find_limit_cycle`` /
     ``cycles`` / ``cycles_batch`` / ``theorem1`` (limit cycles and Floquet), ``spectrum`` (delay-aware roots of
     DWTCP) / ``char_roots`` / ``eigenvalues_decrease``, ``phase_portrait`` (presets ``dwtcp_portrait``,
     ``dctcp_portrait``), ``run_sweep`` (``SweepGrid``, ``sweep_plan``,
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
-    ``compare_dctcp``, ``within_tolerance``), ``hybrid_summary``, ``guide``, ``rtt_fairness``.
+    ``compare_dctcp``, ``within_tolerance``), ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop:
+    ``run_topology`` (packet chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``.
 Results
     ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
     ``to_dataset()``, ``plot(ax=None)``.
@@ -53,6 +55,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DctcpHeteroParams": ("models.dctcp_hetero", "DctcpHeteroParams"),
     "DwtcpFluid": ("models.dwtcp", "DwtcpFluid"),
     "DwtcpScoutFluid": ("models.dwtcp_scout", "DwtcpScoutFluid"),
+    "DctcpNetwork": ("models.dctcp_network", "DctcpNetwork"),
+    "NetworkParams": ("models.dctcp_network", "NetworkParams"),
+    "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
+    "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
+    "run_topology": ("packet.multihop_run", "run_topology"),
+    "compare_chain": ("crosscheck.multihop", "compare_chain"),
+    "hop_signal": ("packet.hop_signals", "hop_signal"),
     "MODELS": ("models.registry", "MODELS"),
     "eigenvalues_decrease": ("models.dwtcp", "eigenvalues_decrease"),
     "frozen_jacobian": ("models.dwtcp", "frozen_jacobian"),

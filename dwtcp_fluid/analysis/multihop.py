@@ -50,6 +50,21 @@ def parking_lot_fixed_point(
     ``"synchronized"``: the hops' marks coincide in time (equal queues crossing K together, as in the symmetric
     fluid model), so a long flow is marked exactly when a cross flow is, P = p.
 
+    Parameters
+    ----------
+    hops : int
+        Links k crossed by the long flows.
+    C : float
+        Capacity of every link, packets/s.
+    K : float
+        Marking threshold of every link, packets (the queue at the fixed point).
+    d : float
+        Base RTT of every flow, s.
+    n_long, n_cross : int
+        Long flows, and cross flows per link.
+    marks : {"independent", "synchronized"}
+        How the hops' marks combine on the long path (see above).
+
     Raises ValueError when the mark fraction would be ≥ 1 (the links cannot be filled with marks below 1:
     windows below 2 packets, the regime [DCTCP-A] eq. (15) treats separately).
     """

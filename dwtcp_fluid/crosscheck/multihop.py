@@ -96,7 +96,15 @@ def classify_chain(rec: dict, K: float, warm: int) -> str:
 
 
 def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
-    """Run the packet parking lot for ``setting`` and compare with the fluid network model's predictions."""
+    """Run the packet parking lot for ``setting`` and compare with the fluid network model's predictions.
+
+    Parameters
+    ----------
+    setting : ChainSetting
+        Hops, flows per group, K, link and duration.
+    seed : int
+        Seed of the packet run.
+    """
     from ..packet.multihop_run import run_topology
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)

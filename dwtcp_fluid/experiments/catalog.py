@@ -17,6 +17,7 @@ from . import (
     dwtcp_packet_truth,
     hybrid,
     limit_cycles,
+    multihop,
     packet,
     phase_dctcp,
     phase_dwtcp,
@@ -38,6 +39,7 @@ RECIPES = (
     limit_cycles,
     phase_dwtcp,
     phase_dctcp,
+    multihop,
 )
 
 __all__ = [

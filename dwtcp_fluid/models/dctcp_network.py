@@ -49,7 +49,13 @@ __all__ = ["DctcpNetwork", "NetworkParams", "parking_lot_routes"]
 
 
 def parking_lot_routes(hops: int) -> tuple[tuple[int, ...], ...]:
-    """Routes of the parking lot: group 0 (the long flow) crosses links 0..k−1, group j crosses link j−1 only."""
+    """Routes of the parking lot: group 0 (the long flow) crosses links 0..k−1, group j crosses link j−1 only.
+
+    Parameters
+    ----------
+    hops : int
+        Number of links k ≥ 1.
+    """
     if not (isinstance(hops, int) and hops >= 1):
         raise ValueError(f"hops={hops!r} is out of range: accepted an integer >= 1")
     return (tuple(range(hops)),) + tuple((j,) for j in range(hops))

@@ -67,8 +67,37 @@ def run_topology(
 ) -> ChainSummary:
     """Run ``law`` on a ``path:K`` or ``parking-lot:K`` chain (``flows``: per group, or one count for all).
 
-    Every flow starts in the first base RTT at a seeded slot (no two start together by construction of the
-    hash) and runs to the end; ECN marks by the packets found ahead at enqueue against K at every hop.
+    Every flow starts in the first base RTT at a seeded slot and runs to the end; every hop marks by the packets
+    an arrival finds ahead of it, against K.
+
+    Parameters
+    ----------
+    topology : str or Topology
+        ``"path:K"`` or ``"parking-lot:K"`` (:func:`~.topology.parse_topology`).
+    law : str or Law
+        A registered law name or instance (one law for every flow).
+    link : LinkParams, optional
+        Port rate (every hop), base RTT (every flow) and packet size; default 10 Gbps, 100 µs, 1500 B.
+    flows : int or sequence of int
+        Flows per group (group 0 crosses the most hops), one count for all groups or one per group.
+    K : float
+        ECN threshold of every hop, packets.
+    duration : str or float
+        Simulated time ("100ms" or seconds).
+    buffer : int
+        Drop-tail buffer of every hop, packets.
+    mark_cmp : {"ge", "gt"}
+        Mark when the queue found is ≥ K or > K.
+    rto : str or float
+        Retransmission timeout.
+    seed : int
+        Seed of the start slots and of the enqueue order.
+    law_params : mapping, optional
+        Overrides of the law's default numeric parameters.
+    chunk : int
+        Slots per record.
+    warmup_fraction : float
+        Part of the run left out of the summary, in [0, 1).
     """
     topo = parse_topology(topology) if isinstance(topology, str) else topology
     if topo.kind == "single":
