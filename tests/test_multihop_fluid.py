@@ -94,3 +94,23 @@ def test_bad_network_params_name_the_parameter(kw, word):
 def test_fixed_point_rejects_overload():
     with pytest.raises(ValueError, match="C="):
         parking_lot_fixed_point(2, 10.0, 0.0, 1e-4, n_cross=50)
+
+
+def test_cli_network_json(capsys):
+    import json
+
+    from dwtcp_fluid.cli import main
+
+    assert main(["dctcp", "network", "--topology", "parking-lot:2", "--duration", "3ms", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["fluid"]["queue_mean"]) == 2 and len(out["fluid"]["group_share"]) == 3
+    fp = out["fixed_point"]["independent"]
+    assert fp["long_share"] == pytest.approx(parking_lot_fixed_point(2, C10, 65.0, 1e-4).share_long, rel=1e-9)
+
+
+@pytest.mark.parametrize("extra", [["--topology", "single"], ["--flows", "0"], ["--duration", "1us"]])
+def test_cli_network_usage_errors(capsys, extra):
+    from dwtcp_fluid.cli import main
+
+    assert main(["dctcp", "network", *extra]) == 2
+    assert capsys.readouterr().err.count("\n") == 1

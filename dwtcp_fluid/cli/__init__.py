@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.packet",
     "dwtcp_fluid.cli.limit_cycle",
     "dwtcp_fluid.cli.phase",
+    "dwtcp_fluid.cli.network",
 )
 
 
