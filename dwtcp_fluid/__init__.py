@@ -62,6 +62,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "run_topology": ("packet.multihop_run", "run_topology"),
     "compare_chain": ("crosscheck.multihop", "compare_chain"),
     "hop_signal": ("packet.hop_signals", "hop_signal"),
+    "packet_law": ("packet.laws", "get_law"),
     "MODELS": ("models.registry", "MODELS"),
     "eigenvalues_decrease": ("models.dwtcp", "eigenvalues_decrease"),
     "frozen_jacobian": ("models.dwtcp", "frozen_jacobian"),
