@@ -104,12 +104,12 @@ def run_topology(
         raise ValueError("topology='single' is invalid here: the single bottleneck runs on packet.build/run")
     link = LinkParams() if link is None else link
     lw = get_law(law) if isinstance(law, str) else law
-    per = (flows,) * len(topo.groups) if isinstance(flows, int) else tuple(flows)
-    per = tuple(check_range("flows", n, lo=1, hi=256, integer=True) for n in per)
+    counts = (flows,) * len(topo.groups) if isinstance(flows, int) else tuple(flows)
+    per = tuple(int(check_range("flows", n, lo=1, hi=256, integer=True)) for n in counts)
     first, last, grp = topo.flow_routes(per)
     F = len(first)
-    slot_s = link.packet_size * 8.0 / link.capacity
-    d_slots = max(1, int(round(link.rtt / slot_s)))
+    slot_s = 1.0 / link.C  # one slot is one packet's transmission time L/C, as in the single-bottleneck core
+    d_slots = max(1, int(round(link.d / slot_s)))
     n_slots = int(round(units.parse_time(duration) / slot_s))
     check_range("chunk", chunk, lo=10, integer=True)
     n_chunks = max(2, n_slots // chunk)
