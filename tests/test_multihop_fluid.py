@@ -114,3 +114,42 @@ def test_cli_network_usage_errors(capsys, extra):
 
     assert main(["dctcp", "network", *extra]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def _amplitude_late(hops, ramp, T=0.05):
+    from dwtcp_fluid.analysis.multihop import parking_lot_linearization
+
+    _, _, _, fp = parking_lot_linearization(hops, ramp)
+    m = DctcpNetwork(parking_lot_routes(hops), ramp=ramp)
+    q = 65.0 + ramp * (fp.p - 0.5)
+    x = np.array([fp.W_long] + [fp.W_cross] * hops + [fp.P_long] + [fp.p] * hops + [q] * hops)
+    sol = solve(m, NetworkParams.parking_lot(hops), tuple(1.05 * x), (0.0, T))
+    ts = np.linspace(T - 0.01, T, 2001)
+    qq = sol(ts, 0)[:, -1]
+    return qq.max() - qq.min()
+
+
+def test_ramp_spectrum_predicts_the_simulation():
+    """Ramp marking of width w, 1-hop lot: the pseudospectral roots of det(λI − A0 − A1 e^{−λτ}) (A0, A1 from the
+    model's SymPy Jacobians at the fixed point) cross into the right half-plane between w = 20 and w = 10; the
+    reference solver, started 5 % off the fixed point, oscillates at w = 8 and settles at w = 25."""
+    from dwtcp_fluid.analysis.multihop import parking_lot_linearization, parking_lot_spectrum
+
+    r = parking_lot_spectrum(1, np.array([8.0, 10.0, 20.0, 25.0]))
+    assert r.converged[:, 0].all()
+    assert r.abscissa[0] > 0 and r.abscissa[1] > 0 and r.abscissa[2] < 0 and r.abscissa[3] < 0
+    assert _amplitude_late(1, 8.0) > 1.0 and _amplitude_late(1, 25.0) < 1e-2
+    # the fixed point zeroes the ramp model's rhs
+    A0, A1, tau, fp = parking_lot_linearization(1, 25.0)
+    assert A0.shape == A1.shape == (5, 5) and tau == pytest.approx(1e-4 + 65.0 / C10)
+    with pytest.raises(ValueError, match="ramp="):
+        parking_lot_linearization(1, 0.0)
+
+
+@pytest.mark.slow
+def test_ramp_spectrum_two_hops():
+    from dwtcp_fluid.analysis.multihop import parking_lot_spectrum
+
+    r = parking_lot_spectrum(2, np.array([7.0, 15.0]))
+    assert r.abscissa[0] > 0 > r.abscissa[1]
+    assert _amplitude_late(2, 7.0) > 1.0 and _amplitude_late(2, 15.0) < 1e-2

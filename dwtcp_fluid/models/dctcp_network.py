@@ -169,6 +169,11 @@ class DctcpNetwork(FluidModel):
         Links crossed by each flow group (defines m groups and L = max index + 1 links).
     queue_floor : bool
         Physical queues q_l ≥ 0.
+    ramp : float
+        0 (default): DCTCP's step marking (8). A width w > 0 (packets) replaces it by the ramp
+        p_l = min(max(1/2 + (q_l − K_l)/w, 0), 1) through (K_l, 1/2), which tends to the step as w → 0: a smooth
+        marking whose linearization at the fixed point exists (:func:`~dwtcp_fluid.analysis.multihop.
+        parking_lot_spectrum`); it is not DCTCP's switch, and no packet switch here marks that way.
 
     States: W_1..W_m (packets), alpha_1..alpha_m, q_1..q_L (packets). Parameters: C_l (packets/s), K_l
     (packets), N_i, d_i (s), g, tau (s).
@@ -176,12 +181,17 @@ class DctcpNetwork(FluidModel):
 
     routes: tuple[tuple[int, ...], ...] = ((0, 1), (0,), (1,))
     queue_floor: bool = True
+    ramp: float = 0.0
 
     name: ClassVar[str] = "dctcp-network"
 
     def __post_init__(self) -> None:
         flat = [v for r in self.routes for v in r] if isinstance(self.routes, tuple) else []
         object.__setattr__(self, "routes", _check_routes(self.routes, max(flat) + 1 if flat else 0))
+        if not (isinstance(self.ramp, int | float) and math.isfinite(self.ramp) and self.ramp >= 0):
+            raise ValueError(
+                f"ramp={self.ramp!r} is out of range: accepted a width >= 0 packets (0: the step)"
+            )
 
     @property
     def groups(self) -> int:
@@ -255,7 +265,14 @@ class DctcpNetwork(FluidModel):
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
         """[DCTCP-A] eqs. (5)-(8) over the routing matrix; marks p_l(t − τ) = 1{q_l(t − τ) > K_l} from ``xd``."""
         m = self.groups
-        marks = [xp.where(xd[2 * m + l] > p[f"K_{l + 1}"], 1.0, 0.0) for l in range(self.links)]
+        if self.ramp > 0:
+            w = self.ramp
+            marks = [
+                xp.minimum(xp.maximum(0.5 + (xd[2 * m + l] - p[f"K_{l + 1}"]) / w, 0.0), 1.0)
+                for l in range(self.links)
+            ]
+        else:
+            marks = [xp.where(xd[2 * m + l] > p[f"K_{l + 1}"], 1.0, 0.0) for l in range(self.links)]
         return self.path_rates(x, marks, p)
 
     def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:

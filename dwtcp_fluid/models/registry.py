@@ -140,3 +140,14 @@ register_model(
         agreement=2e-3,
     )
 )
+# the same lot with ramp marking of width 20 packets (the smooth variant the characteristic roots linearize)
+register_model(
+    ModelCase(
+        "dctcp-network-ramp",
+        DctcpNetwork(parking_lot_routes(2), ramp=20.0),
+        NetworkParams.parking_lot(2, flows=3),
+        (15.0,) * 3 + (0.0,) * 3 + (0.0, 0.0),
+        (0.0, 0.004),
+        agreement=2e-3,
+    )
+)
