@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..analysis.multihop import parking_lot_fixed_point
+from ..analysis.multihop import parking_lot_fixed_point, parking_lot_spectrum
 from ..models.dctcp_network import DctcpNetwork, parking_lot_routes
-from .derivation import Derivation, Finding, Step, eq, identity, numeric, solutions
+from .derivation import Derivation, Finding, Step, eq, identity, numeric, predicate, solutions
 
 __all__ = ["dctcp_multihop"]
 
@@ -24,6 +24,24 @@ def _cite(eqs: str) -> str:
 #: K = 65, one flow per group, started at the independent-marks fixed point (tests/test_multihop_fluid.py re-runs
 #: k = 2 and asserts it).
 FLUID_RATIOS = {2: 0.7106, 3: 0.5185, 4: 0.3863}
+#: Ramp width (packets) and frequency (rad/s) at which the 1-hop ramp lot's rightmost roots cross the imaginary axis.
+HOPF_RAMP_K1 = (11.6407, 4669.93)
+
+
+def _hopf_check() -> tuple[bool, str]:
+    from scipy.optimize import brentq
+
+    def absc(w: float) -> float:
+        return float(parking_lot_spectrum(1, [w]).abscissa[0])
+
+    lo, hi = absc(10.0), absc(20.0)
+    w = brentq(absc, 10.0, 20.0, xtol=1e-6)
+    om = float(abs(parking_lot_spectrum(1, [w]).roots[0][0].imag))
+    ok = lo > 0 > hi and abs(w / HOPF_RAMP_K1[0] - 1) < 1e-4 and abs(om / HOPF_RAMP_K1[1] - 1) < 1e-4
+    return (
+        ok,
+        f"abscissa {lo:.1f}/s at w = 10, {hi:.1f}/s at w = 20; crossing at w = {w:.4f}, ω = {om:.2f} rad/s",
+    )
 
 
 def dctcp_multihop() -> Derivation:
@@ -143,6 +161,25 @@ def dctcp_multihop() -> Derivation:
                 numeric(lambda h=h: nsolve_p(h), fps[h].p, rtol=1e-9),
             )
         )
+    steps.append(
+        Step(
+            "Characteristic roots: the ramp lot's Hopf point, k = 1",
+            _cite("eqs. (5)-(8)"),
+            "The step has no linearization at its fixed point (∂p/∂q is a delta). With a marking ramp of width w the"
+            " model's own Jacobians A0 = ∂F/∂x, A1 = ∂F/∂x(t − τ) at the fixed point give det(λI − A0 − A1e^{−λτ}) = 0;"
+            " the pseudospectral root finder (Newton-polished) puts its rightmost pair on the imaginary axis at the"
+            " stated width — narrower ramps (and the step, w → 0) are unstable.",
+            [
+                eq(
+                    r"(w_c, \omega_c)",
+                    sp.Matrix([[sp.Float(HOPF_RAMP_K1[0], 6), sp.Float(HOPF_RAMP_K1[1], 6)]]),
+                )
+            ],
+            predicate(
+                _hopf_check, "bisection of the spectral abscissa over w, roots by the pseudospectral method"
+            ),
+        )
+    )
     table = [
         "| k | p (indep.) | x_long/x_cross indep. | synchronized R_c/R_long | fluid simulation |",
         "|---|---|---|---|---|",
@@ -177,6 +214,15 @@ def dctcp_multihop() -> Derivation:
             " packet question.",
             "new finding",
             "Synchronized hops: beat-down by RTT only",
+        ),
+        Finding(
+            "Stability of the network fixed point",
+            "(not treated for several bottlenecks)",
+            "With ramp marking the 1-hop lot's fixed point loses stability below a ramp width of 11.64 packets (Hopf"
+            " pair at 4670 rad/s, a 1.35 ms period); the step is the limit w → 0, on the unstable side, consistent with"
+            " the limit cycle the DDE shows. The reference solver confirms both sides (tests, k = 1 and 2).",
+            "new finding",
+            "Characteristic roots: the ramp lot's Hopf point, k = 1",
         ),
     ]
     return Derivation(
