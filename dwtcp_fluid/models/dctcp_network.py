@@ -276,7 +276,7 @@ class DctcpNetwork(FluidModel):
         return self.path_rates(x, marks, p)
 
     def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
-        """σ = q_1 − K_1, the first hop's marking switch, (8) (see the module doc for the other links)."""
+        """σ = q_1 − K_1, the first hop's marking switch, [DCTCP-A] eq. (8) (the other links: module doc)."""
         return x[2 * self.groups] - p["K_1"]
 
     def delay(self, p: Mapping[str, Any]) -> Any:
