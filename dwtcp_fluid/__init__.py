@@ -59,6 +59,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "NetworkParams": ("models.dctcp_network", "NetworkParams"),
     "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
     "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
+    "parking_lot_spectrum": ("analysis.multihop", "parking_lot_spectrum"),
     "run_topology": ("packet.multihop_run", "run_topology"),
     "compare_chain": ("crosscheck.multihop", "compare_chain"),
     "hop_signal": ("packet.hop_signals", "hop_signal"),
