@@ -135,3 +135,15 @@ def test_parse_topology():
     assert parse_topology("path:2").routes == ((0, 1),)
     with pytest.raises(ValueError, match="topology="):
         parse_topology("leaf-spine:4x2")
+
+
+def test_drop_tail_per_hop_hand_computed():
+    """Buffer 2 at each hop: the two flows' 6 packets of slots 0-2 find 0, 1 | 1, 2 | 1, 2 ahead at hop 0 (one
+    served per slot), so the two that find 2 are dropped and 4 are delivered in the first window (slots 1..4)."""
+    rec = run_chain(
+        _Fixed(), {"w": 3.0}, first=np.array([0, 0]), last=np.array([1, 1]), rtt=np.array([50, 50]),
+        start=np.array([0, 0]), n_hops=2, kth=np.array([99, 99]), buffer=2, rto=1000, seed=3, n_chunks=2, chunk=30,
+    )  # fmt: skip
+    assert int(rec["drops"][0].sum()) == 2
+    assert int(rec["delivered"][0].sum()) == 4
+    assert rec["q_mean"][0, 0] == pytest.approx((1 + 1 + 1) / 30)  # one left after each of slots 0-2's service
