@@ -146,4 +146,6 @@ def test_drop_tail_per_hop_hand_computed():
     )  # fmt: skip
     assert int(rec["drops"][0].sum()) == 2
     assert int(rec["delivered"][0].sum()) == 4
-    assert rec["q_mean"][0, 0] == pytest.approx((1 + 1 + 1) / 30)  # one left after each of slots 0-2's service
+    assert rec["q_mean"][0, 0] == pytest.approx(
+        (1 + 1 + 1) / 30
+    )  # one left after each of slots 0-2's service
