@@ -13,7 +13,7 @@ from ..analysis.multihop import parking_lot_fixed_point, parking_lot_spectrum
 from ..models.dctcp_network import DctcpNetwork, parking_lot_routes
 from .derivation import Derivation, Finding, Step, eq, identity, numeric, predicate, solutions
 
-__all__ = ["dctcp_multihop"]
+__all__ = ["multihop"]
 
 
 def _cite(eqs: str) -> str:
@@ -44,7 +44,7 @@ def _hopf_check() -> tuple[bool, str]:
     )
 
 
-def dctcp_multihop() -> Derivation:
+def multihop() -> Derivation:
     """Fixed points of the DCTCP network model and the parking lot's long-flow share; [DCTCP-A] (5)-(8)."""
     k = 2
     model = DctcpNetwork(parking_lot_routes(k))

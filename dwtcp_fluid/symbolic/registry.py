@@ -24,7 +24,7 @@ from .dwtcp_orbits import dwtcp_first_integral
 from .dwtcp_packet_law import dwtcp_packet_law
 from .dwtcp_variants import dwtcp_variants
 from .eq_index import render_index
-from .multihop import dctcp_multihop
+from .multihop import multihop
 
 __all__ = [
     "DERIVATIONS",
@@ -52,7 +52,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dctcp_hybrid,
     dctcp_rtt_fairness,
     dctcp_ack_clock,
-    dctcp_multihop,
+    multihop,
 )
 
 
