@@ -9,8 +9,9 @@ Parameters
     ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
 Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``DctcpLossFluid``, ``FluidModel`` (the contract),
-    ``MODELS`` (the registry).
+    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``DctcpLossFluid``, ``TimelyFluid``, ``DctcpNetwork``
+    (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
+    (the registry).
 Verbs
     ``solve`` (DDE, solver objects ``Reference``, ``JaxRK4``), ``limit_cycle`` / ``find_limit_cycle`` /
     ``cycles`` / ``cycles_batch`` / ``theorem1`` (limit cycles and Floquet), ``spectrum`` (delay-aware roots of
@@ -18,7 +19,8 @@ Verbs
     ``dctcp_portrait``), ``run_sweep`` (``SweepGrid``, ``sweep_plan``,
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
     ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``),
-    ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``.
+    ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
+    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``.
 DWTCP truth
     ``compare_dwtcp`` (packet core vs every DWTCP fluid model), ``packet_outcomes``, ``PacketClass``,
     ``plot_dwtcp_overlay``.
@@ -65,6 +67,15 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DwtcpScoutFluid": ("models.dwtcp_scout", "DwtcpScoutFluid"),
     "TimelyFluid": ("models.timely", "TimelyFluid"),
     "TimelyParams": ("models.timely", "TimelyParams"),
+    "DctcpNetwork": ("models.dctcp_network", "DctcpNetwork"),
+    "NetworkParams": ("models.dctcp_network", "NetworkParams"),
+    "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
+    "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
+    "parking_lot_spectrum": ("analysis.multihop", "parking_lot_spectrum"),
+    "run_topology": ("packet.multihop_run", "run_topology"),
+    "compare_chain": ("crosscheck.multihop", "compare_chain"),
+    "hop_signal": ("packet.hop_signals", "hop_signal"),
+    "packet_law": ("packet.laws", "get_law"),
     "MODELS": ("models.registry", "MODELS"),
     "eigenvalues_decrease": ("models.dwtcp", "eigenvalues_decrease"),
     "frozen_jacobian": ("models.dwtcp", "frozen_jacobian"),

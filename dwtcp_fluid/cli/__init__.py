@@ -30,6 +30,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.limit_cycle",
     "dwtcp_fluid.cli.phase",
     "dwtcp_fluid.cli.tune",
+    "dwtcp_fluid.cli.network",
 )
 
 

@@ -89,7 +89,9 @@ def _run(**kw: Any) -> None:
     from ..packet import build
     from ..packet import run as run_packet
     from ..packet.laws import LAWS
+    from ..packet.topology import TOPOLOGY_FORMS, parse_topology
     from ..units import parse_time
+    from .packet_topology import run_chain_cli
 
     names = [s.strip() for s in str(kw["law"]).split(",") if s.strip()]
     for name in names or [kw["law"]]:
@@ -172,6 +174,13 @@ def _run(**kw: Any) -> None:
         given = bool(v) if opt.option is not None else v is not None
         if given and not set(owners) & set(names):
             raise UsageError(flag, f"with --law {kw['law']}", f"only with --law {' | '.join(owners)}")
+    try:
+        topo = parse_topology(kw["topology"])
+    except ValueError:
+        raise UsageError("--topology", kw["topology"], TOPOLOGY_FORMS) from None
+    if topo.kind != "single":
+        run_chain_cli(kw, topo, link, laws, params, times)
+        return
     pr = build(
         laws if len(laws) > 1 else laws[0],
         link=link,
@@ -328,6 +337,10 @@ def build_run_command() -> Any:
             kw,
             default=O(False, "--yes", help="Run even if estimated over 1 h or 2 GiB."),
             annotation=bool,
+            "topology",
+            kw,
+            default=O("single", "--topology", help="single | path:K | parking-lot:K (multi-hop chain)."),
+            annotation=str,
         ),
     ]
 

@@ -19,6 +19,7 @@ from . import (
     dwtcp_packet_truth,
     hybrid,
     limit_cycles,
+    multihop,
     packet,
     phase_dctcp,
     phase_dwtcp,
@@ -46,6 +47,7 @@ RECIPES = (
     dctcp_wan,
     d2tcp,
     tuning,
+    multihop,
 )
 
 __all__ = [

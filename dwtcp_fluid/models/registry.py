@@ -18,6 +18,7 @@ from .base import FluidModel
 from .dctcp import DctcpFluid, DctcpNormalized
 from .dctcp_ext import D2tcpFluid, DctcpLossFluid
 from .dctcp_hetero import DctcpHetero, DctcpHeteroParams
+from .dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
 from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
 from .dwtcp import DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid
@@ -146,3 +147,26 @@ for _patched in (False, True):
             agreement=2e-3,
         )
     )
+# a 2-hop parking lot (one long group over both links, one cross group per link), 3 flows per group: each link's
+# mark is read from the delayed state, which the fixed-step JAX solver resolves to its step (delay/20), not exactly
+register_model(
+    ModelCase(
+        "dctcp-network",
+        DctcpNetwork(parking_lot_routes(2)),
+        NetworkParams.parking_lot(2, flows=3),
+        (15.0,) * 3 + (0.0,) * 3 + (0.0, 0.0),
+        (0.0, 0.004),
+        agreement=2e-3,
+    )
+)
+# the same lot with ramp marking of width 20 packets (the smooth variant the characteristic roots linearize)
+register_model(
+    ModelCase(
+        "dctcp-network-ramp",
+        DctcpNetwork(parking_lot_routes(2), ramp=20.0),
+        NetworkParams.parking_lot(2, flows=3),
+        (15.0,) * 3 + (0.0,) * 3 + (0.0, 0.0),
+        (0.0, 0.004),
+        agreement=2e-3,
+    )
+)

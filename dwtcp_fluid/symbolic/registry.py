@@ -25,6 +25,7 @@ from .dwtcp_orbits import dwtcp_first_integral
 from .dwtcp_packet_law import dwtcp_packet_law
 from .dwtcp_variants import dwtcp_variants
 from .eq_index import render_index
+from .multihop import multihop
 from .timely import timely
 
 __all__ = [
@@ -55,6 +56,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dctcp_ack_clock,
     timely,
     d2tcp,
+    multihop,
 )
 
 

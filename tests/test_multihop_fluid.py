@@ -1,0 +1,155 @@
+"""DCTCP network fluid model: fixed point vs SymPy and vs a long run of the reference solver; bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy as sp
+
+from dwtcp_fluid.analysis.multihop import parking_lot_fixed_point
+from dwtcp_fluid.dde import solve
+from dwtcp_fluid.dde.summary import time_mean
+from dwtcp_fluid.models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
+from dwtcp_fluid.symbolic.multihop import FLUID_RATIOS
+
+C10 = 10e9 / (8 * 1500)
+
+
+def test_one_hop_fixed_point_is_the_closed_form():
+    """k = 1: two flows on one link, p = 2/sqrt(C·R) (hand-derived), windows 2/p², rates C/2 each."""
+    fp = parking_lot_fixed_point(1, C10, 65.0, 1e-4)
+    R = 1e-4 + 65.0 / C10
+    assert fp.p == pytest.approx(2 / np.sqrt(C10 * R), rel=1e-10)
+    assert fp.x_long == pytest.approx(C10 / 2, rel=1e-10) and fp.ratio == pytest.approx(1.0, rel=1e-10)
+
+
+@pytest.mark.parametrize("hops", [2, 3])
+def test_fixed_point_zeroes_the_model_rhs(hops):
+    """At the fixed point, the model's own rhs with marks = p (Filippov) vanishes for every state (SymPy-free)."""
+    fp = parking_lot_fixed_point(hops, C10, 65.0, 1e-4)
+    m = DctcpNetwork(parking_lot_routes(hops))
+    p = m.numeric_params(NetworkParams.parking_lot(hops))
+    x = [fp.W_long] + [fp.W_cross] * hops + [fp.P_long] + [fp.p] * hops + [65.0] * hops
+    F = np.array(m.path_rates(x, [fp.p] * hops, p), dtype=float)
+    scale = np.array([1 / fp.R_cross] * (2 * (hops + 1)) + [C10] * hops)
+    assert np.max(np.abs(F) / scale) < 1e-9
+
+
+def test_independent_beat_down_tends_to_one_over_k_squared():
+    """Small p (a big link): k²·x_long/x_cross → R_cross/R_long (SymPy's limit in proofs/multihop.md)."""
+    for k in (2, 4):
+        fp = parking_lot_fixed_point(k, 1e12, 65.0, 1e-4)  # huge C: p → 0
+        assert fp.p < 1e-3
+        assert k * k * fp.ratio == pytest.approx(fp.R_cross / fp.R_long, rel=2e-3)
+
+
+def test_long_run_follows_synchronized_marks_not_the_mean_field():
+    """2-hop fluid parking lot, 0.1 s of the reference solver from the independent-marks fixed point: the long
+    flow's rate ratio settles near R_cross/R_long (synchronized marks), far above the mean-field ratio; links
+    stay full and the queues oscillate about K (limit cycle, not the fixed point)."""
+    k = 2
+    m = DctcpNetwork(parking_lot_routes(k))
+    P = NetworkParams.parking_lot(k)
+    p = m.numeric_params(P)
+    fp = parking_lot_fixed_point(k, p["C_1"], 65.0, 1e-4)
+    sync = parking_lot_fixed_point(k, p["C_1"], 65.0, 1e-4, marks="synchronized")
+    hist = (fp.W_long,) + (fp.W_cross,) * k + (fp.P_long,) + (fp.p,) * k + (65.0,) * k
+    sol = solve(m, P, hist, (0.0, 0.1))
+    assert sol.ok
+    ts = np.linspace(0.05, 0.1, 20001)
+    obs = m.observables(tuple(sol(ts, 0).T), p, np)
+    ratio = time_mean(ts, obs["rate_1"]) / time_mean(ts, obs["rate_2"])
+    assert ratio == pytest.approx(FLUID_RATIOS[2], abs=2e-3)  # the number proofs/multihop.md states
+    assert abs(ratio / sync.ratio - 1) < 0.05 and ratio > 3 * fp.ratio
+    assert time_mean(ts, obs["utilization_1"]) > 0.999
+    q = obs["queue_1"]
+    assert q.min() < 65.0 < q.max()
+
+
+def test_model_rhs_matches_sympy_marks():
+    """The marked OR of a route from the model equals 1 − Π(1 − p_l) (hand-typed)."""
+    m = DctcpNetwork(((0, 1, 2), (1,)))
+    xs, ps = m.symbols()
+    pl = sp.symbols("p1:4")
+    F = m.path_rates(xs, pl, ps)
+    P = 1 - (1 - pl[0]) * (1 - pl[1]) * (1 - pl[2])
+    R = ps["d_1"] + xs[4] / ps["C_1"] + xs[5] / ps["C_2"] + xs[6] / ps["C_3"]
+    assert sp.simplify(F[0] - (1 / R - xs[0] * xs[2] * P / (2 * R))) == 0
+
+
+@pytest.mark.parametrize(
+    "kw, word",
+    [
+        ({"routes": ((0, 2),)}, "routes"),
+        ({"routes": ((0,), (0,)), "K": -1.0}, "K"),
+        ({"routes": ((0,),), "flows": 0}, "flows"),
+        ({"routes": ((0, 1), (0,)), "capacity": ("10Gbps",)}, "capacity"),
+    ],
+)
+def test_bad_network_params_name_the_parameter(kw, word):
+    with pytest.raises(ValueError, match=word):
+        NetworkParams(**kw)
+
+
+def test_fixed_point_rejects_overload():
+    with pytest.raises(ValueError, match="C="):
+        parking_lot_fixed_point(2, 10.0, 0.0, 1e-4, n_cross=50)
+
+
+def test_cli_network_json(capsys):
+    import json
+
+    from dwtcp_fluid.cli import main
+
+    assert main(["dctcp", "network", "--topology", "parking-lot:2", "--duration", "3ms", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["fluid"]["queue_mean"]) == 2 and len(out["fluid"]["group_share"]) == 3
+    fp = out["fixed_point"]["independent"]
+    assert fp["long_share"] == pytest.approx(parking_lot_fixed_point(2, C10, 65.0, 1e-4).share_long, rel=1e-9)
+
+
+@pytest.mark.parametrize("extra", [["--topology", "single"], ["--flows", "0"], ["--duration", "1us"]])
+def test_cli_network_usage_errors(capsys, extra):
+    from dwtcp_fluid.cli import main
+
+    assert main(["dctcp", "network", *extra]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def _amplitude_late(hops, ramp, T=0.05):
+    from dwtcp_fluid.analysis.multihop import parking_lot_linearization
+
+    _, _, _, fp = parking_lot_linearization(hops, ramp)
+    m = DctcpNetwork(parking_lot_routes(hops), ramp=ramp)
+    q = 65.0 + ramp * (fp.p - 0.5)
+    x = np.array([fp.W_long] + [fp.W_cross] * hops + [fp.P_long] + [fp.p] * hops + [q] * hops)
+    sol = solve(m, NetworkParams.parking_lot(hops), tuple(1.05 * x), (0.0, T))
+    ts = np.linspace(T - 0.01, T, 2001)
+    qq = sol(ts, 0)[:, -1]
+    return qq.max() - qq.min()
+
+
+def test_ramp_spectrum_predicts_the_simulation():
+    """Ramp marking of width w, 1-hop lot: the pseudospectral roots of det(λI − A0 − A1 e^{−λτ}) (A0, A1 from the
+    model's SymPy Jacobians at the fixed point) cross into the right half-plane between w = 20 and w = 10; the
+    reference solver, started 5 % off the fixed point, oscillates at w = 8 and settles at w = 25."""
+    from dwtcp_fluid.analysis.multihop import parking_lot_linearization, parking_lot_spectrum
+
+    r = parking_lot_spectrum(1, np.array([8.0, 10.0, 20.0, 25.0]))
+    assert r.converged[:, 0].all()
+    assert r.abscissa[0] > 0 and r.abscissa[1] > 0 and r.abscissa[2] < 0 and r.abscissa[3] < 0
+    assert _amplitude_late(1, 8.0) > 1.0 and _amplitude_late(1, 25.0) < 1e-2
+    # the fixed point zeroes the ramp model's rhs
+    A0, A1, tau, fp = parking_lot_linearization(1, 25.0)
+    assert A0.shape == A1.shape == (5, 5) and tau == pytest.approx(1e-4 + 65.0 / C10)
+    with pytest.raises(ValueError, match="ramp="):
+        parking_lot_linearization(1, 0.0)
+
+
+@pytest.mark.slow
+def test_ramp_spectrum_two_hops():
+    from dwtcp_fluid.analysis.multihop import parking_lot_spectrum
+
+    r = parking_lot_spectrum(2, np.array([7.0, 15.0]))
+    assert r.abscissa[0] > 0 > r.abscissa[1]
+    assert _amplitude_late(2, 7.0) > 1.0 and _amplitude_late(2, 15.0) < 1e-2
