@@ -23,6 +23,7 @@ import numpy as np
 from ..params import LinkParams, check_range
 from ..results import Result, Status, Summary, new_axes
 from .cycle_grad import PARAMS, cycle_observables
+from .tune_objectives import OBJECTIVES
 
 __all__ = [
     "OBJECTIVES",
@@ -34,15 +35,7 @@ __all__ = [
     "objective_values",
 ]
 
-#: Named objectives: what is minimized at the worst operating point (all in packets). The queues are counted
-#: above the standing queue max(0, 2N − C·d) that N windows at DCTCP's floor of 2 packets hold whatever K and g
-#: are (w̄ ≤ 2, [DCTCP-A] section 3.2): no choice of K, g removes it, and counting it would make the worst case
-#: flat in (K, g) wherever such a point exists (many flows at a short RTT).
-OBJECTIVES = {
-    "mean-queue": "worst-case mean queue above the standing queue 2N - C*d (packets)",
-    "max-queue": "worst-case peak queue above the standing queue 2N - C*d (packets)",
-    "swing": "worst-case queue oscillation q_max - q_min (packets)",
-}
+
 _IK, _IG = PARAMS.index("K"), PARAMS.index("g")
 _OBS = ("q_min", "q_max", "q_mean", "q_standing", "period", "throughput", "rho")
 #: Search box: g in [G_LO, 1], K in [1 packet, 2·C·d_hi].

@@ -337,6 +337,8 @@ def build_run_command() -> Any:
             kw,
             default=O(False, "--yes", help="Run even if estimated over 1 h or 2 GiB."),
             annotation=bool,
+        ),
+        P(
             "topology",
             kw,
             default=O("single", "--topology", help="single | path:K | parking-lot:K (multi-hop chain)."),

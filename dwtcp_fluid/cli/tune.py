@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.tune import OBJECTIVES, TuneRange, tune_dctcp
+from ..analysis.tune_objectives import OBJECTIVES
 from ..units import parse_time
 from .app import app
 from .common import UsageError, emit_json
@@ -87,6 +87,8 @@ def dctcp(
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
+    from ..analysis.tune import TuneRange, tune_dctcp
+
     if objective not in OBJECTIVES:
         raise UsageError("--objective", objective, "one of " + ", ".join(OBJECTIVES))
     if not (math.isfinite(throughput_min) and 0 < throughput_min <= 1):

@@ -129,6 +129,8 @@ def compare_dwtcp(
     packet_rtts, fluid_rtts : float
         Measured base RTTs of the packet run (after a 20-RTT warm-up); length of the fluid runs (last half
         summarised: 1000 RTTs hold ≥ 3 periods of the delayed fluid cycle, ≈ π/√β + 2 ≈ 100-160 RTTs).
+    seed : int
+        Seed of the packet run (start jitter, send order).
 
     Returns
     -------

@@ -23,7 +23,15 @@ CLASS_COLORS = ("#0072B2", "#D55E00", "#000000", "#BBBBBB", "#CC79A7", "#FFFFFF"
 
 def plot_dwtcp_overlay(results: list[dict[str, Any]], *, window_rtts: float = 300.0) -> MplFigure:
     """Queue (symlog) and mean window of the packet run and every fluid model, the first ``window_rtts`` base RTTs
-    of each one's compared window (packet: after its warm-up; fluid: the last half of its run)."""
+    of each one's compared window (packet: after its warm-up; fluid: the last half of its run).
+
+    Parameters
+    ----------
+    results : list of dict
+        Rows of :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`, one per setting.
+    window_rtts : float
+        How many base RTTs of each compared window to draw.
+    """
     fig = MplFigure(figsize=(11.0, 2.4 * len(results) + 0.8), layout="constrained")
     axes = fig.subplots(len(results), 2, squeeze=False)
     names = list(results[0]["models"]) if results else []

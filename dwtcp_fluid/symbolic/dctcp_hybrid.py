@@ -53,7 +53,15 @@ def _exp_bounds(expr: sp.Expr) -> sp.Expr:
 
 
 def alpha_star(w_star: float, g: float) -> float:
-    """Root α* ∈ (0, 1] of α = e^{−g(1 + W*α/2)}(e^g − 1 + α), [DCTCP-A] eq. (23) (brentq)."""
+    """Root α* ∈ (0, 1] of α = e^{−g(1 + W*α/2)}(e^g − 1 + α), [DCTCP-A] eq. (23) (brentq).
+
+    Parameters
+    ----------
+    w_star : float
+        The hybrid model's window at which the queue crosses K, W* (packets), > 0.
+    g : float
+        DCTCP's EWMA gain, 0 < g <= 1.
+    """
     if not (w_star > 0 and math.isfinite(w_star)):
         raise ValueError(f"w_star={w_star!r} is out of range: accepted 0 < w_star < inf")
     if not (0 < g <= 1):
@@ -70,6 +78,13 @@ def rate_ratio(w_star: float, alpha: float) -> tuple[float, float]:
 
     exact = log2·(1 + W*α/2) / ((1 + W*/2)·(−log(1 − α/2))); asymptotic (the paper's, "1+" terms dropped)
     = log2·α / (−log(1 − α/2)) ≤ 2·log 2 ≈ 1.386.
+
+    Parameters
+    ----------
+    w_star : float
+        W* (packets), > 0.
+    alpha : float
+        α* of eq. (23), 0 < alpha <= 1 (:func:`alpha_star`).
     """
     check_range("w_star", w_star, lo=0.0, lo_open=True)
     check_range("alpha", alpha, lo=0.0, hi=1.0, lo_open=True, why="α* of eq. (23)")

@@ -48,6 +48,15 @@ def delayed_root(beta: float, kbar_over_bdp: float, delay_rtts: float = 1.0) -> 
 
     λ² + a·λ + b·e^{−λ·τ_d} = 0 with a = β·k̄/(τ·BDP), b = β/τ² (the quasi-polynomial of :func:`_char_delayed`);
     solved by Newton's method from the undelayed root. Returns λ in units of 1/τ.
+
+    Parameters
+    ----------
+    beta : float
+        DWTCP's decrease gain β, 0 < beta <= 1.
+    kbar_over_bdp : float
+        The observed queue k̄ in units of BDP (dimensionless, > 0).
+    delay_rtts : float
+        The feedback delay τ_d in base RTTs (default 1: one RTT).
     """
     check_range("beta", beta, lo=0.0, hi=1.0, lo_open=True)
     check_range("kbar_over_bdp", kbar_over_bdp, lo=0.0)
@@ -76,6 +85,13 @@ def kbar_crit_delay(beta: float, delay_rtts: float = 1.0) -> float:
 
     With a = β·k̄/(τ·BDP) and b = β/τ² ([DWTCP] eqs. (8), (10) at w·N = BDP), solved by brentq;
     the first-order value is τ_d/τ.
+
+    Parameters
+    ----------
+    beta : float
+        DWTCP's decrease gain β, 0 < beta <= 1.
+    delay_rtts : float
+        The feedback delay τ_d in base RTTs (default 1).
     """
     if not (0 < beta <= 1):
         raise ValueError(f"beta={beta!r} is out of range: accepted 0 < beta <= 1")

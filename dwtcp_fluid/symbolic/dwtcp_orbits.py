@@ -21,6 +21,13 @@ def first_integral(variant: str = "paper", phase: str = "decrease") -> sp.Expr:
     Decrease ("sqrt"):  H = 2N√w/τ + 2C/√w + β_w/τ·(q − (BDP + k)·ln(BDP + q)).
     Increase:           H = q − (N·w²/(2τ) − C·w)/a, a the increase rate.
     Obtained by separating dq/dw = q'/w' of the model's right-hand side and integrating with SymPy.
+
+    Parameters
+    ----------
+    variant : str
+        The decrease law: "paper" (eq. (6)) or "sqrt" (eq. (3)).
+    phase : str
+        "decrease" or "increase".
     """
     s = symbols()
     m = DwtcpFluid(variant=variant)
