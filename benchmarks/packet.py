@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dwtcp_fluid.packet import batch as B  # noqa: E402
 from dwtcp_fluid.packet import (
     build,  # noqa: E402
+    calls,  # noqa: E402
     xla,  # noqa: E402
 )
 from dwtcp_fluid.packet import engine as E  # noqa: E402
@@ -118,8 +119,8 @@ def compile_times(flows: int = 10) -> dict[str, float]:
             t0 = time.perf_counter()
             B.run_prepared(spec, scens)
             t_compile = time.perf_counter() - t0
-            hoisted = all(xla.hoisting_active(fn) for fn in B._COMPILED.values())
-            B._COMPILED.clear()
+            hoisted = all(xla.hoisting_active(fn) for fn in calls._COMPILED.values())
+            calls._COMPILED.clear()
             t0 = time.perf_counter()
             B.run_prepared(spec, scens)
             t_load = time.perf_counter() - t0
