@@ -31,7 +31,8 @@ __all__ = ["PacketRun", "build", "run", "run_many", "summarize", "SCENARIOS", "s
 def _spec(pr: PacketRun, min_shape: Mapping[str, int] | None = None) -> Any:
     spec = spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
     if min_shape:
-        spec = replace(spec, **{k: max(int(getattr(spec, k)), int(v)) for k, v in min_shape.items()})
+        raised: dict[str, Any] = {k: max(int(getattr(spec, k)), int(v)) for k, v in min_shape.items()}
+        spec = replace(spec, **raised)
     return spec
 
 
