@@ -142,8 +142,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "jf_normalized": ("symbolic.dctcp", "jf_normalized"),
     "alpha_star": ("symbolic.dctcp_hybrid", "alpha_star"),
     "rate_ratio": ("symbolic.dctcp_hybrid", "rate_ratio"),
-    "delayed_root": ("symbolic.dwtcp_equilibrium", "delayed_root"),
-    "kbar_crit_delay": ("symbolic.dwtcp_equilibrium", "kbar_crit_delay"),
+    "delayed_root": ("symbolic.dwtcp_delay_roots", "delayed_root"),
+    "kbar_crit_delay": ("symbolic.dwtcp_delay_roots", "kbar_crit_delay"),
     "first_integral": ("symbolic.dwtcp_orbits", "first_integral"),
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("crosscheck.compare_dwtcp", "compare_dwtcp"),
