@@ -8,6 +8,8 @@ STAMP_RUN  := $(VENV)/.stamp-install
 STAMP_TEST := $(VENV)/.stamp-test
 export JAX_PLATFORMS ?= cpu
 export MPLBACKEND ?= Agg
+# make test runs the tests (pytest-xdist, one file per worker) and the figure builds in parallel, one process per core
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 .PHONY: install install-test sweep test test-all figures proofs lint docs clean
 
@@ -30,9 +32,9 @@ sweep: $(STAMP_RUN)
 	$(CLI) sweep --beta 0.001
 
 test: $(STAMP_TEST)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile
 	$(CLI) proofs --check
-	$(CLI) figures --check
+	$(CLI) figures --check --jobs $(JOBS)
 	$(MAKE) --no-print-directory docs
 
 # The documentation site (MkDocs): API reference from the docstrings, notebooks rendered without executing them.
@@ -42,9 +44,9 @@ docs: $(STAMP_TEST)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 test-all: $(STAMP_TEST)
-	$(PY) -m pytest -q -m "slow or not slow"
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile -m "slow or not slow"
 	$(CLI) proofs --check
-	$(CLI) figures --check
+	$(CLI) figures --check --jobs $(JOBS)
 
 figures: $(STAMP_RUN)
 	$(CLI) figures

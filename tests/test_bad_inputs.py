@@ -65,6 +65,7 @@ CASES = [
     ("figures --out /proc/x", 2, "/proc/x"),
     ("figures --out {file}", 2, "{file}"),
     ("figures --name nope", 2, "--name"),
+    ("figures --jobs 0", 2, "--jobs"),
     ("figures --check --out {empty}", 1, "{empty}"),
     ("figures --check --out {tmp}/missing", 1, "missing"),
     ("proofs --out /proc/x", 2, "/proc/x"),

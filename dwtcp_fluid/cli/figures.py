@@ -29,6 +29,12 @@ def figures(
         "png", "--format", help="png | pdf | svg (--check always compares the committed PNGs)."
     ),
     dpi: float | None = typer.Option(None, "--dpi", help="Raster resolution in dots per inch (default 110)."),
+    jobs: int = typer.Option(
+        1,
+        "--jobs",
+        "-j",
+        help="Build in this many processes (figures are independent; results are the same).",
+    ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Build every registered figure into figures/, or with --check verify claims and committed images."""
@@ -52,6 +58,8 @@ def figures(
             fmt if fmt != "png" else dpi,
             "the defaults with --check (it compares the committed PNGs)",
         )
+    if not (1 <= jobs <= 64):
+        raise UsageError("--jobs", jobs, "an integer in [1, 64]")
     selected = catalog.selected_names(name)
     if check:
         if not outdir.is_dir() or not any((outdir / f"{n}.png").exists() for n in selected):
@@ -63,9 +71,9 @@ def figures(
         check_dir("--out", outdir)
     with steps(len(selected), "figures --check" if check else "figures") as start:
         if check:
-            results = catalog.check_all(outdir, selected, on_figure=start)
+            results = catalog.check_all(outdir, selected, on_figure=start, jobs=jobs)
         else:
-            results = catalog.build_all(outdir, selected, fmt=fmt, dpi=dpi, on_figure=start)
+            results = catalog.build_all(outdir, selected, fmt=fmt, dpi=dpi, on_figure=start, jobs=jobs)
     ok = all(r.ok for r in results)
     if not check:
         print_written(r.path for r in results)

@@ -238,7 +238,6 @@ def _run(
 ) -> None:
     """Run a checked sweep; every failure says what was kept."""
     from ..sweep import run_sweep, summarize, write_netcdf_atomic
-    from ..sweep.integrity import StoreDamagedError
 
     err = Console(stderr=True)
     t0 = time.perf_counter()
@@ -277,6 +276,10 @@ def _run(
             chunks_done[:] = [int(done), total]  # in-process, done also moves by fractions of a chunk
             prog.update(task, completed=done, total=total)
 
+        # Ctrl-C can land inside a library's lock or thread handshake, which then raises its own error (seen:
+        # "RuntimeError: release unlocked lock" from a Dask/threading wait) instead of KeyboardInterrupt; the
+        # handler records the interrupt so that whatever it raises is reported as the interrupt it was.
+        interrupted = _Interrupts()
         try:
             ds = run_sweep(
                 grid,
@@ -297,14 +300,12 @@ def _run(
             )
         except KeyboardInterrupt:
             raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
-        except StoreDamagedError as e:
-            raise WorkError(f"{e} (rerun without --refuse-damaged to recompute those chunks)") from None
-        except ValueError as e:
-            if str(e).startswith("resume="):
-                raise UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1]) from None
-            raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
-        except (OSError, RuntimeError, ArithmeticError, MemoryError) as e:
-            raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
+        except Exception as e:
+            if interrupted():
+                raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
+            _sweep_error(e, store, refuse_damaged, kept)
+        finally:
+            interrupted.restore()
     elapsed = time.perf_counter() - t0
     path = write_netcdf_atomic(ds, out / f"{stem}.nc")
     fig_path = None
@@ -366,3 +367,45 @@ def _run(
     for b, r in summary["kbar_crit_over_bdp"].items():
         con.print(f"β = {b}: k̄* = {r:.1f}·BDP — far above real switch buffers (a few hundred packets).")
     con.print(f"wrote {path}" + (f" and {fig_path}" if fig_path else "") + f" ({elapsed:.2f} s)")
+
+
+def _sweep_error(e: Exception, store: object, refuse_damaged: bool, kept) -> None:
+    """The one-line error for a sweep that failed (not interrupted): a damaged store, a refused resume, a failure."""
+    from ..sweep.integrity import StoreDamagedError
+
+    if isinstance(e, StoreDamagedError):
+        raise WorkError(f"{e} (rerun without --refuse-damaged to recompute those chunks)") from None
+    if isinstance(e, ValueError):
+        if str(e).startswith("resume="):
+            raise UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1]) from None
+        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
+    if isinstance(e, OSError | RuntimeError | ArithmeticError | MemoryError):
+        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
+    raise e
+
+
+class _Interrupts:
+    """A SIGINT handler that remembers it fired and then raises KeyboardInterrupt as the default one does."""
+
+    def __init__(self) -> None:
+        import signal
+        import threading
+
+        self.fired = False
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGINT, self._handler)
+
+    def _handler(self, signum: int, frame: object) -> None:
+        self.fired = True
+        raise KeyboardInterrupt
+
+    def __call__(self) -> bool:
+        return self.fired
+
+    def restore(self) -> None:
+        import signal
+
+        if self._old is not None:
+            signal.signal(signal.SIGINT, self._old)
+            self._old = None

@@ -116,6 +116,11 @@ def selected_names(names: Iterable[str] | None = None) -> list[str]:
     return selected
 
 
+def _build_in_worker(name: str, outdir: str, quick: bool, fmt: str, dpi: float | None) -> FigureResult:
+    """One figure in a worker process (spawned: it imports the catalog, which registers every recipe)."""
+    return build_figure(registry()[name], Path(outdir), quick=quick, fmt=fmt, dpi=dpi)
+
+
 def build_all(
     outdir: Path,
     names: Iterable[str] | None = None,
@@ -124,26 +129,52 @@ def build_all(
     fmt: str = "png",
     dpi: float | None = None,
     on_figure: Callable[[str], None] | None = None,
+    jobs: int = 1,
 ) -> list[FigureResult]:
-    """Build the selected figures into ``outdir``; ``on_figure(name)`` is called as each one starts (progress)."""
+    """Build the selected figures into ``outdir``; ``on_figure(name)`` is called as each one starts (progress).
+
+    ``jobs`` > 1 builds them in that many worker processes (spawned, so no JAX state is forked); every figure is
+    built from its own recipe alone, so the files and claims do not depend on ``jobs``, and the results come
+    back in registry order.
+    """
+    if jobs < 1:
+        raise ValueError(f"jobs={jobs!r} is invalid: accepted an integer >= 1")
     reg = registry()
-    out = []
-    for n in selected_names(names):
-        if on_figure is not None:
-            on_figure(n)
-        out.append(build_figure(reg[n], Path(outdir), quick=quick, fmt=fmt, dpi=dpi))
-    return out
+    selected = selected_names(names)
+    if jobs == 1 or len(selected) <= 1:
+        out = []
+        for n in selected:
+            if on_figure is not None:
+                on_figure(n)
+            out.append(build_figure(reg[n], Path(outdir), quick=quick, fmt=fmt, dpi=dpi))
+        return out
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    done: dict[str, FigureResult] = {}
+    with ProcessPoolExecutor(min(jobs, len(selected)), mp_context=mp.get_context("spawn")) as pool:
+        futs = {pool.submit(_build_in_worker, n, str(outdir), quick, fmt, dpi): n for n in selected}
+        for f in as_completed(futs):
+            if on_figure is not None:
+                on_figure(futs[f])  # counted as it finishes: the workers' start times are not observable here
+            done[futs[f]] = f.result()
+    return [done[n] for n in selected]
 
 
 def check_all(
-    committed_dir: Path, names: Iterable[str] | None = None, *, on_figure: Callable[[str], None] | None = None
+    committed_dir: Path,
+    names: Iterable[str] | None = None,
+    *,
+    on_figure: Callable[[str], None] | None = None,
+    jobs: int = 1,
 ) -> list[FigureResult]:
-    """Rebuild into a temporary directory, evaluate claims, and compare with ``committed_dir``."""
+    """Rebuild into a temporary directory (``jobs`` processes, see :func:`build_all`), evaluate claims, and
+    compare with ``committed_dir``."""
     from matplotlib.testing.compare import compare_images
 
     out: list[FigureResult] = []
     with tempfile.TemporaryDirectory(prefix="dwtcp-figures-") as tmp:
-        for r in build_all(Path(tmp), names, on_figure=on_figure):
+        for r in build_all(Path(tmp), names, on_figure=on_figure, jobs=jobs):
             ref = Path(committed_dir) / r.path.name
             if not ref.exists():
                 ok, msg = False, f"{ref} is not committed (run `dwtcp-fluid figures`)"
