@@ -27,7 +27,7 @@ from ..analysis.tune import TuneRange
 from ..packet.crosscheck import TOLERANCES
 from ..params import DctcpParams, LinkParams
 
-__all__ = ["TOLERANCE", "packet_check"]
+__all__ = ["TOLERANCE", "packet_check", "packet_check_dwtcp"]
 
 #: Mean-queue tolerance, packets (the packet-vs-fluid cross-check's).
 TOLERANCE = float(TOLERANCES["queue_mean"])
@@ -89,4 +89,44 @@ def packet_check(
         else:
             row["class"] = "disagree"
         out.append(row)
+    return out
+
+
+def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) -> list[dict[str, Any]]:
+    """The tuned DWTCP (β, K) at the four corners of ``rng``: busy-period model against the packet core.
+
+    The packet side is the sweep's one DWTCP run definition (:func:`.compare_dwtcp.packet_setting`: 20 RTTs
+    warm-up, 200-400 measured, buffer 5000, its classes); the fluid side is the tuner's
+    (:func:`dwtcp_fluid.analysis.dwtcp_busy_batch.run_busy_batch`, 100 + 300 RTTs). The verdict is the DWTCP
+    cross-check's (:func:`dwtcp_fluid.sweep.packet_classes.tolerance_verdict`: mean queue within max(10 packets,
+    20 %), utilization within 0.02, steadiness or period by class; a packet run that is neither steady nor
+    oscillating is "not scored", never agreement).
+
+    Returns per corner ``rtt_s``, ``flows``, fluid and packet mean queue (packets), utilization, amplitude, the
+    packet class, ``verdict`` ("pass", "fail", "not scored") and ``why``.
+    """
+    from ..analysis.dwtcp_busy_batch import run_busy_batch
+    from ..analysis.tune_dwtcp import ALPHA0, SCOUT_BYTES
+    from ..params import DwtcpParams
+    from ..sweep.packet_classes import tolerance_verdict
+    from .compare_dwtcp import packet_setting
+
+    corners = [(d, n) for d in rng.d for n in rng.N]
+    Ps = [
+        DwtcpParams(link=LinkParams(rng.capacity, d, rng.packet_size), flows=int(n), beta=float(beta), k=float(K),
+                    scout_size=SCOUT_BYTES, alpha0=ALPHA0)  # fmt: skip
+        for d, n in corners
+    ]
+    fluid = run_busy_batch(Ps)
+    out = []
+    for (d, n), P, fl in zip(corners, Ps, fluid, strict=True):
+        pk = packet_setting(P, seed=seed)["summary"]
+        v = tolerance_verdict(pk, fl)
+        out.append({
+            "rtt_s": float(d), "flows": int(n), "fluid_queue_mean": fl["queue_mean"],
+            "packet_queue_mean": pk["queue_mean"], "fluid_utilization": fl["utilization"],
+            "packet_utilization": pk["utilization"], "fluid_amplitude": fl["amplitude"],
+            "packet_amplitude": pk["amplitude"], "fluid_regime": fl["regime"], "packet_class": pk["class"],
+            "class": v["verdict"], "why": v["why"],
+        })  # fmt: skip
     return out
