@@ -25,7 +25,9 @@ def test_standing_queue_closed_form_and_independent_of_K() -> None:
     the larger K) and the two within 3 packets."""
     rng = TuneRange("10Gbps", ("100us", "100us"), (50, 50), points=2)
     o = busy_observables(rng, [1e-3, 1e-3], [50.0, 200.0], **RUN)
-    P = DwtcpParams(link=LinkParams("10Gbps", "100us"), flows=50, beta=1e-3, k=50.0, scout_size=64.0, alpha0=20.0)
+    P = DwtcpParams(
+        link=LinkParams("10Gbps", "100us"), flows=50, beta=1e-3, k=50.0, scout_size=64.0, alpha0=20.0
+    )
     q = standing_queue_point(P)["q"]
     assert o["standing"].all() and o["ok"].all()
     assert np.allclose(o["queue_mean"][:, 0], q, atol=5.0)

@@ -64,14 +64,23 @@ def guideline_beta(bdp: float, flows: float, packet_size: float = 1500.0) -> dic
     ``bdp`` in packets, ``packet_size`` in bytes.
     """
     x = bdp / flows
-    return {"consistent": 1.0 / (2.0 * math.sqrt(x * packet_size)), "packets_in_bytes_beta": 1.0 / (2.0 * math.sqrt(x))}
+    return {
+        "consistent": 1.0 / (2.0 * math.sqrt(x * packet_size)),
+        "packets_in_bytes_beta": 1.0 / (2.0 * math.sqrt(x)),
+    }
 
 
 def _points(rng: TuneRange, beta: np.ndarray, K: np.ndarray) -> list[DwtcpParams]:
     D, N = rng.grid()
     return [
-        DwtcpParams(link=LinkParams(rng.capacity, float(d), rng.packet_size), flows=int(n), beta=float(b),
-                    k=float(k), scout_size=SCOUT_BYTES, alpha0=ALPHA0)  # fmt: skip
+        DwtcpParams(
+            link=LinkParams(rng.capacity, float(d), rng.packet_size),
+            flows=int(n),
+            beta=float(b),
+            k=float(k),
+            scout_size=SCOUT_BYTES,
+            alpha0=ALPHA0,
+        )  # fmt: skip
         for b, k in zip(beta, K, strict=True)
         for d, n in zip(D, N, strict=True)
     ]
@@ -179,7 +188,9 @@ class DwtcpTuneResult(Result):
             if self.steady and o["amplitude"][i] >= o["threshold"][i] * (1 - 0.1):
                 out.append(f"amplitude <= {o['threshold'][i]:g} at {at}")
         for name, v, (lo, hi) in (("beta", self.beta, BETA_BOX), ("K", self.K, K_BOX)):
-            out += [f"{name} >= {lo:g}"] if v <= lo * 1.05 else [f"{name} <= {hi:g}"] if v >= hi / 1.05 else []
+            out += (
+                [f"{name} >= {lo:g}"] if v <= lo * 1.05 else [f"{name} <= {hi:g}"] if v >= hi / 1.05 else []
+            )
         return out
 
     def summary(self) -> DwtcpTuneSummary:
@@ -283,7 +294,9 @@ def tune_dwtcp(
     if not isinstance(rng, TuneRange):
         raise ValueError(f"rng={rng!r} is invalid: accepted a TuneRange")
     if objective not in DWTCP_OBJECTIVES:
-        raise ValueError(f"objective={objective!r} is out of range: accepted one of {sorted(DWTCP_OBJECTIVES)}")
+        raise ValueError(
+            f"objective={objective!r} is out of range: accepted one of {sorted(DWTCP_OBJECTIVES)}"
+        )
     u_min = check_range("utilization_min", utilization_min, lo=0.0, hi=1.0, lo_open=True)
     check_range("beta0", beta0, lo=BETA_BOX[0], hi=BETA_BOX[1])
     check_range("K0", K0, lo=K_BOX[0], hi=K_BOX[1], why="packets")
@@ -302,7 +315,9 @@ def tune_dwtcp(
             cands = [np.clip(z + h * e, S.lo, S.hi) for e in dirs]
             it += 1
             res = S.eval(cands)
-            j = min(range(len(cands)), key=lambda i: (res[i][1], res[i][0]) if res[i][1] > 0 else (-1, res[i][0]))
+            j = min(
+                range(len(cands)), key=lambda i: (res[i][1], res[i][0]) if res[i][1] > 0 else (-1, res[i][0])
+            )
             if _better(res[j], best):
                 z, best, moved = cands[j], res[j], True
                 path.append(z.copy())

@@ -185,7 +185,6 @@ def dwtcp(
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
-    from ..analysis.tune import TuneRange
     from ..analysis.tune_dwtcp import tune_dwtcp
 
     if objective not in DWTCP_OBJECTIVES:
@@ -197,7 +196,9 @@ def dwtcp(
     rng = _range(capacity, rtt, flows, points, packet_size)
     err = Console(stderr=True)
     with err.status("tuning beta and K (busy-period model, batched JAX solves)...", spinner="dots"):
-        res = tune_dwtcp(rng, objective=objective, utilization_min=utilization_min, steady=not allow_oscillation)
+        res = tune_dwtcp(
+            rng, objective=objective, utilization_min=utilization_min, steady=not allow_oscillation
+        )
     s = res.summary().to_dict()
     s["operating_points"] = [
         {"rtt_s": float(d), "flows": int(n), **{k: v[i].item() for k, v in res.observables.items()}}

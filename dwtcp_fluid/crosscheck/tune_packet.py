@@ -113,8 +113,14 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
 
     corners = [(d, n) for d in rng.d for n in rng.N]
     Ps = [
-        DwtcpParams(link=LinkParams(rng.capacity, d, rng.packet_size), flows=int(n), beta=float(beta), k=float(K),
-                    scout_size=SCOUT_BYTES, alpha0=ALPHA0)  # fmt: skip
+        DwtcpParams(
+            link=LinkParams(rng.capacity, d, rng.packet_size),
+            flows=int(n),
+            beta=float(beta),
+            k=float(K),
+            scout_size=SCOUT_BYTES,
+            alpha0=ALPHA0,
+        )  # fmt: skip
         for d, n in corners
     ]
     fluid = run_busy_batch(Ps)
