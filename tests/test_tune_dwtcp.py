@@ -52,17 +52,17 @@ def test_guideline_readings() -> None:
 
 @pytest.mark.slow
 def test_search_agrees_with_grid() -> None:
-    """The compass search lands within one grid spacing of the feasible grid optimum of the same objective, no
-    worse than it (up to the spacing's change of the objective), with fewer evaluations, on a small range."""
+    """On a small range the search is feasible, no worse than the feasible grid optimum of the same objective, its
+    β within one grid spacing of the grid's, with fewer evaluations (K is compared through the objective only: the
+    worst-case queue is nearly flat in K inside the feasible set, see the figure's claims)."""
     rng = TuneRange("10Gbps", ("100us", "100us"), (2, 30), points=2)
     r = tune_dwtcp(rng, **RUN)
     assert r.ok
     bs, ks = np.geomspace(1e-5, 1e-2, 16), np.geomspace(20, 1000, 10)
     G = grid_search(rng, bs, ks, **RUN)
     assert G["any_feasible"]
-    db, dk = math.log10(bs[1] / bs[0]), math.log10(ks[1] / ks[0])
+    db = math.log10(bs[1] / bs[0])
     assert abs(math.log10(r.beta / G["beta"])) <= db + 1e-9
-    assert abs(math.log10(r.K / G["K"])) <= dk + 1e-9
     assert r.summary().objective_value <= G["objective_value"] + 1e-6
     assert r.evaluations * 2 < G["evaluations"]  # the ≥ 10× claim is on the full range: benchmarks/tune.py
 
