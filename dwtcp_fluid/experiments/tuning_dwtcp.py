@@ -84,7 +84,7 @@ def _claim_counts(d: dict[str, Any]) -> tuple[bool, str]:
 
 def _claim_guideline(d: dict[str, Any]) -> tuple[bool, str]:
     lo, hi = d["guideline"]
-    return bool(d["beta"] < lo / 10), (
+    return bool(d["beta"] < lo / 5), (
         f"β* = {d['beta']:.3g} vs 1/(2·sqrt(BDP/N)) = {lo:.3g} … {hi:.3g} over the corners"
         f" ({lo / d['beta']:.0f}-{hi / d['beta']:.0f}× larger)"
     )
@@ -126,7 +126,7 @@ DWTCP_TUNING_FIGURE = register(
                 _claim_worst,
             ),
             Claim(
-                "The tuned β lies more than 10× below [DWTCP]'s guideline 1/(2·sqrt(BDP/N)) at every corner",
+                "The tuned β lies more than 5× below [DWTCP]'s guideline 1/(2·sqrt(BDP/N)) at every corner",
                 _claim_guideline,
             ),
         ],
