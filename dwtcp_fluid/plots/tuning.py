@@ -66,5 +66,5 @@ def plot_tuning_dwtcp(data: dict[str, Any]) -> MplFigure:
         title=f"tune dwtcp: {data['label']}",
         xlim=(float(np.min(B)), float(np.max(B))), ylim=(float(np.min(K)), float(np.max(K))),
     )  # fmt: skip
-    ax.legend(loc="upper left", fontsize=6.5, framealpha=0.85)
+    ax.legend(loc="lower left", fontsize=6.5, framealpha=0.85)
     return fig
