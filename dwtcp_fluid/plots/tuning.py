@@ -50,13 +50,12 @@ def plot_tuning_dwtcp(data: dict[str, Any]) -> MplFigure:
     G = data["grid"]
     B, K, L = G["beta_grid"], G["K_grid"], G["landscape"]
     pc = ax.pcolormesh(B, K, L, shading="nearest", cmap="viridis", norm="log")
-    fig.colorbar(pc, ax=ax, label=data["objective_description"])
+    fig.colorbar(pc, ax=ax, label="worst-case mean queue over the range (packets)")
     bad = ~G["feasible"]
     ax.plot(B[bad], K[bad], "x", color="white", ms=3, mew=0.6, label="grid point violates a constraint")
     lo, hi = data["guideline"]
-    ax.axvspan(
-        lo, hi, color="#CC79A7", alpha=0.25, label="[DWTCP] guideline β ≈ 1/(2·√(BDP/N)) at the corners"
-    )
+    ax.axvspan(lo, hi, fc="none", ec="#CC79A7", hatch="//", lw=1.2, zorder=3,
+               label="[DWTCP] guideline β ≈ 1/(2·√(BDP/N)) at the corners")  # fmt: skip
     path = data["path"]
     ax.plot(path[:, 0], path[:, 1], "o-", color="#D55E00", ms=3.5, lw=1.2, label="compass-search path")
     ax.plot(path[-1, 0], path[-1, 1], "*", color="#D55E00", ms=14, mec="k", label="search optimum")
