@@ -116,8 +116,21 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
     20 %), utilization within 0.02, steadiness or period by class; a packet run that is neither steady nor
     oscillating is "not scored", never agreement).
 
-    Returns per corner ``rtt_s``, ``flows``, fluid and packet mean queue (packets), utilization, amplitude, the
-    packet class, ``verdict`` ("pass", "fail", "not scored") and ``why``.
+    Parameters
+    ----------
+    rng : TuneRange
+        The operating range; its corners (d_lo, d_hi) × (N_lo, N_hi) are run.
+    beta, K : float
+        Decrease gain (byte convention) and target K (packets), e.g. :func:`~dwtcp_fluid.analysis.tune_dwtcp.
+        tune_dwtcp`'s.
+    seed : int
+        Packet-core seed.
+
+    Returns
+    -------
+    list of dict
+        Per corner ``rtt_s``, ``flows``, fluid and packet mean queue (packets), utilization, amplitude, the
+        fluid regime, the packet class, ``class`` (the verdict: "pass", "fail", "not scored") and ``why``.
     """
     from ..analysis.dwtcp_busy_batch import run_busy_batch
     from ..analysis.tune_dwtcp import ALPHA0, SCOUT_BYTES
