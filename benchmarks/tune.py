@@ -92,7 +92,7 @@ def main() -> None:
 
 def _dwtcp(args: argparse.Namespace) -> None:
     from dwtcp_fluid.analysis.tune import TuneRange
-    from dwtcp_fluid.analysis.tune_dwtcp import BETA_BOX, K_BOX, grid_search, tune_dwtcp
+    from dwtcp_fluid.crosscheck.tune_dwtcp import BETA_BOX, K_BOX, grid_search, tune_dwtcp
 
     rng = TuneRange("10Gbps", ("100us", "300us"), (2, 100), points=3)
     print(f"range: 10 Gbps, RTT 100-300 us, flows 2-100, {rng.grid()[0].size} operating points; {_load()}")

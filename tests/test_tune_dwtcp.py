@@ -10,8 +10,14 @@ import pytest
 
 from dwtcp_fluid.analysis.dwtcp_busy import standing_queue_point
 from dwtcp_fluid.analysis.tune import TuneRange
-from dwtcp_fluid.analysis.tune_dwtcp import _better, busy_observables, grid_search, guideline_beta, tune_dwtcp
 from dwtcp_fluid.cli import main
+from dwtcp_fluid.crosscheck.tune_dwtcp import (
+    _better,
+    busy_observables,
+    grid_search,
+    guideline_beta,
+    tune_dwtcp,
+)
 from dwtcp_fluid.params import DwtcpParams, LinkParams
 
 RUN = {"warmup_rtts": 50.0, "window_rtts": 100.0}

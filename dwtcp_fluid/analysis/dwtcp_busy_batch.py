@@ -67,7 +67,9 @@ def run_busy_batch(
     hist = np.array([busy_history(P, m) for P in points])
     dt = min(jax_step(P, m) / P.tau for P in points)
     if dt_rtts is not None:
-        dt = check_range("dt_rtts", dt_rtts, lo=0.0, hi=dt, lo_open=True, why="RTTs, at most the batch's step")
+        dt = check_range(
+            "dt_rtts", dt_rtts, lo=0.0, hi=dt, lo_open=True, why="RTTs, at most the batch's step"
+        )
     T = warmup_rtts + window_rtts
     save = max(1, round(1.0 / (dt * SAVES_PER_RTT)))
     sol = solve(m, params, hist, (0.0, T), method="jax", dt=dt, save_every=save)

@@ -185,7 +185,7 @@ def dwtcp(
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
-    from ..analysis.tune_dwtcp import tune_dwtcp
+    from ..crosscheck.tune_dwtcp import tune_dwtcp
 
     if objective not in DWTCP_OBJECTIVES:
         raise UsageError("--objective", objective, "one of " + ", ".join(DWTCP_OBJECTIVES))

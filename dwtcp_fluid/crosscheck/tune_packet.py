@@ -121,7 +121,7 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
     rng : TuneRange
         The operating range; its corners (d_lo, d_hi) × (N_lo, N_hi) are run.
     beta, K : float
-        Decrease gain (byte convention) and target K (packets), e.g. :func:`~dwtcp_fluid.analysis.tune_dwtcp.
+        Decrease gain (byte convention) and target K (packets), e.g. :func:`~dwtcp_fluid.crosscheck.tune_dwtcp.
         tune_dwtcp`'s.
     seed : int
         Packet-core seed.
@@ -133,10 +133,10 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
         fluid regime, the packet class, ``class`` (the verdict: "pass", "fail", "not scored") and ``why``.
     """
     from ..analysis.dwtcp_busy_batch import run_busy_batch
-    from ..analysis.tune_dwtcp import ALPHA0, SCOUT_BYTES
     from ..params import DwtcpParams
     from ..sweep.packet_classes import tolerance_verdict
     from .compare_dwtcp import packet_setting
+    from .tune_dwtcp import ALPHA0, SCOUT_BYTES
 
     corners = [(d, n) for d in rng.d for n in rng.N]
     Ps = [

@@ -1,9 +1,9 @@
 """Choose DWTCP's decrease gain β and target K over an operating range on the Scout-faithful busy-period model.
 
-The range is :class:`~.tune.TuneRange`'s (capacity, base-RTT interval, flow-count interval, a grid of operating
+The range is :class:`~dwtcp_fluid.analysis.tune.TuneRange`'s (capacity, base-RTT interval, flow-count interval, a grid of operating
 points). At each point :class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid` ([DWTCP] Algorithm 1, eqs. (1), (2),
 the Scout served only in idle time; ``proofs/dwtcp_busy.md``) is run in one batched JAX solve
-(:func:`~.dwtcp_busy_batch.run_busy_batch`, 100 RTTs warm-up, 300 measured) and summarised as the DWTCP
+(:func:`~dwtcp_fluid.analysis.dwtcp_busy_batch.run_busy_batch`, 100 RTTs warm-up, 300 measured) and summarised as the DWTCP
 cross-check summarises it (mean and peak queue, amplitude, utilization).
 
 Default objective: minimize the worst-case mean queue over the range subject to utilization ≥ 99 % and a steady
@@ -16,7 +16,7 @@ sits on or near (the utilization and steadiness constraints bind at the fewest f
 standing queue at the most). Across that boundary the mean queue jumps and its derivative does not exist; inside
 the cycle regime the window statistics move in steps as crossings enter and leave the window. Implicit
 differentiation needs a smooth fixed point or orbit; only the standing queue has one (q* = N·w* − BDP with w* the
-root of x/w = β_w·(w + x/(2w))^{3/2}, :func:`~.dwtcp_busy.standing_queue_point`, independent of K). So the search
+root of x/w = β_w·(w + x/(2w))^{3/2}, :func:`~dwtcp_fluid.analysis.dwtcp_busy.standing_queue_point`, independent of K). So the search
 is derivative-free: a batched compass search (generalized pattern search) in (log10 β, log10 K) with a filter —
 a feasible candidate beats an infeasible one, infeasible ones are ranked by their constraint violation — polling
 the last successful move again first (a Hooke-Jeeves pattern move), then the four axis directions in one batched
@@ -39,10 +39,10 @@ from typing import Any
 
 import numpy as np
 
+from ..analysis.tune import TuneRange
+from ..analysis.tune_objectives import DWTCP_OBJECTIVES
 from ..params import DwtcpParams, LinkParams, check_range
 from ..results import Result, Status, Summary, new_axes
-from .tune import TuneRange
-from .tune_objectives import DWTCP_OBJECTIVES
 
 __all__ = ["BETA_BOX", "K_BOX", "DwtcpTuneResult", "DwtcpTuneSummary", "busy_observables", "tune_dwtcp",
            "grid_search", "guideline_beta"]  # fmt: skip
@@ -99,8 +99,8 @@ def busy_observables(
     The step is the batch's smallest JAX step rounded down to 1/80 RTT · 2^-j, so that batches share a compiled
     solver.
     """
+    from ..analysis.dwtcp_busy_batch import run_busy_batch
     from ..sweep.packet_classes import oscillation_threshold
-    from .dwtcp_busy_batch import run_busy_batch
 
     beta, K = np.atleast_1d(np.asarray(beta, float)), np.atleast_1d(np.asarray(K, float))
     D, N = rng.grid()
@@ -317,7 +317,7 @@ def tune_dwtcp(
     rng : TuneRange
         The operating range and its grid of points.
     objective : str
-        One of :data:`~.tune_objectives.DWTCP_OBJECTIVES` (default "mean-queue").
+        One of :data:`~dwtcp_fluid.analysis.tune_objectives.DWTCP_OBJECTIVES` (default "mean-queue").
     utilization_min : float
         Required utilization at every point, in (0, 1].
     steady : bool
