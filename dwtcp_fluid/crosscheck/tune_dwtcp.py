@@ -44,7 +44,7 @@ from ..analysis.tune_objectives import DWTCP_OBJECTIVES
 from ..params import DwtcpParams, LinkParams, check_range
 from ..results import Result, Status, Summary, new_axes
 
-__all__ = ["BETA_BOX", "K_BOX", "DwtcpTuneResult", "DwtcpTuneSummary", "busy_observables", "tune_dwtcp",
+__all__ = ["BETA_BOX", "K_BOX", "DwtcpTuneResult", "DwtcpTuneSummary", "tune_points", "busy_observables", "tune_dwtcp",
            "grid_search", "guideline_beta"]  # fmt: skip
 
 #: Search box: β (byte convention) and K (packets). Below K = 20 the busy age's reset rate gap_cap·C/k makes the
@@ -73,7 +73,7 @@ def guideline_beta(bdp: float, flows: float, packet_size: float = 1500.0) -> dic
     }
 
 
-def _points(rng: TuneRange, beta: np.ndarray, K: np.ndarray) -> list[DwtcpParams]:
+def tune_points(rng: TuneRange, beta: np.ndarray, K: np.ndarray) -> list[DwtcpParams]:
     D, N = rng.grid()
     return [
         DwtcpParams(
@@ -106,7 +106,9 @@ def busy_observables(
     D, N = rng.grid()
     need = min(1 / 80, float(K.min()) / (40 * rng.C * float(D.max())))
     dt = (1 / 80) * 2.0 ** -math.ceil(math.log2((1 / 80) / need) - 1e-12)
-    runs = run_busy_batch(_points(rng, beta, K), warmup_rtts=warmup_rtts, window_rtts=window_rtts, dt_rtts=dt)
+    runs = run_busy_batch(
+        tune_points(rng, beta, K), warmup_rtts=warmup_rtts, window_rtts=window_rtts, dt_rtts=dt
+    )
     shape = (beta.size, D.size)
     out = {k: np.array([r[k] for r in runs], float).reshape(shape) for k in _KEYS[:4]}
     out["standing"] = np.array([r["regime"] == "standing queue" for r in runs]).reshape(shape)
@@ -209,7 +211,7 @@ class DwtcpTuneResult(Result):
         worst = {"rtt_s": float(self.points_d[i]), "flows": int(self.points_N[i]),
                  **{k: float(o[k][i]) for k in ("queue_mean", "queue_max", "amplitude", "utilization")},
                  "regime": "standing queue" if o["standing"][i] else "cycle"}  # fmt: skip
-        P = _points(self.range, np.array([self.beta]), np.array([self.K]))[0]
+        P = tune_points(self.range, np.array([self.beta]), np.array([self.K]))[0]
         C, L = self.range.C, P.link.L
         guide = {}
         for d in self.range.d:

@@ -133,23 +133,14 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
         fluid regime, the packet class, ``class`` (the verdict: "pass", "fail", "not scored") and ``why``.
     """
     from ..analysis.dwtcp_busy_batch import run_busy_batch
-    from ..params import DwtcpParams
     from ..sweep.packet_classes import tolerance_verdict
     from .compare_dwtcp import packet_setting
-    from .tune_dwtcp import ALPHA0, SCOUT_BYTES
+    from .tune_dwtcp import tune_points
 
-    corners = [(d, n) for d in rng.d for n in rng.N]
-    Ps = [
-        DwtcpParams(
-            link=LinkParams(rng.capacity, d, rng.packet_size),
-            flows=int(n),
-            beta=float(beta),
-            k=float(K),
-            scout_size=SCOUT_BYTES,
-            alpha0=ALPHA0,
-        )  # fmt: skip
-        for d, n in corners
-    ]
+    # the corners are the grid of the range with two points per axis, in the tuner's own parameter set
+    box = TuneRange(rng.capacity, rng.rtt, rng.flows, 2, rng.packet_size)
+    Ps = tune_points(box, np.array([beta], float), np.array([K], float))
+    corners = [(P.link.d, P.flows) for P in Ps]
     fluid = run_busy_batch(Ps)
     out = []
     for (d, n), P, fl in zip(corners, Ps, fluid, strict=True):
