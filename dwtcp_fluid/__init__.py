@@ -116,6 +116,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "TuneRange": ("analysis.tune", "TuneRange"),
     "tune_dctcp": ("analysis.tune", "tune_dctcp"),
     "tune_packet_check": ("crosscheck.tune_packet", "packet_check"),
+    "tune_dwtcp": ("crosscheck.tune_dwtcp", "tune_dwtcp"),
+    "tune_dwtcp_packet_check": ("crosscheck.tune_packet", "packet_check_dwtcp"),
     # sweep
     "run_sweep": ("sweep.result", "sweep"),
     "SweepResult": ("sweep.result", "SweepResult"),

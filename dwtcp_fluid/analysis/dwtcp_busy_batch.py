@@ -31,6 +31,7 @@ def run_busy_batch(
     warmup_rtts: float = 100.0,
     window_rtts: float = 300.0,
     model: DwtcpBusyFluid | None = None,
+    dt_rtts: float | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`~.dwtcp_busy.run_busy_model` (method "jax") at every point in one batched solve.
 
@@ -41,6 +42,10 @@ def run_busy_batch(
     warmup_rtts, window_rtts : float
         RTTs excluded at the start and measured after it (window at least 50), the same for every point.
     model : DwtcpBusyFluid, optional
+    dt_rtts : float, optional
+        Step in RTTs; default the batch's smallest :func:`~.dwtcp_busy.jax_step`. A larger one is refused (the
+        step must resolve every point); a caller that runs many batches passes a fixed smaller step so that the
+        compiled solver is reused.
 
     Returns
     -------
@@ -61,6 +66,10 @@ def run_busy_batch(
     params = {k: np.array([r[k] for r in rows]) for k in rows[0]}
     hist = np.array([busy_history(P, m) for P in points])
     dt = min(jax_step(P, m) / P.tau for P in points)
+    if dt_rtts is not None:
+        dt = check_range(
+            "dt_rtts", dt_rtts, lo=0.0, hi=dt, lo_open=True, why="RTTs, at most the batch's step"
+        )
     T = warmup_rtts + window_rtts
     save = max(1, round(1.0 / (dt * SAVES_PER_RTT)))
     sol = solve(m, params, hist, (0.0, T), method="jax", dt=dt, save_every=save)

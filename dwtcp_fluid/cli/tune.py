@@ -1,14 +1,16 @@
-"""``dwtcp-fluid tune dctcp``: choose K and g over an operating range by gradients through the limit cycles."""
+"""``dwtcp-fluid tune dctcp``: choose K and g over an operating range by gradients through the limit cycles;
+``dwtcp-fluid tune dwtcp``: choose β and K on the Scout-faithful busy-period model (derivative-free)."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..analysis.tune_objectives import OBJECTIVES
+from ..analysis.tune_objectives import DWTCP_OBJECTIVES, OBJECTIVES
 from ..units import parse_time
 from .app import app
 from .common import UsageError, emit_json
@@ -57,6 +59,18 @@ def _flow_range(text: str) -> tuple[int, int]:
     return out[0], out[1]
 
 
+def _range(capacity: str, rtt: str, flows: str, points: int, packet_size: str) -> Any:
+    """The TuneRange of the flags, or a one-line usage error naming the flag."""
+    from ..analysis.tune import TuneRange
+
+    d_rng, n_rng = _rtt_range(rtt), _flow_range(flows)
+    try:
+        return TuneRange(capacity, d_rng, n_rng, points, packet_size)
+    except ValueError as e:
+        flag = "--packet-size" if "packet_size" in str(e) else "--capacity"
+        raise UsageError(flag, packet_size if flag == "--packet-size" else capacity, str(e)) from None
+
+
 _HELP = (
     "Tune DCTCP's marking threshold K and EWMA gain g over an operating range ([DCTCP-A] fluid model with the"
     " physical queue floor).\n\nDefault objective: minimize the worst-case mean queue over the range (counted above"
@@ -87,7 +101,7 @@ def dctcp(
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
-    from ..analysis.tune import TuneRange, tune_dctcp
+    from ..analysis.tune import tune_dctcp
 
     if objective not in OBJECTIVES:
         raise UsageError("--objective", objective, "one of " + ", ".join(OBJECTIVES))
@@ -97,12 +111,7 @@ def dctcp(
         raise UsageError("--rho-max", rho_max, "a number with 0 < x < 1")
     if not (2 <= points <= 9):
         raise UsageError("--points", points, "an integer in 2..9")
-    d_rng, n_rng = _rtt_range(rtt), _flow_range(flows)
-    try:
-        rng = TuneRange(capacity, d_rng, n_rng, points, packet_size)
-    except ValueError as e:
-        flag = "--packet-size" if "packet_size" in str(e) else "--capacity"
-        raise UsageError(flag, packet_size if flag == "--packet-size" else capacity, str(e)) from None
+    rng = _range(capacity, rtt, flows, points, packet_size)
     err = Console(stderr=True)
     with err.status("tuning K and g (compiling the JAX period map on the first call)...", spinner="dots"):
         res = tune_dctcp(rng, objective=objective, throughput_min=throughput_min, rho_max=rho_max)
@@ -135,5 +144,85 @@ def dctcp(
         ]:
             t.add_row(k, str(v))
         out.print(t)
+    if s["status"] != "ok":
+        raise typer.Exit(1)
+
+
+_HELP_DWTCP = (
+    "Tune DWTCP's decrease gain beta (the paper's byte convention) and target K (d_t = RTT + K*L/C, packets) over an"
+    " operating range on the Scout-faithful busy-period model ([DWTCP] Algorithm 1 with the Scout served only in"
+    " idle time; the model the packet core follows).\n\nDefault objective: minimize the worst-case mean queue over"
+    " the range (DWTCP's standing queue included: beta sets it) subject to utilization >= 99 % and a steady queue"
+    " (amplitude <= max(5, N) packets, the packet classes' oscillation threshold) at every operating point."
+    " The model's observables are window statistics of a hybrid system with two regimes (standing queue, cycle):"
+    " not differentiable across the regime boundary the optimum sits on, so the search is derivative-free: a"
+    " batched compass search in (log beta, log K) from [DWTCP]'s beta = 0.001, K = 100, box beta in 1e-5..1e-2,"
+    " K in 20..1000."
+)
+
+
+@tune_app.command("dwtcp", help=_HELP_DWTCP)
+def dwtcp(
+    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
+    rtt: str = typer.Option(
+        "100us:300us", "--rtt", help='Base-RTT range LO:HI ("100us:300us") or one value.'
+    ),
+    flows: str = typer.Option("2:100", "--flows", help='Flow-count range LO:HI ("2:100") or one value.'),
+    objective: str = typer.Option(
+        "mean-queue",
+        "--objective",
+        help="What to minimize at the worst point: "
+        + "; ".join(f"{k}: {v}" for k, v in DWTCP_OBJECTIVES.items())
+        + ".",
+    ),  # fmt: skip
+    utilization_min: float = typer.Option(
+        0.99, "--utilization-min", help="Required utilization at every point, 0 < x <= 1."
+    ),
+    allow_oscillation: bool = typer.Option(
+        False, "--allow-oscillation", help="Drop the steady-queue constraint."
+    ),
+    points: int = typer.Option(3, "--points", help="Operating points per axis, 2..9 (2: corners only)."),
+    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+) -> None:
+    from ..crosscheck.tune_dwtcp import tune_dwtcp
+
+    if objective not in DWTCP_OBJECTIVES:
+        raise UsageError("--objective", objective, "one of " + ", ".join(DWTCP_OBJECTIVES))
+    if not (math.isfinite(utilization_min) and 0 < utilization_min <= 1):
+        raise UsageError("--utilization-min", utilization_min, "a fraction with 0 < x <= 1")
+    if not (2 <= points <= 9):
+        raise UsageError("--points", points, "an integer in 2..9")
+    rng = _range(capacity, rtt, flows, points, packet_size)
+    err = Console(stderr=True)
+    with err.status("tuning beta and K (busy-period model, batched JAX solves)...", spinner="dots"):
+        res = tune_dwtcp(
+            rng, objective=objective, utilization_min=utilization_min, steady=not allow_oscillation
+        )
+    s = res.summary().to_dict()
+    s["operating_points"] = [
+        {"rtt_s": float(d), "flows": int(n), **{k: v[i].item() for k, v in res.observables.items()}}
+        for i, (d, n) in enumerate(zip(res.points_d, res.points_N, strict=True))
+    ]
+    s["path"] = res.path.tolist()
+    if json:
+        emit_json(s)
+    else:
+        t = Table(title=f"tune dwtcp: {s['objective_description']}", show_header=False)
+        w = s["worst_point"]
+        for k, v in [
+            ("status", s["status"] if s["status"] == "ok" else f"{s['status']}: {s['message']}"),
+            ("beta", f"{res.beta:.4g} (byte convention; beta_w = {s['beta_sqrt_packets']:.4g} per sqrt(packet))"),
+            ("K", f"{res.K:.1f} packets"),
+            ("objective", f"{s['objective_value']:.1f} packets"),
+            ("worst point", f"rtt {w['rtt_s'] * 1e6:.0f} us, N = {w['flows']} ({w['regime']})"),
+            ("utilization min", f"{s['utilization_min']:.4f} (required {utilization_min:g})"),
+            ("amplitude / threshold max", f"{s['amplitude_over_threshold_max']:.2f}"),
+            ("active constraints", "; ".join(s["active_constraints"]) or "none"),
+            ("evaluations", f"{s['iterations']} polls, {s['evaluations']} candidates, {s['model_runs']} model runs,"
+                            f" {s['seconds']:.1f} s"),
+        ]:  # fmt: skip
+            t.add_row(k, str(v))
+        Console().print(t)
     if s["status"] != "ok":
         raise typer.Exit(1)

@@ -28,6 +28,7 @@ from . import (
     timely,
     timeseries,
     tuning,
+    tuning_dwtcp,
 )
 from . import figure as _figure
 from .figure import Claim, ClaimResult, Figure, FigureResult, register
@@ -47,6 +48,7 @@ RECIPES = (
     dctcp_wan,
     d2tcp,
     tuning,
+    tuning_dwtcp,
     multihop,
 )
 

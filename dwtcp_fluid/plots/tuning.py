@@ -40,3 +40,30 @@ def plot_tuning(data: dict[str, Any]) -> MplFigure:
     )  # fmt: skip
     ax.legend(loc="upper right", fontsize=6.5, framealpha=0.85)
     return fig
+
+
+def plot_tuning_dwtcp(data: dict[str, Any]) -> MplFigure:
+    """DWTCP: the worst-case objective over (β, K) (infeasible grid points crossed), the compass-search path, the
+    grid optimum and the [DWTCP] guideline band of β."""
+    fig = MplFigure(figsize=(7.2, 4.6), layout="constrained")
+    ax = fig.subplots()
+    G = data["grid"]
+    B, K, L = G["beta_grid"], G["K_grid"], G["landscape"]
+    pc = ax.pcolormesh(B, K, L, shading="nearest", cmap="viridis", norm="log")
+    fig.colorbar(pc, ax=ax, label="worst-case mean queue over the range (packets)")
+    bad = ~G["feasible"]
+    ax.plot(B[bad], K[bad], "x", color="white", ms=3, mew=0.6, label="grid point violates a constraint")
+    lo, hi = data["guideline"]
+    ax.axvspan(lo, hi, fc="none", ec="#CC79A7", hatch="//", lw=1.2, zorder=3,
+               label="[DWTCP] guideline β ≈ 1/(2·√(BDP/N)) at the corners")  # fmt: skip
+    path = data["path"]
+    ax.plot(path[:, 0], path[:, 1], "o-", color="#D55E00", ms=3.5, lw=1.2, label="compass-search path")
+    ax.plot(path[-1, 0], path[-1, 1], "*", color="#D55E00", ms=14, mec="k", label="search optimum")
+    ax.plot(G["beta"], G["K"], "s", mfc="none", mec="white", ms=11, mew=1.6, label="grid optimum")
+    ax.set(
+        xlabel="β (byte convention)", ylabel="K (packets)", xscale="log", yscale="log",
+        title=f"tune dwtcp: {data['label']}",
+        xlim=(float(np.min(B)), float(np.max(B))), ylim=(float(np.min(K)), float(np.max(K))),
+    )  # fmt: skip
+    ax.legend(loc="lower left", fontsize=6.5, framealpha=0.85)
+    return fig
