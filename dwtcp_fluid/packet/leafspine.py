@@ -69,6 +69,19 @@ class LeafSpineTraffic:
             n[list(r)] += c
         return n
 
+    def queueable(self) -> np.ndarray:
+        """Per port: can it hold a queue? Only if its flows enter it through ≥ 2 distinct links (another port, or
+        each flow's own host access link at line rate); a port fed by one line-rate link never queues."""
+        feeds: list[set] = [set() for _ in range(self.topology.hops)]
+        f = 0
+        for r, c in zip(self.topology.groups, self.flows_per_group, strict=True):
+            for _ in range(c):
+                feeds[r[0]].add(("host", f))
+                f += 1
+            for a, b in zip(r[:-1], r[1:], strict=True):
+                feeds[b].add(("port", a))
+        return np.array([len(x) >= 2 for x in feeds])
+
 
 def _pair_matrix(L: int, traffic: Any, flows: int, seed: int) -> np.ndarray:
     if isinstance(traffic, str):

@@ -10,7 +10,8 @@ rate. Per slot, vectorised over flows and unrolled over ports:
    ``"hops"`` signal, ``ev.hop_queues``: an ``[n_ports]`` row per flow indexed by port id, 0 off the path). The
    law's :meth:`step` runs once for every flow with an ACK; then retransmission timeouts (every outstanding
    packet lost and no ACK for ``rto`` slots), a second call with ``ev.timeout``.
-2. Arrivals at each port: the packets its in-ports (the ports some route enters it from, a static table) served
+2. Arrivals at each port (all ports at once: port ids increase along every route, a feed-forward numbering,
+   so the order is immaterial): the packets its in-ports (the ports some route enters it from, a static table) served
    last slot and are routed here (one slot per hop of forwarding), and the new packets of flows entering here
    (each flow sends at most one packet per slot, access link at line rate, while ``inflight < floor(cwnd)``; a
    rate-based law also paces at its ``rate``), enqueued in a seeded rotating order (no flow always last),
@@ -86,6 +87,8 @@ def _run(law: Law, inp: tuple, bmax: int, ring: int, n_chunks: int, chunk: int, 
     fl = jnp.arange(F, dtype=INT)
     route, nh = a["route"], a["nh"]
     first = route[:, 0]
+    inp_a = jnp.asarray(inp, INT)
+    src = jnp.maximum(inp_a, 0)
     on_path = jnp.zeros((F, H), bool).at[fl[:, None], jnp.where(route >= 0, route, H)].set(True, mode="drop")
     s0 = {k: jnp.asarray(v) for k, v in law.init(a["law"], F).items()}
     zF, zH = jnp.zeros(F, INT), jnp.zeros(H, INT)
@@ -138,36 +141,38 @@ def _run(law: Law, inp: tuple, bmax: int, ring: int, n_chunks: int, chunk: int, 
             c["ns"] = jnp.where(send, jnp.maximum(c["ns"], t.astype(FLOAT)) + 1.0 / s["rate"], c["ns"])
         pend, drops = c["pend"], c["drops"]
         qf, qm, qn, qt, qp, qs, qlen = c["qf"], c["qm"], c["qn"], c["qt"], c["qp"], c["qs"], c["qlen"]
-        for h in range(H):
-            # candidates: 0..M−1 the packets from the in-ports, M..M+F−1 the flows entering here
-            src = jnp.asarray([max(i, 0) for i in inp[h]], INT)
-            fwd = jnp.asarray([i >= 0 for i in inp[h]]) & c["tv"][src] & (c["tx"][src] == h)
-            v = jnp.concatenate([fwd, send & (first == h)])
-            cf = jnp.concatenate([c["tf"][src], fl])
-            cm = jnp.concatenate([c["tm"][src], zF])
-            cn = jnp.concatenate([c["tn"][src], pend])
-            ct = jnp.concatenate([c["tt"][src], jnp.full(F, t, INT)])
-            cp = jnp.concatenate([c["tp"][src] + 1, zF])
-            cs = jnp.concatenate([c["ts"][src], jnp.zeros((F, H), INT)])
-            off = (hash32(a["seed"], t, 4, h) % jnp.uint32(F + M)).astype(INT)
-            perm = (jnp.arange(F + M) + off) % (F + M)
-            vp = v[perm]
-            seen = qlen[h] + jnp.cumsum(vp, dtype=INT) - 1
-            acc = vp & (seen < a["buffer"])
-            mk = acc & (seen >= a["kth"][h])
-            pos = jnp.where(acc, (c["head"][h] + seen) % B, B)  # B: out of range, dropped by the scatter
-            qf = qf.at[h, pos].set(cf[perm], mode="drop")
-            qm = qm.at[h, pos].set(cm[perm] | mk.astype(INT), mode="drop")
-            qn = qn.at[h, pos].set(cn[perm], mode="drop")
-            qt = qt.at[h, pos].set(ct[perm], mode="drop")
-            qp = qp.at[h, pos].set(cp[perm], mode="drop")
-            qs = qs.at[h, pos].set(cs[perm].at[:, h].set(seen), mode="drop")
-            qlen = qlen.at[h].add(jnp.sum(acc, dtype=INT))
-            dropped = vp & ~acc
-            lost = jnp.zeros(F, INT).at[cf[perm]].add(jnp.where(dropped, 1 + cn[perm] * (perm < M), 0))
-            new_acc = jnp.zeros(F, bool).at[cf[perm]].max(acc & (perm >= M))
-            pend = jnp.where(new_acc, 0, pend) + lost
-            drops = drops + lost
+        # every port at once (a flow enters at its first port and port ids increase along routes, so no port's
+        # arrivals depend on another's in the same slot): candidates 0..M−1 the packets from the in-ports,
+        # M..M+F−1 the flows entering here
+        ports = jnp.arange(H, dtype=INT)[:, None]
+        fwd = (inp_a >= 0) & c["tv"][src] & (c["tx"][src] == ports)
+        v = jnp.concatenate([fwd, send[None, :] & (first[None, :] == ports)], axis=1)
+        off = (hash32(a["seed"], t, 4, ports[:, 0]) % jnp.uint32(F + M)).astype(INT)
+        perm = (jnp.arange(F + M)[None, :] + off[:, None]) % (F + M)
+
+        def cand(fwd_vals: Any, new_vals: Any) -> Any:
+            both = jnp.concatenate([fwd_vals, jnp.broadcast_to(new_vals, (H,) + new_vals.shape)], axis=1)
+            return jnp.take_along_axis(both, perm.reshape(perm.shape + (1,) * (both.ndim - 2)), axis=1)
+
+        vp = jnp.take_along_axis(v, perm, axis=1)
+        seen = qlen[:, None] + jnp.cumsum(vp, axis=1, dtype=INT) - 1
+        acc = vp & (seen < a["buffer"])
+        mk = acc & (seen >= a["kth"][:, None])
+        pos = jnp.where(acc, (c["head"][:, None] + seen) % B, B)  # B: out of range, dropped by the scatter
+        cf, cn = cand(c["tf"][src], fl), cand(c["tn"][src], pend)
+        qf = qf.at[ports, pos].set(cf, mode="drop")
+        qm = qm.at[ports, pos].set(cand(c["tm"][src], zF) | mk.astype(INT), mode="drop")
+        qn = qn.at[ports, pos].set(cn, mode="drop")
+        qt = qt.at[ports, pos].set(cand(c["tt"][src], jnp.full(F, t, INT)), mode="drop")
+        qp = qp.at[ports, pos].set(cand(c["tp"][src] + 1, zF), mode="drop")
+        cs = cand(c["ts"][src], jnp.zeros((F, H), INT)).at[ports, jnp.arange(F + M)[None, :], ports].set(seen)
+        qs = qs.at[ports, pos].set(cs, mode="drop")
+        qlen = qlen + jnp.sum(acc, axis=1, dtype=INT)
+        dropped = vp & ~acc
+        lost = jnp.zeros(F, INT).at[cf].add(jnp.where(dropped, 1 + cn * (perm < M), 0))
+        new_acc = jnp.zeros(F, bool).at[cf].max(acc & (perm >= M))
+        pend = jnp.where(new_acc, 0, pend) + lost
+        drops = drops + lost
         c["last"] = jnp.where(send & (c["infl"] == 0), t, c["last"])
         c.update(infl=c["infl"] + send, nxt=c["nxt"] + send, pend=pend, drops=drops)
         # 3. service: each busy port sends its head packet on or delivers it
@@ -241,6 +246,8 @@ def run_network(
     route, nh = route_array(routes) if not isinstance(routes, np.ndarray) else (routes, (routes >= 0).sum(1))
     if route.max() >= n_ports or route[:, 0].min() < 0:
         raise ValueError(f"routes={routes!r} is invalid: accepted port ids in [0, {n_ports})")
+    if np.any((np.diff(route, axis=1) <= 0) & (route[:, 1:] >= 0)):
+        raise ValueError(f"routes={routes!r} is invalid: accepted port ids increasing along each route")
     rtt = np.asarray(rtt, np.int32)
     if rtt.min() < 1:
         raise ValueError(f"rtt={rtt.min()!r} is out of range: accepted base RTTs of at least one slot")
