@@ -23,6 +23,7 @@ from . import (
     packet,
     phase_dctcp,
     phase_dwtcp,
+    proxy_signals,
     sweep_maps,
     sweep_outcomes,
     timely,
@@ -48,6 +49,7 @@ RECIPES = (
     d2tcp,
     tuning,
     multihop,
+    proxy_signals,
 )
 
 __all__ = [

@@ -149,7 +149,7 @@ def run_topology(
         size = np.array([LONG_LIVED if v is None else int(v) for v in sizes], np.int64)
         if size.shape != (F,) or size.min() < 1:
             raise ValueError(f"sizes={sizes!r} is invalid: accepted {F} sizes >= 1 packet (None: long-lived)")
-    p = lw.default_params()
+    p = lw.default_params(link=link)
     p.update(law_params or {})
     kth = np.full(topo.hops, mark_threshold(check_range("K", K, lo=0.0, why="packets"), mark_cmp), np.int32)
     rec = run_network(
