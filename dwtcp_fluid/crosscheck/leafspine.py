@@ -39,7 +39,15 @@ import numpy as np
 from ..analysis.network_fixed_point import network_fixed_point
 from ..params import LinkParams
 
-__all__ = ["FabricSetting", "FabricComparison", "TOLERANCES", "SETTINGS", "compare_fabric", "classify_fabric"]
+__all__ = [
+    "FabricSetting",
+    "FabricComparison",
+    "TOLERANCES",
+    "SETTINGS",
+    "MULTI_BOTTLENECK",
+    "compare_fabric",
+    "classify_fabric",
+]
 
 #: name → tolerance, as stated in the module docstring.
 TOLERANCES = {"queue_over_K": 0.2, "share_rel": 0.10, "hot_utilization_min": 0.98}
@@ -63,13 +71,18 @@ class FabricSetting:
         return f"{self.fabric} {self.traffic} x{self.flows} seed={self.seed} K={self.K:g}"
 
 
-#: The settings: permutations with ECMP collisions (x2 seed 1: two elephants on one uplink, the other idle; x3 seed
-#: 0: three uplinks shared by 3, 3 and 2 flows) and an all-to-all load where uplinks and downlinks are both
-#: bottlenecks for different flows.
+#: The scored settings: permutations with ECMP collisions (x2 seed 1: two elephants on one uplink, the other idle;
+#: x3 seed 0: three uplinks shared by 3, 3 and 2 flows), every flow behind one bottleneck.
 SETTINGS: tuple[FabricSetting, ...] = (
     FabricSetting(),
     FabricSetting(flows=3, seed=0),
-    FabricSetting(traffic="all-to-all", flows=1),
+)
+#: Where the fluid model fails: all-to-all, flows crossing a queued uplink and a queued downlink. The packet runs are
+#: stationary and both fluid readings miss the shares beyond the tolerance (seed 1, 200 ms: mean-field 24 %, DDE
+#: 31 %; seed 3: 21 %, 81 %); the slow tests assert the miss.
+MULTI_BOTTLENECK: tuple[FabricSetting, ...] = (
+    FabricSetting(traffic="all-to-all", flows=1, duration="200ms"),
+    FabricSetting(traffic="all-to-all", flows=1, seed=3, duration="200ms"),
 )
 
 
