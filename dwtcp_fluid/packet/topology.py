@@ -88,7 +88,13 @@ class Topology:
 
 def parse_topology(text: str) -> Topology:
     """``single``, ``path:K``, ``parking-lot:K`` or ``leaf-spine:LxS`` as a :class:`Topology`; ValueError naming
-    the value otherwise. A leaf-spine fabric comes without groups (they follow from the traffic pattern)."""
+    the value otherwise. A leaf-spine fabric comes without groups (they follow from the traffic pattern).
+
+    Parameters
+    ----------
+    text : str
+        The topology, e.g. ``"parking-lot:3"`` or ``"leaf-spine:4x2"``.
+    """
     s = str(text).strip().lower()
     if s == "single":
         return Topology("single", 1, ((0,),))
