@@ -20,7 +20,9 @@ Verbs
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
     ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``),
     ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
-    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``.
+    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``; leaf-spine: ``parse_topology``,
+    ``leaf_spine_traffic``, ``compare_fabric``, ``FabricSetting``, ``network_fixed_point``; [PROXY]'s experiments:
+    ``noisy_queues``, ``fct_signals``.
 DWTCP truth
     ``compare_dwtcp`` (packet core vs every DWTCP fluid model), ``packet_outcomes``, ``PacketClass``,
     ``plot_dwtcp_overlay``.
@@ -74,6 +76,13 @@ _LAZY: dict[str, tuple[str, str]] = {
     "parking_lot_spectrum": ("analysis.multihop", "parking_lot_spectrum"),
     "run_topology": ("packet.multihop_run", "run_topology"),
     "compare_chain": ("crosscheck.multihop", "compare_chain"),
+    "parse_topology": ("packet.topology", "parse_topology"),
+    "leaf_spine_traffic": ("packet.leafspine", "leaf_spine_traffic"),
+    "compare_fabric": ("crosscheck.leafspine", "compare_fabric"),
+    "FabricSetting": ("crosscheck.leafspine", "FabricSetting"),
+    "network_fixed_point": ("analysis.network_fixed_point", "network_fixed_point"),
+    "noisy_queues": ("experiments.proxy_signals", "noisy_queues"),
+    "fct_signals": ("experiments.proxy_signals", "fct_signals"),
     "hop_signal": ("packet.hop_signals", "hop_signal"),
     "packet_law": ("packet.laws", "get_law"),
     "MODELS": ("models.registry", "MODELS"),

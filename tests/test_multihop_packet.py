@@ -14,7 +14,7 @@ import pytest
 
 from dwtcp_fluid.crosscheck.multihop import SETTINGS, TOLERANCES, compare_chain
 from dwtcp_fluid.packet.laws.base import FLOAT, Events, Law
-from dwtcp_fluid.packet.multihop import run_chain
+from dwtcp_fluid.packet.multihop import run_network
 from dwtcp_fluid.packet.topology import parse_topology
 
 
@@ -46,9 +46,9 @@ def _tiny(kth):
     packets ahead; hop 1 gets one packet per slot and serves it at once (finds 0). The ACKs arrive at slots
     51..56, before any second-window packet is acknowledged.
     """
-    return run_chain(
-        _Fixed(), {"w": 3.0}, first=np.array([0, 0]), last=np.array([1, 1]), rtt=np.array([50, 50]),
-        start=np.array([0, 0]), n_hops=2, kth=np.array(kth), buffer=16, rto=1000, seed=3, n_chunks=2, chunk=30,
+    return run_network(
+        _Fixed(), {"w": 3.0}, routes=[(0, 1), (0, 1)], rtt=np.array([50, 50]),
+        start=np.array([0, 0]), n_ports=2, kth=np.array(kth), buffer=16, rto=1000, seed=3, n_chunks=2, chunk=30,
     )  # fmt: skip
 
 
@@ -133,16 +133,18 @@ def test_parse_topology():
     t = parse_topology("parking-lot:3")
     assert t.hops == 3 and t.routes == ((0, 1, 2), (0,), (1,), (2,))
     assert parse_topology("path:2").routes == ((0, 1),)
-    with pytest.raises(ValueError, match="topology="):
-        parse_topology("leaf-spine:4x2")
+    assert parse_topology("leaf-spine:4x2").hops == 16
+    for bad in ("leaf-spine:1x2", "leaf-spine:16x4", "ring:3"):
+        with pytest.raises(ValueError, match="topology="):
+            parse_topology(bad)
 
 
 def test_drop_tail_per_hop_hand_computed():
     """Buffer 2 at each hop: the two flows' 6 packets of slots 0-2 find 0, 1 | 1, 2 | 1, 2 ahead at hop 0 (one
     served per slot), so the two that find 2 are dropped and 4 are delivered in the first window (slots 1..4)."""
-    rec = run_chain(
-        _Fixed(), {"w": 3.0}, first=np.array([0, 0]), last=np.array([1, 1]), rtt=np.array([50, 50]),
-        start=np.array([0, 0]), n_hops=2, kth=np.array([99, 99]), buffer=2, rto=1000, seed=3, n_chunks=2, chunk=30,
+    rec = run_network(
+        _Fixed(), {"w": 3.0}, routes=[(0, 1), (0, 1)], rtt=np.array([50, 50]),
+        start=np.array([0, 0]), n_ports=2, kth=np.array([99, 99]), buffer=2, rto=1000, seed=3, n_chunks=2, chunk=30,
     )  # fmt: skip
     assert int(rec["drops"][0].sum()) == 2
     assert int(rec["delivered"][0].sum()) == 4

@@ -341,7 +341,19 @@ def build_run_command() -> Any:
         P(
             "topology",
             kw,
-            default=O("single", "--topology", help="single | path:K | parking-lot:K (multi-hop chain)."),
+            default=O(
+                "single",
+                "--topology",
+                help="single | path:K | parking-lot:K (multi-hop chain) | leaf-spine:LxS (--flows per leaf pair).",
+            ),
+            annotation=str,
+        ),
+        P(
+            "traffic",
+            kw,
+            default=O(
+                "all-to-all", "--traffic", help="leaf-spine traffic: all-to-all | permutation (seeded)."
+            ),
             annotation=str,
         ),
     ]

@@ -1,4 +1,4 @@
-"""``packet run --topology path:K | parking-lot:K``: the multi-hop chain from the command line.
+"""``packet run --topology path:K | parking-lot:K | leaf-spine:LxS``: the multi-port core from the command line.
 
 Called by ``packet run`` after it has validated the common flags; the single bottleneck (``--topology single``,
 the default) never comes here, so its runs are unchanged.
@@ -23,6 +23,12 @@ def run_chain_cli(kw: dict[str, Any], topo: Any, link: Any, laws: list, params: 
 
     from ..packet.multihop_run import run_topology
 
+    if kw["traffic"] not in ("all-to-all", "permutation"):
+        raise UsageError("--traffic", kw["traffic"], "all-to-all | permutation")
+    if kw["traffic"] != "all-to-all" and topo.kind != "leaf-spine":
+        raise UsageError("--traffic", kw["traffic"], "all-to-all (the only value off leaf-spine)")
+    if topo.kind == "leaf-spine" and not 1 <= kw["flows"] <= 64:
+        raise UsageError("--flows", kw["flows"], "an integer in [1, 64] (flows per leaf pair)")
     if len(laws) != 1:
         raise UsageError("--law", kw["law"], "one law on a multi-hop topology")
     for key, neutral in _SINGLE_ONLY.items():
@@ -41,6 +47,7 @@ def run_chain_cli(kw: dict[str, Any], topo: Any, link: Any, laws: list, params: 
         mark_cmp=kw["mark_cmp"],
         seed=kw["seed"],
         law_params=params[0],
+        traffic=kw["traffic"],
     )
     out = {
         "topology": s.topology,
@@ -57,20 +64,37 @@ def run_chain_cli(kw: dict[str, Any], topo: Any, link: Any, laws: list, params: 
         "slot_s": s.slot_s,
         "capacity_pps": link.C,
         "rtt_s": link.d,
+        "ports": [topo_port(s, h) for h in range(len(s.queue_mean))],
+        "routes": [list(r) for r in s.routes],
     }
+    if s.traffic is not None:
+        out["traffic"] = kw["traffic"]
+        out["flow_src_dst_spine"] = [
+            [int(a), int(b), int(c)]
+            for a, b, c in zip(s.traffic.src, s.traffic.dst, s.traffic.spine, strict=True)
+        ]
+        out["flow_share"] = s.throughput_share.tolist()
     if kw["json"]:
         emit_json(out)
         return
     t = Table(title=f"packet core: {s.law} on {s.topology}, {kw['flows']} flow(s) per group")
-    t.add_column("hop")
+    t.add_column("port")
     t.add_column("queue mean (packets)")
     t.add_column("utilization")
     for h, (q, u) in enumerate(zip(s.queue_mean, s.utilization, strict=True)):
-        t.add_row(str(h), f"{q:.2f}", f"{u:.4f}")
+        t.add_row(topo_port(s, h), f"{q:.2f}", f"{u:.4f}")
     Console().print(t)
-    g = Table(title="throughput share of the port rate, per flow, by group (group 0 crosses the most hops)")
+    g = Table(title="throughput share of the port rate, per flow, by group (route: ports crossed)")
     g.add_column("group")
+    g.add_column("route")
     g.add_column("share")
     for i, v in enumerate(s.group_share):
-        g.add_row(str(i), f"{v:.4f}")
+        g.add_row(str(i), " ".join(topo_port(s, h) for h in s.routes[i]), f"{v:.4f}")
     Console().print(g)
+
+
+def topo_port(s: Any, h: int) -> str:
+    """Port ``h`` of the run's topology by name (``hop 2``, ``L0→S1``)."""
+    from ..packet.topology import parse_topology
+
+    return parse_topology(s.topology).port_name(h)

@@ -23,6 +23,7 @@ from . import (
     packet,
     phase_dctcp,
     phase_dwtcp,
+    proxy_signals,
     sweep_maps,
     sweep_outcomes,
     timely,
@@ -50,6 +51,7 @@ RECIPES = (
     tuning,
     tuning_dwtcp,
     multihop,
+    proxy_signals,
 )
 
 __all__ = [

@@ -1,14 +1,17 @@
 """Build and summarize a multi-hop packet run: :func:`run_topology`.
 
 Units: the link rate and base RTT as for the single bottleneck (:class:`~dwtcp_fluid.params.LinkParams`); every
-port of the chain runs at the link rate; a slot is one packet time. The summary averages over the run after
-``warmup_fraction`` of it.
+port runs at the link rate; a slot is one packet time. The summary averages over the run after
+``warmup_fraction`` of it. Chains (``path:K``, ``parking-lot:K``) take flows per group; a ``leaf-spine:LxS``
+fabric takes a traffic pattern and flows per leaf pair (:func:`~.leafspine.leaf_spine_traffic`), its groups being
+the distinct ECMP routes. Finite flows (``sizes``, ``starts``) report their completion times.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -16,7 +19,8 @@ from .. import units
 from ..params import LinkParams, check_range
 from .laws import get_law
 from .laws.base import Law
-from .multihop import run_chain
+from .leafspine import LeafSpineTraffic, leaf_spine_traffic
+from .multihop import LONG_LIVED, run_network
 from .switch import hash32, mark_threshold
 from .topology import Topology, parse_topology
 
@@ -47,6 +51,10 @@ class ChainSummary:
     fluid_rtt_s: np.ndarray
     records: dict[str, np.ndarray]
     slot_s: float
+    routes: tuple[tuple[int, ...], ...] = ()
+    fct_s: np.ndarray | None = None
+    sizes: np.ndarray | None = None
+    traffic: LeafSpineTraffic | None = None
 
 
 def run_topology(
@@ -64,79 +72,109 @@ def run_topology(
     law_params: Mapping[str, float] | None = None,
     chunk: int = 1000,
     warmup_fraction: float = 0.5,
+    traffic: Any = "all-to-all",
+    sizes: Sequence[int] | None = None,
+    starts: Sequence[float] | None = None,
 ) -> ChainSummary:
-    """Run ``law`` on a ``path:K`` or ``parking-lot:K`` chain (``flows``: per group, or one count for all).
+    """Run ``law`` on a ``path:K``, ``parking-lot:K`` chain or a ``leaf-spine:LxS`` fabric.
 
-    Every flow starts in the first base RTT at a seeded slot and runs to the end; every hop marks by the packets
-    an arrival finds ahead of it, against K.
+    Every flow starts in the first base RTT at a seeded slot (or at ``starts``) and runs to the end (or until
+    its ``sizes`` packets are acknowledged); every port marks by the packets an arrival finds ahead of it, against K.
 
     Parameters
     ----------
     topology : str or Topology
-        ``"path:K"`` or ``"parking-lot:K"`` (:func:`~.topology.parse_topology`).
+        ``"path:K"``, ``"parking-lot:K"`` or ``"leaf-spine:LxS"`` (:func:`~.topology.parse_topology`).
     law : str or Law
         A registered law name or instance (one law for every flow).
     link : LinkParams, optional
-        Port rate (every hop), base RTT (every flow) and packet size; default 10 Gbps, 100 µs, 1500 B.
+        Port rate (every port), base RTT (every flow) and packet size; default 10 Gbps, 100 µs, 1500 B.
     flows : int or sequence of int
-        Flows per group (group 0 crosses the most hops), one count for all groups or one per group.
+        Chains: flows per group (group 0 crosses the most hops), one count for all groups or one per group.
+        Leaf-spine: flows per talking leaf pair (an int).
     K : float
-        ECN threshold of every hop, packets.
+        ECN threshold of every port, packets.
     duration : str or float
         Simulated time ("100ms" or seconds).
     buffer : int
-        Drop-tail buffer of every hop, packets.
+        Drop-tail buffer of every port, packets.
     mark_cmp : {"ge", "gt"}
         Mark when the queue found is ≥ K or > K.
     rto : str or float
         Retransmission timeout.
     seed : int
-        Seed of the start slots and of the enqueue order.
+        Seed of the start slots, of the enqueue order and (leaf-spine) of the traffic pattern and ECMP hash.
     law_params : mapping, optional
         Overrides of the law's default numeric parameters.
     chunk : int
         Slots per record.
     warmup_fraction : float
         Part of the run left out of the summary, in [0, 1).
+    traffic : str or array
+        Leaf-spine only: ``"all-to-all"``, ``"permutation"`` or an L×L flow-count matrix (:mod:`.leafspine`).
+    sizes, starts : sequence, optional
+        Per flow (in group order): size in packets (≥ 1; ``None`` entries or omitted: long-lived) and start
+        time in seconds (omitted: a seeded slot in the first base RTT).
     """
     topo = parse_topology(topology) if isinstance(topology, str) else topology
     if topo.kind == "single":
         raise ValueError("topology='single' is invalid here: the single bottleneck runs on packet.build/run")
     link = LinkParams() if link is None else link
     lw = get_law(law) if isinstance(law, str) else law
-    counts = (flows,) * len(topo.groups) if isinstance(flows, int) else tuple(flows)
-    per = tuple(int(check_range("flows", n, lo=1, hi=256, integer=True)) for n in counts)
-    first, last, grp = topo.flow_routes(per)
-    F = len(first)
+    ls = None
+    if topo.kind == "leaf-spine":
+        if not isinstance(flows, int):
+            raise ValueError(f"flows={flows!r} is invalid: accepted one count per leaf pair on {topo.name}")
+        ls = leaf_spine_traffic(topo, traffic, flows, seed)
+        topo, per = ls.topology, ls.flows_per_group
+    else:
+        counts = (flows,) * len(topo.groups) if isinstance(flows, int) else tuple(flows)
+        per = tuple(int(check_range("flows", n, lo=1, hi=256, integer=True)) for n in counts)
+    routes, grp = topo.flow_routes(per)
+    F = len(routes)
     slot_s = 1.0 / link.C  # one slot is one packet's transmission time L/C, as in the single-bottleneck core
     d_slots = max(1, int(round(link.d / slot_s)))
     n_slots = int(round(units.parse_time(duration) / slot_s))
     check_range("chunk", chunk, lo=10, integer=True)
     n_chunks = max(2, n_slots // chunk)
     check_range("warmup_fraction", warmup_fraction, lo=0.0, hi=1.0, hi_open=True)
-    start = np.array([int(hash32(seed, f, 77)) % d_slots for f in range(F)], np.int64)
-    p = lw.default_params()
+    if starts is None:
+        start = np.array([int(hash32(seed, f, 77)) % d_slots for f in range(F)], np.int64)
+    else:
+        start = np.round(np.asarray(starts, float) / slot_s).astype(np.int64)
+        if start.shape != (F,) or start.min() < 0:
+            raise ValueError(f"starts={starts!r} is invalid: accepted {F} start times >= 0 s")
+    size = None
+    if sizes is not None:
+        size = np.array([LONG_LIVED if v is None else int(v) for v in sizes], np.int64)
+        if size.shape != (F,) or size.min() < 1:
+            raise ValueError(f"sizes={sizes!r} is invalid: accepted {F} sizes >= 1 packet (None: long-lived)")
+    p = lw.default_params(link=link)
     p.update(law_params or {})
     kth = np.full(topo.hops, mark_threshold(check_range("K", K, lo=0.0, why="packets"), mark_cmp), np.int32)
-    rec = run_chain(
+    rec = run_network(
         lw,
         p,
-        first=first,
-        last=last,
+        routes=routes,
         rtt=np.full(F, d_slots, np.int32),
         start=start,
-        n_hops=topo.hops,
+        n_ports=topo.hops,
         kth=kth,
         buffer=buffer,
         rto=max(1, int(round(units.parse_time(rto) / slot_s))),
         seed=seed,
         n_chunks=n_chunks,
         chunk=chunk,
+        size=size,
     )
     w = int(warmup_fraction * n_chunks)
     share = rec["delivered"][w:].sum(axis=0) / ((n_chunks - w) * chunk)
     gshare = np.array([share[grp == g].mean() for g in range(len(per))])
-    hops_crossed = last - first + 1
+    hops_crossed = np.array([len(r) for r in routes])
+    fct = None
+    if size is not None:
+        fin = rec["finish"][-1].astype(np.int64)
+        fct = np.where((fin >= 0) & (size < LONG_LIVED), (fin - start) * slot_s, np.nan)
     return ChainSummary(
         topology=topo.name,
         law=lw.name,
@@ -152,4 +190,8 @@ def run_topology(
         fluid_rtt_s=(d_slots + hops_crossed - 1) * slot_s,
         records=rec,
         slot_s=slot_s,
+        routes=topo.groups,
+        fct_s=fct,
+        sizes=size,
+        traffic=ls,
     )

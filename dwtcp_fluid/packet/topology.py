@@ -1,14 +1,18 @@
-"""Topologies of the packet core: the single bottleneck, a path of k switches, the parking lot.
+"""Topologies of the packet core: the single bottleneck, a path of k switches, the parking lot, a leaf-spine fabric.
 
-A topology is a chain of ``hops`` equal-rate switch ports and a route per flow: the contiguous range of hops
-``[first, last]`` it crosses (traffic enters at ``first`` and leaves after ``last``). ``single`` is today's one
-bottleneck, run by the single-bottleneck engine unchanged; ``path:K`` sends every flow over all K hops (a
-chain with no cross traffic: every hop but the first carries the same packets, already paced by the first);
-``parking-lot:K`` adds cross traffic entering and leaving at each hop: group 0 (the long flows) crosses all K hops,
-group j (j = 1..K) crosses hop j − 1 only. The multi-hop slot engine is :mod:`.multihop`.
+A topology is a set of ``hops`` equal-rate switch ports (output queues) and a route per flow group: the list of
+port ids it crosses in order (traffic enters at the first and leaves after the last). One route representation
+for every topology; the multi-port slot engine is :mod:`.multihop`.
 
-A leaf-spine fabric (several paths sharing ports, ECMP by flow hash) needs a port graph rather than a chain
-and is not implemented: the parser names the accepted forms.
+* ``single`` is today's one bottleneck, run by the single-bottleneck engine unchanged;
+* ``path:K`` sends every flow over all K ports of a chain (no cross traffic: every hop but the first carries the
+  same packets, already paced by the first);
+* ``parking-lot:K`` adds cross traffic entering and leaving at each hop: group 0 (the long flows) crosses all K
+  hops, group j (j = 1..K) crosses hop j − 1 only;
+* ``leaf-spine:LxS``: L leaves, S spines, one port each way on every leaf–spine link (uplink leaf→spine,
+  downlink spine→leaf); a flow between two leaves crosses the uplink to the spine its ECMP hash picks and that
+  spine's downlink to the destination leaf. Its groups (one per distinct route) come from a traffic pattern,
+  :func:`~.leafspine.leaf_spine_traffic`; :func:`parse_topology` returns the bare fabric (no groups yet).
 """
 
 from __future__ import annotations
@@ -21,58 +25,89 @@ import numpy as np
 __all__ = ["Topology", "parse_topology", "TOPOLOGY_FORMS"]
 
 #: What ``--topology`` accepts, for help texts and errors.
-TOPOLOGY_FORMS = "single, path:K or parking-lot:K (K = 1..16 hops)"
+TOPOLOGY_FORMS = "single, path:K or parking-lot:K (K = 1..16 hops), leaf-spine:LxS (L = 2..16 leaves, S = 1..4 spines, 2·L·S ≤ 64)"
 MAX_HOPS = 16
+MAX_LEAVES = 16
+MAX_SPINES = 4
 
 
 @dataclass(frozen=True)
 class Topology:
-    """A chain of ``hops`` switch ports and the route of each flow group.
+    """Switch ports and the route (port ids, in order) of each flow group.
 
     Attributes
     ----------
     kind : str
-        ``"single"``, ``"path"`` or ``"parking-lot"``.
+        ``"single"``, ``"path"``, ``"parking-lot"`` or ``"leaf-spine"``.
     hops : int
-        Number of switch ports in the chain (1 for ``single``).
-    groups : tuple of (first, last)
-        Hop range of each flow group (inclusive).
+        Number of switch ports (1 for ``single``; 2·L·S for ``leaf-spine:LxS``).
+    groups : tuple of tuple of int
+        Port ids of each group's route, in order.
+    leaves, spines : int
+        The fabric's shape (``leaf-spine`` only; 0 otherwise).
     """
 
     kind: str
     hops: int
-    groups: tuple[tuple[int, int], ...]
+    groups: tuple[tuple[int, ...], ...]
+    leaves: int = 0
+    spines: int = 0
 
     @property
     def routes(self) -> tuple[tuple[int, ...], ...]:
         """Links of each group, as :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` takes them."""
-        return tuple(tuple(range(a, b + 1)) for a, b in self.groups)
+        return self.groups
 
-    def flow_routes(self, flows_per_group: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-flow ``first``, ``last`` hop and group index for ``flows_per_group[i]`` flows in group i."""
+    def flow_routes(self, flows_per_group: tuple[int, ...]) -> tuple[list[tuple[int, ...]], np.ndarray]:
+        """Per-flow routes (port lists) and group index for ``flows_per_group[i]`` flows in group i."""
         if len(flows_per_group) != len(self.groups):
             raise ValueError(
                 f"flows={flows_per_group!r} is invalid: accepted {len(self.groups)} group sizes for {self.name}"
             )
         grp = np.repeat(np.arange(len(self.groups)), flows_per_group).astype(np.int32)
-        first = np.array([self.groups[g][0] for g in grp], np.int32)
-        last = np.array([self.groups[g][1] for g in grp], np.int32)
-        return first, last, grp
+        return [self.groups[g] for g in grp], grp
 
     @property
     def name(self) -> str:
-        return "single" if self.kind == "single" else f"{self.kind}:{self.hops}"
+        if self.kind == "single":
+            return "single"
+        if self.kind == "leaf-spine":
+            return f"leaf-spine:{self.leaves}x{self.spines}"
+        return f"{self.kind}:{self.hops}"
+
+    def port_name(self, h: int) -> str:
+        """A readable name of port ``h`` (``hop 2``; ``L0→S1`` uplink, ``S1→L3`` downlink)."""
+        if self.kind != "leaf-spine":
+            return f"hop {h}"
+        L, S = self.leaves, self.spines
+        if h < L * S:
+            return f"L{h // S}→S{h % S}"
+        s, leaf = divmod(h - L * S, L)
+        return f"S{s}→L{leaf}"
 
 
 def parse_topology(text: str) -> Topology:
-    """``single``, ``path:K`` or ``parking-lot:K`` as a :class:`Topology`; ValueError naming the value otherwise."""
+    """``single``, ``path:K``, ``parking-lot:K`` or ``leaf-spine:LxS`` as a :class:`Topology`; ValueError naming
+    the value otherwise. A leaf-spine fabric comes without groups (they follow from the traffic pattern).
+
+    Parameters
+    ----------
+    text : str
+        The topology, e.g. ``"parking-lot:3"`` or ``"leaf-spine:4x2"``.
+    """
     s = str(text).strip().lower()
     if s == "single":
-        return Topology("single", 1, ((0, 0),))
+        return Topology("single", 1, ((0,),))
+    m = re.fullmatch(r"leaf-spine:(\d+)x(\d+)", s)
+    if m:
+        L, S = int(m.group(1)), int(m.group(2))
+        if not (2 <= L <= MAX_LEAVES and 1 <= S <= MAX_SPINES and 2 * L * S <= 64):
+            raise ValueError(f"topology={text!r} is invalid: accepted {TOPOLOGY_FORMS}")
+        return Topology("leaf-spine", 2 * L * S, (), L, S)
     m = re.fullmatch(r"(path|parking-lot):(\d+)", s)
     if not m or not 1 <= int(m.group(2)) <= MAX_HOPS:
         raise ValueError(f"topology={text!r} is invalid: accepted {TOPOLOGY_FORMS}")
     k = int(m.group(2))
     if m.group(1) == "path":
-        return Topology("path", k, ((0, k - 1),))
-    return Topology("parking-lot", k, ((0, k - 1),) + tuple((j, j) for j in range(k)))
+        return Topology("path", k, (tuple(range(k)),))
+    return Topology("parking-lot", k, (tuple(range(k)),) + tuple((j,) for j in range(k)))

@@ -25,6 +25,7 @@ from .dwtcp_orbits import dwtcp_first_integral
 from .dwtcp_packet_law import dwtcp_packet_law
 from .dwtcp_variants import dwtcp_variants
 from .eq_index import render_index
+from .leafspine import leafspine
 from .multihop import multihop
 from .timely import timely
 
@@ -57,6 +58,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     timely,
     d2tcp,
     multihop,
+    leafspine,
 )
 
 
