@@ -13,3 +13,5 @@ from .dwtcp import DwtcpFluid as DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid as DwtcpBusyFluid
 from .timely import TimelyFluid as TimelyFluid
 from .timely import TimelyParams as TimelyParams
+from .cubic import CubicFluid as CubicFluid
+from .cubic import CubicParams as CubicParams
