@@ -148,13 +148,14 @@ def run_cubic(
 
 def cycle_summary(run: CubicRun, *, last_fraction: float = 0.5) -> dict[str, Any]:
     """Loss-cycle period (s, mean spacing of the cuts in the window), mean queue, queue min/max (packets),
-    utilization (1) and each group's share of the summed mean window (per flow), over the last ``last_fraction``."""
+    utilization (1), each flow's share of the summed mean window, the loss events ``cuts`` and the mean flows cut per
+    event ``flows_hit``, over the last ``last_fraction``."""
     if not 0 < last_fraction <= 1:
         raise ValueError(f"last_fraction={last_fraction!r} is out of range: accepted 0 < last_fraction <= 1")
     if not run.status.ok:
         nan = float("nan")
         return {"period_s": nan, "queue_mean": nan, "queue_min": nan, "queue_max": nan, "utilization": nan,
-                "window_mean": nan, "shares": [], "cuts": 0, "status": run.status.name.lower()}  # fmt: skip
+                "window_mean": nan, "shares": [], "cuts": 0, "flows_hit": nan, "status": run.status.name.lower()}  # fmt: skip
     t1 = float(run.t[-1])
     t_from = t1 - last_fraction * (t1 - float(run.t[0]))
     sel = run.t >= t_from
@@ -174,6 +175,7 @@ def cycle_summary(run: CubicRun, *, last_fraction: float = 0.5) -> dict[str, Any
         "window_mean": float(wm.mean()),
         "shares": np.repeat(wm / (n * wm).sum(), n.astype(int)).tolist(),
         "cuts": int(cuts.size),
+        "flows_hit": float((run.hit[run.cuts >= t_from] * n).sum(-1).mean()) if cuts.size else 0.0,
         "status": "ok",
     }
 
