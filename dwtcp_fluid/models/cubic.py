@@ -60,7 +60,7 @@ LOSS_MARGIN = 1e-3
 
 def friendly_alpha(beta: Any) -> Any:
     """α = 3(1 − β)/(1 + β) packets per RTT: the TCP-friendly window's growth, [CUBIC] RFC 8312 eq. (4)."""
-    return 3.0 * (1.0 - beta) / (1.0 + beta)
+    return 3 * (1 - beta) / (1 + beta)  # integers: exact in SymPy
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,7 @@ class CubicFluid(FluidModel):
         q = x[3 * m]
         R = p["d"] + q / p["C"]
         W = self.windows(x, p, xp)
-        one = 1.0 + 0 * q
+        one = 1 + 0 * q
         dwest = friendly_alpha(p["beta"]) / R
         dq = sum(p[f"N_{i + 1}"] * W[i] for i in range(m)) / R - p["C"]
         return (*(one,) * m, *(0 * q,) * m, *(dwest,) * m, dq)
@@ -261,7 +261,7 @@ def loss_hits(
     Each dropped packet belongs to a flow with the probability of that flow's share of the sending rate, W_i/Σ N_j·W_j
     (one RTT for all), so the expected number of distinct flows that lose a packet is
     E = Σ_i N_i·(1 − (1 − W_i/Σ N_j·W_j)^D). The groups with the largest windows (ties: lower index first), the
-    likeliest to lose, are cut until they hold k = ⌊E + carry⌋ flows (at least one group); the remainder
+    likeliest to lose, are cut until they hold k = round(E + carry) flows (at least one group); the remainder
     ``carry`` + E − k is returned and passed to the next episode (error diffusion), so that over many episodes the
     mean number of flows cut is E: the expectation made deterministic.
 
@@ -276,7 +276,7 @@ def loss_hits(
     n = np.asarray(flows, dtype=float)
     share = w / float((n * w).sum())
     expected = float((n * (1.0 - (1.0 - share) ** max(float(dropped), 0.0))).sum())
-    want = np.floor(expected + carry)
+    want = np.floor(expected + carry + 0.5)
     order = sorted(range(len(w)), key=lambda i: (-float(w[i]), i))
     hit = [False] * len(w)
     total = 0.0
