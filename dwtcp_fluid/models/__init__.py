@@ -2,6 +2,8 @@
 
 from .base import SYMPY_NS as SYMPY_NS
 from .base import FluidModel as FluidModel
+from .cubic import CubicFluid as CubicFluid
+from .cubic import CubicParams as CubicParams
 from .dctcp import DctcpFluid as DctcpFluid
 from .dctcp import DctcpNormalized as DctcpNormalized
 from .dctcp_ext import D2tcpFluid as D2tcpFluid
@@ -13,5 +15,3 @@ from .dwtcp import DwtcpFluid as DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid as DwtcpBusyFluid
 from .timely import TimelyFluid as TimelyFluid
 from .timely import TimelyParams as TimelyParams
-from .cubic import CubicFluid as CubicFluid
-from .cubic import CubicParams as CubicParams

@@ -73,10 +73,10 @@ def _episodes(drops: np.ndarray, dt: float, gap: float) -> np.ndarray:
     return np.asarray(starts, dtype=float) * dt
 
 
-def packet_cycle(s: Setting, *, seed: int = 0) -> dict[str, Any]:
+def packet_cycle(s: Setting, *, seed: int = 0, trace: bool = False) -> dict[str, Any]:
     """One setting through the packet core; the summaries of :func:`~dwtcp_fluid.analysis.cubic_cycle.cycle_summary`
     over the last half, ``episodes`` (loss episodes there) and ``flows_hit`` (mean flows losing a packet per
-    episode)."""
+    episode); with ``trace``, ``trace`` = {t (s), window (flow 1's cwnd), queue (packets)} at the chunk ends."""
     from . import build, run
 
     P = s.params()
@@ -107,7 +107,7 @@ def packet_cycle(s: Setting, *, seed: int = 0) -> dict[str, Any]:
     q_mean = float(np.asarray(rec["q_sum"])[h:].sum() / max(opps.sum(), 1))
     act = np.asarray(rec["active"]).reshape(n, -1)[h:].sum(0)
     wm = np.asarray(rec["cwnd_sum"]).reshape(n, -1)[h:].sum(0) / np.maximum(act, 1)
-    return {
+    out = {
         "period_s": cycle_period(late),
         "queue_mean": q_mean,
         "queue_min": float(np.asarray(rec["q_min"])[h:].min()),
@@ -118,14 +118,29 @@ def packet_cycle(s: Setting, *, seed: int = 0) -> dict[str, Any]:
         "episodes": int(late.size),
         "flows_hit": float(np.mean(hits)) if hits else 0.0,
     }
+    if trace:
+        out["trace"] = {
+            "t": ((np.arange(n) + 1) * dt).tolist(),
+            "window": np.asarray(rec["cwnd_end"]).reshape(n, -1)[:, 0].tolist(),
+            "queue": np.asarray(rec["q_end"], dtype=float).tolist(),
+        }
+    return out
 
 
-def fluid_cycle(s: Setting) -> dict[str, Any]:
-    """One setting through the CUBIC hybrid model (synchronized cuts), summarised over the last half."""
+def fluid_cycle(s: Setting, *, trace: bool = False) -> dict[str, Any]:
+    """One setting through the CUBIC hybrid model, summarised over the last half (``trace`` as
+    :func:`packet_cycle`'s, window of group 1)."""
     r = run_cubic(s.params(), s.duration)
     out = cycle_summary(r)
     if out["status"] != "ok":
         raise RuntimeError(f"fluid run {s.name} failed: {r.message}")
+    if trace:
+        obs = r.observables()
+        out["trace"] = {
+            "t": r.t.tolist(),
+            "window": obs["windows"][:, 0].tolist(),
+            "queue": obs["queue"].tolist(),
+        }
     return out
 
 
@@ -145,8 +160,11 @@ def verdict(s: Setting, pk: dict[str, Any], fl: dict[str, Any], tol: dict[str, f
     return {"setting": s.name, "class": "loss cycle", "checks": checks, "agree": all(checks.values())}
 
 
-def compare_cubic(settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0) -> list[dict[str, Any]]:
-    """Every setting through both cores, classified and checked against :data:`TOLERANCES`.
+def compare_cubic(
+    settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0, traces: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """Every setting through both cores, classified and checked against :data:`TOLERANCES`; the settings named in
+    ``traces`` keep their time traces (``packet.trace``, ``fluid.trace``).
 
     Returns
     -------
@@ -155,7 +173,7 @@ def compare_cubic(settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0) ->
     """
     rows = []
     for s in settings:
-        fl = fluid_cycle(s)
-        pk = packet_cycle(s, seed=seed)
+        fl = fluid_cycle(s, trace=s.name in traces)
+        pk = packet_cycle(s, seed=seed, trace=s.name in traces)
         rows.append({**verdict(s, pk, fl), "packet": pk, "fluid": fl})
     return rows
