@@ -72,12 +72,28 @@ def run_cubic(
     samples_per_tau: int = 8,
     max_cuts: int = 10_000,
 ) -> CubicRun:
-    """Run the CUBIC hybrid system for ``duration`` seconds from ``x0`` (default :func:`start_state`).
+    """Run the CUBIC hybrid system for ``duration`` seconds (the module docstring says how).
 
-    ``sync="drops"``: the groups that cut follow from the packets dropped between the located loss and the cut
-    (:func:`~dwtcp_fluid.models.cubic.loss_hits`); ``"all"``: every group cuts at every loss (synchronized).
-    Output samples are spaced τ/``samples_per_tau`` (τ = d + B/C) plus the cut instants. A solver failure stops
-    the run with its status.
+    Parameters
+    ----------
+    params : CubicParams
+        Link, flows per group, buffer B, c, β, fast convergence.
+    duration : float
+        Simulated time, seconds.
+    x0 : array-like, optional
+        Start state (the model's states); default :func:`start_state`, just after a synchronized cut.
+    sync : {"drops", "all"}
+        ``"drops"``: the groups that cut follow from the packets dropped between the located loss and the cut
+        (:func:`~dwtcp_fluid.models.cubic.loss_hits`); ``"all"``: every group cuts at every loss (synchronized).
+    samples_per_tau : int
+        Output samples per feedback delay τ = d + B/C (the cut instants are added).
+    max_cuts : int
+        Stop after this many loss events.
+
+    Returns
+    -------
+    CubicRun
+        A solver failure stops the run and sets its status.
     """
     if sync not in ("drops", "all"):
         raise ValueError(f"sync={sync!r} is invalid: accepted 'drops' or 'all'")
@@ -147,9 +163,22 @@ def run_cubic(
 
 
 def cycle_summary(run: CubicRun, *, last_fraction: float = 0.5) -> dict[str, Any]:
-    """Loss-cycle period (s, mean spacing of the cuts in the window), mean queue, queue min/max (packets),
-    utilization (1), each flow's share of the summed mean window, the loss events ``cuts`` and the mean flows cut per
-    event ``flows_hit``, over the last ``last_fraction``."""
+    """Loss-cycle period, queue, utilization and shares of a run over its last part.
+
+    Parameters
+    ----------
+    run : CubicRun
+    last_fraction : float
+        The part of the run summarised, 0 < last_fraction ≤ 1.
+
+    Returns
+    -------
+    dict
+        ``period_s`` (s, :func:`cycle_period` of the cuts there; None with fewer than two), ``queue_mean``,
+        ``queue_min``, ``queue_max`` (packets), ``utilization`` (1), ``window_mean`` (per flow, packets),
+        ``shares`` (each flow's share of the summed mean window), ``cuts``, ``flows_hit`` (mean flows cut per
+        loss) and ``status``.
+    """
     if not 0 < last_fraction <= 1:
         raise ValueError(f"last_fraction={last_fraction!r} is out of range: accepted 0 < last_fraction <= 1")
     if not run.status.ok:

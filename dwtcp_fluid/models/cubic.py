@@ -1,4 +1,4 @@
-"""CUBIC fluid model: N CUBIC flows over a drop-tail bottleneck, a hybrid system, [CUBIC] RFC 8312 eqs. (1), (2), (4).
+"""CUBIC fluid model: N CUBIC flows over a drop-tail bottleneck, a hybrid system, [CUBIC] eqs. (1), (2), (4) (RFC 8312).
 
 Flow group i has N_i identical flows. Between losses each flow's window follows the cubic curve of its epoch, with
 the TCP-friendly window as a lower bound, and the queue integrates the excess of the sending rate over capacity:
@@ -59,7 +59,7 @@ LOSS_MARGIN = 1e-3
 
 
 def friendly_alpha(beta: Any) -> Any:
-    """α = 3(1 − β)/(1 + β) packets per RTT: the TCP-friendly window's growth, [CUBIC] RFC 8312 eq. (4)."""
+    """α = 3(1 − β)/(1 + β) packets per RTT: the TCP-friendly window's growth, [CUBIC] eq. (4) (RFC 8312)."""
     return 3 * (1 - beta) / (1 + beta)  # integers: exact in SymPy
 
 
@@ -115,14 +115,14 @@ class CubicParams:
 
 
 def group_windows(x: Sequence[Any], m: int, c: Any, xp: Any) -> list[Any]:
-    """W_i = max(W_max,i + c·s_i³, W_est,i) per group, eq. (C1) ([CUBIC] RFC 8312 eqs. (1) and (4)), packets."""
+    """W_i = max(W_max,i + c·s_i³, W_est,i) per group (packets), (C1): [CUBIC] eqs. (1) and (4) (RFC 8312)."""
     s, wmax, west = x[:m], x[m : 2 * m], x[2 * m : 3 * m]
     return [xp.maximum(wmax[i] + c * s[i] * s[i] * s[i], west[i]) for i in range(m)]
 
 
 @dataclass(frozen=True)
 class CubicFluid(FluidModel):
-    """CUBIC fluid model between losses, eqs. (C1)-(C3) of the module docstring ([CUBIC] RFC 8312 (1), (4)).
+    """CUBIC fluid model between losses, (C1)-(C3) of the module docstring: [CUBIC] eqs. (1), (4) (RFC 8312).
 
     Parameters
     ----------
@@ -174,7 +174,7 @@ class CubicFluid(FluidModel):
         return group_windows(x, self.groups, p["c"], xp)
 
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
-        """Eqs. (C1)-(C3): CUBIC's epoch clock, W_est growth α/R and the queue ([CUBIC] RFC 8312 (1), (4))."""
+        """(C1)-(C3): the epoch clock of [CUBIC] eq. (1), W_est growth α/R of [CUBIC] eq. (4), and the queue."""
         m = self.groups
         q = x[3 * m]
         R = p["d"] + q / p["C"]
@@ -185,7 +185,8 @@ class CubicFluid(FluidModel):
         return (*(one,) * m, *(0 * q,) * m, *(dwest,) * m, dq)
 
     def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
-        """σ = q − (B − δ): the buffer is full (a drop-tail loss); read one feedback delay late."""
+        """σ = q − (B − δ): the buffer is full, a drop-tail loss that ends the epoch and sets K by [CUBIC] eq. (2);
+        read one feedback delay late."""
         return x[3 * self.groups] - (p["B"] - LOSS_MARGIN)
 
     def delay(self, p: Mapping[str, Any]) -> Any:
@@ -232,7 +233,7 @@ def cubic_cut(
     *,
     fast_convergence: bool = True,
 ) -> np.ndarray:
-    """The loss jump of the groups in ``hit``, [CUBIC] RFC 8312 §4.5-4.6, RFC 9438 eq. (2).
+    """The loss jump of the groups in ``hit``, [CUBIC] eq. (2) (RFC 8312 §4.5-4.6; RFC 9438 eq. (2)).
 
     W_max ← W (W·(1 + β)/2 with fast convergence when W < the previous W_max), W ← β·W, W_est ← β·W,
     s ← −∛((W_max − β·W)/c). Returns the new state (the queue is unchanged: it drains continuously).

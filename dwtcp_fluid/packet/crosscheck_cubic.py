@@ -163,8 +163,16 @@ def verdict(s: Setting, pk: dict[str, Any], fl: dict[str, Any], tol: dict[str, f
 def compare_cubic(
     settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0, traces: tuple[str, ...] = ()
 ) -> list[dict[str, Any]]:
-    """Every setting through both cores, classified and checked against :data:`TOLERANCES`; the settings named in
-    ``traces`` keep their time traces (``packet.trace``, ``fluid.trace``).
+    """Every setting through both cores, classified and checked against :data:`TOLERANCES`.
+
+    Parameters
+    ----------
+    settings : tuple of Setting
+        The comparisons (default :data:`SETTINGS`).
+    seed : int
+        Seed of the packet runs.
+    traces : tuple of str
+        Names of the settings whose time traces are kept (``packet.trace``, ``fluid.trace``).
 
     Returns
     -------

@@ -65,11 +65,20 @@ def _friendly_period(w_star: Any) -> Any:
 def closed_form(P: CubicParams) -> dict[str, float]:
     """The cycle's closed form at ``P`` (one group of N flows, synchronized, quasi-static queue, τ → 0).
 
-    Keys: ``K``, ``period`` (no fast convergence; s), ``period_fc`` (mean of fast convergence's long/short pair; s),
-    ``window_mean`` (per flow, packets), ``queue_min``, ``queue_max``, ``queue_mean`` (packets; the mean when the
-    link stays busy, else None), ``utilization`` (1), ``busy_buffer`` (the smallest B that keeps the link busy),
-    ``crossover`` (W_x: per-flow loss windows below it are in the TCP-friendly region, RTT R = d + B/C),
-    ``friendly`` (whether this setting is) and ``period_friendly`` (the AIMD(α, β) period that applies there; s).
+    Parameters
+    ----------
+    P : CubicParams
+        The setting (its flows are summed into N).
+
+    Returns
+    -------
+    dict
+        ``K``, ``period`` (no fast convergence; s), ``period_fc`` (mean of fast convergence's long/short pair;
+        s), ``window_mean`` (per flow, packets), ``queue_min``, ``queue_max``, ``queue_mean`` (packets; the mean
+        when the link stays busy, else None), ``utilization`` (1), ``busy_buffer`` (the smallest B that keeps the
+        link busy), ``crossover`` (W_x: per-flow loss windows below it are in the TCP-friendly region, RTT
+        R = d + B/C), ``friendly`` (whether this setting is) and ``period_friendly`` (the AIMD(α, β) period that
+        applies there; s).
     """
     f = _forms()
     vals = {c: P.c, beta: P.beta, N: sum(P.flows), C: P.link.C, d: P.link.d, B: P.buffer, R: P.tau}
@@ -112,7 +121,7 @@ def cubic() -> Derivation:
     steps = [
         Step(
             "Window growth (C1)-(C2)",
-            _cite("RFC 8312 eq. (1)"),
+            _cite("eq. (1), RFC 8312"),
             "The model's epoch clock runs at s' = 1 and W_max is constant between losses, so the cubic window grows "
             "at 3c·s², zero at the plateau s = 0.",
             [
@@ -125,7 +134,7 @@ def cubic() -> Derivation:
         ),
         Step(
             "K after a cut",
-            _cite("RFC 8312 eq. (2)"),
+            _cite("eq. (2), RFC 8312"),
             "The epoch starts at cwnd = β·W_max on the curve: c(−K)³ + W_max = β·W_max.",
             [eq("K", K.subs(W_L / N, W))],
             solutions(
@@ -135,7 +144,7 @@ def cubic() -> Derivation:
         ),
         Step(
             "K with fast convergence",
-            _cite("RFC 8312 §4.6; RFC 9438 eq. (2)"),
+            _cite("eq. (2), RFC 8312 §4.6; RFC 9438"),
             "A loss below the previous W_max sets W_max = W(1 + β)/2 and cwnd = β·W: K = ∛((W_max − cwnd)/c).",
             [eq("K_{fc}", sp.cbrt((1 - beta) * W / (2 * c)))],
             solutions(
@@ -155,7 +164,7 @@ def cubic() -> Derivation:
         ),
         Step(
             "Period without fast convergence",
-            _cite("RFC 8312 eq. (2)"),
+            _cite("eq. (2), RFC 8312"),
             "Synchronized flows cut at W* = (C·d + B)/N and return to it at the plateau: the period is K(W*).",
             [eq("T", K)],
             identity(wt.subs(t, K), w_star),
@@ -235,7 +244,7 @@ def cubic() -> Derivation:
         ),
         Step(
             "W_est grows α per RTT (C2)",
-            _cite("RFC 8312 eq. (4)"),
+            _cite("eq. (4), RFC 8312"),
             "The model's W_est' = α/R with α = 3(1 − β)/(1 + β).",
             [eq(r"\frac{dW_{est}}{dt}", F[2])],
             identity(F[2], 3 * (1 - pp["beta"]) / ((1 + pp["beta"]) * R1)),
@@ -249,7 +258,7 @@ def cubic() -> Derivation:
         ),
         Step(
             "The TCP-friendly crossover",
-            _cite("RFC 8312 §4.2, eq. (4)"),
+            _cite("eq. (4), RFC 8312 §4.2"),
             "The cycle ends in the cubic region iff the cubic window beats W_est at the plateau: β·W* + α·K/R < W*, "
             "i.e. K² > α/(c·R), i.e. W* > W_x.",
             [eq("W_x", f["crossover"])],
@@ -260,7 +269,7 @@ def cubic() -> Derivation:
         ),
         Step(
             "Period in the friendly region",
-            _cite("RFC 8312 eq. (4)"),
+            _cite("eq. (4), RFC 8312"),
             "There W = W_est grows α/R with R = d while the queue is empty and R = N·W/C once it holds packets: "
             "dW/dt = α/d, then W·dW/dt = α·C/N, from β·W* to W*.",
             [eq("T_f", f["period_friendly"])],
@@ -271,7 +280,7 @@ def cubic() -> Derivation:
         ),
         Step(
             "A datacenter star never leaves the friendly region",
-            "[DCTCP-WAN] star; [CUBIC] RFC 8312 eq. (4)",
+            "[DCTCP-WAN] star; [CUBIC] eq. (4)",
             "At 950 Mbps, 1 ms, B = 100 (R = d + B/C = 2.26 ms) W_x is far above any window the path holds: CUBIC "
             "runs as AIMD(α = 0.53, β = 0.7) with the period T_f.",
             [eq("W_x", fmt(closed_form(star)["crossover"], 5)), eq("W^*", fmt((star.bdp + 100.0) / 2, 4))],
