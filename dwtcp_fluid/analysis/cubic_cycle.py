@@ -108,7 +108,10 @@ def run_cubic(
         raise ValueError(f"x0 has shape {x.shape}: accepted a state of length {len(model.states)}")
     dt_out = tau / samples_per_tau
     chunk = max(50 * tau, 0.5)  # the solver's span when no loss is pending (any length works: it restarts)
-    ts, xs, cuts, wcut, hits = [np.array([0.0])], [x[None, :]], [], [], []
+    ts, xs = [np.array([0.0])], [x[None, :]]
+    cuts: list[float] = []
+    wcut: list[list[Any]] = []
+    hits: list[list[bool]] = []
     t, pending, t_loss, dropped, carry = 0.0, None, 0.0, 0.0, 0.0
     flows = [p[f"N_{i + 1}"] for i in range(m)]
     status, message = Status.OK, ""

@@ -114,7 +114,7 @@ class CubicParams:
         return self.link.d + self.buffer / self.link.C
 
 
-def group_windows(x: Sequence[Any], m: int, c: Any, xp: Any) -> list[Any]:
+def group_windows(x: Any, m: int, c: Any, xp: Any) -> list[Any]:
     """W_i = max(W_max,i + c·s_i³, W_est,i) per group (packets), (C1): [CUBIC] eqs. (1) and (4) (RFC 8312)."""
     s, wmax, west = x[:m], x[m : 2 * m], x[2 * m : 3 * m]
     return [xp.maximum(wmax[i] + c * s[i] * s[i] * s[i], west[i]) for i in range(m)]
@@ -169,7 +169,7 @@ class CubicFluid(FluidModel):
             out[f"N_{i}"] = (1.0, 20.0)
         return out
 
-    def windows(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> list[Any]:
+    def windows(self, x: Any, p: Mapping[str, Any], xp: Any) -> list[Any]:
         """Per-group window W_i, eq. (C1), packets."""
         return group_windows(x, self.groups, p["c"], xp)
 
@@ -226,7 +226,7 @@ class CubicFluid(FluidModel):
 
 
 def cubic_cut(
-    x: Sequence[float],
+    x: Any,
     p: Mapping[str, float],
     groups: int,
     hit: Sequence[bool],
