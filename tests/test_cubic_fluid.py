@@ -139,3 +139,16 @@ def test_packet_vs_fluid_wan_dumbbell_rfc_constant():
     # RFC 8312's own c: the hybrid model's cycle lies between K and the τ → 0 fast-convergence form
     cf = closed_form(SLOW_SETTINGS[0].params())
     assert cf["period"] < rows[0]["fluid"]["period_s"] < cf["period_fc"]
+
+
+@pytest.mark.slow
+def test_cli_compare_fluid_cubic_json(capsys):
+    import json
+
+    from dwtcp_fluid.cli import main
+
+    code = main(["packet", "compare-fluid", "--law", "cubic", "--json"])
+    d = json.loads(capsys.readouterr().out)
+    assert code == 0 and d["law"] == "cubic" and d["agree"] is True
+    assert [r["setting"] for r in d["rows"]] == [s.name for s in SETTINGS]
+    assert d["tolerances"] == TOLERANCES

@@ -40,7 +40,7 @@ def build_cubic(quick: bool) -> dict[str, Any]:
         }
         for fc in (False, True):
             P = _sweep_params(b, fc)
-            s = cycle_summary(run_cubic(P, 12 * cf["period"], sync="all"))
+            s = cycle_summary(run_cubic(P, 8 * cf["period"], sync="all"))
             row["fc" if fc else "plain"] = {k: s[k] for k in ("period_s", "utilization", "queue_min")}
         sweep.append(row)
     bdp = _sweep_params(100, False).bdp
