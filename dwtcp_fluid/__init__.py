@@ -142,9 +142,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "PACKET_TOLERANCES": ("packet.crosscheck", "TOLERANCES"),
     "compare_timely": ("packet.crosscheck_timely", "compare_timely"),
     "TIMELY_TOLERANCES": ("packet.crosscheck_timely", "TOLERANCES"),
-    "compare_cubic": ("packet.crosscheck_cubic", "compare_cubic"),
-    "CUBIC_TOLERANCES": ("packet.crosscheck_cubic", "TOLERANCES"),
-    "CUBIC_SETTINGS": ("packet.crosscheck_cubic", "SETTINGS"),
+    "compare_cubic": ("crosscheck.cubic", "compare_cubic"),
+    "CUBIC_TOLERANCES": ("crosscheck.cubic", "TOLERANCES"),
+    "CUBIC_SETTINGS": ("crosscheck.cubic", "SETTINGS"),
     "timely_incast_run": ("packet.scenarios_timely", "incast_run"),
     "timely_flow_rates": ("packet.scenarios_timely", "flow_rates"),
     # symbolic derivations (SymPy), for notebooks that show a step

@@ -1,5 +1,5 @@
 """CUBIC's hybrid fluid model against its closed form (SymPy, proofs/cubic.md), hand-computed jumps, and the packet
-core at stated tolerances (packet/crosscheck_cubic.py)."""
+core at stated tolerances (crosscheck/cubic.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from dwtcp_fluid.analysis.cubic_cycle import cycle_period, cycle_summary, run_cubic
+from dwtcp_fluid.crosscheck.cubic import SETTINGS, SLOW_SETTINGS, TOLERANCES, compare_cubic
 from dwtcp_fluid.models.cubic import CubicFluid, CubicParams, cubic_cut, loss_hits
-from dwtcp_fluid.packet.crosscheck_cubic import SETTINGS, SLOW_SETTINGS, TOLERANCES, compare_cubic
 from dwtcp_fluid.params import LinkParams
 from dwtcp_fluid.symbolic.cubic import closed_form
 

@@ -6,7 +6,7 @@ surface (the queue reaching the buffer); and the jump :func:`~dwtcp_fluid.models
 feedback delay τ = d + B/C after the located crossing. No root is found here: the crossing times are the solver's.
 
 :func:`cycle_summary` measures the run's last part the way the packet cross-check does
-(``packet/crosscheck_cubic.py``): loss-cycle period (mean spacing of the cuts), mean queue, queue range,
+(``crosscheck/cubic.py``): loss-cycle period (mean spacing of the cuts), mean queue, queue range,
 utilization and each group's share of the mean window. The closed form of the cycle is derived in
 ``proofs/cubic.md`` (:mod:`dwtcp_fluid.symbolic.cubic`).
 """

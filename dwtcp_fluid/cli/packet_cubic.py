@@ -1,5 +1,5 @@
 """``dwtcp-fluid packet compare-fluid --law cubic``: the CUBIC packet law next to its hybrid fluid model, at the
-cross-check's settings (:mod:`dwtcp_fluid.packet.crosscheck_cubic`)."""
+cross-check's settings (:mod:`dwtcp_fluid.crosscheck.cubic`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def compare_fluid_cubic(*, seed: int, as_json: bool) -> None:
 
     Exits 1 (after printing) when a setting is outside the stated tolerances or not stationary.
     """
-    from ..packet.crosscheck_cubic import SETTINGS, TOLERANCES, compare_cubic
+    from ..crosscheck.cubic import SETTINGS, TOLERANCES, compare_cubic
 
     rows = compare_cubic(SETTINGS, seed=seed)
     out = {"law": "cubic", "tolerances": TOLERANCES, "rows": rows, "agree": all(r["agree"] for r in rows)}

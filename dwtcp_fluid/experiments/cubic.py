@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis.cubic_cycle import cycle_summary, run_cubic
+from ..crosscheck.cubic import SETTINGS, TOLERANCES, compare_cubic
 from ..models.cubic import CubicParams
-from ..packet.crosscheck_cubic import SETTINGS, TOLERANCES, compare_cubic
 from ..params import LinkParams
 from ..plots.cubic import plot_cubic
 from ..symbolic.cubic import closed_form

@@ -29,7 +29,7 @@ groups with the largest windows until they hold the expected number of distinct 
 one): every flow when D ≫ N (synchronized), only the largest when the overshoot is a packet or two. The packet core shows both: at
 [DCTCP-WAN]'s 20 ms path with c = 400 an episode drops tens of packets and 9.8 of 10 flows lose one; on its 1 ms
 star CUBIC is in its TCP-friendly region, grows by α ≈ 0.53 packets per RTT, drops one or two packets per episode
-and 1.3 of 2 flows see them (``packet/crosscheck_cubic.py``). ``sync="all"`` forces the synchronized cut.
+and 1.3 of 2 flows see them (``crosscheck/cubic.py``). ``sync="all"`` forces the synchronized cut.
 """
 
 from __future__ import annotations

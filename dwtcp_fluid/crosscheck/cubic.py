@@ -1,7 +1,7 @@
 """Packet core against the CUBIC fluid model (hybrid: cubic flow, located loss, jump), with stated tolerances.
 
 Each setting runs N CUBIC flows over one drop-tail bottleneck, once through the packet core (law
-:mod:`.laws.cubic`, NewReno slow start, fast convergence on) and once through
+:mod:`dwtcp_fluid.packet.laws.cubic`, NewReno slow start, fast convergence on) and once through
 :func:`dwtcp_fluid.analysis.cubic_cycle.run_cubic` (started in congestion avoidance just after a synchronized cut),
 and summarises the last half of the run: the loss-cycle period (packet: mean spacing of loss episodes, drops more
 than three feedback delays apart; fluid: mean spacing of the cuts), the mean queue, the queue's range (min and
@@ -79,7 +79,7 @@ def packet_cycle(s: Setting, *, seed: int = 0, trace: bool = False) -> dict[str,
     """One setting through the packet core; the summaries of :func:`~dwtcp_fluid.analysis.cubic_cycle.cycle_summary`
     over the last half, ``episodes`` (loss episodes there) and ``flows_hit`` (mean flows losing a packet per
     episode); with ``trace``, ``trace`` = {t (s), window (flow 1's cwnd), queue (packets)} at the chunk ends."""
-    from . import build, run
+    from ..packet import build, run
 
     P = s.params()
     pr = build(
