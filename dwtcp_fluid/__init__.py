@@ -9,7 +9,8 @@ Parameters
     ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
 Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``DctcpLossFluid``, ``TimelyFluid``, ``DctcpNetwork``
+    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``DctcpLossFluid``, ``TimelyFluid``, ``CubicFluid``
+    (``CubicParams``; its hybrid run ``run_cubic``, ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``
     (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
     (the registry).
 Verbs
@@ -18,7 +19,8 @@ Verbs
     DWTCP) / ``char_roots`` / ``eigenvalues_decrease``, ``phase_portrait`` (presets ``dwtcp_portrait``,
     ``dctcp_portrait``), ``run_sweep`` (``SweepGrid``, ``sweep_plan``,
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
-    ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``),
+    ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``,
+    ``compare_cubic``),
     ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
     chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``; leaf-spine: ``parse_topology``,
     ``leaf_spine_traffic``, ``compare_fabric``, ``FabricSetting``, ``network_fixed_point``; [PROXY]'s experiments:
@@ -68,6 +70,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DwtcpFluid": ("models.dwtcp", "DwtcpFluid"),
     "DwtcpScoutFluid": ("models.dwtcp_scout", "DwtcpScoutFluid"),
     "TimelyFluid": ("models.timely", "TimelyFluid"),
+    "CubicFluid": ("models.cubic", "CubicFluid"),
+    "CubicParams": ("models.cubic", "CubicParams"),
+    "run_cubic": ("analysis.cubic_cycle", "run_cubic"),
+    "cubic_cycle_summary": ("analysis.cubic_cycle", "cycle_summary"),
+    "cubic_closed_form": ("symbolic.cubic", "closed_form"),
     "TimelyParams": ("models.timely", "TimelyParams"),
     "DctcpNetwork": ("models.dctcp_network", "DctcpNetwork"),
     "NetworkParams": ("models.dctcp_network", "NetworkParams"),
@@ -146,6 +153,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "PACKET_TOLERANCES": ("packet.crosscheck", "TOLERANCES"),
     "compare_timely": ("packet.crosscheck_timely", "compare_timely"),
     "TIMELY_TOLERANCES": ("packet.crosscheck_timely", "TOLERANCES"),
+    "compare_cubic": ("crosscheck.cubic", "compare_cubic"),
+    "CUBIC_TOLERANCES": ("crosscheck.cubic", "TOLERANCES"),
+    "CUBIC_SETTINGS": ("crosscheck.cubic", "SETTINGS"),
     "timely_incast_run": ("packet.scenarios_timely", "incast_run"),
     "timely_flow_rates": ("packet.scenarios_timely", "flow_rates"),
     # symbolic derivations (SymPy), for notebooks that show a step

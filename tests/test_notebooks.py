@@ -89,7 +89,16 @@ def _check_tuning(text: str) -> None:
         assert abs(float(imp) - float(fd)) <= 1e-5 * abs(float(imp)) + 1e-12, (name, imp, fd)
 
 
+def _check_cubic(text: str) -> None:
+    m = re.search(r"cubic period: hybrid ([\d.]+) s, closed form K ([\d.]+) s", text)
+    assert m and abs(float(m.group(1)) / float(m.group(2)) - 1) <= 0.01, (
+        "the hybrid cycle must be K (proofs/cubic.md)"
+    )
+    assert "star-2 agree: True" in text, "packet core and hybrid model must agree at the star"
+
+
 CHECKS = {
+    "d2tcp_cubic_wan": _check_cubic,
     "dwtcp_findings": _check_findings,
     "timely": _check_timely,
     "dctcp_limit_cycles": _check_limit_cycles,

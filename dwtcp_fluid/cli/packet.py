@@ -26,7 +26,8 @@ def compare_fluid(
     law: str = typer.Option(
         "dctcp",
         "--law",
-        help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model).",
+        help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model), "
+        "cubic (its hybrid fluid model).",
     ),
     flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
     capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
@@ -73,12 +74,20 @@ def compare_fluid(
     from .packet_timely import TIMELY_LAWS, compare_fluid_timely
 
     _check(
-        "--law", law, law in ("dctcp", "dwtcp", *TIMELY_LAWS), "dctcp | dwtcp | " + " | ".join(TIMELY_LAWS)
+        "--law",
+        law,
+        law in ("dctcp", "dwtcp", "cubic", *TIMELY_LAWS),
+        "dctcp | dwtcp | cubic | " + " | ".join(TIMELY_LAWS),
     )
     if plot:
         check_figure("--plot", plot)
     if law in TIMELY_LAWS:  # the cross-check's own settings (flows, rates, link); only --seed applies
         compare_fluid_timely(law, seed=seed, as_json=json)
+        return
+    if law == "cubic":  # likewise: the CUBIC cross-check's settings (packet_cubic.py)
+        from .packet_cubic import compare_fluid_cubic
+
+        compare_fluid_cubic(seed=seed, as_json=json)
         return
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):

@@ -14,6 +14,7 @@ from pathlib import Path
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
     charroots,
+    cubic,
     d2tcp,
     dctcp_wan,
     dwtcp_packet_truth,
@@ -48,6 +49,7 @@ RECIPES = (
     timely,
     dctcp_wan,
     d2tcp,
+    cubic,
     tuning,
     tuning_dwtcp,
     multihop,

@@ -2,6 +2,8 @@
 
 from .base import SYMPY_NS as SYMPY_NS
 from .base import FluidModel as FluidModel
+from .cubic import CubicFluid as CubicFluid
+from .cubic import CubicParams as CubicParams
 from .dctcp import DctcpFluid as DctcpFluid
 from .dctcp import DctcpNormalized as DctcpNormalized
 from .dctcp_ext import D2tcpFluid as D2tcpFluid

@@ -13,8 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION
+from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION, LinkParams
 from .base import FluidModel
+from .cubic import CubicFluid, CubicParams
 from .dctcp import DctcpFluid, DctcpNormalized
 from .dctcp_ext import D2tcpFluid, DctcpLossFluid
 from .dctcp_hetero import DctcpHetero, DctcpHeteroParams
@@ -168,5 +169,17 @@ register_model(
         (15.0,) * 3 + (0.0,) * 3 + (0.0, 0.0),
         (0.0, 0.004),
         agreement=2e-3,
+    )
+)
+# CUBIC between losses: two groups (1 and 3 flows) at 950 Mbps, 1 ms, 100-packet buffer, c = 400 so that the cubic
+# term moves within 10 ms; the queue fills, rests on its ceiling B and crosses the loss surface (the hybrid map's
+# event; the jump itself is analysis.cubic_cycle's)
+register_model(
+    ModelCase(
+        "cubic",
+        CubicFluid(groups=2),
+        CubicParams(link=LinkParams(capacity="950Mbps", rtt="1ms"), flows=(1, 3), buffer=100.0, c=400.0),
+        (-0.05, -0.02, 60.0, 45.0, 42.0, 31.5, 60.0),
+        (0.0, 0.01),
     )
 )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .cubic import cubic
 from .d2tcp import d2tcp
 from .dctcp import dctcp_fixed_points, dctcp_normalization
 from .dctcp_ack_clock import dctcp_ack_clock
@@ -57,6 +58,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dctcp_ack_clock,
     timely,
     d2tcp,
+    cubic,
     multihop,
     leafspine,
 )
