@@ -61,6 +61,7 @@ def parking_lot_fixed_point(
     *,
     marks: str = "independent",
     ramp: float = 0.0,
+    d_long: float | None = None,
 ) -> ParkingLotFixedPoint:
     """Solve n_long·2/(P²R_long) + n_cross·2/(p²R_cross) = C for p (C in packets/s, d in s).
 
@@ -77,7 +78,7 @@ def parking_lot_fixed_point(
     K : float
         Marking threshold of every link, packets (the queue at the fixed point).
     d : float
-        Base RTT of every flow, s.
+        Base RTT of every flow, s (of the cross flows when ``d_long`` is given).
     n_long, n_cross : int
         Long flows, and cross flows per link.
     marks : {"independent", "synchronized"}
@@ -85,6 +86,8 @@ def parking_lot_fixed_point(
     ramp : float
         0: DCTCP's step, queues at K. A ramp width w > 0 (packets, the ``ramp`` variant of the model): the
         queues sit at q* = K + w·(p − 1/2), which enters the RTTs.
+    d_long : float, optional
+        Base RTT of the long flows, s (default ``d``): unequal RTTs change R_long only, not W = 2/P².
 
     Raises ValueError when the mark fraction would be ≥ 1 (the links cannot be filled with marks below 1:
     windows below 2 packets, the regime [DCTCP-A] eq. (15) treats separately).
@@ -93,6 +96,7 @@ def parking_lot_fixed_point(
     C = check_range("C", C, lo=0.0, lo_open=True, why="packets/s")
     K = check_range("K", K, lo=0.0, why="packets")
     d = check_range("d", d, lo=0.0, lo_open=True, why="seconds")
+    dl = d if d_long is None else check_range("d_long", d_long, lo=0.0, lo_open=True, why="seconds")
     check_range("n_long", n_long, lo=1, integer=True)
     check_range("n_cross", n_cross, lo=0, integer=True)
     if marks not in ("independent", "synchronized"):
@@ -102,7 +106,7 @@ def parking_lot_fixed_point(
 
     def rtts(p: float) -> tuple[float, float]:
         q = max(K + ramp * (p - 0.5), 0.0)
-        return d + hops * q / C, d + q / C
+        return dl + hops * q / C, d + q / C
 
     def excess(p: float) -> float:
         P = 1.0 - (1.0 - p) ** k_eff

@@ -111,19 +111,22 @@ def solve_reference(
     # the delays of the copies F reads; x(t − τ_j) has a kink τ_j after every event, so each one cuts pieces
     taus = tuple(d for d in prob.read_delays if d > 0)
     tau_min = min(taus) if taus else 0.0
+    distinct = sorted(set(taus))  # equal delays (flow groups with one RTT) are read and cut once
+    which = [distinct.index(d) for d in taus]
     sig = lambda y: float(model.surface(y, p, np))  # noqa: E731
     log: CrossingLog = history_crossings(hist, sig, t0, max(sdel))
     dense = StitchedDense(hist, t0)
 
     def raw_rhs(tt: float, y: np.ndarray, u: Any) -> np.ndarray:
         if len(taus) > 1:
-            xd: Any = tuple(dense.at(tt - d) for d in taus)
+            reads = [dense.at(tt - d) for d in distinct]
+            xd: Any = tuple(reads[j] for j in which)
         else:
             xd = dense.at(tt - tau_d) if tau_d > 0 else y
         return np.array(model.rhs(cast(Sequence[Any], y), cast(Sequence[Any], xd), u, p, np), dtype=float)
 
     def add_breaks(te: float) -> None:
-        for d in taus:
+        for d in distinct:
             bisect.insort(xd_breaks, te + d)
 
     core = SegmentCore(raw_rhs, sig, prob.bounds, prob.n, solver)

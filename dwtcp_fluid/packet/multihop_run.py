@@ -64,6 +64,7 @@ def run_topology(
     law_params: Mapping[str, float] | None = None,
     chunk: int = 1000,
     warmup_fraction: float = 0.5,
+    rtt: Sequence[str | float] | None = None,
 ) -> ChainSummary:
     """Run ``law`` on a ``path:K`` or ``parking-lot:K`` chain (``flows``: per group, or one count for all).
 
@@ -98,6 +99,8 @@ def run_topology(
         Slots per record.
     warmup_fraction : float
         Part of the run left out of the summary, in [0, 1).
+    rtt : sequence, optional
+        Base RTT of each group ("200us" or seconds), overriding ``link``'s for unequal RTTs.
     """
     topo = parse_topology(topology) if isinstance(topology, str) else topology
     if topo.kind == "single":
@@ -115,6 +118,14 @@ def run_topology(
     n_chunks = max(2, n_slots // chunk)
     check_range("warmup_fraction", warmup_fraction, lo=0.0, hi=1.0, hi_open=True)
     start = np.array([int(hash32(seed, f, 77)) % d_slots for f in range(F)], np.int64)
+    flow_rtt = np.full(F, d_slots, np.int32)
+    if rtt is not None:
+        if len(rtt) != len(per):
+            raise ValueError(f"rtt={rtt!r} is invalid: accepted one base RTT per group ({len(per)})")
+        g_slots = [
+            max(1, round(check_range("rtt", units.parse_time(r), lo=0.0, lo_open=True) / slot_s)) for r in rtt
+        ]
+        flow_rtt = np.array([g_slots[g] for g in grp], np.int32)
     p = lw.default_params()
     p.update(law_params or {})
     kth = np.full(topo.hops, mark_threshold(check_range("K", K, lo=0.0, why="packets"), mark_cmp), np.int32)
@@ -123,7 +134,7 @@ def run_topology(
         p,
         first=first,
         last=last,
-        rtt=np.full(F, d_slots, np.int32),
+        rtt=flow_rtt,
         start=start,
         n_hops=topo.hops,
         kth=kth,
@@ -149,7 +160,7 @@ def run_topology(
         cwnd_mean=rec["cwnd_mean"][w:].mean(axis=0),
         marks=int(rec["marks"].sum()),
         drops=int(rec["drops"][-1].sum()),
-        fluid_rtt_s=(d_slots + hops_crossed - 1) * slot_s,
+        fluid_rtt_s=(flow_rtt + hops_crossed - 1) * slot_s,
         records=rec,
         slot_s=slot_s,
     )
