@@ -20,6 +20,7 @@ from . import (
     hybrid,
     limit_cycles,
     multihop,
+    network_sweep,
     packet,
     phase_dctcp,
     phase_dwtcp,
@@ -48,6 +49,7 @@ RECIPES = (
     d2tcp,
     tuning,
     multihop,
+    network_sweep,
 )
 
 __all__ = [
