@@ -20,7 +20,8 @@ Verbs
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
     ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``),
     ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
-    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``.
+    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``fluid_lot_run``, ``run_network_sweep`` (``NetworkGrid``:
+    hops × cross-load), ``hop_signal``.
 DWTCP truth
     ``compare_dwtcp`` (packet core vs every DWTCP fluid model), ``packet_outcomes``, ``PacketClass``,
     ``plot_dwtcp_overlay``.
@@ -72,6 +73,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
     "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
     "parking_lot_spectrum": ("analysis.multihop", "parking_lot_spectrum"),
+    "fluid_lot_run": ("analysis.multihop_dde", "fluid_lot_run"),
+    "NetworkGrid": ("sweep.network", "NetworkGrid"),
+    "run_network_sweep": ("sweep.network", "run_network_sweep"),
+    "char_roots_multi": ("analysis.charroots", "char_roots_multi"),
     "run_topology": ("packet.multihop_run", "run_topology"),
     "compare_chain": ("crosscheck.multihop", "compare_chain"),
     "hop_signal": ("packet.hop_signals", "hop_signal"),

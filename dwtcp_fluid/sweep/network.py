@@ -267,6 +267,21 @@ def run_network_sweep(
     """Run (or resume) the sweep into the Zarr ``store``; return the dataset with its attributes.
 
     Dims (hops, load[, link]); class variables carry CF ``flag_values``/``flag_meanings``.
+
+    Parameters
+    ----------
+    grid : NetworkGrid
+        Hops × cross-flow load and the shared settings.
+    store : str or Path
+        Zarr store of the points (one chunk per point, each with a checksum record).
+    resume : bool
+        Keep the verified points of an earlier run into the same store.
+    progress : callable, optional
+        ``progress(done, total)`` in points.
+    report : callable, optional
+        Receives one line per stored point that fails verification on resume.
+    repair : bool
+        Recompute such points (False: stop with ``StoreDamagedError``).
     """
     plan = make_network_plan(grid)
     ds = run_plan(plan, Path(store), resume=resume, progress=progress, report=report, repair=repair)

@@ -294,12 +294,13 @@ def multihop() -> Derivation:
             "(not treated)",
             "Started exactly symmetric, the fluid parking lot stays on its invariant synchronized subspace (equal"
             " queues cross K together, P = p) and the long flow loses only its RTT (table: simulation within 11% of"
-            " R_c/R_long, 3.6-10× above the independent-hops value). That subspace is transversally unstable: 10⁻³"
-            " packets off it the hops desynchronize; at k = 2 the long flow's share falls to 0.152 of C, within 5% of"
-            " the packet chain's 0.160, so the earlier '2.6× overstatement' was the symmetric start. It is not so"
-            " everywhere: at k = 3 the desynchronized share (0.165) is still 2.8× the packet one (0.060), and at k = 2"
-            " with two cross flows per hop the hops stay within a packet of synchrony and the share (0.250) is 2.4×"
-            " the packet one (figure network_sweep). Per-group delays change these shares by < 3%.",
+            " R_c/R_long, 3.6-10× above the independent-hops value). At k = 2 with one cross flow that subspace is"
+            " transversally unstable: 10⁻³ packets off it the hops desynchronize and the long flow's share falls to"
+            " 0.152 of C, within 5% of the packet chain's 0.160 — the earlier 2.6× overstatement there was the"
+            " symmetric start. Not everywhere: at k = 3 the hops desynchronize but the share (0.165) is still 2.8× the"
+            " packet one (0.060), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
+            " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). Per-group delays"
+            " change these shares by < 3%.",
             "new finding, corrected",
             "The synchronized subspace is invariant, with per-group delays too",
         ),
