@@ -184,3 +184,15 @@ def test_per_group_ramp_spectrum_k1_equals_the_common_delay():
     a = parking_lot_spectrum(1, np.array([8.0, 15.0]))
     b = parking_lot_spectrum(1, np.array([8.0, 15.0]), group_delays=True)
     np.testing.assert_allclose(b.roots, a.roots, rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_unequal_rtt_per_group_delays_desynchronize_where_one_delay_does_not():
+    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
+    from dwtcp_fluid.symbolic.multihop import UNEQUAL_RTT_K2
+
+    g = fluid_lot_run(2, rtt_long="200us", duration=0.2)
+    c = fluid_lot_run(2, rtt_long="200us", duration=0.2, group_delays=False)
+    assert g.long_share == pytest.approx(UNEQUAL_RTT_K2["per-group"], abs=2e-3)
+    assert c.long_share == pytest.approx(UNEQUAL_RTT_K2["common"], abs=2e-3)
+    assert g.desync > 1.0 > c.desync

@@ -155,3 +155,10 @@ def test_real_two_by_two_and_one_point_against_a_direct_run(tmp_path):
     np.testing.assert_array_equal(ds["fluid_queue_mean"].values[1, 1], fl.queue_mean)
     assert ds["packet_long_share"].values[1, 1] == pk.long_share
     assert net.PACKET_CLASSES[int(ds["packet_class"].values[1, 1])] == pk.run_class
+
+
+def test_run_topology_takes_one_base_rtt_per_group():
+    from dwtcp_fluid.packet.multihop_run import run_topology
+
+    with pytest.raises(ValueError, match="rtt="):
+        run_topology("parking-lot:2", "dctcp", rtt=("200us", "100us"))  # 3 groups

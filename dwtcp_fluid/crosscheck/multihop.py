@@ -65,13 +65,16 @@ class ChainSetting:
         return None if self.rtt_long is None else (self.rtt_long,) + (self.rtt,) * self.hops
 
 
-#: The settings the cross-check scores (k = 2, 3, 4 and a heavier and a lower-threshold 2-hop load).
+#: The settings the cross-check scores (k = 2, 3, 4, a heavier and a lower-threshold load, and a long flow with
+#: twice the cross flows' base RTT at k = 2 and 3).
 SETTINGS: tuple[ChainSetting, ...] = (
     ChainSetting(2),
     ChainSetting(3),
     ChainSetting(4),
     ChainSetting(2, flows=3),
     ChainSetting(3, K=30.0),
+    ChainSetting(2, rtt_long="200us"),
+    ChainSetting(3, rtt_long="200us"),
 )
 
 

@@ -32,6 +32,9 @@ HOPF_RAMP_K2 = {"common": (10.0971, 4804.52), "per-group": (11.2735, 4411.82)}
 #: flow per group) started 10⁻³ packets off the symmetric subspace (k = 2: on hop 1; k = 3: 10⁻³·l on hop l), next
 #: to the packet chain's share at the same setting (tests/test_multihop_fluid.py re-runs k = 2).
 DESYNC_SHARES = {2: (0.1518, 0.1599), 3: (0.1653, 0.0598)}
+#: The same at k = 2 with the long flow's base RTT 200 µs (cross flows 100 µs): fluid with per-group delays, fluid
+#: with one common τ, packet chain (tests/test_multihop_fluid.py re-runs the per-group value).
+UNEQUAL_RTT_K2 = {"per-group": 0.2092, "common": 0.3380, "packet": 0.1140}
 
 
 def _hopf_check() -> tuple[bool, str]:
@@ -299,8 +302,8 @@ def multihop() -> Derivation:
             " 0.152 of C, within 5% of the packet chain's 0.160 — the earlier 2.6× overstatement there was the"
             " symmetric start. Not everywhere: at k = 3 the hops desynchronize but the share (0.165) is still 2.8× the"
             " packet one (0.060), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
-            " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). Per-group delays"
-            " change these shares by < 3%.",
+            " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). With equal base RTTs"
+            " per-group delays change these shares by < 3%.",
             "new finding, corrected",
             "The synchronized subspace is invariant, with per-group delays too",
         ),
@@ -309,8 +312,11 @@ def multihop() -> Derivation:
             "(not treated: [DCTCP-A] freezes one R* for one link)",
             "Giving each flow group its own loop delay τ_i = d_i + Σ K_l/C_l leaves every fixed point unchanged"
             " (SymPy) and moves the 2-hop ramp lot's Hopf point from w = 10.10 to 11.27 packets (4805 → 4412 rad/s):"
-            " the long flow's longer delay destabilizes. Long-run shares move by < 3% (k = 2, 3; also with a 200 µs"
-            " long-flow RTT).",
+            " the long flow's longer delay destabilizes. With equal base RTTs long-run shares move by < 3% (k = 2,"
+            " 3). With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
+            f" common τ keeps the hops synchronized (share {UNEQUAL_RTT_K2['common']:.3f}, 3.0× the packet chain's"
+            f" {UNEQUAL_RTT_K2['packet']:.3f}), per-group τ_i desynchronize them ({UNEQUAL_RTT_K2['per-group']:.3f},"
+            " 1.8×): closer, still outside the 25% tolerance.",
             "new finding",
             "Characteristic roots with per-group delays: the ramp lot's Hopf point, k = 2",
         ),
@@ -338,6 +344,11 @@ def multihop() -> Derivation:
             "\n".join(
                 ["| k | fluid, desynchronized | packet chain | ratio |", "|---|---|---|---|"]
                 + [f"| {h} | {f:.4f} | {pk:.4f} | {f / pk:.2f} |" for h, (f, pk) in DESYNC_SHARES.items()]
+                + [
+                    f"| 2, long RTT 200 µs | {UNEQUAL_RTT_K2['per-group']:.4f} (one common τ:"
+                    f" {UNEQUAL_RTT_K2['common']:.4f}) | {UNEQUAL_RTT_K2['packet']:.4f} |"
+                    f" {UNEQUAL_RTT_K2['per-group'] / UNEQUAL_RTT_K2['packet']:.2f} |"
+                ]
             ),
         ],
     )
