@@ -106,6 +106,8 @@ def classify_chain(rec: dict, K: float, warm: int) -> str:
     if rec["busy"][warm:].mean(axis=0).min() < 0.9 or drops > 0.01 * max(delivered, 1):
         return "collapse"
     half = warm + (n - warm) // 2
+    if half == warm:  # fewer than two records to measure: nothing says the run is stationary
+        return "not-stationary"
     a, b = rec["delivered"][warm:half, 0].sum(), rec["delivered"][half:, 0].sum()
     qa, qb = rec["q_mean"][warm:half].mean(axis=0), rec["q_mean"][half:].mean(axis=0)
     if abs(a - b) > 0.25 * max(a, b) or np.max(np.abs(qa - qb)) > 0.25 * K:
