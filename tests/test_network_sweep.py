@@ -11,10 +11,16 @@ import pytest
 import xarray as xr
 
 import dwtcp_fluid.analysis.multihop_dde as mdde
-import dwtcp_fluid.sweep.network as net
+import dwtcp_fluid.crosscheck.network_sweep as net
 from dwtcp_fluid.cli import main
 from dwtcp_fluid.crosscheck.multihop import TOLERANCES
-from dwtcp_fluid.sweep.network import AGREEMENT, NetworkGrid, agreement, network_stem, run_network_sweep
+from dwtcp_fluid.crosscheck.network_sweep import (
+    AGREEMENT,
+    NetworkGrid,
+    agreement,
+    network_stem,
+    run_network_sweep,
+)
 
 
 def _fake_packet(st):

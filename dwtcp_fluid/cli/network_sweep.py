@@ -63,8 +63,8 @@ def network_sweep(
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from ..crosscheck.network_sweep import AGREEMENT, NetworkGrid, network_stem, run_network_sweep
     from ..sweep.integrity import OutputBusyError, output_lock
-    from ..sweep.network import AGREEMENT, NetworkGrid, network_stem, run_network_sweep
     from ..sweep.store import write_netcdf_atomic
     from ..units import parse_time
 

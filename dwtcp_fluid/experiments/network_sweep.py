@@ -1,4 +1,4 @@
-"""Registered figure of the hops × cross-flow load sweep (:mod:`dwtcp_fluid.sweep.network`): the long flow's share,
+"""Registered figure of the hops × cross-flow load sweep (:mod:`dwtcp_fluid.crosscheck.network_sweep`): the long flow's share,
 fluid network model (per-group delays, started off the symmetric subspace) next to the packet chain."""
 
 from __future__ import annotations
@@ -21,7 +21,13 @@ FIGURE_GRID = {"hops": (1, 2), "load": (1, 2)}
 
 def build_network_sweep(quick: bool) -> dict[str, Any]:
     """Run the sweep on :data:`FIGURE_GRID` (10 Gbps, 100 µs, K = 65, one long flow) into a temporary store."""
-    from ..sweep.network import AGREEMENT, FLUID_CLASSES, PACKET_CLASSES, NetworkGrid, run_network_sweep
+    from ..crosscheck.network_sweep import (
+        AGREEMENT,
+        FLUID_CLASSES,
+        PACKET_CLASSES,
+        NetworkGrid,
+        run_network_sweep,
+    )
 
     grid = NetworkGrid(np.array(FIGURE_GRID["hops"]), np.array(FIGURE_GRID["load"]))
     with tempfile.TemporaryDirectory() as tmp:

@@ -5,13 +5,13 @@ Every grid point (k hops, n cross flows per hop) runs
 * the fluid model :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` with per-group loop delays from a
   start a hair off the symmetric subspace (:func:`~dwtcp_fluid.analysis.multihop_dde.fluid_lot_run`): the long
   flow's share, per-link mean queue and utilization, its class (steady / oscillating / failed);
-* the packet chain at the same setting (:func:`~dwtcp_fluid.crosscheck.multihop.compare_chain`): the same
+* the packet chain at the same setting (:func:`~.multihop.compare_chain`): the same
   quantities and its run class (stationary / slow-start / collapse / not-stationary);
 * the mean-field fixed point (independent hop marks) and the synchronized one (P = p), as references;
 * the agreement of fluid and packet with the cross-check's stated tolerances, scored only where the packet run
   is stationary and the fluid run did not fail (else ``not_scored``: a run that says nothing is never agreement).
 
-It runs on the DWTCP sweep's chunked engine (:mod:`.engine`: Zarr store, per-chunk checksums, ``resume``), one
+It runs on the DWTCP sweep's chunked engine (:mod:`dwtcp_fluid.sweep.engine`: Zarr store, per-chunk checksums, ``resume``), one
 chunk per grid point, and the dataset carries the same provenance and CF attributes.
 """
 
@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..crosscheck.multihop import TOLERANCES, ChainSetting, compare_chain
 from ..params import check_range
 from ..references import references_attr
-from .engine import Evaluator, SweepPlan, run_plan
-from .store import provenance
+from ..sweep.engine import Evaluator, SweepPlan, run_plan
+from ..sweep.store import provenance
+from .multihop import TOLERANCES, ChainSetting, compare_chain
 
 __all__ = [
     "NetworkGrid",
