@@ -108,6 +108,8 @@ class FluidModel:
 
     def delay_count(self) -> int:
         """Number k of delayed copies of the state (the length of :meth:`state_delays`)."""
+        if type(self).state_delays is FluidModel.state_delays:
+            return 1  # the default: one copy (without calling ``delay``, which may need numbers)
         return len(self.state_delays(self.symbols()[1]))
 
     def switch_delays(self, p: Mapping[str, Any]) -> tuple[Any, ...]:
