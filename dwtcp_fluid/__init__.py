@@ -22,9 +22,9 @@ Verbs
     ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``,
     ``compare_cubic``),
     ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
-    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``; leaf-spine: ``parse_topology``,
-    ``leaf_spine_traffic``, ``compare_fabric``, ``FabricSetting``, ``network_fixed_point``; [PROXY]'s experiments:
-    ``noisy_queues``, ``fct_signals``.
+    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``fluid_lot_run``, ``run_network_sweep`` (``NetworkGrid``:
+    hops × cross-load), ``hop_signal``; leaf-spine: ``parse_topology``, ``leaf_spine_traffic``, ``compare_fabric``,
+    ``FabricSetting``, ``network_fixed_point``; [PROXY]'s experiments: ``noisy_queues``, ``fct_signals``.
 DWTCP truth
     ``compare_dwtcp`` (packet core vs every DWTCP fluid model), ``packet_outcomes``, ``PacketClass``,
     ``plot_dwtcp_overlay``.
@@ -81,6 +81,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
     "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
     "parking_lot_spectrum": ("analysis.multihop", "parking_lot_spectrum"),
+    "fluid_lot_run": ("analysis.multihop_dde", "fluid_lot_run"),
+    "NetworkGrid": ("crosscheck.network_sweep", "NetworkGrid"),
+    "run_network_sweep": ("crosscheck.network_sweep", "run_network_sweep"),
+    "char_roots_multi": ("analysis.charroots", "char_roots_multi"),
     "run_topology": ("packet.multihop_run", "run_topology"),
     "compare_chain": ("crosscheck.multihop", "compare_chain"),
     "parse_topology": ("packet.topology", "parse_topology"),

@@ -31,9 +31,14 @@ BACKENDS = ("sympy", "jax")
 
 
 def _points(model: FluidModel, n: int, seed: int):
+    """States, delayed states (one independent draw per delay: the rhs's ``xd`` argument) and parameters."""
     x, p = model.sample(n, seed)
-    xd, _ = model.sample(n, seed + 1000)  # an independent delayed state
-    return x, xd, p
+    copies = [model.sample(n, seed + 1000 * (j + 1))[0] for j in range(model.delay_count())]
+    return x, model.pack_delayed(copies), p
+
+
+def _copies(model: FluidModel, xd):
+    return [xd] if model.delay_count() == 1 else list(xd)
 
 
 def test_every_model_class_is_registered():
@@ -79,7 +84,7 @@ def test_rhs_is_the_same_in_every_backend(case, backend):
             with jax.enable_x64(True):
                 got = m.rhs(
                     [jnp.asarray(v) for v in x],
-                    [jnp.asarray(v) for v in xd],
+                    m.pack_delayed([[jnp.asarray(v) for v in c] for c in _copies(m, xd)]),
                     u,
                     {k: jnp.asarray(v) for k, v in p.items()},
                     jnp,
@@ -87,11 +92,11 @@ def test_rhs_is_the_same_in_every_backend(case, backend):
                 got = np.stack(np.broadcast_arrays(*[np.asarray(v) for v in got]), axis=-1)
         else:
             xs, ps = m.symbols()
-            xds = m.delayed_symbols()
+            xds = [v for c in m.delayed_symbol_sets() for v in c]
             F = m.sym_rhs(int(u), delayed=True)
             args = [*xs, *xds, *(ps[k] for k in m.param_names)]
             fn = sp.lambdify(args, list(F), modules="numpy")
-            vals = fn(*x, *xd, *(p[k] for k in m.param_names))
+            vals = fn(*x, *(v for c in _copies(m, xd) for v in c), *(p[k] for k in m.param_names))
             got = np.stack(np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in vals]), axis=-1)
         scale = np.maximum(np.abs(ref), 1e-300)
         rel = np.where(got == ref, 0.0, np.abs(got - ref) / scale)
@@ -109,7 +114,7 @@ def test_symbolic_jacobian_matches_jax_jacfwd(case, u):
 
         def f(xv, pv):
             xs = tuple(xv[i] for i in range(len(m.states)))
-            return jnp.stack(m.rhs(xs, xs, u, pv, jnp))
+            return jnp.stack(m.rhs(xs, m.pack_delayed([xs] * m.delay_count()), u, pv, jnp))
 
         X = jnp.stack([jnp.asarray(v, dtype=jnp.float64) for v in x], axis=-1)
         P = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in p.items()}

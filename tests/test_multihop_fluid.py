@@ -153,3 +153,46 @@ def test_ramp_spectrum_two_hops():
     r = parking_lot_spectrum(2, np.array([7.0, 15.0]))
     assert r.abscissa[0] > 0 > r.abscissa[1]
     assert _amplitude_late(2, 7.0) > 1.0 and _amplitude_late(2, 15.0) < 1e-2
+
+
+def test_symmetric_start_stays_on_the_synchronized_subspace_and_a_hair_off_leaves_it():
+    """The symmetric lot's subspace q_1 = q_2 is invariant (proofs/multihop.md): started on it the two queues are
+    equal bit for bit (per-group delays); 10⁻³ packets off it they separate by more than a packet within 20 ms
+    (the subspace is transversally unstable; the common delay here, for time)."""
+    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
+
+    on = fluid_lot_run(2, asymmetry=0.0, duration=0.006)
+    off = fluid_lot_run(2, asymmetry=1e-3, duration=0.02, group_delays=False)
+    assert on.desync == 0.0 and on.run_class == "oscillating"
+    assert off.desync > 1.0
+
+
+@pytest.mark.slow
+def test_desynchronized_two_hop_share_is_the_number_the_proof_states():
+    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
+    from dwtcp_fluid.symbolic.multihop import DESYNC_SHARES
+
+    r = fluid_lot_run(2, duration=0.2)
+    assert r.long_share == pytest.approx(DESYNC_SHARES[2][0], abs=2e-3)
+    assert r.desync > 1.0 and r.utilization.min() > 0.999
+
+
+def test_per_group_ramp_spectrum_k1_equals_the_common_delay():
+    """One hop: both groups' delays are d + K/C, so the multi-delay spectrum equals the one-delay one."""
+    from dwtcp_fluid.analysis.multihop import parking_lot_spectrum
+
+    a = parking_lot_spectrum(1, np.array([8.0, 15.0]))
+    b = parking_lot_spectrum(1, np.array([8.0, 15.0]), group_delays=True)
+    np.testing.assert_allclose(b.roots, a.roots, rtol=1e-9)
+
+
+@pytest.mark.slow
+def test_unequal_rtt_per_group_delays_desynchronize_where_one_delay_does_not():
+    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
+    from dwtcp_fluid.symbolic.multihop import UNEQUAL_RTT_K2
+
+    g = fluid_lot_run(2, rtt_long="200us", duration=0.2)
+    c = fluid_lot_run(2, rtt_long="200us", duration=0.2, group_delays=False)
+    assert g.long_share == pytest.approx(UNEQUAL_RTT_K2["per-group"], abs=2e-3)
+    assert c.long_share == pytest.approx(UNEQUAL_RTT_K2["common"], abs=2e-3)
+    assert g.desync > 1.0 > c.desync

@@ -13,6 +13,10 @@ round-off independently of M, and duplicates are merged. Time is rescaled by τ 
 discretisation and the tolerances are dimensionless. Everything is NumPy, batched over a leading axis: one
 ``numpy.linalg.eigvals`` call on a stack of small matrices.
 
+Several discrete delays, x'(t) = A0·x(t) + Σ_j A_j·x(t − τ_j) (:func:`char_roots_multi`), take the same path on
+[−τ_max, 0]: the boundary row reads φ(−τ_j) through the Chebyshev interpolant (exactly the last node when
+τ_j = τ_max), and Newton polishes det(λI − A0 − Σ_j A_j e^{−λτ_j}). One delay is the case k = 1 of the same code.
+
 The module also finds where the spectral abscissa (the largest real part of a root) crosses zero along a
 parameter (delay or gain), by a scan followed by bisection, and applies all of it to the delayed DWTCP model in
 :mod:`.charroots_dwtcp`.
@@ -20,14 +24,21 @@ parameter (delay or gain), by a scan followed by bisection, and applies all of i
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..results import Result, Status, Summary, new_axes
+from .charroots_core import (
+    DEFAULT_M,
+    _det_and_derivative,
+    _norm_delayed,
+    _scale,
+    cheb,
+    generator_matrix,
+    newton_polish,
+)
+from .charroots_result import CharRoots, CharRootsSummary
 
 __all__ = [
     "CharRoots",
@@ -35,34 +46,12 @@ __all__ = [
     "cheb",
     "generator_matrix",
     "char_roots",
+    "char_roots_multi",
     "spectral_abscissa",
     "newton_polish",
     "critical_parameter",
     "scalar_critical_delay",
 ]
-
-#: Default number of Chebyshev intervals M (the discretised generator has n(M+1) rows).
-DEFAULT_M = 16
-
-
-@functools.lru_cache(maxsize=16)
-def cheb(M: int) -> tuple[np.ndarray, np.ndarray]:
-    """Chebyshev extremal points x_j = cos(jπ/M) on [−1, 1] and the differentiation matrix (Trefethen, 2000).
-
-    Returns ``(x, D)`` with D of shape (M+1, M+1); the nodes run from x_0 = 1 down to x_M = −1.
-    """
-    if not (isinstance(M, int) and M >= 2):
-        raise ValueError(f"M={M!r} is out of range: accepted an integer >= 2")
-    j = np.arange(M + 1)
-    x = np.cos(np.pi * j / M)
-    c = np.where((j == 0) | (j == M), 2.0, 1.0) * (-1.0) ** j
-    X = np.tile(x, (M + 1, 1)).T
-    dX = X - X.T
-    D = np.outer(c, 1.0 / c) / (dX + np.eye(M + 1))
-    D = D - np.diag(D.sum(axis=1))
-    x.setflags(write=False)
-    D.setflags(write=False)
-    return x, D
 
 
 def _as_systems(A0: Any, A1: Any, tau: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,181 +73,6 @@ def _as_systems(A0: Any, A1: Any, tau: Any) -> tuple[np.ndarray, np.ndarray, np.
         np.broadcast_to(A1, batch + (n, n)),
         np.broadcast_to(tau, batch),
     )
-
-
-def generator_matrix(A0n: np.ndarray, A1n: np.ndarray, M: int = DEFAULT_M) -> np.ndarray:
-    """Pseudospectral discretisation of the infinitesimal generator for unit delay (Breda-Maset-Vermiglio).
-
-    Parameters
-    ----------
-    A0n, A1n : ndarray, shape (B, n, n)
-        τ·A0 and τ·A1 (time in units of the delay).
-    M : int
-        Chebyshev intervals on [−1, 0].
-
-    Returns
-    -------
-    ndarray, shape (B, n(M+1), n(M+1))
-        Row block 0: the boundary condition φ'(0) = Â0 φ(0) + Â1 φ(−1); row blocks 1..M: φ'(θ_j) by
-        Chebyshev differentiation (θ_j = (x_j − 1)/2, so d/dθ = 2·d/dx).
-    """
-    _, D = cheb(M)
-    B, n, _ = A0n.shape
-    size = n * (M + 1)
-    G = np.zeros((B, size, size))
-    G[:, n:, :] = np.kron(2.0 * D[1:, :], np.eye(n))[None]
-    G[:, :n, :n] = A0n
-    G[:, :n, n * M :] += A1n  # += so that M's last block adds to (not replaces) the first when they coincide
-    return G
-
-
-def _det_and_derivative(mu: np.ndarray, A0n: np.ndarray, A1n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """det Δ(μ) and d/dμ det Δ(μ) for Δ(μ) = μI − Â0 − Â1 e^{−μ}; shapes mu (B, K), A (B, n, n)."""
-    n = A0n.shape[-1]
-    I = np.eye(n)
-    # a diverging Newton iterate yields inf/NaN here; newton_polish drops it, so the warnings are noise
-    with np.errstate(over="ignore", invalid="ignore"):
-        e = np.exp(-mu)[..., None, None]
-        Delta = mu[..., None, None] * I - A0n[:, None] - A1n[:, None] * e
-        dDelta = I + A1n[:, None] * e
-        if n == 1:
-            return Delta[..., 0, 0], dDelta[..., 0, 0]
-        if n == 2:
-            a, b, c, d = Delta[..., 0, 0], Delta[..., 0, 1], Delta[..., 1, 0], Delta[..., 1, 1]
-            da, db, dc, dd = dDelta[..., 0, 0], dDelta[..., 0, 1], dDelta[..., 1, 0], dDelta[..., 1, 1]
-            return a * d - b * c, da * d + a * dd - db * c - b * dc
-        det = np.linalg.det(Delta)
-        # multilinearity in the columns: d det = Σ_j det(Δ with column j replaced by column j of Δ')
-        ddet = np.zeros_like(det)
-        for j in range(n):
-            Dj = Delta.copy()
-            Dj[..., :, j] = dDelta[..., :, j]
-            ddet = ddet + np.linalg.det(Dj)
-    return det, ddet
-
-
-def _scale(A0n: np.ndarray, A1n: np.ndarray) -> np.ndarray:
-    """Per-system scale min(1, ‖Â0‖ + ‖Â1‖) (≥ 1e-300) of the unit-delay problem, for relative tolerances."""
-    s = np.linalg.norm(A0n, axis=(-2, -1)) + np.linalg.norm(A1n, axis=(-2, -1))
-    return np.clip(s, 1e-300, 1.0)
-
-
-def newton_polish(
-    mu: np.ndarray, A0n: np.ndarray, A1n: np.ndarray, *, tol: float = 1e-14, maxiter: int = 30
-) -> tuple[np.ndarray, np.ndarray]:
-    """Newton's method on det(μI − Â0 − Â1 e^{−μ}) = 0 from the guesses ``mu`` (B, K), unit delay.
-
-    Returns the polished roots and a boolean ``converged`` (last step ≤ 100·tol·max(s, |μ|)), where the
-    scale s = min(1, ‖Â0‖ + ‖Â1‖) keeps the test relative when the delay is much shorter than the system's
-    own time scale (then every root of interest is ≪ 1 in units of 1/τ).
-    """
-    floor = _scale(A0n, A1n)
-    mu = np.array(mu, dtype=complex)
-    step = np.full(mu.shape, np.inf)
-    bi, ci = np.nonzero(np.isfinite(mu))  # work on the still-active (system, candidate) pairs only
-    for _ in range(maxiter):
-        if bi.size == 0:
-            break
-        m = mu[bi, ci]
-        fl = floor[bi]
-        f, df = _det_and_derivative(m[:, None], A0n[bi], A1n[bi])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            s = np.where(f[:, 0] == 0, 0.0, f[:, 0] / df[:, 0])
-        s = np.where(np.isfinite(s), s, np.nan)
-        m = m - s
-        mu[bi, ci] = m
-        step[bi, ci] = np.abs(s)
-        keep = np.abs(s) > tol * np.maximum(fl, np.abs(m))  # NaN compares False: diverged pairs drop out
-        bi, ci = bi[keep], ci[keep]
-    converged = np.isfinite(mu) & (step <= 100 * tol * np.maximum(floor[:, None], np.abs(mu)))
-    return mu, converged
-
-
-@dataclass(frozen=True)
-class CharRootsSummary(Summary):
-    """How many systems, how many with a converged rightmost root, how many unstable, the largest abscissa."""
-
-    systems: int
-    converged: int
-    unstable: int
-    abscissa_max: float
-
-
-@dataclass(frozen=True)
-class CharRoots(Result):
-    """Rightmost characteristic roots of a batch of delay systems (:mod:`dwtcp_fluid.results` protocol: ``status``
-    per system is OK when its rightmost root converged, NOT_CONVERGED otherwise).
-
-    Attributes
-    ----------
-    roots : ndarray, complex, shape batch + (K,)
-        Roots λ in 1/(time unit of τ), sorted by decreasing real part (ties: increasing imaginary part); NaN
-        where fewer than K distinct converged roots were found.
-    converged : ndarray, bool, shape batch + (K,)
-        Newton converged (and the root is finite).
-    residual : ndarray, shape batch + (K,)
-        |det Δ(λ)|/(1 + ‖Δ‖)^n at the polished root (normalized units): a check of the polish.
-    abscissa : ndarray, shape batch
-        Spectral abscissa max Re λ over the converged roots (1/time unit of τ).
-    M : int
-        Discretisation used.
-    """
-
-    roots: np.ndarray
-    converged: np.ndarray
-    residual: np.ndarray
-    abscissa: np.ndarray
-    M: int
-
-    @property
-    def status(self) -> np.ndarray:  # type: ignore[override]
-        ok = np.asarray(self.converged)[..., 0].ravel()
-        return np.where(ok, int(Status.OK), int(Status.NOT_CONVERGED))
-
-    @property
-    def messages(self) -> list[str]:  # type: ignore[override]
-        return [
-            "" if s == Status.OK else "Newton did not converge on the rightmost root" for s in self.status
-        ]
-
-    def summary(self) -> CharRootsSummary:
-        a = np.asarray(self.abscissa, dtype=float).ravel()
-        return CharRootsSummary(
-            systems=int(a.size),
-            converged=int(np.sum(self.status == Status.OK)),
-            unstable=int(np.sum(a > 0)),
-            abscissa_max=float(np.nanmax(a)) if np.isfinite(a).any() else float("nan"),
-        )
-
-    def to_dataset(self) -> Any:
-        """An ``xarray.Dataset`` over (system, root): real and imaginary parts, convergence, residual, abscissa."""
-        import xarray as xr
-
-        r = np.asarray(self.roots).reshape(-1, self.roots.shape[-1])
-        data = {
-            "real": (("system", "root"), r.real, {"units": "1/time unit of τ"}),
-            "imag": (("system", "root"), r.imag, {"units": "rad/time unit of τ"}),
-            "converged": (("system", "root"), np.asarray(self.converged).reshape(r.shape)),
-            "residual": (("system", "root"), np.asarray(self.residual).reshape(r.shape)),
-            "abscissa": (
-                ("system",),
-                np.asarray(self.abscissa, dtype=float).ravel(),
-                {"units": "1/time unit of τ"},
-            ),
-            "status": (("system",), self.status.astype(np.int8)),
-        }
-        return xr.Dataset(data, attrs={"M": self.M, "method": "pseudospectral generator + Newton polish"})
-
-    def plot(self, ax: Any = None) -> Any:
-        """The converged roots in the complex plane, with the imaginary axis; returns the axes."""
-        ax = new_axes(ax)
-        r = np.asarray(self.roots)[np.asarray(self.converged)]
-        ax.plot(r.real, r.imag, "x", ms=4)
-        ax.axvline(0.0, color="0.5", lw=0.8)
-        ax.set(
-            xlabel="Re λ", ylabel="Im λ", title=f"{self.summary().converged} of {self.status.size} systems"
-        )
-        return ax
 
 
 def char_roots(
@@ -294,13 +108,71 @@ def char_roots(
     -------
     CharRoots
     """
+    A0, A1, tau = _as_systems(A0, A1, tau)
+    return _roots(A0, A1[..., None, :, :], tau[..., None], n_roots=n_roots, M=M, tol=tol, chunk=chunk)
+
+
+def char_roots_multi(
+    A0: Any,
+    As: Any,
+    taus: Any,
+    *,
+    n_roots: int = 6,
+    M: int = DEFAULT_M,
+    tol: float = 1e-14,
+    chunk: int = 4096,
+) -> CharRoots:
+    """Rightmost characteristic roots of x' = A0 x + Σ_j A_j x(t − τ_j), j = 1..k (several discrete delays).
+
+    Parameters
+    ----------
+    A0 : array_like, shape batch + (n, n)
+    As : sequence of k array_like, each broadcastable to batch + (n, n)
+        The delayed terms A_j (1/time unit of τ).
+    taus : sequence of k array_like, each broadcastable to batch
+        The delays τ_j > 0. Roots come out in 1/time unit of τ; ``roots`` are λ, the rest as :func:`char_roots`.
+    n_roots : int
+        Number K of rightmost roots returned per system.
+    M : int
+        Chebyshev intervals on [−τ_max, 0].
+    tol : float
+        Newton stopping tolerance on |Δμ|/max(1, |μ|), μ = λτ_max.
+    chunk : int
+        Systems per ``eigvals`` call.
+
+    Returns
+    -------
+    CharRoots
+    """
+    As, taus = list(As), list(taus)
+    if not As or len(As) != len(taus):
+        raise ValueError(
+            f"As/taus have {len(As)}/{len(taus)} entries: accepted k >= 1 delayed terms with one delay each"
+        )
+    sys = [_as_systems(A0, A, t) for A, t in zip(As, taus, strict=True)]
+    batch = np.broadcast_shapes(*(t.shape for _, _, t in sys))
+    n = sys[0][0].shape[-1]
+    A0b = np.broadcast_to(sys[0][0], batch + (n, n))
+    Ak = np.stack([np.broadcast_to(A, batch + (n, n)) for _, A, _ in sys], axis=-3)
+    tk = np.stack([np.broadcast_to(t, batch) for _, _, t in sys], axis=-1)
+    return _roots(A0b, Ak, tk, n_roots=n_roots, M=M, tol=tol, chunk=chunk)
+
+
+def _roots(
+    A0: np.ndarray, Ak: np.ndarray, tk: np.ndarray, *, n_roots: int, M: int, tol: float, chunk: int
+) -> CharRoots:
+    """The one implementation: A0 batch + (n, n), Ak batch + (k, n, n), tk batch + (k,). Time is scaled by
+    τ_max = max_j τ_j (μ = λ τ_max); with one delay the stacks have k = 1 and r = 1."""
     if not (isinstance(n_roots, int) and n_roots >= 1):
         raise ValueError(f"n_roots={n_roots!r} is out of range: accepted an integer >= 1")
-    A0, A1, tau = _as_systems(A0, A1, tau)
-    batch = tau.shape
-    n = A0.shape[-1]
+    batch = tk.shape[:-1]
+    n, k = A0.shape[-1], tk.shape[-1]
+    tau = tk.max(axis=-1)
     A0n = (A0 * tau[..., None, None]).reshape(-1, n, n)
-    A1n = (A1 * tau[..., None, None]).reshape(-1, n, n)
+    A1n = (Ak * tau[..., None, None, None]).reshape(-1, k, n, n)
+    r = (tk / tau[..., None]).reshape(-1, k)
+    if k == 1:
+        A1n, r = A1n[:, 0], None  # the one-delay path (bit-identical to the one-delay formulas)
     B = A0n.shape[0]
     # seed with more candidates than requested: some converge to the same root, a few seeds may be spurious
     n_cand = min(n * (M + 1), 2 * n_roots + 4)
@@ -309,12 +181,13 @@ def char_roots(
     resid = np.full((B, n_roots), np.nan)
     for s in range(0, B, chunk):
         sl = slice(s, min(B, s + chunk))
-        ev = np.linalg.eigvals(generator_matrix(A0n[sl], A1n[sl], M))
+        rs = None if r is None else r[sl]
+        ev = np.linalg.eigvals(generator_matrix(A0n[sl], A1n[sl], M, rs))
         order = np.argsort(-ev.real, axis=-1, kind="stable")[:, :n_cand]
         seeds = np.take_along_axis(ev, order, axis=-1)
-        mu, ok = newton_polish(seeds, A0n[sl], A1n[sl], tol=tol)
-        r, c, res = _select(mu, ok, A0n[sl], A1n[sl], n_roots)
-        roots[sl], conv[sl], resid[sl] = r, c, res
+        mu, ok = newton_polish(seeds, A0n[sl], A1n[sl], tol=tol, r=rs)
+        rr, c, res = _select(mu, ok, A0n[sl], A1n[sl], n_roots, rs)
+        roots[sl], conv[sl], resid[sl] = rr, c, res
     tau_flat = tau.reshape(-1)[:, None]
     lam = roots / tau_flat
     absc = np.where(conv, lam.real, -np.inf).max(axis=-1)
@@ -329,11 +202,11 @@ def char_roots(
 
 
 def _select(
-    mu: np.ndarray, ok: np.ndarray, A0n: np.ndarray, A1n: np.ndarray, K: int
+    mu: np.ndarray, ok: np.ndarray, A0n: np.ndarray, A1n: np.ndarray, K: int, r: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Merge duplicates among converged roots, sort by decreasing real part, keep K."""
     B, C = mu.shape
-    floor = _scale(A0n, A1n)[:, None]
+    floor = _scale(A0n, A1n, r)[:, None]
     # real parts quantized so that a conjugate pair (equal up to round-off) sorts by imaginary part
     key = np.where(ok, -np.round(mu.real / floor, 9) * floor, np.inf)
     order = np.lexsort((mu.imag, key), axis=-1)
@@ -355,13 +228,8 @@ def _select(
         out = np.concatenate([out, np.full((B, pad), np.nan + 0j)], axis=1)
         conv = np.concatenate([conv, np.zeros((B, pad), dtype=bool)], axis=1)
     out = np.where(conv, out, np.nan + 0j)
-    f, _ = _det_and_derivative(np.where(conv, out, 0.0), A0n, A1n)
-    scale = (
-        1.0
-        + np.abs(out)
-        + np.linalg.norm(A0n, axis=(-2, -1))[:, None]
-        + np.linalg.norm(A1n, axis=(-2, -1))[:, None]
-    )
+    f, _ = _det_and_derivative(np.where(conv, out, 0.0), A0n, A1n, r)
+    scale = 1.0 + np.abs(out) + np.linalg.norm(A0n, axis=(-2, -1))[:, None] + _norm_delayed(A1n, r)[:, None]
     res = np.where(conv, np.abs(f) / scale ** A0n.shape[-1], np.nan)
     return out, conv, res
 

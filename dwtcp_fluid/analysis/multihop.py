@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -19,7 +20,7 @@ from scipy.optimize import brentq
 
 from ..models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
 from ..params import check_range
-from .charroots import CharRoots, char_roots
+from .charroots import CharRoots, char_roots, char_roots_multi
 
 __all__ = [
     "ParkingLotFixedPoint",
@@ -61,6 +62,7 @@ def parking_lot_fixed_point(
     *,
     marks: str = "independent",
     ramp: float = 0.0,
+    d_long: float | None = None,
 ) -> ParkingLotFixedPoint:
     """Solve n_long·2/(P²R_long) + n_cross·2/(p²R_cross) = C for p (C in packets/s, d in s).
 
@@ -77,7 +79,7 @@ def parking_lot_fixed_point(
     K : float
         Marking threshold of every link, packets (the queue at the fixed point).
     d : float
-        Base RTT of every flow, s.
+        Base RTT of every flow, s (of the cross flows when ``d_long`` is given).
     n_long, n_cross : int
         Long flows, and cross flows per link.
     marks : {"independent", "synchronized"}
@@ -85,6 +87,8 @@ def parking_lot_fixed_point(
     ramp : float
         0: DCTCP's step, queues at K. A ramp width w > 0 (packets, the ``ramp`` variant of the model): the
         queues sit at q* = K + w·(p − 1/2), which enters the RTTs.
+    d_long : float, optional
+        Base RTT of the long flows, s (default ``d``): unequal RTTs change R_long only, not W = 2/P².
 
     Raises ValueError when the mark fraction would be ≥ 1 (the links cannot be filled with marks below 1:
     windows below 2 packets, the regime [DCTCP-A] eq. (15) treats separately).
@@ -93,6 +97,7 @@ def parking_lot_fixed_point(
     C = check_range("C", C, lo=0.0, lo_open=True, why="packets/s")
     K = check_range("K", K, lo=0.0, why="packets")
     d = check_range("d", d, lo=0.0, lo_open=True, why="seconds")
+    dl = d if d_long is None else check_range("d_long", d_long, lo=0.0, lo_open=True, why="seconds")
     check_range("n_long", n_long, lo=1, integer=True)
     check_range("n_cross", n_cross, lo=0, integer=True)
     if marks not in ("independent", "synchronized"):
@@ -102,7 +107,7 @@ def parking_lot_fixed_point(
 
     def rtts(p: float) -> tuple[float, float]:
         q = max(K + ramp * (p - 0.5), 0.0)
-        return d + hops * q / C, d + q / C
+        return dl + hops * q / C, d + q / C
 
     def excess(p: float) -> float:
         P = 1.0 - (1.0 - p) ** k_eff
@@ -124,13 +129,15 @@ def parking_lot_fixed_point(
 
 @functools.lru_cache(maxsize=16)
 def _jacobians(model: DctcpNetwork):
-    """A0 = ∂F/∂x and A1 = ∂F/∂x(t − τ) of the model's one right-hand side (u = 1), lambdified."""
+    """A0 = ∂F/∂x and A_j = ∂F/∂x(t − τ_j) of the model's one right-hand side (u = 1), lambdified; called with
+    the state, every delayed copy and the parameters."""
     xs, ps = model.symbols()
     A0 = model.sym_rhs(1, delayed=True).jacobian(sp.Matrix(xs))
-    A1 = model.jacobian_delayed(1)
-    args = list(xs) + list(model.delayed_symbols()) + [ps[k] for k in model.param_names]
+    As = model.jacobians_delayed(1)
+    sets = model.delayed_symbol_sets()
+    args = list(xs) + [v for c in sets for v in c] + [ps[k] for k in model.param_names]
     mods = [{"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}, "numpy"]
-    return sp.lambdify(args, A0, modules=mods), sp.lambdify(args, A1, modules=mods)
+    return sp.lambdify(args, A0, modules=mods), [sp.lambdify(args, A, modules=mods) for A in As], len(sets)
 
 
 def parking_lot_linearization(
@@ -141,9 +148,11 @@ def parking_lot_linearization(
     K: float = 65.0,
     rtt: str = "100us",
     g: float = 1 / 16,
-) -> tuple[np.ndarray, np.ndarray, float, ParkingLotFixedPoint]:
+    group_delays: bool = False,
+) -> tuple[np.ndarray, Any, Any, ParkingLotFixedPoint]:
     """A0, A1 (1/s), τ (s) and the fixed point of the ramp-marking parking lot (one flow per group) at its fixed
-    point, from :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` ([DCTCP-A] (5)-(8) per link).
+    point, from :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` ([DCTCP-A] (5)-(8) per link). With
+    ``group_delays`` A1 and τ are the lists (A_1..A_m) and (τ_1..τ_m) of the per-group delays.
 
     Parameters
     ----------
@@ -158,15 +167,19 @@ def parking_lot_linearization(
         raise ValueError(
             f"ramp={ramp!r} is out of range: accepted a width > 0 packets (the step has no Jacobian)"
         )
-    model = DctcpNetwork(parking_lot_routes(hops), ramp=float(ramp))
+    model = DctcpNetwork(parking_lot_routes(hops), ramp=float(ramp), group_delays=group_delays)
     P = NetworkParams.parking_lot(hops, capacity=capacity, K=K, rtt=rtt, g=g)
     p = model.numeric_params(P)
     fp = parking_lot_fixed_point(hops, p["C_1"], K, p["d_1"], ramp=ramp)
     q = K + ramp * (fp.p - 0.5)
     x = [fp.W_long] + [fp.W_cross] * hops + [fp.P_long] + [fp.p] * hops + [q] * hops
-    f0, f1 = _jacobians(model)
-    args = x + x + [p[k] for k in model.param_names]
-    return np.asarray(f0(*args), float), np.asarray(f1(*args), float), p["tau"], fp
+    f0, fs, k = _jacobians(model)
+    args = x * (1 + k) + [p[name] for name in model.param_names]
+    A1 = [np.asarray(f(*args), float) for f in fs]
+    taus = [float(t) for t in model.state_delays(p)]
+    if k == 1:
+        return np.asarray(f0(*args), float), A1[0], taus[0], fp
+    return np.asarray(f0(*args), float), A1, taus, fp
 
 
 def parking_lot_spectrum(hops: int, ramps: np.ndarray, *, n_roots: int = 4, **kw: object) -> CharRoots:
@@ -182,10 +195,14 @@ def parking_lot_spectrum(hops: int, ramps: np.ndarray, *, n_roots: int = 4, **kw
     n_roots : int
         Roots per system.
     **kw
-        ``capacity``, ``K``, ``rtt``, ``g`` of :func:`parking_lot_linearization`.
+        ``capacity``, ``K``, ``rtt``, ``g``, ``group_delays`` of :func:`parking_lot_linearization`.
     """
     sys_ = [parking_lot_linearization(hops, float(w), **kw) for w in np.atleast_1d(ramps)]  # type: ignore[arg-type]
     A0 = np.stack([s[0] for s in sys_])
+    if isinstance(sys_[0][1], list):  # per-group delays: det(λI − A0 − Σ_i A_i e^{−λτ_i})
+        As = [np.stack([s[1][i] for s in sys_]) for i in range(len(sys_[0][1]))]
+        taus = [np.array([s[2][i] for s in sys_]) for i in range(len(sys_[0][2]))]
+        return char_roots_multi(A0, As, taus, n_roots=n_roots)
     A1 = np.stack([s[1] for s in sys_])
     tau = np.array([s[2] for s in sys_])
     return char_roots(A0, A1, tau, n_roots=n_roots)

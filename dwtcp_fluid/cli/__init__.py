@@ -31,6 +31,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.phase",
     "dwtcp_fluid.cli.tune",
     "dwtcp_fluid.cli.network",
+    "dwtcp_fluid.cli.network_sweep",
 )
 
 

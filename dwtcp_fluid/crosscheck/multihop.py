@@ -36,7 +36,8 @@ TOLERANCES = {"queue_over_K": 0.15, "long_share_rel": 0.25, "cross_share_rel": 0
 
 @dataclass(frozen=True)
 class ChainSetting:
-    """One parking lot: hops, flows per group, K (packets), link."""
+    """One parking lot: hops, flows per group, K (packets), link; ``rtt_long`` the long group's base RTT when it
+    differs from the cross groups' ``rtt``."""
 
     hops: int
     flows: int = 1
@@ -44,19 +45,36 @@ class ChainSetting:
     capacity: str = "10Gbps"
     rtt: str = "100us"
     duration: str = "100ms"
+    rtt_long: str | None = None
+    cross_flows: int | None = None
 
     @property
     def name(self) -> str:
-        return f"parking-lot:{self.hops} N={self.flows} K={self.K:g} {self.capacity} {self.rtt}"
+        rtt = self.rtt if self.rtt_long is None else f"{self.rtt_long}/{self.rtt}"
+        n = self.flows if self.cross_flows is None else f"{self.flows}/{self.cross_flows}"
+        return f"parking-lot:{self.hops} N={n} K={self.K:g} {self.capacity} {rtt}"
+
+    @property
+    def n_cross(self) -> int:
+        """Flows of each cross group (``flows`` unless ``cross_flows`` is given)."""
+        return self.flows if self.cross_flows is None else self.cross_flows
+
+    @property
+    def group_rtts(self) -> tuple[str, ...] | None:
+        """Per-group base RTTs (long group first) when they are unequal, else None."""
+        return None if self.rtt_long is None else (self.rtt_long,) + (self.rtt,) * self.hops
 
 
-#: The settings the cross-check scores (k = 2, 3, 4 and a heavier and a lower-threshold 2-hop load).
+#: The settings the cross-check scores (k = 2, 3, 4, a heavier and a lower-threshold load, and a long flow with
+#: twice the cross flows' base RTT at k = 2 and 3).
 SETTINGS: tuple[ChainSetting, ...] = (
     ChainSetting(2),
     ChainSetting(3),
     ChainSetting(4),
     ChainSetting(2, flows=3),
     ChainSetting(3, K=30.0),
+    ChainSetting(2, rtt_long="200us"),
+    ChainSetting(3, rtt_long="200us"),
 )
 
 
@@ -88,6 +106,8 @@ def classify_chain(rec: dict, K: float, warm: int) -> str:
     if rec["busy"][warm:].mean(axis=0).min() < 0.9 or drops > 0.01 * max(delivered, 1):
         return "collapse"
     half = warm + (n - warm) // 2
+    if half == warm:  # fewer than two records to measure: nothing says the run is stationary
+        return "not-stationary"
     a, b = rec["delivered"][warm:half, 0].sum(), rec["delivered"][half:, 0].sum()
     qa, qb = rec["q_mean"][warm:half].mean(axis=0), rec["q_mean"][half:].mean(axis=0)
     if abs(a - b) > 0.25 * max(a, b) or np.max(np.abs(qa - qb)) > 0.25 * K:
@@ -109,18 +129,20 @@ def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
     s = run_topology(
-        f"parking-lot:{setting.hops}", "dctcp", link=link, flows=setting.flows, K=setting.K,
-        duration=setting.duration, seed=seed,
+        f"parking-lot:{setting.hops}", "dctcp", link=link, flows=(setting.flows,) + (setting.n_cross,) * setting.hops,
+        K=setting.K,
+        duration=setting.duration, seed=seed, rtt=setting.group_rtts,
     )  # fmt: skip
     warm = s.records["q_mean"].shape[0] // 2
     cls = classify_chain(s.records, setting.K, warm)
     C = link.C
     # the packets' base RTT of a one-hop flow (forwarding slots of the long flow are in its R via K terms)
     d = float(s.fluid_rtt_s[s.groups == 1][0])
-    fp = parking_lot_fixed_point(setting.hops, C, setting.K, d, setting.flows, setting.flows)
-    sy = parking_lot_fixed_point(
-        setting.hops, C, setting.K, d, setting.flows, setting.flows, marks="synchronized"
-    )
+    # the long group's own base RTT when unequal (its hops' forwarding slots are left out, as for d above)
+    dl = None if setting.rtt_long is None else float(s.fluid_rtt_s[0] - (setting.hops - 1) * s.slot_s)
+    args = (setting.hops, C, setting.K, d, setting.flows, setting.n_cross)
+    fp = parking_lot_fixed_point(*args, d_long=dl)
+    sy = parking_lot_fixed_point(*args, marks="synchronized", d_long=dl)
     long_share = float(s.group_share[0])
     cross_share = float(np.mean(s.group_share[1:]))
     fl, fc = fp.x_long / C, fp.x_cross / C

@@ -53,6 +53,7 @@ class JaxConfig:
         crossing_buffer: int,
         max_substeps: int,
         exact_exits: bool = False,
+        n_delays: int = 1,
     ) -> None:
         self.model = model
         self.n = len(model.states)
@@ -64,10 +65,11 @@ class JaxConfig:
         self.S = crossing_buffer
         self.max_substeps = max_substeps
         self.exact_exits = exact_exits
+        self.n_delays = n_delays
 
     def _key(self) -> tuple:
         return (self.model, self.m, self.bound_idx, self.bound_sign, self.uses_xd, self.n_save, self.save_every,
-                self.buf_len, self.S, self.max_substeps, self.exact_exits)  # fmt: skip
+                self.buf_len, self.S, self.max_substeps, self.exact_exits, self.n_delays)  # fmt: skip
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -117,7 +119,8 @@ def _make_trajectory(cfg: JaxConfig):
     nb = len(bidx)
 
     def trajectory(p, x0, hist_x, hist_f, cross0, count0, ptr0, u0, sign0, bvals, sdel, tau_d, t0, h):
-        """One element. Shapes: x0 (n,), hist_x/hist_f (buf_len, n), cross0 (S,), ptr0/u0/sdel (m,)."""
+        """One element. Shapes: x0 (n,), hist_x/hist_f (buf_len, n), cross0 (S,), ptr0/u0/sdel (m,),
+        tau_d (k,) the state delays."""
         eps = 1e-9 * h
         bval = bvals  # (nb,)
         # filled in below once the derivative at t0 is known (closures read it when the steps are traced)
@@ -137,7 +140,11 @@ def _make_trajectory(cfg: JaxConfig):
             return hermite(buf_x[i0], f_left, buf_x[i1], buf_f[i1], h, th)
 
         def raw_rhs(tt, x, u, buf_x, buf_f):
-            xd = read_xd(tt - tau_d, buf_x, buf_f) if cfg.uses_xd else x
+            # x(t − τ_j) for each of the model's state delays (one ring buffer holds all)
+            if cfg.n_delays > 1:
+                xd: Any = tuple(read_xd(tt - tau_d[j], buf_x, buf_f) for j in range(cfg.n_delays))
+            else:
+                xd = read_xd(tt - tau_d[0], buf_x, buf_f) if cfg.uses_xd else x
             return jnp.stack(
                 [jnp.asarray(v, dtype=x.dtype) + 0 * x[0] for v in model.rhs(x, xd, u_arg(u), p, jnp)]
             )

@@ -2,9 +2,10 @@
 
 A model (:class:`dwtcp_fluid.models.base.FluidModel`) is the switched delay system
 
-    x'(t) = F(x(t), x(t − τ_d), u(t)),      u_j(t) = 1{σ(x(t − D_j)) > 0},   j = 1..m,
+    x'(t) = F(x(t), x(t − τ_1), …, x(t − τ_k), u(t)),      u_j(t) = 1{σ(x(t − D_j)) > 0},   j = 1..m,
 
-where ``τ_d = model.delay(p)`` and the switching delays ``D_j`` are ``model.switch_delays(p)`` (``(τ_d,)`` unless
+where the state delays ``τ_1..τ_k`` are ``model.state_delays(p)`` (``(model.delay(p),)``, one delayed copy,
+unless the model declares several) and the switching delays ``D_j`` are ``model.switch_delays(p)`` (``(τ_d,)`` unless
 the model declares one channel per flow group, as with heterogeneous RTTs). All channels read the same
 surface σ, so one log of the crossings of σ = 0 determines every u_j: a crossing at t_c switches channel j at
 t_c + D_j. A delay of 0 is an undelayed switch (the paper's DWTCP analysis). State bounds are sliding modes:
@@ -34,7 +35,9 @@ class Problem:
     p : dict
         Numeric parameters (model units).
     tau_d : float
-        Delay of the delayed state x(t − τ_d) (model time unit); 0 when undelayed.
+        The largest state delay (model time unit); 0 when undelayed.
+    state_delays : tuple of float
+        Delays τ_1..τ_k of the delayed copies x(t − τ_j) F reads (``(tau_d,)`` for a one-delay model).
     switch_delays : tuple of float
         Delay D_j of each switching channel (model time unit).
     bounds : tuple of (int, float, int)
@@ -49,6 +52,12 @@ class Problem:
     switch_delays: tuple[float, ...]
     bounds: tuple[tuple[int, float, int], ...]
     uses_xd: bool
+    state_delays: tuple[float, ...]
+
+    @property
+    def read_delays(self) -> tuple[float, ...]:
+        """The delays of the copies F reads: ``state_delays`` when it reads any, else ()."""
+        return self.state_delays if self.uses_xd else ()
 
     @property
     def n(self) -> int:
@@ -61,16 +70,14 @@ class Problem:
     @property
     def min_positive_delay(self) -> float:
         """The smallest positive delay that a fixed step must not exceed (inf when there is none)."""
-        ds = [d for d in self.switch_delays if d > 0] + (
-            [self.tau_d] if self.uses_xd and self.tau_d > 0 else []
-        )
+        ds = [d for d in self.switch_delays + self.read_delays if d > 0]
         return min(ds) if ds else math.inf
 
 
 @functools.lru_cache(maxsize=64)
 def uses_delayed_state(model: FluidModel) -> bool:
     """True when the model's F depends on x(t − τ_d) for some value of the switch (checked symbolically)."""
-    xd = set(model.delayed_symbols())
+    xd = {s for xs in model.delayed_symbol_sets() for s in xs}
     for u in (0, 1):
         F = model.sym_rhs(u, delayed=True)
         if any(s in xd for s in F.free_symbols):
@@ -116,13 +123,18 @@ def make_problem(model: FluidModel, params: Any) -> Problem:
     if not isinstance(model, FluidModel):
         raise ValueError(f"model={model!r} is invalid: accepted a dwtcp_fluid.models FluidModel instance")
     p = numeric_params(model, params)
-    tau_d = _check_delay("delay", model.delay(p))
+    taus = tuple(_check_delay("delay", d) for d in model.state_delays(p))
+    if not taus:
+        raise ValueError("state_delays=() is invalid: accepted at least one state delay")
+    tau_d = max(taus)
     sdel = tuple(_check_delay("switch_delays", d) for d in model.switch_delays(p))
     if not sdel:
         raise ValueError("switch_delays=() is invalid: accepted at least one switching channel")
     bounds = [(int(i), float(b), 1) for i, b in model.floors(p).items()]
     bounds += [(int(i), float(b), -1) for i, b in model.ceilings(p).items()]
     uses_xd = uses_delayed_state(model)
+    if uses_xd and len(taus) > 1 and min(taus) == 0.0:
+        raise ValueError(f"state_delays={taus!r} is out of range: accepted delays > 0 when there are several")
     if uses_xd and tau_d == 0.0:
         uses_xd = False  # x(t − 0) is x(t): the model is an ODE in its delayed argument
-    return Problem(model, p, tau_d, sdel, tuple(bounds), uses_xd)
+    return Problem(model, p, tau_d, sdel, tuple(bounds), uses_xd, taus)

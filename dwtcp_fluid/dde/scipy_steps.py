@@ -9,8 +9,8 @@ time. The loop stops a piece at
 * a scheduled switch time t_c + D_j: a new segment starts with the new u, so no step straddles a switch;
 * a state reaching its bound while moving towards it (the state is then held: a sliding mode), or the unheld
   derivative of a held state turning away from the bound (the state leaves it);
-* t + τ_d when F reads x(t − τ_d) (method of steps: the delayed state always comes from already computed,
-  stitched dense output), and at event times + τ_d, where x(t − τ_d) has a kink.
+* t + min_j τ_j when F reads x(t − τ_j) (method of steps: every delayed state always comes from already
+  computed, stitched dense output), and at event times + τ_j for each delay, where x(t − τ_j) has a kink.
 """
 
 from __future__ import annotations
@@ -108,17 +108,30 @@ def solve_reference(
     solver = Reference() if solver is None else solver
     sdel = prob.switch_delays
     tau_d = prob.tau_d if prob.uses_xd else 0.0
+    # the delays of the copies F reads; x(t − τ_j) has a kink τ_j after every event, so each one cuts pieces
+    taus = tuple(d for d in prob.read_delays if d > 0)
+    tau_min = min(taus) if taus else 0.0
+    distinct = sorted(set(taus))  # equal delays (flow groups with one RTT) are read and cut once
+    which = [distinct.index(d) for d in taus]
     sig = lambda y: float(model.surface(y, p, np))  # noqa: E731
     log: CrossingLog = history_crossings(hist, sig, t0, max(sdel))
     dense = StitchedDense(hist, t0)
 
     def raw_rhs(tt: float, y: np.ndarray, u: Any) -> np.ndarray:
-        xd = dense.at(tt - tau_d) if tau_d > 0 else y
+        if len(taus) > 1:
+            reads = [dense.at(tt - d) for d in distinct]
+            xd: Any = tuple(reads[j] for j in which)
+        else:
+            xd = dense.at(tt - tau_d) if tau_d > 0 else y
         return np.array(model.rhs(cast(Sequence[Any], y), cast(Sequence[Any], xd), u, p, np), dtype=float)
+
+    def add_breaks(te: float) -> None:
+        for d in distinct:
+            bisect.insort(xd_breaks, te + d)
 
     core = SegmentCore(raw_rhs, sig, prob.bounds, prob.n, solver)
     held = [False] * len(prob.bounds)
-    xd_breaks: list[float] = []  # times where x(t − τ_d) has a kink (event + τ_d)
+    xd_breaks: list[float] = []  # times where some x(t − τ_j) has a kink (event + τ_j)
     eps = 1e-13 * max(1.0, abs(t0), abs(t1))
     x = hist(t0).astype(float)
     t = float(t0)
@@ -130,7 +143,7 @@ def solve_reference(
     while t < t1 - eps:
         t_next = min(t1, log.next_switch_after(t, sdel, eps))
         if tau_d > 0:
-            t_next = min(t_next, t + tau_d)
+            t_next = min(t_next, t + tau_min)
             k = bisect.bisect_right(xd_breaks, t + eps)
             if k < len(xd_breaks):
                 t_next = min(t_next, xd_breaks[k])
@@ -149,14 +162,13 @@ def solve_reference(
             n_events += 1
             if pc.crossed:
                 log.add(t_end)
-            if tau_d > 0:
-                bisect.insort(xd_breaks, t_end + tau_d)
+            add_breaks(t_end)
             if n_events > max_events:
                 status, fail_t, fail_x = Status.TOO_MANY_EVENTS, t_end, y_end
                 message = f"more than max_events={max_events} events"
                 break
         elif tau_d > 0 and log.next_switch_after(t, sdel, eps) <= t_end + eps:
-            bisect.insort(xd_breaks, t_end + tau_d)
+            add_breaks(t_end)
         # an event at the very start of a piece makes no progress; many in a row would be a Zeno sliding mode
         stalled = stalled + 1 if t_end <= t else 0
         if stalled > 20:

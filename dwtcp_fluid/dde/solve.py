@@ -200,7 +200,13 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
 
     span = t1 - t0
     structure = {
-        (pr.uses_xd, pr.tau_d > 0, len(pr.switch_delays), tuple((i, s) for i, _, s in pr.bounds))
+        (
+            pr.uses_xd,
+            pr.tau_d > 0,
+            len(pr.state_delays),
+            len(pr.switch_delays),
+            tuple((i, s) for i, _, s in pr.bounds),
+        )
         for pr in problems
     }
     if len(structure) > 1:
@@ -275,7 +281,7 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
             np.array([[b for _, b, _ in pr.bounds] for pr in problems], dtype=float).reshape(B, -1)
         ),
         "sdel": jnp.asarray(np.array([pr.switch_delays for pr in problems], dtype=float)),
-        "tau_d": jnp.asarray(np.array([pr.tau_d for pr in problems], dtype=float)),
+        "tau_d": jnp.asarray(np.array([pr.state_delays for pr in problems], dtype=float)),
     }
     cfg = JaxConfig(
         model=model,
@@ -289,6 +295,7 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
         crossing_buffer=S,
         max_substeps=max_substeps,
         exact_exits=exact_exits,
+        n_delays=len(pr0.state_delays) if pr0.uses_xd else 1,
     )
     out = solve_jax_batch(cfg, arrays, t0, h)
     crossings, crossing_up = [], []

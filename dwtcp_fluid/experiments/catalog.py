@@ -21,6 +21,7 @@ from . import (
     hybrid,
     limit_cycles,
     multihop,
+    network_sweep,
     packet,
     phase_dctcp,
     phase_dwtcp,
@@ -54,6 +55,7 @@ RECIPES = (
     tuning_dwtcp,
     multihop,
     proxy_signals,
+    network_sweep,
 )
 
 __all__ = [

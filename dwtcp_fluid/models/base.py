@@ -17,8 +17,8 @@ What a model declares (the contract every caller relies on; :mod:`.registry` run
 
 * required: ``name``, ``states``, ``param_names``, :meth:`~FluidModel.rhs`, :meth:`~FluidModel.surface`,
   :meth:`~FluidModel.delay`, :meth:`~FluidModel.numeric_params`;
-* with defaults: ``state_units``, ``time_unit`` (``"s"``), :meth:`~FluidModel.switch_delays` (one channel read
-  ``delay`` late), :meth:`~FluidModel.floors` and :meth:`~FluidModel.ceilings` (no bounds),
+* with defaults: ``state_units``, ``time_unit`` (``"s"``), :meth:`~FluidModel.state_delays` (one delayed copy of
+  the state, read ``delay`` late), :meth:`~FluidModel.switch_delays` (one channel read ``delay`` late), :meth:`~FluidModel.floors` and :meth:`~FluidModel.ceilings` (no bounds),
   :meth:`~FluidModel.observables` (queue, window, α and utilization from the state names ``q``, the first state
   and ``alpha``), :meth:`~FluidModel.capacity` (the parameter ``C``), ``sample_domain`` (where the contract
   test draws states and parameters).
@@ -96,6 +96,22 @@ class FluidModel:
         raise NotImplementedError
 
     # --- declarations with defaults ------------------------------------------------------------------------
+    def state_delays(self, p: Mapping[str, Any]) -> tuple[Any, ...]:
+        """Delays τ_1..τ_k of the delayed copies of the state the right-hand side reads (model time unit).
+
+        One copy read :meth:`delay` late by default, passed to :meth:`rhs` as ``xd`` (a state). A model with
+        several discrete delays (flow groups with their own loop delays) returns one per copy, and its
+        :meth:`rhs` then receives ``xd`` as a tuple of k delayed states, ``xd[j]`` = x(t − τ_j): the system
+        x' = F(x(t), x(t − τ_1), …, x(t − τ_k), u) that both solvers and the root finder take.
+        """
+        return (self.delay(p),)
+
+    def delay_count(self) -> int:
+        """Number k of delayed copies of the state (the length of :meth:`state_delays`)."""
+        if type(self).state_delays is FluidModel.state_delays:
+            return 1  # the default: one copy (without calling ``delay``, which may need numbers)
+        return len(self.state_delays(self.symbols()[1]))
+
     def switch_delays(self, p: Mapping[str, Any]) -> tuple[Any, ...]:
         """Delay D_j of each switching channel u_j(t) = 1{σ(x(t − D_j)) > 0} (model time unit).
 
@@ -133,7 +149,7 @@ class FluidModel:
             if floor is None or cap is None:
                 out["utilization"] = 1.0 + 0 * q
             else:
-                arrival = self.rhs(x, x, 0.0, p, xp)[qi] + cap
+                arrival = self.rhs(x, self.pack_delayed([x] * self.delay_count()), 0.0, p, xp)[qi] + cap
                 out["utilization"] = xp.where(q > floor + 1e-9, 1.0, xp.clip(arrival / cap, 0.0, 1.0))
         return out
 
@@ -187,17 +203,30 @@ class FluidModel:
         return xs, ps
 
     def delayed_symbols(self) -> tuple[sp.Symbol, ...]:
-        """Symbols for x(t − τ_d), named ``<state>_d``."""
+        """Symbols for x(t − τ_d), named ``<state>_d`` (a one-delay model; see :meth:`delayed_symbol_sets`)."""
         return tuple(sp.Symbol(f"{n}_d", real=True) for n in self.states)
 
+    def delayed_symbol_sets(self) -> tuple[tuple[sp.Symbol, ...], ...]:
+        """One tuple of symbols per delayed copy x(t − τ_j): ``<state>_d`` for one delay, ``<state>_d<j>``
+        (j = 1..k) for several."""
+        k = self.delay_count()
+        if k == 1:
+            return (self.delayed_symbols(),)
+        return tuple(tuple(sp.Symbol(f"{n}_d{j + 1}", real=True) for n in self.states) for j in range(k))
+
     def sym_rhs(self, u: Any = 1, *, delayed: bool = False) -> sp.Matrix:
-        """F as a SymPy column; with ``delayed=False`` the delayed state is identified with the state.
+        """F as a SymPy column; with ``delayed=False`` every delayed state is identified with the state.
 
         ``u`` may be 0, 1 or a SymPy symbol.
         """
         xs, ps = self.symbols()
-        xd = self.delayed_symbols() if delayed else xs
-        return sp.Matrix(self.rhs(xs, xd, u, ps, SYMPY_NS))
+        sets = self.delayed_symbol_sets() if delayed else (xs,) * self.delay_count()
+        return sp.Matrix(self.rhs(xs, self.pack_delayed(sets), u, ps, SYMPY_NS))
+
+    def pack_delayed(self, copies: Sequence[Any]) -> Any:
+        """The ``xd`` argument of :meth:`rhs` from the k delayed copies x(t − τ_j): the one copy itself when
+        k = 1, else the tuple of them."""
+        return copies[0] if len(copies) == 1 else tuple(copies)
 
     def jacobian(self, u: Any = 1, *, delayed: bool = False) -> sp.Matrix:
         """Symbolic Jacobian ∂F/∂x. With ``delayed=False``, x(t − τ_d) is set to x before differentiating
@@ -205,10 +234,18 @@ class FluidModel:
         return _jacobian_cached(self, _exact_u(u), delayed)
 
     def jacobian_delayed(self, u: Any = 1) -> sp.Matrix:
-        """Symbolic ∂F/∂x(t − τ_d) (the A1 of x' = A0 x + A1 x(t − τ_d))."""
-        xs, _ = self.symbols()
-        xd = self.delayed_symbols()
-        return self.sym_rhs(u, delayed=True).jacobian(sp.Matrix(xd))
+        """Symbolic ∂F/∂x(t − τ_d) (the A1 of x' = A0 x + A1 x(t − τ_d)) of a one-delay model."""
+        Js = self.jacobians_delayed(u)
+        if len(Js) != 1:
+            raise ValueError(
+                f"{self.name} has {len(Js)} delays: accepted a one-delay model (use jacobians_delayed)"
+            )
+        return Js[0]
+
+    def jacobians_delayed(self, u: Any = 1) -> tuple[sp.Matrix, ...]:
+        """Symbolic ∂F/∂x(t − τ_j), j = 1..k: the A_j of x' = A0 x + Σ_j A_j x(t − τ_j)."""
+        F = self.sym_rhs(u, delayed=True)
+        return tuple(F.jacobian(sp.Matrix(xd)) for xd in self.delayed_symbol_sets())
 
     def jacobian_fn(self, u: Any = 1) -> Callable[..., np.ndarray]:
         """Numeric Jacobian J(x; p) lambdified once (cached), broadcasting over arrays.

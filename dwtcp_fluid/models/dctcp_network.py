@@ -22,6 +22,11 @@ Delays kept and dropped (the choice [DCTCP-A] makes for one link, carried over):
   loop delay through every hop is its RTT. τ is fixed (the paper's R* = d + K/C, frozen like R*), common to all
   flows, so that the model is one delay system x' = F(x(t), x(t − τ)) — the form both solvers and the
   pseudospectral root finder take.
+* per flow group (``group_delays=True``): group i's marks arrive with its own loop delay τ_i, frozen at the
+  fixed point like R*: τ_i = d_i + Σ_l A_li K_l/C_l (its base RTT plus a queue of K_l at every hop it
+  crosses), so P_i(t) = 1 − Π_l (1 − A_li·p_l(t − τ_i)). The model is then x' = F(x(t), x(t − τ_1), …,
+  x(t − τ_m)), several discrete delays, which both solvers and the root finder take
+  (:meth:`~dwtcp_fluid.models.base.FluidModel.state_delays`). With all τ_i equal it is the common-delay model.
 * dropped: the forward propagation offset between hops (a source's rate reaches every hop at once, as (7) lets
   N·W/R reach the one queue at once), and the variation of the feedback delay with the queues (as (5) freezes R*).
 
@@ -153,6 +158,13 @@ class NetworkParams:
             self, "feedback_delay", check_range("feedback_delay", tau, lo=0.0, lo_open=True, why="seconds")
         )
 
+    @property
+    def path_delays(self) -> tuple[float, ...]:
+        """Per-group loop delays τ_i = d_i + Σ_{l ∈ route i} K_l/C_l (s): the base RTT plus a queue of K_l at every
+        hop, frozen at the fixed point like [DCTCP-A]'s R* (read by ``DctcpNetwork(group_delays=True)``)."""
+        C, K = self.capacity, self.K
+        return tuple(d + sum(K[l] / C[l] for l in r) for d, r in zip(self.rtt, self.routes, strict=True))
+
     @classmethod
     def parking_lot(cls, hops: int, **kw: Any) -> NetworkParams:
         """The parking lot of ``hops`` links: one long group over all, one cross group per link."""
@@ -169,6 +181,9 @@ class DctcpNetwork(FluidModel):
         Links crossed by each flow group (defines m groups and L = max index + 1 links).
     queue_floor : bool
         Physical queues q_l ≥ 0.
+    group_delays : bool
+        False (default): one loop delay τ for every group's marks (parameter ``tau``). True: group i's marks
+        arrive τ_i late (parameters ``tau_1..tau_m``, :attr:`NetworkParams.path_delays`), see the module doc.
     ramp : float
         0 (default): DCTCP's step marking (8). A width w > 0 (packets) replaces it by the ramp
         p_l = min(max(1/2 + (q_l − K_l)/w, 0), 1) through (K_l, 1/2), which tends to the step as w → 0: a smooth
@@ -176,12 +191,13 @@ class DctcpNetwork(FluidModel):
         parking_lot_spectrum`); it is not DCTCP's switch, and no packet switch here marks that way.
 
     States: W_1..W_m (packets), alpha_1..alpha_m, q_1..q_L (packets). Parameters: C_l (packets/s), K_l
-    (packets), N_i, d_i (s), g, tau (s).
+    (packets), N_i, d_i (s), g, tau (s) (or tau_1..tau_m with ``group_delays``).
     """
 
     routes: tuple[tuple[int, ...], ...] = ((0, 1), (0,), (1,))
     queue_floor: bool = True
     ramp: float = 0.0
+    group_delays: bool = False
 
     name: ClassVar[str] = "dctcp-network"
 
@@ -222,7 +238,8 @@ class DctcpNetwork(FluidModel):
             + tuple(f"K_{l + 1}" for l in range(L))
             + tuple(f"N_{i + 1}" for i in range(m))
             + tuple(f"d_{i + 1}" for i in range(m))
-            + ("g", "tau")
+            + ("g",)
+            + (tuple(f"tau_{i + 1}" for i in range(m)) if self.group_delays else ("tau",))
         )
 
     @property
@@ -232,26 +249,35 @@ class DctcpNetwork(FluidModel):
         for i in range(self.groups):
             out.update({f"W_{i + 1}": d["W"], f"alpha_{i + 1}": d["alpha"], f"N_{i + 1}": (1.0, 50.0)})
             out[f"d_{i + 1}"] = d["d"]
+            out[f"tau_{i + 1}"] = d["d"]
         for l in range(self.links):
             out.update({f"q_{l + 1}": d["q"], f"C_{l + 1}": d["C"], f"K_{l + 1}": d["K"]})
         return out
 
     # --- the definition ------------------------------------------------------------------------------------
-    def path_rates(self, x: Sequence[Any], marks: Sequence[Any], p: Mapping[str, Any]) -> tuple:
+    def path_rates(
+        self,
+        x: Sequence[Any],
+        marks: Sequence[Any],
+        p: Mapping[str, Any],
+        group_marks: Sequence[Sequence[Any]] | None = None,
+    ) -> tuple:
         """Right-hand side with the links' delayed marks ``marks`` = (p_1(t − τ), …, p_L(t − τ)) given,
         [DCTCP-A] eqs. (5)-(7) per group and per link.
 
         ``marks`` may be 0/1 values or symbols (the Filippov marking fractions of the fixed-point derivation in
         :mod:`dwtcp_fluid.symbolic.multihop`); this is the one place the equations are written.
+        ``group_marks[i]``, when given, are the marks group i sees (p_l(t − τ_i), per-group delays) instead.
         """
         m, L = self.groups, self.links
         W, al, q = x[:m], x[m : 2 * m], x[2 * m : 2 * m + L]
         dW, da, rate = [], [], []
         for i, route in enumerate(self.routes):
             R = p[f"d_{i + 1}"] + sum(q[l] / p[f"C_{l + 1}"] for l in route)
+            seen = marks if group_marks is None else group_marks[i]
             unmarked = 1
             for l in route:
-                unmarked = unmarked * (1 - marks[l])
+                unmarked = unmarked * (1 - seen[l])
             w_dot, a_dot = source_rates(W[i], al[i], R, 1 - unmarked, p["g"])
             dW.append(w_dot)
             da.append(a_dot)
@@ -262,26 +288,38 @@ class DctcpNetwork(FluidModel):
         )
         return tuple(dW) + tuple(da) + dq
 
-    def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
-        """[DCTCP-A] eqs. (5)-(8) over the routing matrix; marks p_l(t − τ) = 1{q_l(t − τ) > K_l} from ``xd``."""
+    def rhs(self, x: Sequence[Any], xd: Any, u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
+        """[DCTCP-A] eqs. (5)-(8) over the routing matrix; marks p_l(t − τ) = 1{q_l(t − τ) > K_l} from ``xd``
+        (with ``group_delays``, ``xd[i]`` = x(t − τ_i) gives group i's marks)."""
         m = self.groups
-        if self.ramp > 0:
-            w = self.ramp
-            marks = [
-                xp.minimum(xp.maximum(0.5 + (xd[2 * m + l] - p[f"K_{l + 1}"]) / w, 0.0), 1.0)
-                for l in range(self.links)
-            ]
-        else:
-            marks = [xp.where(xd[2 * m + l] > p[f"K_{l + 1}"], 1.0, 0.0) for l in range(self.links)]
-        return self.path_rates(x, marks, p)
+
+        def link_marks(xs: Sequence[Any]) -> list:
+            if self.ramp > 0:
+                w = self.ramp
+                return [
+                    xp.minimum(xp.maximum(0.5 + (xs[2 * m + l] - p[f"K_{l + 1}"]) / w, 0.0), 1.0)
+                    for l in range(self.links)
+                ]
+            return [xp.where(xs[2 * m + l] > p[f"K_{l + 1}"], 1.0, 0.0) for l in range(self.links)]
+
+        if self.group_delays and m > 1:
+            return self.path_rates(x, (), p, group_marks=[link_marks(xd[i]) for i in range(m)])
+        return self.path_rates(x, link_marks(xd), p)
 
     def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
         """σ = q_1 − K_1, the first hop's marking switch, [DCTCP-A] eq. (8) (the other links: module doc)."""
         return x[2 * self.groups] - p["K_1"]
 
     def delay(self, p: Mapping[str, Any]) -> Any:
-        """The loop delay τ of every hop's mark (fixed, like [DCTCP-A]'s R*)."""
-        return p["tau"]
+        """The loop delay τ of every hop's mark (fixed, like [DCTCP-A]'s R*); with ``group_delays``, group 1's
+        τ_1 (the delay of the switch channel that logs σ's crossings)."""
+        return p["tau_1"] if self.group_delays else p["tau"]
+
+    def state_delays(self, p: Mapping[str, Any]) -> tuple[Any, ...]:
+        """(τ,) or, with ``group_delays``, (τ_1, …, τ_m): group i reads x(t − τ_i)."""
+        if self.group_delays and self.groups > 1:
+            return tuple(p[f"tau_{i + 1}"] for i in range(self.groups))
+        return (self.delay(p),)
 
     def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
         m = self.groups
@@ -324,7 +362,11 @@ class DctcpNetwork(FluidModel):
             raise ValueError(
                 f"params={params!r} is invalid: accepted a NetworkParams with routes {self.routes}"
             )
-        out = {"g": float(params.g), "tau": float(params.feedback_delay)}
+        out = {"g": float(params.g)}
+        if self.group_delays:
+            out.update({f"tau_{i + 1}": float(t) for i, t in enumerate(params.path_delays)})
+        else:
+            out["tau"] = float(params.feedback_delay)
         for l in range(self.links):
             out[f"C_{l + 1}"] = float(params.capacity[l])
             out[f"K_{l + 1}"] = float(params.K[l])

@@ -160,6 +160,17 @@ register_model(
         agreement=2e-3,
     )
 )
+# the same lot with a loop delay per group (several discrete delays) and a longer base RTT for the long flow
+register_model(
+    ModelCase(
+        "dctcp-network-paths",
+        DctcpNetwork(parking_lot_routes(2), group_delays=True),
+        NetworkParams.parking_lot(2, flows=3, rtt=("200us", "100us", "100us")),
+        (15.0,) * 3 + (0.0,) * 3 + (0.0, 0.0),
+        (0.0, 0.004),
+        agreement=2e-3,
+    )
+)
 # the same lot with ramp marking of width 20 packets (the smooth variant the characteristic roots linearize)
 register_model(
     ModelCase(

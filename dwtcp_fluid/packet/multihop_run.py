@@ -75,6 +75,7 @@ def run_topology(
     traffic: Any = "all-to-all",
     sizes: Sequence[int] | None = None,
     starts: Sequence[float] | None = None,
+    rtt: Sequence[str | float] | None = None,
 ) -> ChainSummary:
     """Run ``law`` on a ``path:K``, ``parking-lot:K`` chain or a ``leaf-spine:LxS`` fabric.
 
@@ -115,6 +116,8 @@ def run_topology(
     sizes, starts : sequence, optional
         Per flow (in group order): size in packets (≥ 1; ``None`` entries or omitted: long-lived) and start
         time in seconds (omitted: a seeded slot in the first base RTT).
+    rtt : sequence, optional
+        Base RTT of each group ("200us" or seconds), overriding ``link``'s for unequal RTTs.
     """
     topo = parse_topology(topology) if isinstance(topology, str) else topology
     if topo.kind == "single":
@@ -149,6 +152,14 @@ def run_topology(
         size = np.array([LONG_LIVED if v is None else int(v) for v in sizes], np.int64)
         if size.shape != (F,) or size.min() < 1:
             raise ValueError(f"sizes={sizes!r} is invalid: accepted {F} sizes >= 1 packet (None: long-lived)")
+    flow_rtt = np.full(F, d_slots, np.int32)
+    if rtt is not None:
+        if len(rtt) != len(per):
+            raise ValueError(f"rtt={rtt!r} is invalid: accepted one base RTT per group ({len(per)})")
+        g_slots = [
+            max(1, round(check_range("rtt", units.parse_time(r), lo=0.0, lo_open=True) / slot_s)) for r in rtt
+        ]
+        flow_rtt = np.array([g_slots[g] for g in grp], np.int32)
     p = lw.default_params(link=link)
     p.update(law_params or {})
     kth = np.full(topo.hops, mark_threshold(check_range("K", K, lo=0.0, why="packets"), mark_cmp), np.int32)
@@ -156,7 +167,7 @@ def run_topology(
         lw,
         p,
         routes=routes,
-        rtt=np.full(F, d_slots, np.int32),
+        rtt=flow_rtt,
         start=start,
         n_ports=topo.hops,
         kth=kth,
@@ -187,7 +198,7 @@ def run_topology(
         cwnd_mean=rec["cwnd_mean"][w:].mean(axis=0),
         marks=int(rec["marks"].sum()),
         drops=int(rec["drops"][-1].sum()),
-        fluid_rtt_s=(d_slots + hops_crossed - 1) * slot_s,
+        fluid_rtt_s=(flow_rtt + hops_crossed - 1) * slot_s,
         records=rec,
         slot_s=slot_s,
         routes=topo.groups,

@@ -1,7 +1,10 @@
 """Chunked sweep engine: in-process or on Dask, results in a resumable Zarr store, exported to NetCDF.
 
-The grid is cut into chunks along (β, BDP): chunk ``(ib, c)`` covers β index ``ib`` and BDP indices
-``[c·chunk_bdp, (c+1)·chunk_bdp)``. Every chunk is evaluated by the same pure function
+The grid is cut into chunks along its two leading dimensions (the DWTCP sweep's (β, BDP)): chunk ``(ib, c)``
+covers index ``ib`` of the first and indices ``[c·chunk_bdp, (c+1)·chunk_bdp)`` of the second. A plan for
+another grid (the network sweep's (hops, load)) subclasses :class:`SweepPlan` and overrides where the grid is
+read: :meth:`~SweepPlan.dim_sizes`, :meth:`~SweepPlan.chunk_coords`, :meth:`~SweepPlan.describe` (the grid
+must have ``to_dict``, ``coords`` and its two leading coordinate arrays). Every chunk is evaluated by the same pure function
 (:func:`evaluate_chunk`), whichever engine runs it, so results are identical bit for bit in-process and on Dask.
 
 Only the driver writes. A chunk's arrays are written into the Zarr store first and its flag in ``done`` is set
@@ -50,17 +53,39 @@ class SweepPlan:
     chunk_bdp: int = 5
     extra_coords: tuple[tuple[str, Any], ...] = ()
 
+    def lead_sizes(self) -> tuple[int, int]:
+        """Sizes of the two chunked leading dimensions."""
+        return self.grid.beta.size, self.grid.bdp.size
+
     @property
     def n_bdp_chunks(self) -> int:
-        return -(-self.grid.bdp.size // self.chunk_bdp)
+        return -(-self.lead_sizes()[1] // self.chunk_bdp)
+
+    @property
+    def done_shape(self) -> tuple[int, int]:
+        return self.lead_sizes()[0], self.n_bdp_chunks
 
     def chunks(self) -> Iterator[tuple[int, int]]:
-        for ib in range(self.grid.beta.size):
+        for ib in range(self.lead_sizes()[0]):
             for c in range(self.n_bdp_chunks):
                 yield ib, c
 
     def bdp_slice(self, c: int) -> slice:
-        return slice(c * self.chunk_bdp, min((c + 1) * self.chunk_bdp, self.grid.bdp.size))
+        return slice(c * self.chunk_bdp, min((c + 1) * self.chunk_bdp, self.lead_sizes()[1]))
+
+    def chunk_coords(self, ib: int, c: int) -> dict[str, Any]:
+        """Where chunk ``(ib, c)`` sits on the grid: what its integrity record must name."""
+        sl = self.bdp_slice(c)
+        return {
+            "beta_index": ib,
+            "beta": float(self.grid.beta[ib]),
+            "bdp_indices": [sl.start, sl.stop],
+            "bdp": [float(v) for v in self.grid.bdp[sl]],
+        }
+
+    def describe(self, ib: int, c: int) -> str:
+        """The chunk as a resume report names it."""
+        return f"β={self.grid.beta[ib]:g}, BDP {self.bdp_slice(c).start}:{self.bdp_slice(c).stop}"
 
     def variables(self) -> dict[str, tuple[tuple[str, ...], str, dict[str, Any]]]:
         out: dict[str, Any] = {}
@@ -148,22 +173,13 @@ def _open_store(plan: SweepPlan, path: Path, resume: bool):
         chunks = (1, plan.chunk_bdp) + shape[2:]
         fill = np.nan if np.dtype(dtype).kind == "f" else 0
         root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=fill)
-    root.create_array(
-        "done", shape=(plan.grid.beta.size, plan.n_bdp_chunks), chunks=(1, 1), dtype=bool, fill_value=False
-    )
+    root.create_array("done", shape=plan.done_shape, chunks=(1, 1), dtype=bool, fill_value=False)
     os.replace(tmp, path)  # the store appears complete with every chunk not done, or not at all
     return zarr.open_group(str(path), mode="r+")
 
 
 def _chunk_coords(plan: SweepPlan, ib: int, c: int) -> dict[str, Any]:
-    """Where chunk ``(ib, c)`` sits on the grid: what its integrity record must name."""
-    sl = plan.bdp_slice(c)
-    return {
-        "beta_index": ib,
-        "beta": float(plan.grid.beta[ib]),
-        "bdp_indices": [sl.start, sl.stop],
-        "bdp": [float(v) for v in plan.grid.bdp[sl]],
-    }
+    return plan.chunk_coords(ib, c)
 
 
 def _read_chunk(root, plan: SweepPlan, ib: int, c: int) -> dict[str, np.ndarray]:
@@ -265,10 +281,7 @@ def run_plan(
         for (ib, c), why in sorted(bad.items()):
             if report:
                 action = "recomputed" if repair else "kept as found"
-                report(
-                    f"chunk ({ib}, {c}) [β={plan.grid.beta[ib]:g}, BDP {plan.bdp_slice(c).start}:"
-                    f"{plan.bdp_slice(c).stop}]: {why}; {action}"
-                )
+                report(f"chunk ({ib}, {c}) [{plan.describe(ib, c)}]: {why}; {action}")
         if bad and not repair:
             raise StoreDamagedError(
                 f"{store}: {len(bad)} of {int(done.sum())} completed chunks cannot be trusted; nothing was changed"

@@ -26,6 +26,15 @@ def _cite(eqs: str) -> str:
 FLUID_RATIOS = {2: 0.7106, 3: 0.5185, 4: 0.3863}
 #: Ramp width (packets) and frequency (rad/s) at which the 1-hop ramp lot's rightmost roots cross the imaginary axis.
 HOPF_RAMP_K1 = (11.6407, 4669.93)
+#: The same crossing of the 2-hop ramp lot with one common loop delay τ = R* and with per-group delays τ_i.
+HOPF_RAMP_K2 = {"common": (10.0971, 4804.52), "per-group": (11.2735, 4411.82)}
+#: Long-flow share of C (second half of 0.2 s runs, reference solver, per-group delays, 10 Gbps, 100 µs, K = 65, one
+#: flow per group) started 10⁻³ packets off the symmetric subspace (k = 2: on hop 1; k = 3: 10⁻³·l on hop l), next
+#: to the packet chain's share at the same setting (tests/test_multihop_fluid.py re-runs k = 2).
+DESYNC_SHARES = {2: (0.1518, 0.1599), 3: (0.1653, 0.0598)}
+#: The same at k = 2 with the long flow's base RTT 200 µs (cross flows 100 µs): fluid with per-group delays, fluid
+#: with one common τ, packet chain (tests/test_multihop_fluid.py re-runs the per-group value).
+UNEQUAL_RTT_K2 = {"per-group": 0.2092, "common": 0.3380, "packet": 0.1140}
 
 
 def _hopf_check() -> tuple[bool, str]:
@@ -42,6 +51,83 @@ def _hopf_check() -> tuple[bool, str]:
         ok,
         f"abscissa {lo:.1f}/s at w = 10, {hi:.1f}/s at w = 20; crossing at w = {w:.4f}, ω = {om:.2f} rad/s",
     )
+
+
+def _hopf_k2_check() -> tuple[bool, str]:
+    from scipy.optimize import brentq
+
+    got, ok = [], True
+    for name, g in (("common", False), ("per-group", True)):
+        w = brentq(
+            lambda v, g=g: float(parking_lot_spectrum(2, [v], group_delays=g).abscissa[0]),
+            5.0,
+            30.0,
+            xtol=1e-6,
+        )
+        om = float(abs(parking_lot_spectrum(2, [w], group_delays=g).roots[0][0].imag))
+        want = HOPF_RAMP_K2[name]
+        ok = ok and abs(w / want[0] - 1) < 1e-4 and abs(om / want[1] - 1) < 1e-4
+        got.append(f"{name}: w = {w:.4f}, ω = {om:.2f} rad/s")
+    return ok, "; ".join(got)
+
+
+def _group_delay_steps() -> list[Step]:
+    """Per-group loop delays: the same fixed points, the same invariant synchronized subspace, a moved Hopf point."""
+    k = 2
+    common = DctcpNetwork(parking_lot_routes(k))
+    group = DctcpNetwork(parking_lot_routes(k), group_delays=True)
+    xs, ps = group.symbols()
+    m = group.groups
+    W, al, q = xs[:m], xs[m : 2 * m], xs[2 * m :]
+    Fg, Fc = group.sym_rhs(1), common.sym_rhs(1)
+    # the symmetric parking lot: equal links, equal cross groups; on the subspace hop 2 is a copy of hop 1
+    sym = {ps["C_2"]: ps["C_1"], ps["K_2"]: ps["K_1"], ps["N_3"]: ps["N_2"], ps["d_3"]: ps["d_2"]}
+    sym[ps["tau_3"]] = ps["tau_2"]
+    on = {W[2]: W[1], al[2]: al[1], q[1]: q[0]}
+    sets = group.delayed_symbol_sets()
+    same_delay = dict(zip(sets[2], sets[1], strict=True))  # τ_3 = τ_2: cross group 2 reads what group 1 reads
+    for c in sets:
+        on.update({c[2]: c[1], c[m + 2]: c[m + 1], c[2 * m + 1]: c[2 * m]})
+    Fd = group.sym_rhs(1, delayed=True).subs(sym).subs(same_delay).subs(on)
+    return [
+        Step(
+            "Per-group delays keep the fixed points",
+            _cite("eqs. (5)-(8)"),
+            "Group i's marks arrive τ_i = d_i + Σ_l A_li K_l/C_l late (its own RTT at the fixed point, frozen like"
+            " R*). At a fixed point every delayed state equals the state, so the right-hand side — and every fixed"
+            " point above — is the common-delay model's.",
+            [eq(r"F_{	au_i}(x, x, \ldots, x) - F_{	au}(x, x)", sp.zeros(len(xs), 1).T)],
+            identity(Fg, Fc, how="SymPy: the two models' right-hand sides with x(t − τ_i) = x are identical"),
+        ),
+        Step(
+            "The synchronized subspace is invariant, with per-group delays too",
+            _cite("eqs. (5)-(8)"),
+            "On the symmetric 2-hop lot, states with q_2 = q_1 and cross group 2 a copy of cross group 1 (now and at"
+            " every delayed time) have dq_2/dt = dq_1/dt and equal cross-group derivatives: a start on the subspace"
+            " stays on it for ever, marks synchronized (P = p). Whether it is reached from elsewhere is the"
+            " transversal stability of the subspace, a numerical question (Notes).",
+            [eq(r"rac{dq_2}{dt} - rac{dq_1}{dt}", Fd[2 * m + 1] - Fd[2 * m])],
+            identity(
+                sp.Matrix([Fd[2 * m + 1] - Fd[2 * m], Fd[2] - Fd[1], Fd[m + 2] - Fd[m + 1]]),
+                sp.zeros(3, 1),
+                how="SymPy: the three differences vanish identically on the subspace",
+            ),
+        ),
+        Step(
+            "Characteristic roots with per-group delays: the ramp lot's Hopf point, k = 2",
+            _cite("eqs. (5)-(8)"),
+            "With per-group delays the linearization is det(λI − A0 − Σ_i A_i e^{−λτ_i}) = 0, a quasi-polynomial"
+            " with m discrete delays (the root finder's multi-delay generator). The long flow's longer delay"
+            " τ_1 = d + 2K/C moves the Hopf point to a wider ramp and a lower frequency than one common τ = d + K/C.",
+            [
+                eq(
+                    r"(w_c, \omega_c)_{	au} 	o (w_c, \omega_c)_{	au_i}",
+                    sp.Matrix([[sp.Float(v, 6) for v in HOPF_RAMP_K2["common"] + HOPF_RAMP_K2["per-group"]]]),
+                )
+            ],
+            predicate(_hopf_k2_check, "bisection of the spectral abscissa over w, both delay structures"),
+        ),
+    ]
 
 
 def multihop() -> Derivation:
@@ -180,6 +266,7 @@ def multihop() -> Derivation:
             ),
         )
     )
+    steps += _group_delay_steps()
     table = [
         "| k | p (indep.) | x_long/x_cross indep. | synchronized R_c/R_long | fluid simulation |",
         "|---|---|---|---|---|",
@@ -208,12 +295,30 @@ def multihop() -> Derivation:
         Finding(
             "Parking-lot beat-down in the fluid model",
             "(not treated)",
-            "The symmetric fluid parking lot does not reach the mean-field point: its equal queues cross K together,"
-            " the marks are synchronized (P = p) and the long flow loses only its RTT (table: simulation within 11% of"
-            " R_c/R_long, 3.6-10× above the independent-hops value). Which regime a packet network is in is a"
-            " packet question.",
+            "Started exactly symmetric, the fluid parking lot stays on its invariant synchronized subspace (equal"
+            " queues cross K together, P = p) and the long flow loses only its RTT (table: simulation within 11% of"
+            " R_c/R_long, 3.6-10× above the independent-hops value). At k = 2 with one cross flow that subspace is"
+            " transversally unstable: 10⁻³ packets off it the hops desynchronize and the long flow's share falls to"
+            " 0.152 of C, within 5% of the packet chain's 0.160 — the earlier 2.6× overstatement there was the"
+            " symmetric start. Not everywhere: at k = 3 the hops desynchronize but the share (0.165) is still 2.8× the"
+            " packet one (0.060), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
+            " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). With equal base RTTs"
+            " per-group delays change these shares by < 3%.",
+            "new finding, corrected",
+            "The synchronized subspace is invariant, with per-group delays too",
+        ),
+        Finding(
+            "Per-flow delays in the network model",
+            "(not treated: [DCTCP-A] freezes one R* for one link)",
+            "Giving each flow group its own loop delay τ_i = d_i + Σ K_l/C_l leaves every fixed point unchanged"
+            " (SymPy) and moves the 2-hop ramp lot's Hopf point from w = 10.10 to 11.27 packets (4805 → 4412 rad/s):"
+            " the long flow's longer delay destabilizes. With equal base RTTs long-run shares move by < 3% (k = 2,"
+            " 3). With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
+            f" common τ keeps the hops synchronized (share {UNEQUAL_RTT_K2['common']:.3f}, 3.0× the packet chain's"
+            f" {UNEQUAL_RTT_K2['packet']:.3f}), per-group τ_i desynchronize them ({UNEQUAL_RTT_K2['per-group']:.3f},"
+            " 1.8×): closer, still outside the 25% tolerance.",
             "new finding",
-            "Synchronized hops: beat-down by RTT only",
+            "Characteristic roots with per-group delays: the ramp lot's Hopf point, k = 2",
         ),
         Finding(
             "Stability of the network fixed point",
@@ -234,5 +339,16 @@ def multihop() -> Derivation:
         notes=[
             "Long flow vs cross flow throughput in the 2-, 3- and 4-hop parking lot (10 Gbps, 100 µs, K = 65):",
             "\n".join(table),
+            "Off the synchronized subspace (per-group delays, start 10⁻³ packets off it, 0.1-0.2 s of a 0.2 s run),"
+            " a long flow's share of C next to the packet chain's (100 ms, second half):",
+            "\n".join(
+                ["| k | fluid, desynchronized | packet chain | ratio |", "|---|---|---|---|"]
+                + [f"| {h} | {f:.4f} | {pk:.4f} | {f / pk:.2f} |" for h, (f, pk) in DESYNC_SHARES.items()]
+                + [
+                    f"| 2, long RTT 200 µs | {UNEQUAL_RTT_K2['per-group']:.4f} (one common τ:"
+                    f" {UNEQUAL_RTT_K2['common']:.4f}) | {UNEQUAL_RTT_K2['packet']:.4f} |"
+                    f" {UNEQUAL_RTT_K2['per-group'] / UNEQUAL_RTT_K2['packet']:.2f} |"
+                ]
+            ),
         ],
     )

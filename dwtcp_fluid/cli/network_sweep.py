@@ -1,0 +1,156 @@
+"""``dwtcp-fluid dctcp network-sweep``: the parking lot over hops × cross-flow load, fluid model next to the packet
+chain, written as an xarray dataset (NetCDF) like the DWTCP sweep.
+
+A sibling of ``dctcp network`` (one setting, printed) rather than a sub-mode of it: a sweep has its own outputs
+(``--out``, ``--force``, ``--resume``) and axes, which would be dead options on the one-setting command.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from .app import dctcp_app
+from .common import UsageError, WorkError, emit_json, is_quiet, link_from_flags, print_written, require_unit
+from .outputs import check_dir
+
+__all__ = ["network_sweep", "int_axis"]
+
+
+def int_axis(flag: str, text: str, lo: int, hi: int) -> list[int]:
+    """``"1:6"`` (inclusive range) or ``"1,2,4"``: distinct integers in [lo, hi]."""
+    accepted = f'distinct integers in [{lo}, {hi}]: a range "1:6" or a list "1,2,4"'
+    s = str(text).strip()
+    try:
+        if ":" in s:
+            a, b = (int(v) for v in s.split(":"))
+            vals = list(range(a, b + 1))
+        else:
+            vals = [int(v) for v in s.split(",")]
+    except ValueError:
+        raise UsageError(flag, text, accepted) from None
+    if not vals or len(set(vals)) != len(vals) or min(vals) < lo or max(vals) > hi:
+        raise UsageError(flag, text, accepted)
+    return sorted(vals)
+
+
+@dctcp_app.command("network-sweep")
+def network_sweep(
+    hops: str = typer.Option(
+        "1:6", "--hops", help='Links of the parking lot: a range "1:6" or a list "2,4".'
+    ),
+    cross_load: str = typer.Option("1,2,4", "--cross-load", help="Cross flows per hop (list or range)."),
+    long_flows: int = typer.Option(1, "--long-flows", help="Flows of the long group (1..256)."),
+    capacity: str = typer.Option("10Gbps", "--capacity", help='Rate of every link ("10Gbps").'),
+    rtt: str = typer.Option("100us", "--rtt", help='Base RTT of every cross flow ("100us").'),
+    rtt_long: str | None = typer.Option(
+        None, "--rtt-long", help="Base RTT of the long flows (default --rtt)."
+    ),
+    marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="K of every link, packets."),
+    duration: str = typer.Option("100ms", "--duration", help='Fluid and packet run length ("100ms").'),
+    out: Path = typer.Option(Path("results"), "--out", help="Output directory."),
+    resume: bool = typer.Option(False, "--resume", help="Keep the verified points of an interrupted run."),
+    force: bool = typer.Option(
+        False, "--force", help="Replace the results of an earlier run of the same sweep."
+    ),
+    json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
+) -> None:
+    """Hops × cross-flow load of the DCTCP parking lot ([DCTCP-A] (5)-(8) per link): per point the fluid network
+    model (per-group delays) and the packet chain — long-flow share, per-link queue and utilization, run classes —
+    and their agreement within the cross-check's tolerances; writes <out>/network-sweep-<hash>.nc."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from ..crosscheck.network_sweep import AGREEMENT, NetworkGrid, network_stem, run_network_sweep
+    from ..sweep.integrity import OutputBusyError, output_lock
+    from ..sweep.store import write_netcdf_atomic
+    from ..units import parse_time
+
+    h = int_axis("--hops", hops, 1, 16)
+    loads = int_axis("--cross-load", cross_load, 1, 256)
+    if not 1 <= long_flows <= 256:
+        raise UsageError("--long-flows", long_flows, "an integer in [1, 256]")
+    if not marking_threshold > 0:
+        raise UsageError("--marking-threshold", marking_threshold, "packets > 0")
+    link = link_from_flags(capacity, rtt)
+    if rtt_long is not None:
+        require_unit("--rtt-long", rtt_long, "time")
+        try:
+            ok = parse_time(rtt_long) > 0
+        except ValueError:
+            ok = False
+        if not ok:
+            raise UsageError("--rtt-long", rtt_long, 'a positive time such as "200us"')
+    try:
+        T = parse_time(duration)
+    except ValueError:
+        raise UsageError("--duration", duration, 'a time such as "100ms"') from None
+    if not 20 * link.d <= T <= 10.0:
+        raise UsageError("--duration", duration, "between 20 base RTTs and 10 s")
+    grid = NetworkGrid(
+        h, loads, long_flows=long_flows, K=marking_threshold, capacity=capacity, rtt=rtt, rtt_long=rtt_long,
+        duration=duration,
+    )  # fmt: skip
+    stem = network_stem(grid)
+    products = [f"{stem}.nc", f"{stem}.zarr"]
+    out = check_dir("--out", out, products, force=force, keep=products if resume else ())
+    store = out / f"{stem}.zarr"
+    err = Console(stderr=True)
+    t0 = time.perf_counter()
+    try:
+        with output_lock(out / f".{stem}.lock"):
+            check_dir("--out", out, products, force=force, keep=products if resume else ())
+            with Progress(
+                TextColumn("[bold]network sweep[/] {task.description}"),
+                BarColumn(),
+                TextColumn("{task.completed:.4g}/{task.total:.4g} points"),
+                TimeElapsedColumn(),
+                console=err,
+                transient=json or not err.is_terminal,
+                disable=(not err.is_terminal and json) or is_quiet(),
+            ) as prog:
+                task = prog.add_task(f"{grid.size} points", total=grid.size)
+                try:
+                    ds = run_network_sweep(
+                        grid,
+                        store,
+                        resume=resume,
+                        progress=lambda d, t: prog.update(task, completed=d, total=t),
+                        report=lambda line: err.print(f"resume: {line}", highlight=False, soft_wrap=True),
+                    )
+                except KeyboardInterrupt:
+                    raise WorkError(
+                        f"network sweep interrupted: finished points kept in {store}; rerun with --resume",
+                        code=130,
+                    ) from None
+            nc = write_netcdf_atomic(ds, out / f"{stem}.nc")
+    except OutputBusyError as e:
+        raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
+    agree = ds["agreement"].values
+    summary = {
+        "dataset": str(nc),
+        "points": grid.size,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "agreement": {name: int((agree == i).sum()) for i, name in enumerate(AGREEMENT)},
+        "fluid_long_share": ds["fluid_long_share"].values.tolist(),
+        "packet_long_share": ds["packet_long_share"].values.tolist(),
+    }
+    if json:
+        emit_json(summary)
+        return
+    from rich.table import Table
+
+    t = Table(title=f"long-flow share of C, fluid / packet ({stem})")
+    t.add_column("hops \\ cross flows")
+    for n in grid.load:
+        t.add_column(str(n))
+    for i, k in enumerate(grid.hops):
+        row = [str(k)]
+        for j in range(grid.load.size):
+            f, p = ds["fluid_long_share"].values[i, j], ds["packet_long_share"].values[i, j]
+            row.append(f"{f:.3f} / {p:.3f} {AGREEMENT[int(agree[i, j])].replace('_', ' ')}")
+        t.add_row(*row)
+    Console().print(t)
+    print_written([nc])
