@@ -8,15 +8,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DwtcpParams
+from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_RTT, DwtcpParams
 from .app import dwtcp_app
 from .common import UsageError, emit_json, link_from_flags
 
-_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option("100us", "--rtt", help='Base RTT τ ("100us", "0.1ms", "1e-4s").')
+_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT τ ("100us", "0.1ms", "1e-4s").')
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
-_FLOWS = typer.Option(10, "--flows", help="Number of flows N ≥ 1.")
-_BETA = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1.")
+_FLOWS = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1.")
+_BETA = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1.")
 _JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
 
 

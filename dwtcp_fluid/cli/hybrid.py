@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DctcpParams
+from ..params import DEFAULT_G, DEFAULT_RTT, DctcpParams
 from .app import dctcp_app
 from .common import UsageError, emit_json, link_from_flags
 
@@ -42,12 +42,12 @@ def _worst_case_convergence(wstar: float, g: float, flows: int) -> dict[str, flo
 @dctcp_app.command("hybrid")
 def hybrid(
     wstar: float = typer.Option(None, "--wstar", help="Fair-share window W* = (C·d + K)/N in packets (> 0)."),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
     flows: int = typer.Option(
         2, "--flows", help="N for the convergence run (and for W* from physical flags)."
     ),
     capacity: str = typer.Option(None, "--capacity", help='With --rtt, -K: W* from C·d + K ("10Gbps").'),
-    rtt: str = typer.Option("100us", "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
+    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets, with --capacity."
     ),

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DctcpParams
+from ..params import DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams
 from .app import dctcp_app
 from .common import UsageError, WorkError, emit_json, link_from_flags, print_quantities
 
@@ -18,15 +18,15 @@ def limit_cycle(
     wbar: float = typer.Option(
         None, "--wbar", help="w̄ = (C·d + K)/N in packets (> 0); or use physical flags."
     ),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
     psi: float = typer.Option(
         None, "--psi", help="ψ = K/(C·d) > 0: queue floor for the throughput (with --wbar)."
     ),
     capacity: str = typer.Option(
         None, "--capacity", help='Bottleneck capacity ("10Gbps"); with --rtt, --flows, -K.'
     ),
-    rtt: str = typer.Option("100us", "--rtt", help='Base RTT d ("100us").'),
-    flows: int = typer.Option(10, "--flows", help="N, with --capacity."),
+    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us").'),
+    flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="N, with --capacity."),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets, with --capacity."
     ),

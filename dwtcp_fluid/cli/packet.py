@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWTCP_TARGET, TARGET_HELP
+
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
@@ -29,22 +31,20 @@ def compare_fluid(
         help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model).",
     ),
     flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
+    capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps").'),
     rtt: str = typer.Option(
-        "100us", "--rtt", help='Base RTT d ("100us"); with --law dwtcp a list ("100us,1ms").'
+        DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"); with --law dwtcp a list ("100us,1ms").'
     ),
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size L in bytes."),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="DCTCP: ECN threshold K, packets."
     ),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP: EWMA gain g, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP: EWMA gain g, 0 < g ≤ 1."),
     duration: str = typer.Option(
         "100ms", "--duration", help="DCTCP: simulated time; the last half is compared."
     ),
-    beta: float = typer.Option(0.001, "--beta", help="DWTCP: β (byte convention), 0 < β ≤ 1."),
-    target: float = typer.Option(
-        100.0, "--target", help="DWTCP: target queue K of d_t = τ + K·L/C, packets."
-    ),
+    beta: float = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP: β (byte convention), 0 < β ≤ 1."),
+    target: float = typer.Option(DWTCP_TARGET, "--target", help="DWTCP: " + TARGET_HELP),
     buffer: int = typer.Option(5000, "--buffer", help="DWTCP: data buffer of the packet run, packets."),
     models: str = typer.Option(
         None, "--models", help="DWTCP: comma-separated fluid predictors (default: all)."

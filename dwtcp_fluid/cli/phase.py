@@ -7,7 +7,17 @@ from pathlib import Path
 
 import typer
 
-from ..params import DctcpParams, DwtcpParams
+from ..params import (
+    DEFAULT_BETA,
+    DEFAULT_CAPACITY,
+    DEFAULT_FLOWS,
+    DEFAULT_G,
+    DEFAULT_RTT,
+    DWTCP_TARGET,
+    TARGET_HELP,
+    DctcpParams,
+    DwtcpParams,
+)
 from .app import app
 from .common import UsageError, emit_json, link_from_flags, print_written, require_unit, status
 from .outputs import check_figure
@@ -18,8 +28,8 @@ phase_app = typer.Typer(
 )
 app.add_typer(phase_app, name="phase")
 
-_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
+_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
 _OUT = typer.Option(..., "--out", help="Output file; the format follows the extension (.png, .svg, .pdf).")
 _JSON = typer.Option(False, "--json", help="Also print one JSON object (equilibria, end states).")
@@ -59,9 +69,11 @@ def phase_dwtcp(
     capacity: str = _CAP,
     rtt: str = _RTT,
     packet_size: str = _PKT,
-    flows: int = typer.Option(10, "--flows", help="Number of flows N ≥ 1 (10, as in every command)."),
-    beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (as in eq. (6))."),
-    target: float = typer.Option(0.0, "--target", help="Target queue k in packets (0: d_t = τ, eq. (6))."),
+    flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1."),
+    beta: float = typer.Option(
+        DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (as in eq. (6))."
+    ),
+    target: float = typer.Option(DWTCP_TARGET, "--target", help=TARGET_HELP),
     delay: bool = typer.Option(
         True,
         "--delay/--no-delay",
@@ -109,13 +121,13 @@ def phase_dctcp(
     wbar: float | None = typer.Option(
         None, "--wbar", help="w̄ = (C·d + K)/N in packets (default 10, Fig. 4)."
     ),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="EWMA gain g, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="EWMA gain g, 0 < g ≤ 1."),
     capacity: str | None = typer.Option(
         None, "--capacity", help="With --rtt, --marking-threshold, --flows: w̄."
     ),
     rtt: str = _RTT,
     packet_size: str = _PKT,
-    flows: int = typer.Option(10, "--flows", help="Number of flows N ≥ 1 (with --capacity)."),
+    flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1 (with --capacity)."),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets (with --capacity)."
     ),

@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .. import units
-from ..params import DctcpParams, DwtcpParams
+from ..params import (
+    DEFAULT_BETA,
+    DEFAULT_CAPACITY,
+    DEFAULT_FLOWS,
+    DEFAULT_G,
+    DEFAULT_RTT,
+    DWTCP_TARGET,
+    TARGET_HELP,
+    DctcpParams,
+    DwtcpParams,
+)
 from .app import dctcp_app, dwtcp_app
 from .common import (
     UsageError,
@@ -25,10 +35,10 @@ from .outputs import check_figure
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..models.dwtcp import DwtcpFluid
 
-_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
+_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
-_FLOWS = typer.Option(10, "--flows", help="Number of flows N ≥ 1.")
+_FLOWS = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1.")
 _DUR = typer.Option("100ms", "--duration", help='Simulated time ("100ms", "0.1s").')
 _SOLVER = typer.Option(
     "reference", "--solver", help="reference (SciPy, event-exact) or jax (fixed-step RK4)."
@@ -124,7 +134,7 @@ def dctcp_simulate(
     packet_size: str = _PKT,
     flows: int = _FLOWS,
     marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="ECN threshold K in packets."),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="EWMA gain g, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="EWMA gain g, 0 < g ≤ 1."),
     duration: str = _DUR,
     solver: str = _SOLVER,
     plot: str | None = _PLOT,
@@ -190,8 +200,10 @@ def dwtcp_simulate(
     rtt: str = _RTT,
     packet_size: str = _PKT,
     flows: int = _FLOWS,
-    beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (byte convention)."),
-    target: float = typer.Option(0.0, "--target", help="Target queue k in packets (d_t = τ + k·L/C)."),
+    beta: float = typer.Option(
+        DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (byte convention)."
+    ),
+    target: float = typer.Option(DWTCP_TARGET, "--target", help=TARGET_HELP),
     delay: bool = typer.Option(
         True,
         "--delay/--no-delay",
