@@ -102,8 +102,7 @@ def compare_fluid(
             as_json=json,
         )
         return
-    from ..packet.crosscheck import TOLERANCES, compare_dctcp, within_tolerance
-    from ..params import DctcpParams
+    from ..reports.compare import run_compare_fluid
     from ..units import parse_time
 
     _check("--g", g, math.isfinite(g) and 0 < g <= 1, "a number with 0 < g <= 1")
@@ -120,27 +119,16 @@ def compare_fluid(
     except ValueError:
         raise UsageError("--duration", duration, 'a positive time such as "100ms"') from None
     _check("--duration", duration, 200.0 / link.C <= dur <= 10.0, "a time between 200 slots and 10 s")
-    rows, data = [], {}
-    for n in (int(x) for x in ns):
-        P = DctcpParams(link=link, flows=n, K=marking_threshold, g=g)
-        c = compare_dctcp(n, params=P, duration=dur, seed=seed)
-        ok, text = within_tolerance(c)
-        data[n] = c
-        rows.append(
-            {
-                "flows": n,
-                "wbar": c["wbar"],
-                "packet": c["packet"],
-                "fluid": c["fluid"],
-                "fluid_window": c["fluid_window"],
-                "diff": c["diff"],
-                "diff_window": c["diff_window"],
-                "ratio": c["ratio"],
-                "ratio_window": c["ratio_window"],
-                "within_tolerance": ok,
-                "measured": text,
-            }
-        )
+    out, data = run_compare_fluid(
+        "dctcp",
+        [int(n) for n in ns],
+        links=[link],
+        marking_threshold=marking_threshold,
+        g=g,
+        duration=dur,
+        seed=seed,
+    )
+    rows = out["rows"]
     if plot:
         import matplotlib.pyplot as plt
 
@@ -150,7 +138,6 @@ def compare_fluid(
         fig = plot_packet_vs_fluid(data, flows=tuple(data))
         save_figure(fig, plot)
         plt.close(fig)
-    out = {"tolerances": TOLERANCES, "rows": rows, "duration_s": dur}
     if json:
         emit_json(out)
         return

@@ -48,21 +48,6 @@ def _save(pp, path: Path) -> None:
     print_written([path])
 
 
-def _summary(pp, path: Path) -> dict:
-    return {
-        "out": str(path),
-        "model": repr(pp.model),
-        "parameters": pp.params,
-        "axes": list(pp.axis_names),
-        "projection": pp.projection,
-        "equilibria": [
-            {"state": e.x, "law": pp.law_names[e.u], "class": e.kind, "stability": e.stability}
-            for e in pp.equilibria
-        ],
-        "trajectories": [{"start": tr.x0, "end": tr.x[-1], "status": tr.status} for tr in pp.trajectories],
-    }
-
-
 @phase_app.command("dwtcp")
 def phase_dwtcp(
     out: str = _OUT,
@@ -87,7 +72,7 @@ def phase_dwtcp(
 ) -> None:
     """DWTCP (w, q) portrait of [DWTCP] eqs. (6)/(7), with or without the feedback delay."""
     from .. import units
-    from ..experiments.phase_dwtcp import dwtcp_portrait
+    from ..reports.phase import run_phase_dwtcp
 
     path = _check_out(out)
     link = link_from_flags(capacity, rtt, packet_size)
@@ -109,10 +94,10 @@ def phase_dwtcp(
         raise UsageError("--duration", duration, accepted)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
     with status("phase dwtcp: integrating the trajectories"):
-        pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=T, variant=variant)
+        doc, pp = run_phase_dwtcp(P, duration=T, delay=delay, variant=variant, out=path)
     _save(pp, path)
     if json:
-        emit_json(_summary(pp, path))
+        emit_json(doc)
 
 
 @phase_app.command("dctcp")
@@ -140,7 +125,8 @@ def phase_dctcp(
     json: bool = _JSON,
 ) -> None:
     """DCTCP normalized model (11)-(14) of [DCTCP-A]: W̃–q̃ projection, α̃ as colour (Fig. 4)."""
-    from ..experiments.phase_dctcp import DCTCP_STARTS, dctcp_portrait
+    from ..experiments.phase_dctcp import DCTCP_STARTS
+    from ..reports.phase import run_phase_dctcp
 
     path = _check_out(out)
     if not (math.isfinite(g) and 0 < g <= 1):
@@ -162,13 +148,8 @@ def phase_dctcp(
         raise UsageError("--wbar", wbar, "packets in (0, 10000]")
     if not (math.isfinite(duration) and 0 < duration <= 1e5):
         raise UsageError("--duration-rstar", duration, "units of R* in (0, 100000]")
-    # Fig. 4's starts, with the window scaled to w̄ (the cycle's W̃ scales with w̄)
-    starts = [(w * wbar / 10.0, a, q) for w, a, q in DCTCP_STARTS]
-    if psi is not None:
-        floor = -psi / (1 + psi)
-        starts = [(w, a, max(q, floor)) for w, a, q in starts]
-    with status(f"phase dctcp: integrating {len(starts)} trajectories"):
-        pp = dctcp_portrait(wbar, g, starts=starts, duration=duration, psi=psi)
+    with status(f"phase dctcp: integrating {len(DCTCP_STARTS)} trajectories"):
+        doc, pp = run_phase_dctcp(wbar, g, psi=psi, duration=duration, out=path)
     _save(pp, path)
     if json:
-        emit_json(_summary(pp, path))
+        emit_json(doc)
