@@ -31,6 +31,10 @@ DWTCP truth
 Derivations
     ``derivations`` (every checked SymPy derivation), ``jf_normalized``, ``alpha_star``, ``rate_ratio``,
     ``delayed_root``, ``kbar_crit_delay``, ``first_integral``.
+Reports
+    ``condition_report``, ``eigen_report``, ``dwtcp_simulate_report``, ``dctcp_simulate_report``,
+    ``limit_cycle_report``, ``guide_report``, ``hybrid_report``, ``phase_dwtcp_report``, ``phase_dctcp_report``,
+    ``compare_fluid_report``: the dict each command's ``--json`` prints, without the CLI's header.
 Results
     ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
     ``to_dataset()``, ``plot(ax=None)``.
@@ -170,6 +174,17 @@ _LAZY: dict[str, tuple[str, str]] = {
     "delayed_root": ("symbolic.dwtcp_delay_roots", "delayed_root"),
     "kbar_crit_delay": ("symbolic.dwtcp_delay_roots", "kbar_crit_delay"),
     "first_integral": ("symbolic.dwtcp_orbits", "first_integral"),
+    # each command's JSON document (dwtcp_fluid.reports): dw.<name>_report(...) == `--json` minus its header
+    "condition_report": ("reports.dwtcp", "condition_report"),
+    "eigen_report": ("reports.dwtcp", "eigen_report"),
+    "dwtcp_simulate_report": ("reports.dwtcp", "dwtcp_simulate_report"),
+    "dctcp_simulate_report": ("reports.dctcp", "dctcp_simulate_report"),
+    "limit_cycle_report": ("reports.dctcp", "limit_cycle_report"),
+    "guide_report": ("reports.dctcp", "guide_report"),
+    "hybrid_report": ("reports.dctcp", "hybrid_report"),
+    "phase_dwtcp_report": ("reports.phase", "phase_dwtcp_report"),
+    "phase_dctcp_report": ("reports.phase", "phase_dctcp_report"),
+    "compare_fluid_report": ("reports.compare", "compare_fluid_report"),
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("crosscheck.compare_dwtcp", "compare_dwtcp"),
     "packet_outcomes": ("sweep.outcomes_packet", "packet_outcomes"),

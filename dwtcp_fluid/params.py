@@ -17,6 +17,13 @@ from . import units
 from .formulas import dctcp_fixed_point_queue, kbar_star
 
 __all__ = [
+    "DEFAULT_BETA",
+    "DEFAULT_CAPACITY",
+    "DEFAULT_FLOWS",
+    "DEFAULT_G",
+    "DEFAULT_RTT",
+    "DWTCP_TARGET",
+    "TARGET_HELP",
     "LinkParams",
     "DctcpParams",
     "DwtcpParams",
@@ -25,6 +32,30 @@ __all__ = [
     "DCTCP_ANALYSIS",
     "DWTCP_EVALUATION",
 ]
+
+
+#: Command-line defaults, one per parameter: every command's flag reads its default (and its help text) from here,
+#: and tests/test_cli_defaults.py fails when two commands default the same flag differently.
+#: Link of every single-bottleneck command: 10 Gbps, base RTT 100 µs ([DCTCP-A] section 5, [DWTCP] section 5.1).
+DEFAULT_CAPACITY = "10Gbps"
+DEFAULT_RTT = "100us"
+#: Number of long-lived flows N.
+DEFAULT_FLOWS = 10
+#: DWTCP decrease gain β (byte convention), [DWTCP] section 5.1.
+DEFAULT_BETA = 0.001
+#: DCTCP EWMA gain g, [DCTCP-A] section 5 (1/16).
+DEFAULT_G = 1.0 / 16.0
+#: DWTCP target queue K of d_t = τ + K·L/C, packets, for the commands that run the protocol (``dwtcp simulate``,
+#: ``phase dwtcp``, ``packet run --law dwtcp``, ``packet compare-fluid --law dwtcp``): K = 100, [DWTCP]'s evaluation
+#: setting (section 5.1). The paper's analysis (eq. (6), condition (14)) takes K = 0 (d_t = τ), but with K = 0 the
+#: packet law keeps no standing queue to aim at: a Scout is late as soon as it waits at all, so the law reads any
+#: queue as congestion. The library's :class:`DwtcpParams` keeps ``k = 0`` for the analysis of appendix A.
+DWTCP_TARGET = 100.0
+#: Help text of every ``--target`` flag.
+TARGET_HELP = (
+    f"Target queue K of d_t = τ + K·L/C, packets ≥ 0 ({DWTCP_TARGET:g}: [DWTCP]'s evaluation; "
+    "0: d_t = τ, the analysis of eq. (6))."
+)
 
 
 def check_range(

@@ -101,7 +101,7 @@ CASES = [
     ("dwtcp simulate --duration -1s", 2, "--duration"),
     ("dwtcp simulate --beta 0", 2, "--beta"),
     ("dwtcp simulate --flows 0", 2, "--flows"),
-    ("dwtcp simulate --variant paper-scout --no-delay --json", 1, "too_many_events"),
+    ("dwtcp simulate --variant paper-scout --no-delay --target 0 --json", 1, "too_many_events"),
     ("dwtcp simulate --plot /proc/x.png", 2, "/proc/x.png"),
     ("dctcp simulate --g 0", 2, "--g"),
     ("dctcp simulate --marking-threshold -1", 2, "--marking-threshold"),

@@ -90,7 +90,7 @@ def test_implausible_inputs_warn_before_work(capsys):
         ),
         (
             ["dwtcp", "simulate", "--duration", "2ms"],
-            {"duration": "2ms", "target": 0.0, "solver": "reference"},
+            {"duration": "2ms", "target": 100.0, "solver": "reference"},
         ),
         (["dctcp", "limit-cycle", "--wbar", "10"], {"wbar": 10.0, "g": 0.0625}),
     ],

@@ -1,13 +1,15 @@
 """The Scout-faithful DWTCP model against the packet core's DWTCP law (10 Gbps, β = 0.001, K = 100, buffer 5000).
 
+Packet runs: :func:`dwtcp_fluid.crosscheck.dwtcp_busy.packet_dwtcp`, which is the one definition of a DWTCP packet
+run at a setting (:func:`dwtcp_fluid.crosscheck.compare_dwtcp.packet_setting`, a point of the sweep's packet pass).
 Rule: :func:`dwtcp_fluid.sweep.packet_classes.tolerance_verdict` (mean queue within 10 packets or 20 %, utilization
 within 0.02; a standing-queue model needs a packet queue that never empties; a steady packet run needs a model
 whose amplitude is within the packet run's own oscillation threshold; an oscillating one a period within 15 % where
-the packet period is regular). Measured on packet core v2, seeds 0, 1, 2: pass at the five settings other than
-1 ms N = 2 on every seed (15 of 15); 1 ms N = 2 is not stationary on every seed and never scored (its utilization
-is set by the flows' start phases, proofs/dwtcp_busy.md). At 100 µs N = 10 the packet period is regular on seeds 1
-and 2 (3.59 and 3.11 ms vs the model's 3.12 ms, 13 % and 0 %) and irregular on seed 0 (cycle-length CV 0.51: not
-scored). The default tests use seed 0 at 100 µs.
+the packet period is regular). Measured on packet core v2, seeds 0, 1, 2 (proofs/dwtcp_busy.md): at the five
+settings other than 1 ms N = 2, 12 of 15 pass; the three misses are periods at 100 µs (N = 2 seed 0: the packet
+run oscillates, 0.80 vs 0.94 ms; N = 10 seeds 0, 2: 2.63 and 2.58 vs 3.12 ms), mean queue and utilization within
+tolerance everywhere. 1 ms N = 2 is a phase arrangement whose utilization wanders (not stationary on seed 0, read
+steady on seeds 1, 2). The default tests use seed 0 at 100 µs.
 """
 
 from __future__ import annotations
@@ -46,25 +48,35 @@ def test_standing_queue_at_100us_n50():
     assert abs(pk["queue_mean"] - standing_queue_point(setting(1e-4, 50))["q"]) <= 10
 
 
+def _only_the_period_misses(pk: dict, md: dict, lo: float, hi: float) -> None:
+    """Mean queue and utilization within tolerance, the regular packet period missed by lo-hi (model slower)."""
+    v = tolerance_verdict(pk, md)
+    assert v["verdict"] == "fail" and [w.endswith("True") for w in v["why"]] == [True, True, False], v["why"]
+    assert pk["period_regular"] and lo < md["period_s"] / pk["period_s"] - 1 < hi, (
+        pk["period_s"],
+        md["period_s"],
+    )
+
+
 def test_cycle_at_100us_n2():
-    """The model cycles through q = 0 with a ripple of 3.1 packets (period 0.94 ms); the packet queue empties
-    too and swings by 5.0 packets, within the steady threshold max(5, N) (seed 0; 4.0 and 4.5 on seeds 1, 2):
-    both steady by the one rule, mean queue 3.8 vs 1.6 and utilization 0.951 vs 0.966 within tolerance."""
+    """The model cycles through q = 0 with a ripple of 3.1 packets (period 0.94 ms). The packet queue empties too;
+    on seed 0 it swings by 5.5 packets, above the steady threshold max(5, N), with a regular period of 0.80 ms
+    (cycle-length CV 0.03): the model's cycle is 17 % slow, a fail, while mean queue (3.8 vs 1.6) and utilization
+    (0.952 vs 0.966) are within tolerance. (Seeds 1, 2 swing by 4.0 and 4.5: steady, and pass.)"""
     pk, md = _pair(1e-4, 2)
-    assert md["regime"] == "cycle" and pk["queue_min"] == 0 and pk["class"] == "steady"
-    ok, why = within_tolerance(pk, md)
-    assert ok, why
+    assert md["regime"] == "cycle" and pk["queue_min"] == 0 and pk["class"] == "oscillating"
+    _only_the_period_misses(pk, md, 0.10, 0.25)
 
 
 def test_cycle_at_100us_n10():
     """Just below the boundary (N* = 10.66) both cycle: long busy periods ended by the ripple's trough; mean queue
-    8.4 (seed 0) vs 7.2 (model). The packet queue's cycle lengths vary (CV 0.51, first autocorrelation peak 2.4 ms
-    vs the model's 3.12 ms), so its period is reported and not scored. The model without the ripple and the
-    sawtooth term puts N = 10 in the standing-queue regime (the old criterion β_w·(BDP/N)^{3/2} = 0.93 < 1)."""
+    10.0 (seed 0) vs 7.2 (model). The packet period is regular (2.63 ms, CV 0.32) and the model's 3.12 ms is 19 %
+    slow: a fail on the period only (seed 1: 2.86 ms, 9 %, pass; seed 2: 2.58 ms, 21 %). The model without the
+    ripple and the sawtooth term puts N = 10 in the standing-queue regime (the old criterion
+    β_w·(BDP/N)^{3/2} = 0.93 < 1)."""
     pk, md = _pair(1e-4, 10)
     assert md["regime"] == "cycle" and pk["queue_min"] == 0 and pk["class"] == "oscillating"
-    ok, why = within_tolerance(pk, md)
-    assert ok, why
+    _only_the_period_misses(pk, md, 0.10, 0.30)
     P = setting(1e-4, 10)
     assert P.beta_sqrt_packets * (P.bdp / 10) ** 1.5 < 1
 
@@ -93,20 +105,23 @@ def test_regular_period():
     assert ok and "not scored" in why[2]
 
 
-#: Outcome of each setting at seed 0: met, or the packet run's class.
-_EXPECTED = {(1e-4, 2): "met", (1e-4, 10): "met", (1e-4, 50): "met", (1e-3, 2): "not_stationary",
+#: Outcome of each setting at seed 0: met, the period missed, or the packet run's class.
+_EXPECTED = {(1e-4, 2): "period", (1e-4, 10): "period", (1e-4, 50): "met", (1e-3, 2): "not_stationary",
              (1e-3, 10): "met", (1e-3, 50): "met"}  # fmt: skip
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("rtt", "n"), SETTINGS)
 def test_six_settings(rtt, n):
-    """Each setting at seed 0: met, or (1 ms, N = 2) never scored. At 1 ms the packet runs are steady (N = 10:
-    amplitude 4.5 within 10; N = 50: 41.2 within 50) and so is the model by the same threshold (8.3, 40.6)."""
+    """Each setting at seed 0: met, the period missed (100 µs, N = 2 and 10), or (1 ms, N = 2) never scored. At 1 ms
+    the packet runs are steady (N = 10: amplitude 7.0 within 10; N = 50: 42.0 within 50) and so is the model by the
+    same threshold (7.5, 40.6)."""
     pk, md = _pair(rtt, n)
     v = tolerance_verdict(pk, md)
     if _EXPECTED[(rtt, n)] == "met":
         assert v["verdict"] == "pass", v["why"]
+    elif _EXPECTED[(rtt, n)] == "period":
+        _only_the_period_misses(pk, md, 0.10, 0.30)
     else:
         assert v["verdict"] == "not scored" and pk["class"] == _EXPECTED[(rtt, n)], v["why"]
     assert len(SETTINGS) == 6
@@ -115,10 +130,13 @@ def test_six_settings(rtt, n):
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_other_seeds(seed):
-    """Seeds 1 and 2 at the five scored settings: met everywhere; at 100 µs N = 10 the packet period is regular
-    on both and within 15 % of the model's (3.59 and 3.11 vs 3.12 ms)."""
+    """Seeds 1 and 2 at the five settings other than 1 ms N = 2: met everywhere but at 100 µs N = 10 on seed 2,
+    where the packet period is regular and the model's 21 % slow (2.58 vs 3.12 ms; seed 1: 2.86 ms, 9 %, met)."""
     runs = [key for key in SETTINGS if key != (1e-3, 2)]
     for pk, md in zip(packet_dwtcp(runs, seed=seed), model_dwtcp(runs, method="jax"), strict=True):
+        if (seed, pk["rtt"], pk["flows"]) == (2, 1e-4, 10):
+            _only_the_period_misses(pk, md, 0.10, 0.30)
+            continue
         ok, why = within_tolerance(pk, md)
         assert ok, (pk["rtt"], pk["flows"], why)
         if (pk["rtt"], pk["flows"]) == (1e-4, 10):
@@ -142,7 +160,7 @@ def test_queue_delay_models_miss():
 @pytest.mark.parametrize("n", [13, 16, 30])
 def test_standing_queue_beyond_the_boundary(n):
     """Past the boundary (N* = 10.66 at 100 µs) the packet queue never empties and sits within 10 packets or 20 %
-    of q* (N = 13-30: within 3.4 packets); the packet core's own boundary lies between N = 11 (cycles) and 13."""
+    of q* (N = 13-30: within 2.3 packets, seed 0); the packet core's own boundary lies between N = 11 (cycles) and 13."""
     pk = packet_dwtcp([(1e-4, n)])[0]
     q = standing_queue_point(setting(1e-4, n))["q"]
     assert pk["queue_min"] > 0 and pk["utilization"] == 1.0

@@ -12,8 +12,9 @@ everything.
     layer 6  symbolic, crosscheck     (symbolic: derivations, whose proofs may state numbers analysis and the
                                        sweep compute; crosscheck: the packet core judged against the fluid models)
     layer 7  experiments              (figure recipes and the catalog: build, plot, claims)
-    layer 8  cli
-    layer 9  __main__ (`python -m dwtcp_fluid`)
+    layer 8  reports                  (each command's JSON document as a library function)
+    layer 9  cli
+    layer 10 __main__ (`python -m dwtcp_fluid`)
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ LAYERS = (
     {"sweep"},
     {"symbolic", "crosscheck"},
     {"experiments"},
+    {"reports"},
     {"cli"},
     {"__main__"},
 )

@@ -37,12 +37,22 @@ def test_undelayed_jax_step_follows_tau_not_the_span():
 
 @pytest.mark.parametrize("duration", ["100ms", "1s"])
 def test_undelayed_run_converges_in_both_solvers(capsys, duration):
-    """The reference solver (event-exact) says the undelayed paper model settles (amplitude 0); the JAX solver must
+    """At the paper's K = 0 the reference solver (event-exact) says the undelayed paper model settles (amplitude 0); the JAX solver must
     say the same at every duration (before: an oscillation of amplitude 10.4 at 1 s)."""
     out = {}
     for solver in ("reference", "jax"):
         code, o, err = run(
-            capsys, "dwtcp", "simulate", "--no-delay", "--solver", solver, "--duration", duration, "--json"
+            capsys,
+            "dwtcp",
+            "simulate",
+            "--no-delay",
+            "--target",
+            "0",
+            "--solver",
+            solver,
+            "--duration",
+            duration,
+            "--json",
         )
         assert code == 0, err
         out[solver] = json.loads(o)
@@ -54,9 +64,11 @@ def test_undelayed_run_converges_in_both_solvers(capsys, duration):
 
 
 def test_chattering_reference_run_is_a_status_with_json(capsys):
-    """paper-scout without delay chatters on q = 0: the reference solver stops with TOO_MANY_EVENTS; the CLI prints
+    """paper-scout without delay at K = 0 chatters on q = 0: the reference solver stops with TOO_MANY_EVENTS; the CLI prints
     the status in JSON (no observables), exits 1 with one line, and never evaluates beyond where the run stopped."""
-    code, out, err = run(capsys, "dwtcp", "simulate", "--variant", "paper-scout", "--no-delay", "--json")
+    code, out, err = run(
+        capsys, "dwtcp", "simulate", "--variant", "paper-scout", "--no-delay", "--target", "0", "--json"
+    )
     assert code == 1
     d = json.loads(out)
     assert d["status"] == "too_many_events" and d["message"]

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..params import LinkParams
+from ..reports import to_jsonable
 
 __all__ = [
     "UsageError",
@@ -61,26 +62,6 @@ class WorkError(Exception):
     def __init__(self, message: str, code: int = 1) -> None:
         self.code = code
         super().__init__(message)
-
-
-def to_jsonable(obj: Any) -> Any:
-    """Convert numpy scalars/arrays, tuples and non-finite floats (→ null) to plain JSON types."""
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [to_jsonable(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return to_jsonable(obj.tolist())
-    if isinstance(obj, np.bool_ | bool):
-        return bool(obj)
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.floating | float):
-        v = float(obj)
-        return v if math.isfinite(v) else None
-    if isinstance(obj, complex | np.complexfloating):
-        return [to_jsonable(obj.real), to_jsonable(obj.imag)]
-    return obj
 
 
 #: Version of the JSON documents' layout: bumped when a key is renamed or removed (adding keys does not bump it).

@@ -8,15 +8,15 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DwtcpParams
+from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_RTT, DwtcpParams
 from .app import dwtcp_app
 from .common import UsageError, emit_json, link_from_flags
 
-_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option("100us", "--rtt", help='Base RTT τ ("100us", "0.1ms", "1e-4s").')
+_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT τ ("100us", "0.1ms", "1e-4s").')
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
-_FLOWS = typer.Option(10, "--flows", help="Number of flows N ≥ 1.")
-_BETA = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1.")
+_FLOWS = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1.")
+_BETA = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1.")
 _JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
 
 
@@ -52,25 +52,10 @@ def condition(
     json: bool = _JSON,
 ) -> None:
     """The paper's condition k̄ < k̄* = 2·BDP/√β ([DWTCP] eq. (14)) in numbers."""
+    from ..reports.dwtcp import condition_report
+
     P = _params(beta, capacity, rtt, packet_size, flows)
-    out = {
-        "beta": P.beta,
-        "flows": P.flows,
-        "capacity_pps": P.link.C,
-        "rtt_s": P.tau,
-        "bdp_packets": P.bdp,
-        "window_fair_share": P.window_fair_share,
-        "kbar_crit": P.kbar_crit,
-        "kbar_crit_over_bdp": P.kbar_crit / P.bdp,
-        "kbar_crit_delay_s": P.kbar_crit / P.link.C,
-        "kbar_crit_bytes": P.kbar_crit * P.link.L,
-        "beta_guideline": P.beta_guideline,
-        "meaning": (
-            "k̄ < k̄* makes the eigenvalues of the frozen decrease-phase Jacobian (8) complex (a spiral); "
-            "they have negative real part for every k̄ > 0 (eq. (12)), so the condition separates spiral from node, "
-            "not stable from unstable."
-        ),
-    }
+    out = condition_report(P)
     if json:
         emit_json(out)
         return
@@ -111,51 +96,24 @@ def eigen(
     """Jacobian, eigenvalues and class of the DWTCP fluid model frozen at (w, q = k̄), eqs. (8)-(16)."""
     import numpy as np
 
-    from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
-    from ..models.dwtcp import DwtcpFluid
+    from ..reports.dwtcp import eigen_report
 
     if phase not in ("decrease", "increase"):
         raise UsageError("--phase", phase, "decrease or increase")
     if variant not in ("paper", "sqrt"):
         raise UsageError("--variant", variant, "paper or sqrt")
     P = _params(beta, capacity, rtt, packet_size, flows)
-    w = P.window_fair_share if window is None else window
-    if not (math.isfinite(w) and w > 0):
+    if window is not None and not (math.isfinite(window) and window > 0):
         raise UsageError("--window", window, "a window in packets > 0")
     if phase == "decrease":
         if kbar is None:
             raise UsageError("--kbar", kbar, "a queue in packets > 0 (required with --phase decrease)")
         if not (math.isfinite(kbar) and kbar >= 0):
             raise UsageError("--kbar", kbar, "a queue in packets >= 0")
-    q = 0.0 if kbar is None else kbar
-    model = DwtcpFluid(variant=variant)
-    J = model.jacobian_fn(1 if phase == "decrease" else 0)([w, q], model.numeric_params(P))
-    ev = np.linalg.eigvals(J)
-    ev = ev[np.argsort(ev.imag, kind="stable")]
-    cls = CLASSES[int(classify_2x2(J))]
-    stab = STABILITY[int(stability_2x2(J))]
-    out = {
-        "phase": phase,
-        "variant": variant,
-        "window": w,
-        "kbar": q,
-        "jacobian": J.tolist(),
-        "eigenvalues_format": "[real, imaginary] pairs in 1/s, sorted by imaginary part",
-        "eigenvalues": [[float(e.real), float(e.imag)] for e in ev],
-        "classification": cls,
-        "stability": stab,
-        "trace": float(np.trace(J)),
-        "determinant": float(np.linalg.det(J)),
-        "discriminant": float(np.trace(J) ** 2 - 4 * np.linalg.det(J)),
-        "kbar_crit": P.kbar_crit,
-    }
-    if phase == "decrease":
-        out["condition"] = bool(q < P.kbar_crit)
-    else:
-        out["note"] = (
-            "J = [[0, 0], [N/τ, 0]] is nilpotent: both eigenvalues are 0 and w grows linearly; "
-            "the paper's (15)/(16) write [[0, 0], [0, N/τ]] with eigenvalue N/τ."
-        )
+    out = eigen_report(P, phase=phase, kbar=kbar, window=window, variant=variant)
+    J = np.array(out["jacobian"])
+    ev = [complex(re, im) for re, im in out["eigenvalues"]]
+    w, q, cls, stab = out["window"], out["kbar"], out["classification"], out["stability"]
     if json:
         emit_json(out)
         return

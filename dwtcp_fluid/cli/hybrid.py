@@ -8,46 +8,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DctcpParams
+from ..params import DEFAULT_G, DEFAULT_RTT, DctcpParams
 from .app import dctcp_app
 from .common import UsageError, emit_json, link_from_flags
-
-
-def _worst_case_convergence(wstar: float, g: float, flows: int) -> dict[str, float | None]:
-    """Fig. 12-style start (one flow holds the pipe with α = 0, the others start at W = 1, α = 1)."""
-    import numpy as np
-
-    from ..analysis import hybrid as hy
-
-    W_max = wstar * flows
-    W0 = np.ones(flows)
-    W0[0] = max(W_max - (flows - 1), 1.0)
-    A0 = np.ones(flows)
-    A0[0] = 0.0
-    rate = float(hy.rate_dctcp(wstar, g))
-    # enough epochs to decay by e^-12 at the predicted rate; each epoch lasts about 1 + W*α*/2 RTTs
-    astar = float(hy.alpha_star(wstar, g))
-    n = int(min(200_000, max(200, 12.0 / rate / (1.0 + wstar * astar / 2.0))))
-    traj = hy.simulate_hybrid(W0[None, :], A0[None, :], g, W_max, n)
-    ct = hy.convergence_times(traj, astar=astar)
-    return {
-        "flows": flows,
-        "t_window_rtt": float(ct["t_window"][0]),
-        "t_alpha_rtt": float(ct["t_alpha"][0]),
-        "rate_fitted": float(hy.fitted_rate(traj)[0]),
-        "epochs": n,
-    }
 
 
 @dctcp_app.command("hybrid")
 def hybrid(
     wstar: float = typer.Option(None, "--wstar", help="Fair-share window W* = (C·d + K)/N in packets (> 0)."),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
     flows: int = typer.Option(
         2, "--flows", help="N for the convergence run (and for W* from physical flags)."
     ),
     capacity: str = typer.Option(None, "--capacity", help='With --rtt, -K: W* from C·d + K ("10Gbps").'),
-    rtt: str = typer.Option("100us", "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
+    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets, with --capacity."
     ),
@@ -59,6 +33,7 @@ def hybrid(
     Rates are per RTT; times in RTTs. Give --wstar, or --capacity/--rtt/--marking-threshold/--flows.
     """
     from ..analysis import hybrid as hy
+    from ..reports.dctcp import hybrid_report
 
     if not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")
@@ -75,14 +50,7 @@ def hybrid(
         wstar = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g).W_star
     if not (math.isfinite(wstar) and wstar > 0):
         raise UsageError("--wstar", wstar, "a window in packets > 0")
-    out = hy.hybrid_summary(wstar, g)
-    W_max = wstar * flows
-    out["assumptions_22"] = {
-        "N>=2": flows >= 2,
-        "W_max>=2N": W_max >= 2 * flows,
-        "g<=1/sqrt(W_max)": g <= 1.0 / math.sqrt(W_max),
-    }
-    out["convergence"] = _worst_case_convergence(wstar, g, flows)
+    out = hybrid_report(wstar, g, flows)
     if json:
         emit_json(out)
         return

@@ -8,7 +8,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DctcpParams
+from ..params import DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams
 from .app import dctcp_app
 from .common import UsageError, WorkError, emit_json, link_from_flags, print_quantities
 
@@ -18,15 +18,15 @@ def limit_cycle(
     wbar: float = typer.Option(
         None, "--wbar", help="w̄ = (C·d + K)/N in packets (> 0); or use physical flags."
     ),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
     psi: float = typer.Option(
         None, "--psi", help="ψ = K/(C·d) > 0: queue floor for the throughput (with --wbar)."
     ),
     capacity: str = typer.Option(
         None, "--capacity", help='Bottleneck capacity ("10Gbps"); with --rtt, --flows, -K.'
     ),
-    rtt: str = typer.Option("100us", "--rtt", help='Base RTT d ("100us").'),
-    flows: int = typer.Option(10, "--flows", help="N, with --capacity."),
+    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us").'),
+    flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="N, with --capacity."),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets, with --capacity."
     ),
@@ -39,8 +39,7 @@ def limit_cycle(
     section 3.3.2 when ψ is known). rho_paper is ρ(Z1·Z2) with exp(∫J), rho_monodromy with the true
     transition matrices, rho_return_map from finite differences of the return map.
     """
-    from ..analysis.floquet import theorem1
-    from ..analysis.limit_cycle import FixedPoint, find_limit_cycle
+    from ..reports.dctcp import limit_cycle_report
 
     if not (isinstance(g, int | float) and math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
@@ -59,63 +58,12 @@ def limit_cycle(
         raise UsageError("--wbar", wbar, "packets > 0")
     if psi is not None and not (math.isfinite(psi) and psi > 0):
         raise UsageError("--psi", psi, "a number > 0")
-    free = find_limit_cycle(wbar, g)
-    if not free.ok:
+    out = limit_cycle_report(wbar, g, psi=psi, physical=physical)
+    if out["status"] != "ok":
         # a status, never numbers: the finder did not reach the fixed point or could not follow the cycle
-        out = {
-            "regime": free.regime if isinstance(free, FixedPoint) else "limit_cycle",
-            "status": free.status_of(0).name.lower(),
-            "message": free.message if isinstance(free, FixedPoint) else free.message_of(0),
-            "wbar": wbar,
-            "g": g,
-        }
         if json:
             emit_json(out)
         raise WorkError(f"the limit-cycle finder gave no result at w̄ = {wbar:g}, g = {g:g}: {out['message']}")
-    if isinstance(free, FixedPoint):
-        out = {
-            "regime": "fixed_point",
-            "status": "ok",
-            "q_min": float(free.state[2]),
-            "q_max": float(free.state[2]),
-            "period_rtt": None,
-            "throughput": 1.0,
-            "rho_paper": None,
-            "rho_monodromy": None,
-            "message": free.message,
-            "wbar": wbar,
-            "g": g,
-        }
-        if physical is not None:
-            out["fixed_point_queue_packets"] = physical.fixed_point_queue
-    else:
-        t1 = theorem1(free)
-        throughput = 1.0
-        floored = None
-        if psi is not None and free.q_min < -psi / (1.0 + psi):
-            floored = find_limit_cycle(wbar, g, psi=psi, y0=free.x_alpha[:2])
-            throughput = floored.throughput
-        out = {
-            "regime": "limit_cycle",
-            "status": "ok",
-            "q_min": free.q_min,
-            "q_max": free.q_max,
-            "period_rtt": free.period,  # normalized time: one unit is R* = d + K/C
-            "throughput": throughput,
-            "rho_paper": t1.rho_paper,
-            "rho_monodromy": t1.rho_monodromy,
-            "rho_return_map": t1.rho_return_map,
-            "h_alpha_rtt": free.h_alpha,
-            "h_beta_rtt": free.h_beta,
-            "x_alpha": free.x_alpha.tolist(),
-            "x_beta": free.x_beta.tolist(),
-            "wbar": wbar,
-            "g": g,
-            "psi": psi,
-            "queue_floor_reached": floored is not None,
-        }
-        if physical is not None:
-            out["physical"] = (floored or free).physical(physical)
     if json:
         emit_json(out)
         return
@@ -133,15 +81,14 @@ def guide(
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """K and the g range from our limit cycles and the hybrid model, next to the paper's (17), (18), (27)."""
-    from ..analysis.guidelines import guide as compute_guide
+    from ..reports.dctcp import guide_report
 
     link = link_from_flags(capacity, rtt, packet_size)
     if flows is not None and not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")
     if link.bdp < 2.0:
         raise UsageError("--rtt", rtt, f"a C·d of at least 2 packets (got {link.bdp:.3g})")
-    out = compute_guide(link, flows)
-    out["g_range"] = [out["g_min"], out["g_max"]]
+    out = guide_report(link, flows)
     if json:
         emit_json(out)
         return

@@ -7,6 +7,7 @@ from typing import Any
 
 import typer
 
+from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import dctcp_app
 from .common import UsageError, emit_json, link_from_flags
 
@@ -17,8 +18,8 @@ __all__ = ["network"]
 def network(
     topology: str = typer.Option("parking-lot:2", "--topology", help="path:K | parking-lot:K (K hops)."),
     flows: int = typer.Option(1, "--flows", help="Flows per group (1..256)."),
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Rate of every link ("10Gbps").'),
-    rtt: str = typer.Option("100us", "--rtt", help='Base RTT of every flow ("100us").'),
+    capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Rate of every link ("10Gbps").'),
+    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT of every flow ("100us").'),
     marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="K of every link, packets."),
     duration: str = typer.Option("100ms", "--duration", help='Fluid (and packet) run length ("100ms").'),
     packet: bool = typer.Option(False, "--packet", help="Also run the packet chain and compare."),

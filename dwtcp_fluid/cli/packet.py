@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWTCP_TARGET, TARGET_HELP
+
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
@@ -30,22 +32,20 @@ def compare_fluid(
         "cubic (its hybrid fluid model).",
     ),
     flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
+    capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps").'),
     rtt: str = typer.Option(
-        "100us", "--rtt", help='Base RTT d ("100us"); with --law dwtcp a list ("100us,1ms").'
+        DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"); with --law dwtcp a list ("100us,1ms").'
     ),
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size L in bytes."),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="DCTCP: ECN threshold K, packets."
     ),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="DCTCP: EWMA gain g, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP: EWMA gain g, 0 < g ≤ 1."),
     duration: str = typer.Option(
         "100ms", "--duration", help="DCTCP: simulated time; the last half is compared."
     ),
-    beta: float = typer.Option(0.001, "--beta", help="DWTCP: β (byte convention), 0 < β ≤ 1."),
-    target: float = typer.Option(
-        100.0, "--target", help="DWTCP: target queue K of d_t = τ + K·L/C, packets."
-    ),
+    beta: float = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP: β (byte convention), 0 < β ≤ 1."),
+    target: float = typer.Option(DWTCP_TARGET, "--target", help="DWTCP: " + TARGET_HELP),
     buffer: int = typer.Option(5000, "--buffer", help="DWTCP: data buffer of the packet run, packets."),
     models: str = typer.Option(
         None, "--models", help="DWTCP: comma-separated fluid predictors (default: all)."
@@ -111,8 +111,7 @@ def compare_fluid(
             as_json=json,
         )
         return
-    from ..packet.crosscheck import TOLERANCES, compare_dctcp, within_tolerance
-    from ..params import DctcpParams
+    from ..reports.compare import run_compare_fluid
     from ..units import parse_time
 
     _check("--g", g, math.isfinite(g) and 0 < g <= 1, "a number with 0 < g <= 1")
@@ -129,27 +128,16 @@ def compare_fluid(
     except ValueError:
         raise UsageError("--duration", duration, 'a positive time such as "100ms"') from None
     _check("--duration", duration, 200.0 / link.C <= dur <= 10.0, "a time between 200 slots and 10 s")
-    rows, data = [], {}
-    for n in (int(x) for x in ns):
-        P = DctcpParams(link=link, flows=n, K=marking_threshold, g=g)
-        c = compare_dctcp(n, params=P, duration=dur, seed=seed)
-        ok, text = within_tolerance(c)
-        data[n] = c
-        rows.append(
-            {
-                "flows": n,
-                "wbar": c["wbar"],
-                "packet": c["packet"],
-                "fluid": c["fluid"],
-                "fluid_window": c["fluid_window"],
-                "diff": c["diff"],
-                "diff_window": c["diff_window"],
-                "ratio": c["ratio"],
-                "ratio_window": c["ratio_window"],
-                "within_tolerance": ok,
-                "measured": text,
-            }
-        )
+    out, data = run_compare_fluid(
+        "dctcp",
+        [int(n) for n in ns],
+        links=[link],
+        marking_threshold=marking_threshold,
+        g=g,
+        duration=dur,
+        seed=seed,
+    )
+    rows = out["rows"]
     if plot:
         import matplotlib.pyplot as plt
 
@@ -159,7 +147,6 @@ def compare_fluid(
         fig = plot_packet_vs_fluid(data, flows=tuple(data))
         save_figure(fig, plot)
         plt.close(fig)
-    out = {"tolerances": TOLERANCES, "rows": rows, "duration_s": dur}
     if json:
         emit_json(out)
         return

@@ -52,7 +52,8 @@ def compare_fluid_dwtcp(
 ) -> None:
     """Validate the flags, run :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp` for every N × RTT, print
     a table (or one JSON object) and optionally write the overlay figure."""
-    from ..crosscheck.compare_dwtcp import TOLERANCES, compare_dwtcp
+    from ..crosscheck.compare_dwtcp import TOLERANCES
+    from ..reports.compare import run_compare_fluid
     from ..sweep.predictors import predictors
 
     _check("--beta", beta, math.isfinite(beta) and 0 < beta <= 1, "a number with 0 < beta <= 1")
@@ -79,24 +80,18 @@ def compare_fluid_dwtcp(
         bad = [m for m in chosen if m not in names]
         _check("--models", models, bool(chosen) and not bad, " | ".join(names))
         names = chosen
-    results = []
-    for link in links:
-        for n in flows:
-            results.append(
-                compare_dwtcp(
-                    n,
-                    link.d,
-                    capacity=link.capacity,
-                    packet_size=link.packet_size,
-                    beta=beta,
-                    k=target,
-                    buffer=buffer,
-                    models=names,
-                    packet_rtts=packet_rtts,
-                    fluid_rtts=fluid_rtts,
-                    seed=seed,
-                )
-            )
+    doc, results = run_compare_fluid(
+        "dwtcp",
+        flows,
+        links=links,
+        beta=beta,
+        k=target,
+        buffer=buffer,
+        models=names,
+        packet_rtts=packet_rtts,
+        fluid_rtts=fluid_rtts,
+        seed=seed,
+    )
     if plot:
         from ..plots.dwtcp_packet import plot_dwtcp_overlay
         from ..plots.style import save_figure, style
@@ -105,13 +100,7 @@ def compare_fluid_dwtcp(
             save_figure(plot_dwtcp_overlay(results), plot)
         print_written([plot])
     if as_json:
-        emit_json(
-            {
-                "law": "dwtcp",
-                "tolerances": TOLERANCES,
-                "rows": [{k: v for k, v in r.items() if k != "traces"} for r in results],
-            }
-        )
+        emit_json(doc)
         return
     con = Console(width=None if sys.stdout.isatty() else 130)
     for r in results:

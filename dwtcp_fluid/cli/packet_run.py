@@ -15,6 +15,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
+from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import packet_app
 from .common import (
     UsageError,
@@ -236,10 +237,10 @@ def build_run_command() -> Any:
         P(
             "capacity",
             kw,
-            default=O("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").'),
+            default=O(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").'),
             annotation=str,
         ),
-        P("rtt", kw, default=O("100us", "--rtt", help='Base RTT ("100us", "20ms").'), annotation=str),
+        P("rtt", kw, default=O(DEFAULT_RTT, "--rtt", help='Base RTT ("100us", "20ms").'), annotation=str),
         P(
             "packet_size",
             kw,

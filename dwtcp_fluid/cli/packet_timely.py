@@ -6,10 +6,10 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
+from ..reports.compare import TIMELY_LAWS
 from .common import UsageError, emit_json
 
-#: The laws this command compares.
-TIMELY_LAWS = ("timely", "timely-patched")
+__all__ = ["TIMELY_LAWS", "compare_fluid_timely"]
 
 
 def compare_fluid_timely(law: str, *, seed: int, as_json: bool) -> None:
@@ -17,12 +17,12 @@ def compare_fluid_timely(law: str, *, seed: int, as_json: bool) -> None:
 
     Exits 1 (after printing) when a setting is outside the stated tolerances.
     """
-    from ..packet.crosscheck_timely import SETTINGS, TOLERANCES, compare_timely
+    from ..reports.compare import compare_fluid_report
 
     if law not in TIMELY_LAWS:
         raise UsageError("--law", law, " | ".join(TIMELY_LAWS))
-    rows = compare_timely(tuple(s for s in SETTINGS if s.law == law), seed=seed)
-    out = {"law": law, "tolerances": TOLERANCES, "rows": rows, "agree": all(r["agree"] for r in rows)}
+    out = compare_fluid_report(law, seed=seed)
+    rows = out["rows"]
     if as_json:
         emit_json(out)
     else:

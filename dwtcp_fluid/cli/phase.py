@@ -7,7 +7,17 @@ from pathlib import Path
 
 import typer
 
-from ..params import DctcpParams, DwtcpParams
+from ..params import (
+    DEFAULT_BETA,
+    DEFAULT_CAPACITY,
+    DEFAULT_FLOWS,
+    DEFAULT_G,
+    DEFAULT_RTT,
+    DWTCP_TARGET,
+    TARGET_HELP,
+    DctcpParams,
+    DwtcpParams,
+)
 from .app import app
 from .common import UsageError, emit_json, link_from_flags, print_written, require_unit, status
 from .outputs import check_figure
@@ -18,8 +28,8 @@ phase_app = typer.Typer(
 )
 app.add_typer(phase_app, name="phase")
 
-_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
+_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
 _OUT = typer.Option(..., "--out", help="Output file; the format follows the extension (.png, .svg, .pdf).")
 _JSON = typer.Option(False, "--json", help="Also print one JSON object (equilibria, end states).")
@@ -38,30 +48,17 @@ def _save(pp, path: Path) -> None:
     print_written([path])
 
 
-def _summary(pp, path: Path) -> dict:
-    return {
-        "out": str(path),
-        "model": repr(pp.model),
-        "parameters": pp.params,
-        "axes": list(pp.axis_names),
-        "projection": pp.projection,
-        "equilibria": [
-            {"state": e.x, "law": pp.law_names[e.u], "class": e.kind, "stability": e.stability}
-            for e in pp.equilibria
-        ],
-        "trajectories": [{"start": tr.x0, "end": tr.x[-1], "status": tr.status} for tr in pp.trajectories],
-    }
-
-
 @phase_app.command("dwtcp")
 def phase_dwtcp(
     out: str = _OUT,
     capacity: str = _CAP,
     rtt: str = _RTT,
     packet_size: str = _PKT,
-    flows: int = typer.Option(10, "--flows", help="Number of flows N ≥ 1 (10, as in every command)."),
-    beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (as in eq. (6))."),
-    target: float = typer.Option(0.0, "--target", help="Target queue k in packets (0: d_t = τ, eq. (6))."),
+    flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1."),
+    beta: float = typer.Option(
+        DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (as in eq. (6))."
+    ),
+    target: float = typer.Option(DWTCP_TARGET, "--target", help=TARGET_HELP),
     delay: bool = typer.Option(
         True,
         "--delay/--no-delay",
@@ -75,7 +72,7 @@ def phase_dwtcp(
 ) -> None:
     """DWTCP (w, q) portrait of [DWTCP] eqs. (6)/(7), with or without the feedback delay."""
     from .. import units
-    from ..experiments.phase_dwtcp import dwtcp_portrait
+    from ..reports.phase import run_phase_dwtcp
 
     path = _check_out(out)
     link = link_from_flags(capacity, rtt, packet_size)
@@ -97,10 +94,10 @@ def phase_dwtcp(
         raise UsageError("--duration", duration, accepted)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
     with status("phase dwtcp: integrating the trajectories"):
-        pp = dwtcp_portrait(P, delay_rtts=1.0 if delay else 0.0, duration=T, variant=variant)
+        doc, pp = run_phase_dwtcp(P, duration=T, delay=delay, variant=variant, out=path)
     _save(pp, path)
     if json:
-        emit_json(_summary(pp, path))
+        emit_json(doc)
 
 
 @phase_app.command("dctcp")
@@ -109,13 +106,13 @@ def phase_dctcp(
     wbar: float | None = typer.Option(
         None, "--wbar", help="w̄ = (C·d + K)/N in packets (default 10, Fig. 4)."
     ),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="EWMA gain g, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="EWMA gain g, 0 < g ≤ 1."),
     capacity: str | None = typer.Option(
         None, "--capacity", help="With --rtt, --marking-threshold, --flows: w̄."
     ),
     rtt: str = _RTT,
     packet_size: str = _PKT,
-    flows: int = typer.Option(10, "--flows", help="Number of flows N ≥ 1 (with --capacity)."),
+    flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1 (with --capacity)."),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets (with --capacity)."
     ),
@@ -128,7 +125,8 @@ def phase_dctcp(
     json: bool = _JSON,
 ) -> None:
     """DCTCP normalized model (11)-(14) of [DCTCP-A]: W̃–q̃ projection, α̃ as colour (Fig. 4)."""
-    from ..experiments.phase_dctcp import DCTCP_STARTS, dctcp_portrait
+    from ..experiments.phase_dctcp import DCTCP_STARTS
+    from ..reports.phase import run_phase_dctcp
 
     path = _check_out(out)
     if not (math.isfinite(g) and 0 < g <= 1):
@@ -150,13 +148,8 @@ def phase_dctcp(
         raise UsageError("--wbar", wbar, "packets in (0, 10000]")
     if not (math.isfinite(duration) and 0 < duration <= 1e5):
         raise UsageError("--duration-rstar", duration, "units of R* in (0, 100000]")
-    # Fig. 4's starts, with the window scaled to w̄ (the cycle's W̃ scales with w̄)
-    starts = [(w * wbar / 10.0, a, q) for w, a, q in DCTCP_STARTS]
-    if psi is not None:
-        floor = -psi / (1 + psi)
-        starts = [(w, a, max(q, floor)) for w, a, q in starts]
-    with status(f"phase dctcp: integrating {len(starts)} trajectories"):
-        pp = dctcp_portrait(wbar, g, starts=starts, duration=duration, psi=psi)
+    with status(f"phase dctcp: integrating {len(DCTCP_STARTS)} trajectories"):
+        doc, pp = run_phase_dctcp(wbar, g, psi=psi, duration=duration, out=path)
     _save(pp, path)
     if json:
-        emit_json(_summary(pp, path))
+        emit_json(doc)

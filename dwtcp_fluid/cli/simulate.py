@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from .. import units
-from ..params import DctcpParams, DwtcpParams
+from ..params import (
+    DEFAULT_BETA,
+    DEFAULT_CAPACITY,
+    DEFAULT_FLOWS,
+    DEFAULT_G,
+    DEFAULT_RTT,
+    DWTCP_TARGET,
+    TARGET_HELP,
+    DctcpParams,
+    DwtcpParams,
+)
 from .app import dctcp_app, dwtcp_app
 from .common import (
     UsageError,
@@ -25,18 +35,16 @@ from .outputs import check_figure
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..models.dwtcp import DwtcpFluid
 
-_CAP = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option("100us", "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
+_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
+_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
-_FLOWS = typer.Option(10, "--flows", help="Number of flows N ≥ 1.")
+_FLOWS = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1.")
 _DUR = typer.Option("100ms", "--duration", help='Simulated time ("100ms", "0.1s").')
 _SOLVER = typer.Option(
     "reference", "--solver", help="reference (SciPy, event-exact) or jax (fixed-step RK4)."
 )
 _PLOT = typer.Option(None, "--plot", help="Write a time-series plot to FILE (.png, .svg or .pdf).")
 _JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
-
-_VARIANTS = ("paper", "sqrt", "paper-scout", "sqrt-scout")
 
 
 def _duration(text: str, link: Any = None) -> float:
@@ -65,29 +73,14 @@ def _solver(solver: str) -> str:
     return solver
 
 
-def _solve(model: Any, P: Any, hist: Any, T: float, method: str, **opts: Any) -> Any:
-    """Solve; a span the fixed-step solver would need too many steps for is refused as --duration."""
-    from ..dde import solve
-
+def _run(fn: Any, *args: Any, **kw: Any) -> Any:
+    """Run a report; a span the fixed-step solver would need too many steps for is refused as --duration."""
     try:
-        return solve(model, P, hist, (0.0, T), method=method, **opts)
+        return fn(*args, **kw)
     except ValueError as e:
         if str(e).startswith("t_span="):
-            raise UsageError("--duration", f"{T:g}s", str(e).split("accepted ", 1)[-1]) from None
+            raise UsageError("--duration", f"{kw['duration']:g}s", str(e).split("accepted ", 1)[-1]) from None
         raise
-
-
-def _failed(out: dict[str, Any], sol: Any, s: Any, keep: tuple[str, ...]) -> dict[str, Any] | None:
-    """When the run did not end well (a status other than ok): the inputs, the status, its message and where the
-    run stopped, and no observables — a failed or chattering run's numbers are not results."""
-    if s.status.ok:
-        return None
-    t_end = float(sol.fail_t[0]) if math.isfinite(float(sol.fail_t[0])) else float(sol.t[-1])
-    return {k: out[k] for k in keep if k in out} | {
-        "status": s.to_dict()["status"],
-        "message": s.message,
-        "stopped_at_s": t_end,
-    }
 
 
 def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
@@ -124,7 +117,7 @@ def dctcp_simulate(
     packet_size: str = _PKT,
     flows: int = _FLOWS,
     marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="ECN threshold K in packets."),
-    g: float = typer.Option(1.0 / 16.0, "--g", help="EWMA gain g, 0 < g ≤ 1."),
+    g: float = typer.Option(DEFAULT_G, "--g", help="EWMA gain g, 0 < g ≤ 1."),
     duration: str = _DUR,
     solver: str = _SOLVER,
     plot: str | None = _PLOT,
@@ -135,7 +128,7 @@ def dctcp_simulate(
     History before t = 0: W = 1, α = 0, q = 0. The summary covers the last half of the run; the period is the
     mean spacing of the upward crossings of q = K (null when the queue stops crossing K).
     """
-    from ..models.dctcp import DctcpFluid
+    from ..reports.dctcp import run_dctcp_simulate
 
     if plot:
         check_figure("--plot", plot)
@@ -146,24 +139,7 @@ def dctcp_simulate(
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
     T = _duration(duration, link)
-    sol = _solve(DctcpFluid(), P, [1.0, 0.0, 0.0], T, _solver(solver))
-    s = sol.summary()
-    out = {
-        "period_s": s["period_s"],
-        "queue_min": s["queue_min"],
-        "queue_max": s["queue_max"],
-        "queue_mean": s["queue_mean"],
-        "window_mean": s["window_mean"],
-        "alpha_mean": s["alpha_mean"],
-        "utilization": s["utilization"],
-        "amplitude": s["amplitude"],
-        "wbar": P.wbar,
-        "fixed_point_queue": P.fixed_point_queue,
-        "duration_s": T,
-        "solver": sol.method,
-        "status": s.to_dict()["status"],
-    }
-    out = _failed(out, sol, s, ("wbar", "duration_s", "solver")) or out
+    out, sol = _run(run_dctcp_simulate, P, duration=T, solver=_solver(solver))
     if plot and out["status"] == "ok":
         _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
     _print("DCTCP fluid simulation (last half of the run)", out, json)
@@ -171,17 +147,12 @@ def dctcp_simulate(
 
 def dwtcp_model(variant: str, delay: bool) -> DwtcpFluid:
     """The DWTCP fluid model behind ``--variant`` and ``--delay/--no-delay``."""
-    from ..models.dwtcp import DwtcpFluid
+    from ..reports.dwtcp import DWTCP_VARIANTS
+    from ..reports.dwtcp import dwtcp_model as model_of
 
-    if variant not in _VARIANTS:
-        raise UsageError("--variant", variant, " | ".join(_VARIANTS))
-    base = variant.split("-")[0]
-    rtts = 1.0 if delay else 0.0
-    if variant.endswith("-scout"):
-        from ..models.dwtcp_scout import DwtcpScoutFluid
-
-        return DwtcpScoutFluid(variant=base, delay_rtts=rtts)
-    return DwtcpFluid(variant=base, delay_rtts=rtts)
+    if variant not in DWTCP_VARIANTS:
+        raise UsageError("--variant", variant, " | ".join(DWTCP_VARIANTS))
+    return model_of(variant, delay)
 
 
 @dwtcp_app.command("simulate")
@@ -190,8 +161,10 @@ def dwtcp_simulate(
     rtt: str = _RTT,
     packet_size: str = _PKT,
     flows: int = _FLOWS,
-    beta: float = typer.Option(0.001, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (byte convention)."),
-    target: float = typer.Option(0.0, "--target", help="Target queue k in packets (d_t = τ + k·L/C)."),
+    beta: float = typer.Option(
+        DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (byte convention)."
+    ),
+    target: float = typer.Option(DWTCP_TARGET, "--target", help=TARGET_HELP),
     delay: bool = typer.Option(
         True,
         "--delay/--no-delay",
@@ -218,61 +191,11 @@ def dwtcp_simulate(
     if not (math.isfinite(target) and target >= 0):
         raise UsageError("--target", target, "a queue target in packets >= 0")
     P = DwtcpParams(link=link, flows=_flows(flows), beta=beta, k=target)
+    from ..reports.dwtcp import run_dwtcp_simulate
+
     model = dwtcp_model(variant, delay)
     T = _duration(duration, link)
-    hist = [1.0, 0.0] + ([0.0] if len(model.states) == 3 else [])
-    method = _solver(solver)
-    # with k = 0 the switching surface is the queue floor: its exit must be located exactly (jax_rk docstring)
-    opts = {"exact_exits": True} if method == "jax" else {}
-    sol = _solve(model, P, hist, T, method, **opts)
-    s = sol.summary()
-    # oscillating only above what the solver itself can leave behind: the fixed step's orbit at the queue floor
-    # (dde.summary.queue_range_tolerance; h = 0 for the event-exact reference solver)
-    h_rtts = sol.options.get("dt", 0.0) / P.link.d if sol.method == "jax" else 0.0
-    from ..dde.summary import queue_range_tolerance
-
-    q_tol = queue_range_tolerance(P.bdp, P.flows, h_rtts, 1.0 + P.scout_ratio)  # α ≤ 1: the steepest increase
-    out = {
-        "queue_min": s["queue_min"],
-        "queue_max": s["queue_max"],
-        "queue_mean": s["queue_mean"],
-        "window_mean": s["window_mean"],
-        "utilization": s["utilization"],
-        "amplitude": s["amplitude"],
-        "period_s": s["period_s"],
-        "oscillating": s["period_s"] is not None and 2.0 * s["amplitude"] > float(q_tol),
-        "bdp_packets": P.bdp,
-        "window_fair_share": P.window_fair_share,
-        "kbar_crit": P.kbar_crit,
-        "variant": variant,
-        "delay_rtts": model.delay_rtts,
-        "duration_s": T,
-        "solver": sol.method,
-        "status": s.to_dict()["status"],
-    }
-    out = (
-        _failed(
-            out,
-            sol,
-            s,
-            (
-                "bdp_packets",
-                "window_fair_share",
-                "kbar_crit",
-                "variant",
-                "delay_rtts",
-                "duration_s",
-                "solver",
-            ),
-        )
-        or out
-    )
-    if "log2_alpha" in model.states and out["status"] == "ok":
-        import numpy as np
-
-        t_end = float(sol.t[-1])  # the summary's window: where the run ended, not the requested span
-        ts = np.linspace(t_end / 2, t_end, 5001) if sol.method == "reference" else sol.t[sol.t >= t_end / 2]
-        out["scout_alpha_mean"] = float(np.mean(2.0 ** sol(ts)[:, model.state_index("log2_alpha")]))
+    out, sol = _run(run_dwtcp_simulate, P, duration=T, variant=variant, delay=delay, solver=_solver(solver))
     if plot and out["status"] == "ok":
         _plot(
             sol, plot, f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}", {"k": P.k}

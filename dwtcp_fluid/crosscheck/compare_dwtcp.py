@@ -41,12 +41,41 @@ def packet_setting(
     packet_rtts: float = 200.0,
     seed: int = 0,
 ) -> dict[str, Any]:
-    """One DWTCP setting through the packet core as a point of the sweep's packet pass (same run lengths, second
-    round and classification); summary, class and traces over the measurement window."""
+    """The one definition of "run DWTCP at a setting in the packet core and classify it": the setting as a point of
+    the sweep's packet pass (:func:`~dwtcp_fluid.sweep.outcomes_packet.packet_outcomes`: fair-share initial window,
+    the sweep's chunking, run lengths, second round and classification); summary, class and traces over the
+    measurement window.
+
+    Parameters
+    ----------
+    P : DwtcpParams
+        Link (C, τ, L), N, β, target k (packets), Scout size and α₀.
+    buffer : int
+        Drop-tail data buffer, packets.
+    warmup_rtts, packet_rtts : float
+        Warm-up excluded from every statistic, and the shortest measurement window (base RTTs); a run that is not
+        stationary gets the sweep's second round, up to twice ``packet_rtts``.
+    seed : int
+        Seed of the run (start jitter, send order).
+
+    Returns
+    -------
+    dict
+        ``summary`` (the keys of :func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict`'s packet side plus
+        ``class``, ``window_rtts``, ``jain_index``, ``drops``, ``timeouts``, ``scout_overhead``, ``trend_flags``,
+        ``scouts_served_per_rtt``) and ``traces`` (t in s, q and w in packets, alpha).
+    """
     from ..sweep.outcomes_packet import packet_outcomes
     from ..sweep.packet_batch import PacketPassOptions
     from ..sweep.packet_classes import PacketClass
 
+    default = DwtcpParams()
+    if (P.scout_size, P.alpha0) != (default.scout_size, default.alpha0):
+        # the sweep's points run the packet law with the default Scout; another one would be a second definition
+        raise ValueError(
+            f"scout_size={P.scout_size!r}, alpha0={P.alpha0!r} are out of range: accepted the sweep's "
+            f"scout_size={default.scout_size:g}, alpha0={default.alpha0:g}"
+        )
     opts = PacketPassOptions(
         k=P.k,
         buffer=buffer,
@@ -89,6 +118,8 @@ def packet_setting(
         "drops": int(o["packet_drops"][0]),
         "timeouts": int(o["packet_timeouts"][0]),
         "scout_overhead": float(o["packet_scout_overhead"][0]),
+        "trend_flags": int(o["packet_trend"][0]),
+        "scouts_served_per_rtt": float(rec["scouts_served"][w0:].sum()) / float(o["packet_window_rtts"][0]),
     }
     traces = {
         "t": (np.arange(w0, pr.cfg.n_chunks) + 1) * chunk_s,

@@ -30,7 +30,6 @@ __all__ = [
     "WINDOW_RTTS_AT",
     "measured_rtts",
     "PACKET_BUFFER",
-    "CHUNKS_PER_RTT",
     "setting",
     "packet_dwtcp",
     "model_dwtcp",
@@ -51,8 +50,6 @@ SETTINGS: tuple[tuple[float, int], ...] = (
 WARMUP_RTTS = 100
 WINDOW_RTTS = 300
 PACKET_BUFFER = 5000
-#: Record chunks per base RTT of the packet runs (the queue trace the period is read from).
-CHUNKS_PER_RTT = 20
 #: Longer windows (RTTs) where the queue fluctuates irregularly on a 10-40 ms scale: at 1 ms, N = 10 a 300-RTT
 #: window fails the stationarity test on two of three seeds, 1,500 RTTs pass it.
 WINDOW_RTTS_AT = {(1e-3, 10): 1500}
@@ -79,66 +76,22 @@ def packet_dwtcp(
 ) -> list[dict[str, Any]]:
     """Run the packet core's DWTCP law at ``runs`` (default :data:`SETTINGS`) and classify the window.
 
-    Each result has the model summary's keys (queue_mean/min/max, amplitude, period_s — None unless the run
-    oscillates —, utilization, window_mean, alpha_mean = the Scout α) plus ``rtt``, ``flows``, ``class`` (a
-    :class:`~dwtcp_fluid.sweep.packet_classes.PacketClass` label), ``period_regular``, ``cycles``, ``cycle_cv``,
-    ``drops``, ``timeouts``, ``trend_flags`` and ``scouts_served_per_rtt``, all from
-    :func:`~dwtcp_fluid.sweep.packet_classes.window_outcome`. ``window_rtts`` None: per setting,
-    :func:`measured_rtts`.
+    One definition: each setting goes through :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.packet_setting` (a
+    point of the sweep's packet pass, as ``packet compare-fluid --law dwtcp`` runs it) with this cross-check's
+    warm-up and window. Each result is that summary (queue_mean/min/max, amplitude, period_s — None unless the run
+    oscillates —, utilization, window_mean, alpha_mean = the Scout α, ``class``, ``period_regular``,
+    ``cycle_cv``, ``drops``, ``timeouts``, ``trend_flags``, ``scouts_served_per_rtt``) plus ``rtt`` and
+    ``flows``. ``window_rtts`` None: per setting, :func:`measured_rtts`.
     """
-    import math
+    from .compare_dwtcp import packet_setting
 
-    from ..packet import build, run_many
-    from ..sweep.packet_classes import PacketClass, window_outcome
-
-    runs = list(runs or SETTINGS)
-    built = []
-    for rtt, n in runs:
-        P = setting(rtt, n)
-        win = window_rtts or measured_rtts(rtt, n)
-        built.append(
-            build(
-                "dwtcp",
-                link=P.link,
-                flows=n,
-                dwtcp=P,
-                duration=(warmup_rtts + win) * rtt,
-                buffer=PACKET_BUFFER,
-                seed=seed,
-                trace_points=(warmup_rtts + win) * CHUNKS_PER_RTT,
-                warmup_fraction=0.0,
-            )  # fmt: skip
-        )
     out = []
-    for (rtt, n), pr, s in zip(runs, built, run_many(built), strict=True):
-        rec = s["records"]
+    for rtt, n in runs or SETTINGS:
         win = window_rtts or measured_rtts(rtt, n)
-        rtt_slots = float(pr.scenario.rtt.max())
-        o = window_outcome(pr, rec, warmup_slots=int(warmup_rtts * rtt_slots), min_rtts=win - 1.0)
-        w0 = int(math.ceil(warmup_rtts * rtt_slots / pr.cfg.chunk))
-        out.append(
-            {
-                "rtt": rtt,
-                "flows": n,
-                "class": PacketClass(o["cls"]).label,
-                "queue_mean": o["queue_mean"],
-                "queue_min": o["queue_min"],
-                "queue_max": o["queue_max"],
-                "amplitude": o["amplitude"],
-                "period_s": None if math.isnan(o["period_s"]) else o["period_s"],
-                "period_regular": o["period_regular"],
-                "oscillation_threshold": o["oscillation_threshold"],
-                "cycles": o["cycles"],
-                "cycle_cv": None if math.isnan(o["cycle_cv"]) else o["cycle_cv"],
-                "utilization": o["utilization"],
-                "window_mean": o["window_mean"],
-                "alpha_mean": o["alpha_mean"],
-                "drops": o["drops"],
-                "timeouts": o["timeouts"],
-                "trend_flags": o["trend_flags"],
-                "scouts_served_per_rtt": float(rec["scouts_served"][w0:].sum()) / o["window_rtts"],
-            }
+        pk = packet_setting(
+            setting(rtt, n), buffer=PACKET_BUFFER, warmup_rtts=warmup_rtts, packet_rtts=win, seed=seed
         )
+        out.append({"rtt": rtt, "flows": n, **pk["summary"]})
     return out
 
 

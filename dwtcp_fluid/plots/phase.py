@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-from .phase_draw import TRAJ_COLORS
+from .phase_draw import TRAJ_COLORS, legend_off_data
 
 
 def plot_fig13(d: dict[str, Any]) -> MplFigure:
@@ -60,5 +60,5 @@ def plot_fig4(d: dict[str, Any]) -> MplFigure:
     ax.plot(o[:, 0], o[:, 2], color="k", lw=0.9, zorder=5, label="limit cycle (long reference run)")
     ax.plot(d["lc"].x[:, 0], d["lc"].x[:, 2], "+", color="#D55E00", ms=4, mew=0.8, zorder=6,
             label="limit-cycle finder (analysis.limit_cycle)")  # fmt: skip
-    ax.legend(loc="upper left", bbox_to_anchor=(0.0, 0.95), fontsize=7)
+    legend_off_data(ax, fontsize=7, ncols=2)  # below the panel: the field and the trajectories fill the axes
     return fig

@@ -37,7 +37,7 @@ def draw_portrait(
     arrows: int = 4,
     show_field: bool = True,
     legend: bool = True,
-    legend_loc: str = "best",
+    legend_loc: str = "outside",
     colorbar: bool = True,
     figsize: tuple[float, float] = (6.2, 4.8),
 ) -> tuple[Any, Any, dict[str, list[Any]]]:
@@ -52,7 +52,8 @@ def draw_portrait(
     show_field, legend, colorbar : bool
         Layers to draw.
     legend_loc : str
-        Matplotlib legend location ("best" avoids the trajectories).
+        "outside" (default): below the axes, as a figure legend when the figure has a layout engine (the
+        library's figures do), so it never covers data; otherwise a Matplotlib location inside the axes.
     """
     if ax is None:
         fig = MplFigure(figsize=figsize, layout="constrained")
@@ -161,6 +162,28 @@ def draw_portrait(
         cb.set_label(f"{pp.model.states[pp.color_by]} [{units[pp.color_by]}]")
         art["labels"].append(cb)
     if legend and handles:
-        lg = ax.legend(handles=handles, loc=legend_loc, fontsize=6.5, framealpha=0.85)
+        lg = legend_off_data(ax, handles, loc=legend_loc)
         art["labels"].append(lg)
     return fig, ax, art
+
+
+def legend_off_data(
+    ax: Any, handles: list[Any] | None = None, *, loc: str = "outside", fontsize: float = 6.5, ncols: int = 4
+) -> Any:
+    """A legend that never covers data: below every axes of the figure (``loc="outside"``, a figure legend placed
+    by the layout engine), or at ``loc`` inside ``ax`` when the figure has no layout engine or ``loc`` is a
+    Matplotlib location. ``ncols``: columns of the figure legend (fewer for long labels, so it fits the width)."""
+    fig = ax.get_figure()
+    if handles is None:
+        handles = ax.get_legend_handles_labels()[0]
+    if loc == "outside" and fig.get_layout_engine() is not None:
+        return fig.legend(
+            handles=handles,
+            loc="outside lower center",
+            ncols=min(ncols, len(handles)),
+            fontsize=fontsize,
+            frameon=False,
+        )
+    return ax.legend(
+        handles=handles, loc="best" if loc == "outside" else loc, fontsize=fontsize, framealpha=0.85
+    )

@@ -38,6 +38,7 @@ from typing import Any, ClassVar, Literal
 
 import jax.numpy as jnp
 
+from ...params import DEFAULT_BETA, DWTCP_TARGET, TARGET_HELP
 from .base import FLOAT, INT, NEVER, Events, Law, LawOption, window_closed
 from .registry import register_law
 from .reno import SSTHRESH_INF
@@ -75,16 +76,14 @@ class Dwtcp(Law):
         LawOption(
             "--beta",
             "DWTCP β (paper's byte convention), 0 < β ≤ 1.",
-            0.001,
+            DEFAULT_BETA,
             param="beta_p",
             lo=0.0,
             hi=1.0,
             lo_open=True,
             convert=_beta_packets,
         ),
-        LawOption(
-            "--target", "DWTCP target queue K of d_t = τ + K·L/C, packets ≥ 0.", 100.0, param="k", lo=0.0
-        ),
+        LawOption("--target", "DWTCP: " + TARGET_HELP, DWTCP_TARGET, param="k", lo=0.0),
         LawOption("--ipg", "DWTCP only: the inter-packet-gap decrease variant.", False, option="ipg"),
     )
     data_increase: Literal["ca", "literal"] = "ca"

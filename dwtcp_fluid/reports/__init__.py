@@ -1,0 +1,31 @@
+"""Each command's JSON document as a library function: ``dw.<name>_report(...)`` returns exactly the dict that
+``dwtcp-fluid <command> --json`` prints, without the header the CLI puts in front of it (``schema_version``,
+``package_version``, ``command``, ``inputs``: those describe a command line, not a computation).
+
+The values are plain JSON types (:func:`to_jsonable`: numpy scalars and arrays become numbers and lists, a
+non-finite float becomes None), so ``json.dumps(report)`` is the command's document. The CLI parses its flags into
+the library's parameter objects, calls the function here and prints; these functions take those objects.
+
+A run that fails (a solver status other than ok) is a document too: its ``status``, ``message`` and where it
+stopped, no observables; the CLI prints it and exits 1.
+"""
+
+from __future__ import annotations
+
+from ._json import to_jsonable
+
+#: command (as typed after ``dwtcp-fluid``) → (module, function) of its JSON document.
+REPORTS: dict[str, tuple[str, str]] = {
+    "dwtcp condition": ("dwtcp", "condition_report"),
+    "dwtcp eigen": ("dwtcp", "eigen_report"),
+    "dwtcp simulate": ("dwtcp", "dwtcp_simulate_report"),
+    "dctcp simulate": ("dctcp", "dctcp_simulate_report"),
+    "dctcp limit-cycle": ("dctcp", "limit_cycle_report"),
+    "dctcp guide": ("dctcp", "guide_report"),
+    "dctcp hybrid": ("dctcp", "hybrid_report"),
+    "phase dwtcp": ("phase", "phase_dwtcp_report"),
+    "phase dctcp": ("phase", "phase_dctcp_report"),
+    "packet compare-fluid": ("compare", "compare_fluid_report"),
+}
+
+__all__ = ["REPORTS", "to_jsonable"]

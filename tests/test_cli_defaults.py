@@ -1,0 +1,146 @@
+"""One default per parameter across commands: every flag that two commands share has one default, read from
+:mod:`dwtcp_fluid.params` (``DEFAULT_*``, ``DWTCP_TARGET``), except the few allowed below, each with the reason its
+meaning differs. ``packet run`` builds its law flags from the law registry (default None on the command line, the
+law's default applied after parsing): those are read from the registry.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dwtcp_fluid import params
+
+#: (flag, command) whose default may differ from the other commands' because the flag means something else there.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("--flows", "sweep"): "a list of N (the grid's axis), not one N",
+    ("--flows", "packet compare-fluid"): "a list of N, one comparison per N",
+    ("--flows", "tune dctcp"): "a range of N (the operating range the tuning covers)",
+    ("--flows", "dctcp network"): "flows per group on each path of a multi-bottleneck topology, not N",
+    (
+        "--flows",
+        "dctcp hybrid",
+    ): "N of the worst-case convergence run (one flow starts with the whole window): 2 is its smallest case",
+    ("--rtt", "tune dctcp"): "a range of RTTs (the operating range)",
+    ("--buffer", "packet compare-fluid"): "set so that no packet is dropped: the fluid models it is compared "
+    "with have no buffer; packet run's 250 is [DWTCP]'s switch buffer",
+    ("--topology", "dctcp network"): "multi-bottleneck topologies only (one link is dctcp limit-cycle)",
+}
+
+
+def _commands(group: Any, path: tuple[str, ...] = ()) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, cmd in getattr(group, "commands", {}).items():
+        if hasattr(cmd, "commands"):
+            out |= _commands(cmd, (*path, name))
+        else:
+            out[" ".join((*path, name))] = cmd
+    return out
+
+
+def _value(v: Any) -> Any:
+    """Defaults compare as numbers where they are numbers ("0.001" given as a string equals 0.001)."""
+    if isinstance(v, bool) or v is None:
+        return v
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def defaults_by_flag(
+    commands: dict[str, Any], resolve: dict[str, Any] | None = None
+) -> dict[str, dict[str, Any]]:
+    """``{flag: {command: default}}`` of every option with a default. None means "not given" (a quantity derived
+    from other flags, or a required one) and is skipped unless ``resolve`` names the flag's real default."""
+    out: dict[str, dict[str, Any]] = {}
+    for path, cmd in commands.items():
+        for p in cmd.params:
+            if p.param_type_name != "option" or not p.opts[0].startswith("--"):
+                continue
+            flag, default = p.opts[0], p.default
+            if default is None and resolve and (path, flag) in resolve:
+                default = resolve[(path, flag)]
+            if default is None or flag in ("--help", "--json", "--plot", "--force", "--quiet", "--seed"):
+                continue
+            out.setdefault(flag, {})[path] = _value(default)
+    return out
+
+
+def conflicts(by_flag: dict[str, dict[str, Any]], allowed: dict[tuple[str, str], str]) -> list[str]:
+    """One line per flag whose default differs between two commands outside ``allowed``."""
+    bad = []
+    for flag, per_cmd in sorted(by_flag.items()):
+        kept = {c: v for c, v in per_cmd.items() if (flag, c) not in allowed}
+        if len({repr(v) for v in kept.values()}) > 1:
+            bad.append(f"{flag}: {kept}")
+    return bad
+
+
+@pytest.fixture(scope="module")
+def cli_defaults() -> dict[str, dict[str, Any]]:
+    import typer
+
+    from dwtcp_fluid.cli import _load, app
+    from dwtcp_fluid.cli.packet_run import law_flags
+
+    _load(["packet"])  # the packet group loads only when named (it imports JAX)
+    cmds = _commands(typer.main.get_command(app))
+    laws = {("packet run", flag): opt.default for flag, (opt, _) in law_flags().items()}
+    return defaults_by_flag(cmds, resolve=laws)
+
+
+def test_one_default_per_flag(cli_defaults):
+    assert conflicts(cli_defaults, ALLOWED) == []
+
+
+def test_allow_list_is_not_stale(cli_defaults):
+    """Every allowed exception still exists and still differs (an exception that no longer differs is removed)."""
+    for flag, cmd in ALLOWED:
+        others = {repr(v) for c, v in cli_defaults.get(flag, {}).items() if c != cmd}
+        assert cmd in cli_defaults.get(flag, {}) and others, (flag, cmd)
+        assert repr(cli_defaults[flag][cmd]) not in others, (flag, cmd)
+
+
+def test_defaults_are_the_named_constants(cli_defaults):
+    """The shared defaults are the constants of dwtcp_fluid.params: K = 100 wherever DWTCP runs, N = 10."""
+    expect = {
+        "--target": params.DWTCP_TARGET,
+        "--flows": params.DEFAULT_FLOWS,
+        "--beta": params.DEFAULT_BETA,
+        "--g": params.DEFAULT_G,
+        "--capacity": params.DEFAULT_CAPACITY,
+        "--rtt": params.DEFAULT_RTT,
+    }
+    for flag, value in expect.items():
+        seen = {c: v for c, v in cli_defaults[flag].items() if (flag, c) not in ALLOWED}
+        assert len(seen) >= 2 and set(seen.values()) == {_value(value)}, (flag, seen)
+    assert cli_defaults["--target"].keys() >= {
+        "dwtcp simulate",
+        "phase dwtcp",
+        "packet run",
+        "packet compare-fluid",
+    }
+
+
+def test_checker_finds_a_conflict():
+    """The scan itself: two commands defaulting --target to 0 and 100 are reported, unless allowed."""
+    import typer
+
+    demo = typer.Typer()
+
+    @demo.command("a")
+    def a(target: float = typer.Option(0.0, "--target")) -> None: ...
+
+    @demo.command("b")
+    def b(
+        target: float = typer.Option(100.0, "--target"), flows: str = typer.Option("10", "--flows")
+    ) -> None: ...
+
+    @demo.command("c")
+    def c(flows: int = typer.Option(10, "--flows")) -> None: ...
+
+    found = defaults_by_flag(_commands(typer.main.get_command(demo)))
+    assert conflicts(found, {}) == ["--target: {'a': 0.0, 'b': 100.0}"]
+    assert conflicts(found, {("--target", "a"): "why"}) == []

@@ -1,0 +1,158 @@
+"""A library function returns each command's JSON document: ``dwtcp-fluid <command> --json`` prints the header
+(schema_version, package_version, command, inputs) and then exactly the dict of ``dw.<name>_report(...)`` at the same
+inputs. Cheap inputs throughout; the packet cross-checks with the settings they need are marked slow.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+import pytest
+
+import dwtcp_fluid as dw
+from dwtcp_fluid.cli import main
+from dwtcp_fluid.params import DctcpParams, DwtcpParams, LinkParams
+from dwtcp_fluid.reports import REPORTS
+
+HEADER = ("schema_version", "package_version", "command", "inputs")
+
+#: Commands with ``--json`` whose document is still built inside the CLI, and why (listed so that a new command
+#: with --json cannot slip by: test_every_json_command_is_accounted_for).
+NOT_YET: dict[str, str] = {
+    "packet run": "its flags come from the law registry; the document is the packet core's summary plus the flags",
+    "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
+    "dctcp network": "multi-bottleneck fluid and packet runs, being extended by another branch",
+    "tune dctcp": "its tuning module is being changed by another branch",
+    "sweep": "its document is the summary of a dataset written to disk",
+    "figures": "a list of files written and claims checked",
+    "proofs": "a list of files written and checks run",
+}
+
+
+def cli_doc(capsys: pytest.CaptureFixture, *argv: str, code: int = 0) -> dict[str, Any]:
+    rc = main([*argv, "--json"])
+    out = capsys.readouterr().out
+    assert rc == code, out
+    doc = json.loads(out)
+    assert doc["command"] == " ".join(argv[:2]) or doc["command"] == argv[0]
+    return {k: v for k, v in doc.items() if k not in HEADER}
+
+
+def same(lib: dict[str, Any], cli: dict[str, Any]) -> None:
+    """Equal as JSON (the library's dict goes through the same dump the CLI prints)."""
+    assert json.loads(json.dumps(lib)) == cli
+
+
+DW = DwtcpParams(link=LinkParams("10Gbps", "100us"), flows=10, beta=0.001, k=100.0)
+
+
+def test_condition_and_eigen(capsys):
+    same(dw.condition_report(DW), cli_doc(capsys, "dwtcp", "condition"))
+    P0 = DW.replace(k=0.0)
+    same(dw.eigen_report(P0, kbar=100.0), cli_doc(capsys, "dwtcp", "eigen", "--kbar", "100"))
+    same(
+        dw.eigen_report(P0, phase="increase", variant="sqrt"),
+        cli_doc(capsys, "dwtcp", "eigen", "--phase", "increase", "--variant", "sqrt"),
+    )
+
+
+def test_simulate_both_models(capsys):
+    same(
+        dw.dwtcp_simulate_report(DW, duration=2e-3),
+        cli_doc(capsys, "dwtcp", "simulate", "--duration", "2ms"),
+    )
+    # a run that stops (chattering on q = 0 at K = 0) is a document too: status, message, where it stopped; exit 1
+    failed = dw.dwtcp_simulate_report(DW.replace(k=0.0), duration=2e-3, variant="sqrt-scout", delay=False)
+    assert failed["status"] == "too_many_events" and "queue_mean" not in failed
+    same(
+        failed,
+        cli_doc(
+            capsys,
+            "dwtcp",
+            "simulate",
+            "--duration",
+            "2ms",
+            "--variant",
+            "sqrt-scout",
+            "--no-delay",
+            "--target",
+            "0",
+            code=1,
+        ),
+    )
+    same(
+        dw.dctcp_simulate_report(DctcpParams(flows=10), duration=2e-3),
+        cli_doc(capsys, "dctcp", "simulate", "--duration", "2ms"),
+    )
+
+
+def test_limit_cycle_guide_hybrid(capsys):
+    same(dw.limit_cycle_report(10.0, 1 / 16), cli_doc(capsys, "dctcp", "limit-cycle", "--wbar", "10"))
+    same(
+        dw.limit_cycle_report(physical=DctcpParams(flows=10)),
+        cli_doc(capsys, "dctcp", "limit-cycle", "--capacity", "10Gbps"),
+    )
+    same(dw.hybrid_report(10.0, 1 / 16, 2), cli_doc(capsys, "dctcp", "hybrid", "--wstar", "10"))
+    same(
+        dw.guide_report(LinkParams("10Gbps", "100us"), 10),
+        cli_doc(capsys, "dctcp", "guide", "--capacity", "10Gbps", "--rtt", "100us", "--flows", "10"),
+    )
+
+
+def test_phase_portraits(capsys, tmp_path):
+    png = tmp_path / "p.png"
+    same(
+        dw.phase_dwtcp_report(DW, duration=5e-3, out=png),
+        cli_doc(capsys, "phase", "dwtcp", "--out", str(png), "--duration", "5ms"),
+    )
+    same(
+        dw.phase_dctcp_report(10.0, 1 / 16, duration=30.0, out=png),
+        cli_doc(capsys, "phase", "dctcp", "--out", str(png), "--duration-rstar", "30"),
+    )
+
+
+def test_compare_fluid_dwtcp(capsys):
+    """One tiny setting (N = 2, a 10-RTT packet window, one fluid model over 10 RTTs)."""
+    lib = dw.compare_fluid_report("dwtcp", [2], models=("paper",), packet_rtts=10, fluid_rtts=10)
+    cli = cli_doc(
+        capsys, "packet", "compare-fluid", "--law", "dwtcp", "--flows", "2", "--models", "paper",
+        "--packet-rtts", "10", "--fluid-rtts", "10",
+    )  # fmt: skip
+    same(lib, cli)
+
+
+@pytest.mark.slow
+def test_compare_fluid_dctcp_and_timely(capsys):
+    same(
+        dw.compare_fluid_report("dctcp", [2], duration=0.01),
+        cli_doc(capsys, "packet", "compare-fluid", "--law", "dctcp", "--flows", "2", "--duration", "10ms"),
+    )
+    same(dw.compare_fluid_report("timely"), cli_doc(capsys, "packet", "compare-fluid", "--law", "timely"))
+
+
+def test_every_json_command_is_accounted_for():
+    """Every command with --json has a report function (REPORTS, each resolvable and on the package face) or is
+    listed in NOT_YET with its reason."""
+    import typer
+
+    from dwtcp_fluid.cli import _load, app
+
+    _load(["packet"])
+
+    def walk(group: Any, path: tuple[str, ...] = ()) -> set[str]:
+        out: set[str] = set()
+        for name, cmd in getattr(group, "commands", {}).items():
+            if hasattr(cmd, "commands"):
+                out |= walk(cmd, (*path, name))
+            elif any(getattr(p, "opts", [None])[0] == "--json" for p in cmd.params):
+                out.add(" ".join((*path, name)))
+        return out
+
+    with_json = walk(typer.main.get_command(app))
+    assert with_json == set(REPORTS) | set(NOT_YET), with_json ^ (set(REPORTS) | set(NOT_YET))
+    assert not set(REPORTS) & set(NOT_YET)
+    for module, fn in REPORTS.values():
+        f = getattr(importlib.import_module(f"dwtcp_fluid.reports.{module}"), fn)
+        assert getattr(dw, fn) is f
