@@ -13,9 +13,14 @@ buffer, g = 1/16. A data packet is one bottleneck departure. Rows:
 
 htsim is built with ``../shared/anchors/htsim/build.sh`` into a temporary directory (skipped with a message when it
 cannot build). Times are medians of ``--repeat`` runs; the machine's load average is printed next to them (shared
-machines are noisy).
+machines are noisy). Every row also gives CPU time per data packet (this process's CPU time for the core with one
+process, htsim's from the kernel's accounting of its children): CPU time barely moves with the machine's load, so
+the CPU-time ratio is the comparison to quote from a shared machine.
 
-    .venv/bin/python benchmarks/packet.py [--repeat 3] [--batch 256] [--quick] [--htsim DIR]
+``--profile`` prints where the packet core's time goes instead (CPU time per data packet of the compiled run for
+short and long scenarios, called bare and through the batch path; a naive ``vmap`` of the run over scenarios).
+
+    .venv/bin/python benchmarks/packet.py [--repeat 3] [--batch 256] [--quick] [--htsim DIR] [--profile]
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -66,6 +72,7 @@ def build_htsim(out: Path) -> Path | None:
 
 def htsim(exe: Path, conns: int, end: float = 1.0, procs: int = 1) -> dict[str, float]:
     """Run ``procs`` htsim processes at once; returns the slowest run time and the total data packets."""
+    cpu0 = _children_cpu()
     ps = [
         subprocess.Popen(
             [str(exe), "-conns", str(conns), "-end", str(end)], stdout=subprocess.PIPE, text=True
@@ -73,13 +80,24 @@ def htsim(exe: Path, conns: int, end: float = 1.0, procs: int = 1) -> dict[str, 
         for _ in range(procs)
     ]
     outs = [json.loads(p.communicate()[0].strip().splitlines()[-1]) for p in ps]
-    return {"run_s": max(o["run_s"] for o in outs), "pkts": float(sum(o["data_pkts_acked"] for o in outs))}
+    return {
+        "run_s": max(o["run_s"] for o in outs),
+        "pkts": float(sum(o["data_pkts_acked"] for o in outs)),
+        "cpu_s": _children_cpu() - cpu0,  # includes htsim's setup and exit: an upper bound of its loop's cost
+    }
 
 
-def _median(fn, repeat: int) -> tuple[float, dict]:
-    """Median of ``repeat`` runs and the first run's details (its compile time)."""
-    runs = [fn() for _ in range(repeat)]
-    return statistics.median(r[0] for r in runs), runs[0][1]
+def _children_cpu() -> float:
+    """User + system CPU seconds of this process's finished children (htsim runs)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _per_pkt(runs: list[dict]) -> tuple[float, float]:
+    """Median wall seconds and median CPU ns per data packet of htsim or packet-core runs."""
+    wall = statistics.median(r["run_s"] / r["pkts"] for r in runs)
+    cpu = statistics.median(r["cpu_ns"] if "cpu_ns" in r else r["cpu_s"] / r["pkts"] * 1e9 for r in runs)
+    return wall, cpu
 
 
 def core(flows: int, duration: str, batch: int, **kw) -> dict[str, float]:
@@ -93,15 +111,23 @@ def core(flows: int, duration: str, batch: int, **kw) -> dict[str, float]:
     t0 = time.perf_counter()
     B.run_prepared(spec, scens)
     first = time.perf_counter() - t0
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     raw = B.run_prepared(spec, scens)
-    t_run = time.perf_counter() - t0
+    t_run, cpu = time.perf_counter() - t0, time.process_time() - c0
     sent = sum(float(r["sent_cum"][:, :flows].max(axis=0).sum()) for r in raw)
+    pkts = [float(r["busy"].sum()) for r in raw]
+    # this process's share: all of it with one process, the first part when workers ran the others
+    mine = (
+        len(raw)
+        if len(raw) * int(scens[0]["n_slots"]) < B.PROCESS_MIN_SLOTS
+        else -(-len(raw) // B._workers())
+    )
     return {
         "run_s": t_run,
         "compile_s": max(first - t_run, 0.0),
-        "pkts": float(sum(r["busy"].sum() for r in raw)),
-        "sends_per_pkt": sent / max(float(sum(r["busy"].sum() for r in raw)), 1.0),
+        "pkts": sum(pkts),
+        "cpu_ns": cpu / max(sum(pkts[:mine]), 1.0) * 1e9,
+        "sends_per_pkt": sent / max(sum(pkts), 1.0),
     }
 
 
@@ -116,9 +142,9 @@ def compile_times(flows: int = 10) -> dict[str, float]:
             )  # a shape nothing else used
             spec = E.spec_for(pr.cfg, pr.engine_laws, B.stack([pr.scenario]))
             scens = [E.prepare(spec, pr.scenario)]
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             B.run_prepared(spec, scens)
-            t_compile = time.perf_counter() - t0
+            t_compile, c_compile = time.perf_counter() - t0, time.process_time() - c0
             hoisted = all(xla.hoisting_active(fn) for fn in calls._COMPILED.values())
             calls._COMPILED.clear()
             t0 = time.perf_counter()
@@ -129,7 +155,67 @@ def compile_times(flows: int = 10) -> dict[str, float]:
                 os.environ.pop("DWTCP_FLUID_CACHE_DIR", None)
             else:
                 os.environ["DWTCP_FLUID_CACHE_DIR"] = old
-    return {"compile_s": t_compile, "load_s": t_load, "hoisted": hoisted}
+    return {"compile_s": t_compile, "compile_cpu": c_compile, "load_s": t_load, "hoisted": hoisted}
+
+
+def _scenarios(n: int, duration: str) -> tuple[E.EngineSpec, list[dict]]:
+    runs = [build("dctcp", flows=10, duration=duration, seed=i, trace_points=200) for i in range(n)]
+    spec = E.spec_for(runs[0].cfg, runs[0].engine_laws, B.stack([runs[0].scenario]))
+    return spec, [E.prepare(spec, r.scenario) for r in runs]
+
+
+def _cpu_ns(fn, pkts: float, repeat: int) -> float:
+    """Least CPU time of ``repeat`` calls of ``fn``, per data packet (least: the run least disturbed by others)."""
+    best = float("inf")
+    for _ in range(repeat):
+        c0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - c0)
+    return best / pkts * 1e9
+
+
+def _native(compiled) -> str:
+    """How many of a compiled program's while loops XLA's small-loop pass turned into native code."""
+    text = compiled.as_text()
+    return f"{text.count('xla_cpu_small_call')} of {text.count(' while(')}"
+
+
+def profile(repeat: int) -> None:
+    """Where the packet core's time goes (CPU time per data packet, DCTCP N = 10 as in the table)."""
+    import jax
+    import numpy as np
+
+    print(f"where the time goes (CPU ns per data packet, least of {repeat}); load average {_load()}")
+    one = lambda a: jax.tree.map(lambda v: np.asarray(v)[None], a)  # noqa: E731
+    for n, dur in ((1, "1s"), (8, "100ms"), (64, "10ms")):
+        spec, scens = _scenarios(n, dur)
+        fn = calls.compiled(spec, one(scens[0]))
+        args = [one(sc) for sc in scens]
+        pkts = sum(float(np.asarray(fn(a)["busy"]).sum()) for a in args)
+        bare = _cpu_ns(lambda: [jax.block_until_ready(fn(a)) for a in args], pkts, repeat)  # noqa: B023
+        path = _cpu_ns(lambda: B.run_prepared(spec, scens, workers=1), pkts, repeat)  # noqa: B023
+        slots = sum(int(sc["n_slots"]) for sc in scens)
+        print(
+            f"  {n:3d} x {dur:>5}: compiled run {bare:6.1f} ns/pkt ({bare * pkts / slots:6.1f} ns/slot), "
+            f"through the batch path {path:6.1f} ns/pkt"
+        )
+    print(f"  loops compiled as native code (no kernel launch per event): {_native(fn)}")
+    # the obvious batching: vmap the whole run over scenarios (a batched while loop selects its whole carry
+    # every trip, and a batched in-place update is a scatter, which XLA's small-loop pass cannot compile natively)
+    spec, scens = _scenarios(8, "10ms")
+    st = jax.tree.map(lambda *v: np.stack(v), *scens)
+    shapes = jax.tree.map(lambda v: jax.ShapeDtypeStruct(v.shape, v.dtype), st)
+    vm = xla.compile_packet(lambda s: jax.vmap(lambda o: E._run_one(spec, o))(s), (shapes,), ("vmap", spec))
+    out = vm(st)
+    pkts = float(np.asarray(out["busy"]).sum())
+    ns = _cpu_ns(lambda: jax.block_until_ready(vm(st)), pkts, max(1, repeat // 2))
+    ref = B.run_prepared(spec, scens, workers=1)
+    same = all(np.array_equal(np.asarray(out[k])[i], r[k]) for i, r in enumerate(ref) for k in r)
+    print(
+        f"  vmap of the run over 8 scenarios x 10 ms: {ns:.0f} ns/pkt, loops compiled as native code: "
+        f"{_native(vm)}, bit-identical to one call per scenario: {same}"
+    )
+    print(f"load average after: {_load()}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -138,7 +224,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--quick", action="store_true", help="batch 32, one repeat (a smoke run)")
     ap.add_argument("--htsim", default=None, help="an already built htsim directory (with dctcp_bench)")
+    ap.add_argument("--profile", action="store_true", help="where the time goes, instead of the table")
     a = ap.parse_args(argv)
+    if a.profile:
+        os.environ.setdefault("DWTCP_FLUID_CACHE_DIR", "off")
+        profile(max(a.repeat, 3))
+        return
     if a.quick:
         a.batch, a.repeat = 32, 1
     cores = os.cpu_count() or 1
@@ -148,26 +239,33 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("DWTCP_FLUID_CACHE_DIR", "off")  # time real compiles below (row 4 times the cache)
     with tempfile.TemporaryDirectory() as tmp:
         exe = Path(a.htsim) / "dctcp_bench" if a.htsim else build_htsim(Path(tmp))
+        if exe is not None and not exe.is_file():
+            print(f"htsim: skipped ({exe} not found)")
+            exe = None
         h = {}
         if exe is not None:
-            h["one"] = _median(lambda: (htsim(exe, 10)["run_s"], {}), a.repeat)[0]
-            r = htsim(exe, 10)
-            h["pps_core"] = r["pkts"] / r["run_s"]
+            ones = [htsim(exe, 10) for _ in range(a.repeat)]
+            h["one"] = statistics.median(o["run_s"] for o in ones)
+            h["one_cpu"] = statistics.median(o["cpu_s"] / o["pkts"] * 1e9 for o in ones)
+            h["pps_core"] = ones[0]["pkts"] / ones[0]["run_s"]
             par = [htsim(exe, 10, 1.0, cores) for _ in range(a.repeat)]
             h["pps_all"] = statistics.median(p["pkts"] / p["run_s"] for p in par)
-            h10 = _median(lambda: ((x := htsim(exe, 10))["run_s"] / x["pkts"], {}), a.repeat)[0]
-            h1000 = _median(lambda: ((x := htsim(exe, 1000))["run_s"] / x["pkts"], {}), a.repeat)[0]
-            h["ratio"] = h1000 / h10
-        one, one_r = _median(lambda: ((r := core(10, "1s", 1))["run_s"], r), a.repeat)
-        bat, bat_r = _median(lambda: ((r := core(10, "100ms", a.batch))["pkts"] / r["run_s"], r), a.repeat)
+            h["cpu_all"] = statistics.median(p["cpu_s"] / p["pkts"] * 1e9 for p in par)
+            h10, h10_cpu = _per_pkt([htsim(exe, 10) for _ in range(a.repeat)])
+            h1000, h1000_cpu = _per_pkt([htsim(exe, 1000) for _ in range(a.repeat)])
+            h["ratio"], h["ratio_cpu"] = h1000 / h10, h1000_cpu / h10_cpu
+        ones_c = [core(10, "1s", 1) for _ in range(a.repeat)]
+        one, one_r = statistics.median(r["run_s"] for r in ones_c), ones_c[0]
+        one_cpu = statistics.median(r["cpu_ns"] for r in ones_c)
+        bats = [core(10, "100ms", a.batch) for _ in range(a.repeat)]
+        bat = statistics.median(r["pkts"] / r["run_s"] for r in bats)
+        bat_cpu = statistics.median(r["cpu_ns"] for r in bats)
         hts = {"rto": "250ms", "law_params": {"min_cwnd": 1.0}}
-        h10c, _ = _median(lambda: ((r := core(10, "1s", 1, **hts))["run_s"] / r["pkts"], r), a.repeat)
-        h1000c, rh = _median(lambda: ((r := core(1000, "1s", 1, **hts))["run_s"] / r["pkts"], r), a.repeat)
-        c10, _ = _median(lambda: ((r := core(10, "1s", 1))["run_s"] / r["pkts"], r), a.repeat)
-        c1000, r1000 = _median(lambda: ((r := core(1000, "1s", 1))["run_s"] / r["pkts"], r), a.repeat)
-        c1000b, r1000b = _median(
-            lambda: ((r := core(1000, "1s", 1, buffer=2500))["run_s"] / r["pkts"], r), a.repeat
-        )
+        h10c = _per_pkt([core(10, "1s", 1, **hts) for _ in range(a.repeat)])
+        h1000c = _per_pkt(rh := [core(1000, "1s", 1, **hts) for _ in range(a.repeat)])
+        c10 = _per_pkt([core(10, "1s", 1) for _ in range(a.repeat)])
+        c1000 = _per_pkt(r1000 := [core(1000, "1s", 1) for _ in range(a.repeat)])
+        c1000b = _per_pkt(r1000b := [core(1000, "1s", 1, buffer=2500) for _ in range(a.repeat)])
         comp = compile_times()
 
     def hs(key: str, fmt: str) -> str:
@@ -176,38 +274,44 @@ def main(argv: list[str] | None = None) -> None:
     rows = [
         (
             "one scenario, 1 s of 10 Gbps (833 k pkts)",
-            hs("one", "{:.3f} s"),
-            f"{one:.3f} s (compile {one_r['compile_s']:.1f} s)",
-            f"≤ 2× htsim: {one / h['one']:.2f}×" if "one" in h else "≤ 2× htsim",
+            hs("one", "{:.3f} s") + (f", CPU {h['one_cpu']:.0f} ns/pkt" if "one" in h else ""),
+            f"{one:.3f} s, CPU {one_cpu:.0f} ns/pkt (compile {one_r['compile_s']:.1f} s)",
+            f"≤ 2× htsim: {one / h['one']:.2f}× (CPU {one_cpu / h['one_cpu']:.2f}×)"
+            if "one" in h
+            else "≤ 2× htsim",
         ),
         (
             f"data pkt/s, batch {a.batch} x 100 ms, {cores} cores",
-            hs("pps_all", "{:.2e}") + (f" ({h['pps_core']:.2e}/core)" if "pps_core" in h else ""),
-            f"{bat:.2e}",
-            f"≥ 3× htsim: {bat / h['pps_all']:.2f}×" if "pps_all" in h else "≥ 3× htsim",
+            hs("pps_all", "{:.2e}")
+            + (f" ({h['pps_core']:.2e}/core), CPU {h['cpu_all']:.0f} ns/pkt" if "pps_core" in h else ""),
+            f"{bat:.2e}, CPU {bat_cpu:.0f} ns/pkt",
+            f"≥ 3× htsim: {bat / h['pps_all']:.2f}× (CPU {h['cpu_all'] / bat_cpu:.2f}×)"
+            if "pps_all" in h
+            else "≥ 3× htsim",
         ),
         (
             "per-packet cost N = 1000 / N = 10 (RTO 250 ms, floor 1)",
-            hs("ratio", "{:.2f}"),
-            f"{h1000c / h10c:.2f} ({rh['sends_per_pkt']:.2f} sends/pkt)",
+            hs("ratio", "{:.2f}") + (f" (CPU {h['ratio_cpu']:.2f})" if "ratio" in h else ""),
+            f"{h1000c[0] / h10c[0]:.2f} (CPU {h1000c[1] / h10c[1]:.2f}; {rh[0]['sends_per_pkt']:.2f} sends/pkt)",
             "≤ 1.5",
         ),
         (
             "  core defaults (RTO 1 ms, floor 2), buffer 250",
             "",
-            f"{c1000 / c10:.2f} ({r1000['sends_per_pkt']:.2f} sends/pkt)",
+            f"{c1000[0] / c10[0]:.2f} (CPU {c1000[1] / c10[1]:.2f}; {r1000[0]['sends_per_pkt']:.2f} sends/pkt)",
             "",
         ),
         (
             "  core defaults, N = 1000 with a 2500-packet buffer",
             "",
-            f"{c1000b / c10:.2f} ({r1000b['sends_per_pkt']:.2f} sends/pkt)",
+            f"{c1000b[0] / c10[0]:.2f} (CPU {c1000b[1] / c10[1]:.2f}; {r1000b[0]['sends_per_pkt']:.2f} sends/pkt)",
             "",
         ),
         (
             "compile (first call) / from the persistent cache",
             "—",
-            f"{comp['compile_s']:.1f} s / {comp['load_s']:.2f} s (one kernel: {comp['hoisted']})",
+            f"{comp['compile_s']:.1f} s (CPU {comp['compile_cpu']:.1f} s) / {comp['load_s']:.2f} s "
+            f"(one kernel: {comp['hoisted']})",
             "one per law and shape bucket",
         ),
     ]

@@ -207,3 +207,33 @@ def test_worker_processes_give_the_same_records(monkeypatch):
     for a, b in zip(one, two, strict=True):
         for k in a:
             np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+_PINNED_RUN = """
+import json
+from dwtcp_fluid.packet import build
+from dwtcp_fluid.packet.batch import run_one
+pr = build("dctcp", flows=4, duration="3ms", trace_points=30)
+recs = [run_one(pr.cfg, pr.law, pr.scenario) for _ in range(2)]
+print(json.dumps([{k: r[k].tolist() for k in ("delivered", "q_sum", "cwnd_end")} for r in recs]))
+"""
+
+
+def test_compile_options_are_pinned_against_xla_flags():
+    """XLA_FLAGS turning on region-analysis copy insertion (which miscompiles the slot loop: without the pin, two
+    runs of this scenario differ) leaves the packet core's records bit-identical to a run with default flags."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, XLA_FLAGS="--xla_cpu_copy_insertion_use_region_analysis=true")
+    env.update(JAX_PLATFORMS="cpu", DWTCP_FLUID_CACHE_DIR="off")
+    out = subprocess.run(
+        [sys.executable, "-c", _PINNED_RUN], env=env, capture_output=True, text=True, check=True
+    )
+    flagged = json.loads(out.stdout.strip().splitlines()[-1])
+    pr = build("dctcp", flows=4, duration="3ms", trace_points=30)
+    ref = run_one(pr.cfg, pr.law, pr.scenario)
+    for rec in flagged:
+        for k, v in rec.items():
+            np.testing.assert_array_equal(np.asarray(v, dtype=ref[k].dtype), ref[k], err_msg=k)

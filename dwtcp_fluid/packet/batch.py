@@ -74,7 +74,8 @@ def run_prepared(
     parts = [scens[i : i + size] for i in range(0, len(scens), size)]
     from .workers import pool
 
-    _run_calls(spec, parts[0][:1], max_batch)  # compile (and store in the cache) before the workers load it
+    # compile (and store in the persistent cache) before the workers load it, without running a scenario twice
+    compiled(spec, jax.tree.map(lambda a: np.asarray(a)[None], parts[0][0]))
     jobs = [w.submit((spec, p, max_batch)) for w, p in zip(pool(len(parts) - 1), parts[1:], strict=True)]
     out = _run_calls(spec, parts[0], max_batch)
     for job, p in zip(jobs, parts[1:], strict=True):

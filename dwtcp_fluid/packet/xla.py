@@ -31,11 +31,16 @@ from typing import Any
 
 import jax
 
-__all__ = ["compile_packet", "hoisting_active", "cache_dir", "SMALL_LOOP_THRESHOLD"]
+__all__ = ["compile_packet", "hoisting_active", "cache_dir", "SMALL_LOOP_THRESHOLD", "PINNED_OPTIONS"]
 
 #: Byte threshold given to XLA's small-while-loop pass for the packet core (loop state up to 256 MB: every
 #: configuration the core builds).
 SMALL_LOOP_THRESHOLD = 1 << 28
+
+#: Debug options every packet-core compile pins, whatever ``XLA_FLAGS`` says. XLA:CPU's region-analysis copy
+#: insertion (off by default) miscompiles the slot loop's in-place ring updates: measured with jax 0.10.2, records
+#: changed (DCTCP, 300 ms: Σ cwnd_end 52976 → 205828) and two runs of one scenario differed.
+PINNED_OPTIONS = {"xla_cpu_copy_insertion_use_region_analysis": False}
 
 _local = threading.local()
 _patched = False
@@ -157,7 +162,8 @@ def _machine() -> str:
 
 def _key(static_key: Any, args: Any) -> str:
     shapes = jax.tree.map(lambda a: (tuple(a.shape), str(a.dtype)), args)
-    text = repr((static_key, shapes, jax.__version__, _source_hash(), SMALL_LOOP_THRESHOLD, _machine()))
+    options = (SMALL_LOOP_THRESHOLD, PINNED_OPTIONS)
+    text = repr((static_key, shapes, jax.__version__, _source_hash(), options, _machine()))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
@@ -175,7 +181,7 @@ def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: An
         except Exception:  # a cache entry from another build: recompile and overwrite it
             pass
     with _small_loops():
-        compiled = jax.jit(fn).lower(*args).compile()
+        compiled = jax.jit(fn).lower(*args).compile(compiler_options=dict(PINNED_OPTIONS))
     if not hoisting_active(compiled):
         _warn("XLA did not compile the slot loop into one kernel")
     if path is not None:
