@@ -26,7 +26,8 @@ def compare_fluid(
     law: str = typer.Option(
         "dctcp",
         "--law",
-        help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model).",
+        help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model), "
+        "d2tcp (its fluid models at d = 0.5, 1, 2).",
     ),
     flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
     capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
@@ -73,12 +74,20 @@ def compare_fluid(
     from .packet_timely import TIMELY_LAWS, compare_fluid_timely
 
     _check(
-        "--law", law, law in ("dctcp", "dwtcp", *TIMELY_LAWS), "dctcp | dwtcp | " + " | ".join(TIMELY_LAWS)
+        "--law",
+        law,
+        law in ("dctcp", "dwtcp", "d2tcp", *TIMELY_LAWS),
+        "dctcp | dwtcp | d2tcp | " + " | ".join(TIMELY_LAWS),
     )
     if plot:
         check_figure("--plot", plot)
     if law in TIMELY_LAWS:  # the cross-check's own settings (flows, rates, link); only --seed applies
         compare_fluid_timely(law, seed=seed, as_json=json)
+        return
+    if law == "d2tcp":  # held-d settings of its own (d = 0.5, 1, 2); only --seed applies
+        from .packet_d2tcp import compare_fluid_d2tcp
+
+        compare_fluid_d2tcp(seed=seed, as_json=json)
         return
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):

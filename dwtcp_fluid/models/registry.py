@@ -16,7 +16,7 @@ from typing import Any
 from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION
 from .base import FluidModel
 from .dctcp import DctcpFluid, DctcpNormalized
-from .dctcp_ext import D2tcpFluid, DctcpLossFluid
+from .dctcp_ext import D2tcpFluid, D2tcpWindowFluid, DctcpLossFluid
 from .dctcp_hetero import DctcpHetero, DctcpHeteroParams
 from .dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
 from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
@@ -96,6 +96,7 @@ register_model(
 )
 # α starts above 0: α^d with d < 1 has an infinite slope at α = 0, where fixed-step RK4 loses its order
 register_model(ModelCase("d2tcp", D2tcpFluid(imminence=0.5), _DCTCP, (1.0, 0.2, 0.0), (0.0, 0.004)))
+register_model(ModelCase("d2tcp-window", D2tcpWindowFluid(imminence=2.0), _DCTCP, (1.0, 0.2), (0.0, 0.004)))
 register_model(ModelCase("dctcp-loss", DctcpLossFluid(loss=0.001), _DCTCP, (1.0, 0.0, 0.0), (0.0, 0.004)))
 register_model(ModelCase("dctcp-window", DctcpWindowFluid(), _DCTCP, (1.0, 0.0), (0.0, 0.004)))
 register_model(ModelCase("dctcp-lag", DctcpLagFluid(0.5), _DCTCP, (1.0, 0.0, 0.0), (0.0, 0.004)))
