@@ -15,6 +15,7 @@ from pathlib import Path
 from .d2tcp import d2tcp
 from .dctcp import dctcp_fixed_points, dctcp_normalization
 from .dctcp_ack_clock import dctcp_ack_clock
+from .dctcp_delack import dctcp_delack
 from .dctcp_hybrid import dctcp_hybrid, dctcp_rtt_fairness
 from .derivation import Derivation, StepCheckError
 from .dwtcp_busy import dwtcp_busy
@@ -56,6 +57,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dctcp_ack_clock,
     timely,
     d2tcp,
+    dctcp_delack,
     multihop,
 )
 
