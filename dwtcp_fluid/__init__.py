@@ -9,7 +9,8 @@ Parameters
     ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
 Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``DctcpLossFluid``, ``TimelyFluid``, ``DctcpNetwork``
+    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
+    ``DctcpDelackFluid``, ``TimelyFluid``, ``DctcpNetwork``
     (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
     (the registry).
 Verbs
@@ -18,7 +19,8 @@ Verbs
     DWTCP) / ``char_roots`` / ``eigenvalues_decrease``, ``phase_portrait`` (presets ``dwtcp_portrait``,
     ``dctcp_portrait``), ``run_sweep`` (``SweepGrid``, ``sweep_plan``,
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
-    ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``),
+    ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``,
+    ``compare_d2tcp``, ``compare_delack``),
     ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
     chain), ``compare_chain``, ``parking_lot_fixed_point``, ``hop_signal``.
 DWTCP truth
@@ -62,6 +64,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DctcpHetero": ("models.dctcp_hetero", "DctcpHetero"),
     "D2tcpFluid": ("models.dctcp_ext", "D2tcpFluid"),
     "DctcpLossFluid": ("models.dctcp_ext", "DctcpLossFluid"),
+    "D2tcpWindowFluid": ("models.dctcp_ext", "D2tcpWindowFluid"),
+    "DctcpDelackFluid": ("models.dctcp_ext", "DctcpDelackFluid"),
     "DctcpHeteroParams": ("models.dctcp_hetero", "DctcpHeteroParams"),
     "DwtcpFluid": ("models.dwtcp", "DwtcpFluid"),
     "DwtcpScoutFluid": ("models.dwtcp_scout", "DwtcpScoutFluid"),
@@ -135,6 +139,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "PACKET_TOLERANCES": ("packet.crosscheck", "TOLERANCES"),
     "compare_timely": ("packet.crosscheck_timely", "compare_timely"),
     "TIMELY_TOLERANCES": ("packet.crosscheck_timely", "TOLERANCES"),
+    "compare_d2tcp": ("packet.crosscheck_d2tcp", "compare_d2tcp"),
+    "D2tcpSetting": ("packet.crosscheck_d2tcp", "D2tcpSetting"),
+    "compare_delack": ("packet.crosscheck_delack", "compare_delack"),
     "timely_incast_run": ("packet.scenarios_timely", "incast_run"),
     "timely_flow_rates": ("packet.scenarios_timely", "flow_rates"),
     # symbolic derivations (SymPy), for notebooks that show a step

@@ -54,7 +54,9 @@ def test_d_one_is_dctcps_check(rows):
     assert ok and one["dctcp_check"]
     # the fluid side is DCTCP's ACK-clocked model exactly at d = 1
     x, p = (20.0, 0.3), DctcpWindowFluid().numeric_params(P10)
-    assert D2tcpWindowFluid().rhs(x, x, 1.0, {**p, "dimm": 1.0}, np) == DctcpWindowFluid().rhs(x, x, 1.0, p, np)
+    assert D2tcpWindowFluid().rhs(x, x, 1.0, {**p, "dimm": 1.0}, np) == DctcpWindowFluid().rhs(
+        x, x, 1.0, p, np
+    )
 
 
 def test_the_check_can_fail(rows):
@@ -68,7 +70,11 @@ def test_the_check_can_fail(rows):
 def test_imminence_bounds_by_hand():
     """d = 2 setting, deadline 0.2 s, 100 ms: B ≥ 10⁶ − 833333·0.1 = 916667, W ≤ 40, RTT ≥ 100 µs, D ≤ 0.2 s:
     T_c/D ≥ 916667/30·1e-4/0.2 = 15.28; W ≥ 5, q_max = 80: T_c/D ≤ 10⁶/3.75·(1e-4 + 80/833333)/0.1 = 522.7."""
-    c = {"w_lo_packet": np.array([5.0, 7.0]), "w_hi_packet": np.array([30.0, 40.0]), "packet": {"queue_max": 80}}
+    c = {
+        "w_lo_packet": np.array([5.0, 7.0]),
+        "w_hi_packet": np.array([30.0, 40.0]),
+        "packet": {"queue_max": 80},
+    }
     b = imminence_bounds(D2tcpSetting(2.0), P10, c)
     C = P10.link.C
     assert b["raw_min"] == pytest.approx((1e6 - C * 0.1) / 30.0 * 1e-4 / 0.2, rel=1e-9)

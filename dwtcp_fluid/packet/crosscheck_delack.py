@@ -66,7 +66,23 @@ def compare_delack(
     """Packet DCTCP with one ACK per ``acks`` packets, with and without delayed ACKs, next to the fold and the
     unfolded ACK-clocked model, for each N of ``flows``.
 
-    Returns per N: ``flows``, summaries ``packet``, ``packet_m1`` (no delayed ACKs), ``fold``, ``unfolded``
+    Parameters
+    ----------
+    flows : tuple of int
+        Flow counts N (default :data:`FLOWS`: 2, 10).
+    acks : int
+        m, packets per ACK of the delayed-ACK runs (default 2, [DCTCP-WAN]'s).
+    params : DctcpParams, optional
+        Link, K and g (default the DCTCP analysis setting: 10 Gbps, 100 µs, K = 65, g = 1/16).
+    duration : float
+        Simulated seconds of each run; the last half is compared.
+    seed : int
+        Seed of the packet runs.
+
+    Returns
+    -------
+    list of dict
+        Per N: ``flows``, summaries ``packet``, ``packet_m1`` (no delayed ACKs), ``fold``, ``unfolded``
     (queue_mean, period_s, window_mean, alpha_mean, utilization, ack_clock_gap), ``held`` (the packet receiver's
     mean held count per flow, from the growth of the ACK-clock gap, and the fold's (m − 1)/2), ``checks`` and
     ``agree`` against the fold, ``unfolded_checks``.
