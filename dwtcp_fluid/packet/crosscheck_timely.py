@@ -78,7 +78,7 @@ def _params(s: Setting) -> TimelyParams:
 
 def _engine_gains(P: TimelyParams, s: Setting) -> dict[str, float]:
     """The setting's non-default gains in the packet law's units (slots, packets per slot)."""
-    scale = {"alpha": 1.0, "beta": 1.0, "delta": 1.0 / P.link.capacity, "t_low": P.link.C, "t_high": P.link.C,
+    scale = {"alpha": 1.0, "beta": 1.0, "delta": 1.0 / float(P.link.capacity), "t_low": P.link.C, "t_high": P.link.C,
              "min_rtt": P.link.C, "rtt_ref": P.link.C}  # fmt: skip
     for k, _ in s.gains:
         if k not in scale:
