@@ -9,8 +9,9 @@ Parameters
     ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
 Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``DctcpLossFluid``, ``TimelyFluid``, ``CubicFluid``
-    (``CubicParams``; its hybrid run ``run_cubic``, ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``
+    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
+    ``DctcpDelackFluid``, ``TimelyFluid``, ``CubicFluid`` (``CubicParams``; its hybrid run ``run_cubic``,
+    ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``
     (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
     (the registry).
 Verbs
@@ -20,7 +21,7 @@ Verbs
     ``dctcp_portrait``), ``run_sweep`` (``SweepGrid``, ``sweep_plan``,
     ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
     ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``,
-    ``compare_cubic``),
+    ``compare_cubic``, ``compare_d2tcp``, ``compare_delack``),
     ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
     chain), ``compare_chain``, ``parking_lot_fixed_point``, ``fluid_lot_run``, ``run_network_sweep`` (``NetworkGrid``:
     hops × cross-load), ``hop_signal``; leaf-spine: ``parse_topology``, ``leaf_spine_traffic``, ``compare_fabric``,
@@ -70,6 +71,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DctcpHetero": ("models.dctcp_hetero", "DctcpHetero"),
     "D2tcpFluid": ("models.dctcp_ext", "D2tcpFluid"),
     "DctcpLossFluid": ("models.dctcp_ext", "DctcpLossFluid"),
+    "D2tcpWindowFluid": ("models.dctcp_ext", "D2tcpWindowFluid"),
+    "DctcpDelackFluid": ("models.dctcp_ext", "DctcpDelackFluid"),
     "DctcpHeteroParams": ("models.dctcp_hetero", "DctcpHeteroParams"),
     "DwtcpFluid": ("models.dwtcp", "DwtcpFluid"),
     "DwtcpScoutFluid": ("models.dwtcp_scout", "DwtcpScoutFluid"),
@@ -164,6 +167,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "compare_cubic": ("crosscheck.cubic", "compare_cubic"),
     "CUBIC_TOLERANCES": ("crosscheck.cubic", "TOLERANCES"),
     "CUBIC_SETTINGS": ("crosscheck.cubic", "SETTINGS"),
+    "compare_d2tcp": ("packet.crosscheck_d2tcp", "compare_d2tcp"),
+    "D2tcpSetting": ("packet.crosscheck_d2tcp", "D2tcpSetting"),
+    "compare_delack": ("packet.crosscheck_delack", "compare_delack"),
     "timely_incast_run": ("packet.scenarios_timely", "incast_run"),
     "timely_flow_rates": ("packet.scenarios_timely", "flow_rates"),
     # symbolic derivations (SymPy), for notebooks that show a step

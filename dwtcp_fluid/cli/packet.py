@@ -4,6 +4,7 @@ the packet-level JAX core (:mod:`dwtcp_fluid.packet`)."""
 from __future__ import annotations
 
 import math
+from importlib import import_module
 
 import typer
 from rich.console import Console
@@ -17,6 +18,16 @@ from .app import packet_app
 from .common import UsageError, emit_json, link_from_flags, require_unit
 from .outputs import check_figure
 
+#: Laws whose cross-check runs its own settings (flows, link, rates, d): law -> (module, function). The function
+#: takes ``(law, *, seed, as_json)``; one line here adds a law to ``compare-fluid`` (the others, dctcp and dwtcp,
+#: take the settings from the flags).
+OWN_SETTINGS: dict[str, tuple[str, str]] = {
+    "timely": (".packet_timely", "compare_fluid_timely"),
+    "timely-patched": (".packet_timely", "compare_fluid_timely"),
+    "d2tcp": (".packet_d2tcp", "compare_fluid_d2tcp"),
+    "cubic": (".packet_cubic", "compare_fluid_cubic"),
+}
+
 
 def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
     if not ok:
@@ -29,7 +40,7 @@ def compare_fluid(
         "dctcp",
         "--law",
         help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model), "
-        "cubic (its hybrid fluid model).",
+        "d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model).",
     ),
     flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
     capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps").'),
@@ -71,23 +82,18 @@ def compare_fluid(
     a table of mean queue, amplitude, period, utilization, window, α and each model's gaps to the packet run.
     """
     from .common import parse_list
-    from .packet_timely import TIMELY_LAWS, compare_fluid_timely
 
     _check(
         "--law",
         law,
-        law in ("dctcp", "dwtcp", "cubic", *TIMELY_LAWS),
-        "dctcp | dwtcp | cubic | " + " | ".join(TIMELY_LAWS),
+        law in ("dctcp", "dwtcp", *OWN_SETTINGS),
+        "dctcp | dwtcp | " + " | ".join(OWN_SETTINGS),
     )
     if plot:
         check_figure("--plot", plot)
-    if law in TIMELY_LAWS:  # the cross-check's own settings (flows, rates, link); only --seed applies
-        compare_fluid_timely(law, seed=seed, as_json=json)
-        return
-    if law == "cubic":  # likewise: the CUBIC cross-check's settings (packet_cubic.py)
-        from .packet_cubic import compare_fluid_cubic
-
-        compare_fluid_cubic(seed=seed, as_json=json)
+    if law in OWN_SETTINGS:  # laws whose cross-check has its own settings (flows, link, d); only --seed applies
+        module, function = OWN_SETTINGS[law]
+        getattr(import_module(module, __package__), function)(law, seed=seed, as_json=json)
         return
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):

@@ -12,7 +12,7 @@ from .common import emit_json
 _ROWS = ("period_s", "queue_mean", "queue_min", "queue_max", "utilization", "window_mean")
 
 
-def compare_fluid_cubic(*, seed: int, as_json: bool) -> None:
+def compare_fluid_cubic(law: str = "cubic", *, seed: int, as_json: bool) -> None:
     """Run the cross-check settings through both cores; print a table (or one JSON object).
 
     Exits 1 (after printing) when a setting is outside the stated tolerances or not stationary.

@@ -29,6 +29,13 @@ from .common import (
 )
 from .limits import check_budget
 from .outputs import check_figure
+from .packet_noise import (
+    check_noise_dist,
+    check_noise_laws,
+    rtt_noise_dist_option,
+    rtt_noise_option,
+    with_noise,
+)
 
 __all__ = ["build_run_command", "law_flags"]
 
@@ -113,6 +120,7 @@ def _run(**kw: Any) -> None:
         kw["jitter_dist"] in ("uniform", "exponential"),
         "uniform | exponential",
     )
+    check_noise_dist(kw["rtt_noise_dist"])
     if kw["plot"]:
         check_figure("--plot", kw["plot"])
     link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"], warn_now=False)
@@ -121,6 +129,7 @@ def _run(**kw: Any) -> None:
         ("--duration", "duration"),
         ("--jitter", "jitter"),
         ("--delack-timeout", "delack_timeout"),
+        ("--rtt-noise", "rtt_noise"),
     ):
         require_unit(flag, kw[key], "time")
         try:
@@ -175,6 +184,7 @@ def _run(**kw: Any) -> None:
         given = bool(v) if opt.option is not None else v is not None
         if given and not set(owners) & set(names):
             raise UsageError(flag, f"with --law {kw['law']}", f"only with --law {' | '.join(owners)}")
+    check_noise_laws(kw["rtt_noise"], times["rtt_noise"], laws)
     try:
         topo = parse_topology(kw["topology"])
     except ValueError:
@@ -199,6 +209,8 @@ def _run(**kw: Any) -> None:
         loss=kw["loss"],
         delack=kw["delack"],
         delack_timeout=times["delack_timeout"],
+        rtt_noise=times["rtt_noise"],
+        rtt_noise_dist=kw["rtt_noise_dist"],
     )
     warn_implausible(link, times["duration"])  # the inputs passed every check: warn before the work starts
     flush_warnings()
@@ -210,6 +222,7 @@ def _run(**kw: Any) -> None:
     for opt, _ in law_flags().values():
         out[opt.dest] = values.get(opt.dest)
     out.update({"slot_s": pr.slot, "capacity_pps": link.C, "rtt_s": link.d})
+    out.update({"rtt_noise_s": times["rtt_noise"], "rtt_noise_dist": kw["rtt_noise_dist"]})
     if kw["json"]:
         emit_json(out)
         return
@@ -311,6 +324,8 @@ def build_run_command() -> Any:
             default=O("1ms", "--delack-timeout", help="Delayed-ACK timeout."),
             annotation=str,
         ),
+        P("rtt_noise", kw, default=rtt_noise_option(), annotation=str),
+        P("rtt_noise_dist", kw, default=rtt_noise_dist_option(), annotation=str),
     ]
     for flag, (opt, owners) in law_flags().items():
         help_ = f"{opt.help} (law: {', '.join(owners)})"
@@ -385,8 +400,14 @@ def scenario_cmd(
     list_: bool = typer.Option(False, "--list", help="List the registered scenarios."),
     quick: bool = typer.Option(False, "--quick", help="The short version (as CI runs it)."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    rtt_noise: str = rtt_noise_option(),
+    rtt_noise_dist: str = rtt_noise_dist_option(),
 ) -> None:
-    """Run a registered scenario (``dwtcp_fluid.packet.SCENARIOS``) and print each run's summary."""
+    """Run a registered scenario (``dwtcp_fluid.packet.SCENARIOS``) and print each run's summary.
+
+    --rtt-noise applies to every run of the scenario whose laws read the RTT (refused when none does, and for a
+    scenario that sets its own noise, such as timely-noise).
+    """
     from ..packet import SCENARIOS, run_many
 
     if list_ or name is None:
@@ -396,7 +417,17 @@ def scenario_cmd(
             Console().print("\n".join(SCENARIOS))
         return
     _check("NAME", name, name in SCENARIOS, " | ".join(SCENARIOS))
+    from ..units import parse_time
+
+    check_noise_dist(rtt_noise_dist)
+    require_unit("--rtt-noise", rtt_noise, "time")
+    try:
+        noise = parse_time(rtt_noise)
+    except ValueError:
+        raise UsageError("--rtt-noise", rtt_noise, 'a time such as "25us"') from None
     runs = SCENARIOS[name](quick)
+    if noise != 0.0:
+        runs = with_noise(runs, rtt_noise, noise, rtt_noise_dist)
     outs = run_many(runs)
     for o in outs:
         o.pop("records")

@@ -13,7 +13,7 @@ from .common import UsageError, emit_json
 __all__ = ["run_chain_cli"]
 
 #: Single-bottleneck features the chain engine does not model, with their neutral values.
-_SINGLE_ONLY = {"mark_at": "enqueue", "jitter": 0.0, "loss": 0.0, "delack": 1, "plot": None}
+_SINGLE_ONLY = {"mark_at": "enqueue", "jitter": 0.0, "loss": 0.0, "delack": 1, "rtt_noise": 0.0, "plot": None}
 
 
 def run_chain_cli(kw: dict[str, Any], topo: Any, link: Any, laws: list, params: list, times: dict) -> None:

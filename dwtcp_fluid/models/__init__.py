@@ -7,6 +7,8 @@ from .cubic import CubicParams as CubicParams
 from .dctcp import DctcpFluid as DctcpFluid
 from .dctcp import DctcpNormalized as DctcpNormalized
 from .dctcp_ext import D2tcpFluid as D2tcpFluid
+from .dctcp_ext import D2tcpWindowFluid as D2tcpWindowFluid
+from .dctcp_ext import DctcpDelackFluid as DctcpDelackFluid
 from .dctcp_ext import DctcpLossFluid as DctcpLossFluid
 from .dctcp_window import DctcpLagFluid as DctcpLagFluid
 from .dctcp_window import DctcpWindowFluid as DctcpWindowFluid

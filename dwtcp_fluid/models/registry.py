@@ -17,7 +17,7 @@ from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION, LinkParams
 from .base import FluidModel
 from .cubic import CubicFluid, CubicParams
 from .dctcp import DctcpFluid, DctcpNormalized
-from .dctcp_ext import D2tcpFluid, DctcpLossFluid
+from .dctcp_ext import D2tcpFluid, D2tcpWindowFluid, DctcpDelackFluid, DctcpLossFluid
 from .dctcp_hetero import DctcpHetero, DctcpHeteroParams
 from .dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
 from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
@@ -97,7 +97,9 @@ register_model(
 )
 # α starts above 0: α^d with d < 1 has an infinite slope at α = 0, where fixed-step RK4 loses its order
 register_model(ModelCase("d2tcp", D2tcpFluid(imminence=0.5), _DCTCP, (1.0, 0.2, 0.0), (0.0, 0.004)))
+register_model(ModelCase("d2tcp-window", D2tcpWindowFluid(imminence=2.0), _DCTCP, (1.0, 0.2), (0.0, 0.004)))
 register_model(ModelCase("dctcp-loss", DctcpLossFluid(loss=0.001), _DCTCP, (1.0, 0.0, 0.0), (0.0, 0.004)))
+register_model(ModelCase("dctcp-delack", DctcpDelackFluid(acks=2), _DCTCP, (1.0, 0.0), (0.0, 0.004)))
 register_model(ModelCase("dctcp-window", DctcpWindowFluid(), _DCTCP, (1.0, 0.0), (0.0, 0.004)))
 register_model(ModelCase("dctcp-lag", DctcpLagFluid(0.5), _DCTCP, (1.0, 0.0, 0.0), (0.0, 0.004)))
 register_model(

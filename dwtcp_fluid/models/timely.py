@@ -65,7 +65,8 @@ def gradient_rate(g: Any, tau: Any, qdot: Any, p: Mapping[str, Any]) -> Any:
 
 @dataclass(frozen=True)
 class TimelyParams:
-    """A TIMELY setting ([TIMELY]'s defaults as [PROXY] and Zhu et al. use them).
+    """A TIMELY setting. The gains' defaults are [TIMELY]'s published values, which no seed states ([PROXY]
+    prints Algorithm 1 with symbols only); ``tests/test_timely_gains.py`` moves δ, β, T_low, T_high by ±50 %.
 
     Parameters
     ----------

@@ -122,6 +122,9 @@ def packet_run(
         "t": (np.arange(n_chunks)[w] + 1) * chunk_s,
         "q": q,
         "w": rec["cwnd_end"][w].mean(axis=1),
+        # smallest and largest flow window per chunk (bounds for laws whose state depends on the window)
+        "w_lo": rec["cwnd_end"][w].min(axis=1),
+        "w_hi": rec["cwnd_end"][w].max(axis=1),
         "alpha": rec["alpha_end"][w].mean(axis=1),
     }
     return {"summary": out, "traces": traces, "dt": chunk_s}
@@ -163,8 +166,13 @@ def compare_dctcp(
     seed: int = 0,
     fluid_method: str = "reference",
     law: str = "dctcp",
+    fluid_models: tuple[Any, Any] | None = None,
+    **build_options: Any,
 ) -> dict[str, Any]:
     """Run one DCTCP setting through the packet core and both fluid models; return summaries, diffs and traces.
+
+    ``fluid_models`` replaces the pair (paper's model, ACK-clocked model), e.g. by D2TCP's at a fixed imminence
+    (:mod:`.crosscheck_d2tcp`); ``build_options`` go to the packet run (e.g. flow sizes and deadlines).
 
     Returns a dict with the summaries ``packet``, ``fluid`` (the paper's (5)-(8)) and ``fluid_window``
     (ACK-clocked), each with queue_mean, queue_min, queue_max, amplitude (packets), period_s (s), window_mean
@@ -178,11 +186,12 @@ def compare_dctcp(
     from ..models.dctcp_window import DctcpWindowFluid
 
     P = (params or DCTCP_ANALYSIS).replace(flows=flows)
-    pk = packet_run(P, duration=duration, seed=seed, law=law)
+    pk = packet_run(P, duration=duration, seed=seed, law=law, **build_options)
+    paper, window = fluid_models or (DctcpFluid(), DctcpWindowFluid())
     runs = {
         "packet": pk,
-        "fluid": fluid_run(DctcpFluid(), P, duration=duration, method=fluid_method, dt=pk["dt"]),
-        "fluid_window": fluid_run(DctcpWindowFluid(), P, duration=duration, method=fluid_method, dt=pk["dt"]),
+        "fluid": fluid_run(paper, P, duration=duration, method=fluid_method, dt=pk["dt"]),
+        "fluid_window": fluid_run(window, P, duration=duration, method=fluid_method, dt=pk["dt"]),
     }
     out: dict[str, Any] = {
         "flows": flows,

@@ -59,6 +59,9 @@ class Setting:
     flows: tuple[int, int]
     starts: tuple[float, float]
     duration: float = 0.1
+    #: gains other than [TIMELY]'s published ones, as :class:`~dwtcp_fluid.models.TimelyParams` fields (e.g.
+    #: ``(("beta", 0.4),)``); both cores get the same values (the sensitivity check, ``tests/test_timely_gains.py``)
+    gains: tuple[tuple[str, Any], ...] = ()
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -70,7 +73,17 @@ SETTINGS: tuple[Setting, ...] = (
 
 
 def _params(s: Setting) -> TimelyParams:
-    return TimelyParams(flows=s.flows)
+    return TimelyParams(flows=s.flows, **dict(s.gains))
+
+
+def _engine_gains(P: TimelyParams, s: Setting) -> dict[str, float]:
+    """The setting's non-default gains in the packet law's units (slots, packets per slot)."""
+    scale = {"alpha": 1.0, "beta": 1.0, "delta": 1.0 / float(P.link.capacity), "t_low": P.link.C, "t_high": P.link.C,
+             "min_rtt": P.link.C, "rtt_ref": P.link.C}  # fmt: skip
+    for k, _ in s.gains:
+        if k not in scale:
+            raise ValueError(f"gains key {k!r} is invalid: accepted " + ", ".join(scale))
+    return {k: float(getattr(P, k)) * scale[k] for k, _ in s.gains}
 
 
 def packet_rates(s: Setting, *, seed: int = 0, **build_options: Any) -> dict[str, Any]:
@@ -87,7 +100,7 @@ def packet_rates(s: Setting, *, seed: int = 0, **build_options: Any) -> dict[str
         seed=seed,
         buffer=2000,
         trace_points=200,
-        law_params=[{"init_rate": s.starts[0]}, {"init_rate": s.starts[1]}],
+        law_params=[{"init_rate": r, **_engine_gains(P, s)} for r in s.starts],
         law_of_flow=[0] * s.flows[0] + [1] * s.flows[1],
         start_jitter=False,
         **build_options,

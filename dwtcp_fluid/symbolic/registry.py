@@ -16,6 +16,7 @@ from .cubic import cubic
 from .d2tcp import d2tcp
 from .dctcp import dctcp_fixed_points, dctcp_normalization
 from .dctcp_ack_clock import dctcp_ack_clock
+from .dctcp_delack import dctcp_delack
 from .dctcp_hybrid import dctcp_hybrid, dctcp_rtt_fairness
 from .derivation import Derivation, StepCheckError
 from .dwtcp_busy import dwtcp_busy
@@ -59,6 +60,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     timely,
     d2tcp,
     cubic,
+    dctcp_delack,
     multihop,
     leafspine,
 )

@@ -15,10 +15,14 @@ Interpretations (the algorithm does not say): the first completion event has no 
 is 0; the HAI count is reset by any decrease (gradient or T_high); the rate is clipped to [``rate_min``, 1] (a
 factor 1 − β·g < 0 would otherwise make it negative).
 
-Gains and defaults ([TIMELY]'s published setting as Zhu et al. reproduce it; [PROXY] does not list them, so
-they are options): α = 0.875 (EWMA weight of the new
-difference), β = 0.8, δ = 10 Mb/s, T_low = 50 µs, T_high = 500 µs, minRTT = 20 µs, segment 16 KB (≈ 11 packets
-of 1500 B). Times are converted to slots and δ to packets per slot (δ/C) once, in :func:`timely_params`.
+Gains and defaults — provenance: α = 0.875 (EWMA weight of the new difference), β = 0.8, δ = 10 Mb/s,
+T_low = 50 µs, T_high = 500 µs, minRTT = 20 µs and a 16 KB segment (≈ 11 packets of 1500 B) are [TIMELY]'s
+published values (as Zhu et al.'s reproduction uses them), quoted from that literature: **no seed states them**
+([PROXY] prints Algorithm 1 with the symbols only; its N = 5 after 5 completion events is the one number it gives).
+Every gain is therefore an option (``--timely-alpha``, ``--timely-beta``, ``--timely-delta``, ``--t-low``,
+``--t-high``, ``--min-rtt``, ``--segment``), and ``tests/test_timely_gains.py`` shows the findings do not hinge on
+them: ±50 % on δ, β, T_low, T_high keeps TIMELY's start-dependent split and the patch's single share in both cores
+(the share is C/N unless T_low moves away from RTT_ref). Times are converted to slots and δ to packets per slot (δ/C) once, in :func:`timely_params`.
 """
 
 from __future__ import annotations
@@ -58,7 +62,8 @@ def _link(context: Mapping[str, Any]) -> Any:
 
 
 def timely_params(link: Any = None, **over: float) -> dict[str, float]:
-    """[TIMELY]'s default gains for ``link`` in the engine's units (slots, packets per slot).
+    """[TIMELY]'s published gains (not stated by any seed; see the module docstring) for ``link`` in the engine's
+    units (slots, packets per slot).
 
     Returns ``alpha`` (1), ``beta`` (1), ``delta`` (packets/slot), ``t_low``, ``t_high``, ``min_rtt`` (slots),
     ``seg`` (packets per completion event), ``hai_n`` (5), ``hai_after`` (5 events), ``rate_min`` (packets/slot),
@@ -136,10 +141,13 @@ def thresholds(rate: Any, rtt: Any, p: Mapping[str, Any]) -> tuple[Any, Any, Any
 
 
 #: Command-line flags shared by the TIMELY laws (values in the paper's units, converted with the link).
+#: Appended to the help of every gain option: where the default comes from.
+_PUB = " [TIMELY]'s published value; no seed states it."
+
 TIMELY_OPTIONS: tuple[LawOption, ...] = (
     LawOption(
         "--timely-alpha",
-        "TIMELY EWMA weight α of the new RTT difference, 0 < α ≤ 1.",
+        "TIMELY EWMA weight α of the new RTT difference, 0 < α ≤ 1." + _PUB,
         0.875,
         param="alpha",
         lo=0.0,
@@ -148,7 +156,7 @@ TIMELY_OPTIONS: tuple[LawOption, ...] = (
     ),
     LawOption(
         "--timely-beta",
-        "TIMELY multiplicative decrease factor β, 0 < β ≤ 1.",
+        "TIMELY multiplicative decrease factor β, 0 < β ≤ 1." + _PUB,
         0.8,
         param="beta",
         lo=0.0,
@@ -157,27 +165,35 @@ TIMELY_OPTIONS: tuple[LawOption, ...] = (
     ),
     LawOption(
         "--timely-delta",
-        "TIMELY additive step δ (Mb/s), > 0.",
+        "TIMELY additive step δ (Mb/s), > 0." + _PUB,
         10.0,
         param="delta",
         lo=0.0,
         lo_open=True,
         convert=_mbps,
     ),
-    LawOption("--t-low", "TIMELY T_low (µs), ≥ 0.", 50.0, param="t_low", lo=0.0, convert=_us),
+    LawOption("--t-low", "TIMELY T_low (µs), ≥ 0." + _PUB, 50.0, param="t_low", lo=0.0, convert=_us),
     LawOption(
-        "--t-high", "TIMELY T_high (µs), > 0.", 500.0, param="t_high", lo=0.0, lo_open=True, convert=_us
+        "--t-high",
+        "TIMELY T_high (µs), > 0." + _PUB,
+        500.0,
+        param="t_high",
+        lo=0.0,
+        lo_open=True,
+        convert=_us,
     ),
     LawOption(
         "--min-rtt",
-        "TIMELY minRTT normalizing the gradient (µs), > 0.",
+        "TIMELY minRTT normalizing the gradient (µs), > 0." + _PUB,
         20.0,
         param="min_rtt",
         lo=0.0,
         lo_open=True,
         convert=_us,
     ),
-    LawOption("--segment", "TIMELY segment per completion event (packets), ≥ 1.", 11.0, param="seg", lo=1.0),
+    LawOption(
+        "--segment", "TIMELY segment per completion event (packets), ≥ 1." + _PUB, 11.0, param="seg", lo=1.0
+    ),
     LawOption(
         "--init-rate",
         "TIMELY initial rate (fraction of line rate), 0 < r ≤ 1.",
