@@ -101,7 +101,7 @@ def dctcp(
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
-    from ..analysis.tune import tune_dctcp
+    from ..reports.tune import tune_dctcp_report
 
     if objective not in OBJECTIVES:
         raise UsageError("--objective", objective, "one of " + ", ".join(OBJECTIVES))
@@ -114,13 +114,7 @@ def dctcp(
     rng = _range(capacity, rtt, flows, points, packet_size)
     err = Console(stderr=True)
     with err.status("tuning K and g (compiling the JAX period map on the first call)...", spinner="dots"):
-        res = tune_dctcp(rng, objective=objective, throughput_min=throughput_min, rho_max=rho_max)
-    s = res.summary().to_dict()
-    s["operating_points"] = [
-        {"rtt_s": float(d), "flows": int(n), **{k: v[i].item() for k, v in res.observables.items()}}
-        for i, (d, n) in enumerate(zip(res.points_d, res.points_N, strict=True))
-    ]
-    s["path"] = res.path.tolist()
+        s = tune_dctcp_report(rng, objective=objective, throughput_min=throughput_min, rho_max=rho_max)
     if json:
         emit_json(s)
     else:
@@ -129,8 +123,8 @@ def dctcp(
         w = s["worst_point"]
         for k, v in [
             ("status", s["status"] if s["status"] == "ok" else f"{s['status']}: {s['message']}"),
-            ("K", f"{res.K:.2f} packets"),
-            ("g", f"{res.g:.5f}"),
+            ("K", f"{s['K']:.2f} packets"),
+            ("g", f"{s['g']:.5f}"),
             ("objective", f"{s['objective_value']:.2f} packets"),
             ("worst point", f"rtt {w['rtt_s'] * 1e6:.0f} us, N = {w['flows']}"),
             ("throughput min", f"{s['throughput_min']:.4f} (required {throughput_min:g})"),
@@ -185,7 +179,7 @@ def dwtcp(
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
-    from ..crosscheck.tune_dwtcp import tune_dwtcp
+    from ..reports.tune import tune_dwtcp_report
 
     if objective not in DWTCP_OBJECTIVES:
         raise UsageError("--objective", objective, "one of " + ", ".join(DWTCP_OBJECTIVES))
@@ -196,15 +190,9 @@ def dwtcp(
     rng = _range(capacity, rtt, flows, points, packet_size)
     err = Console(stderr=True)
     with err.status("tuning beta and K (busy-period model, batched JAX solves)...", spinner="dots"):
-        res = tune_dwtcp(
+        s = tune_dwtcp_report(
             rng, objective=objective, utilization_min=utilization_min, steady=not allow_oscillation
         )
-    s = res.summary().to_dict()
-    s["operating_points"] = [
-        {"rtt_s": float(d), "flows": int(n), **{k: v[i].item() for k, v in res.observables.items()}}
-        for i, (d, n) in enumerate(zip(res.points_d, res.points_N, strict=True))
-    ]
-    s["path"] = res.path.tolist()
     if json:
         emit_json(s)
     else:
@@ -212,8 +200,8 @@ def dwtcp(
         w = s["worst_point"]
         for k, v in [
             ("status", s["status"] if s["status"] == "ok" else f"{s['status']}: {s['message']}"),
-            ("beta", f"{res.beta:.4g} (byte convention; beta_w = {s['beta_sqrt_packets']:.4g} per sqrt(packet))"),
-            ("K", f"{res.K:.1f} packets"),
+            ("beta", f"{s['beta']:.4g} (byte convention; beta_w = {s['beta_sqrt_packets']:.4g} per sqrt(packet))"),
+            ("K", f"{s['K']:.1f} packets"),
             ("objective", f"{s['objective_value']:.1f} packets"),
             ("worst point", f"rtt {w['rtt_s'] * 1e6:.0f} us, N = {w['flows']} ({w['regime']})"),
             ("utilization min", f"{s['utilization_min']:.4f} (required {utilization_min:g})"),

@@ -26,6 +26,8 @@ REPORTS: dict[str, tuple[str, str]] = {
     "phase dwtcp": ("phase", "phase_dwtcp_report"),
     "phase dctcp": ("phase", "phase_dctcp_report"),
     "packet compare-fluid": ("compare", "compare_fluid_report"),
+    "tune dctcp": ("tune", "tune_dctcp_report"),
+    "tune dwtcp": ("tune", "tune_dwtcp_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]
