@@ -91,7 +91,9 @@ def compare_fluid(
     )
     if plot:
         check_figure("--plot", plot)
-    if law in OWN_SETTINGS:  # laws whose cross-check has its own settings (flows, link, d); only --seed applies
+    if (
+        law in OWN_SETTINGS
+    ):  # laws whose cross-check has its own settings (flows, link, d); only --seed applies
         module, function = OWN_SETTINGS[law]
         getattr(import_module(module, __package__), function)(law, seed=seed, as_json=json)
         return
