@@ -16,8 +16,16 @@ __all__ = ["network"]
 
 @dctcp_app.command("network")
 def network(
-    topology: str = typer.Option("parking-lot:2", "--topology", help="path:K | parking-lot:K (K hops)."),
-    flows: int = typer.Option(1, "--flows", help="Flows per group (1..256)."),
+    topology: str = typer.Option(
+        "parking-lot:2", "--topology", help="path:K | parking-lot:K (K hops) | leaf-spine:LxS (ECMP fabric)."
+    ),
+    flows: int = typer.Option(
+        1, "--flows", help="Flows per group (1..256); leaf-spine: flows per talking leaf pair (1..64)."
+    ),
+    traffic: str = typer.Option(
+        "permutation", "--traffic", help="Leaf-spine only: all-to-all | permutation (a seeded one)."
+    ),
+    seed: int = typer.Option(1, "--seed", help="Leaf-spine only: seed of the permutation and the ECMP hash."),
     capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Rate of every link ("10Gbps").'),
     rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT of every flow ("100us").'),
     marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="K of every link, packets."),
@@ -26,7 +34,9 @@ def network(
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """DCTCP over several bottlenecks ([DCTCP-A] (5)-(8) per link): fixed points, a reference-solver run, and
-    with --packet the packet chain at the same setting."""
+    with --packet the packet chain (or fabric) at the same setting. On leaf-spine:LxS the routing (ports as links)
+    is the fabric's ECMP routing of the traffic pattern; the table gives each route's share in the DDE, at the
+    mean-field fixed point with line-rate access links, and in the packet fabric."""
     import numpy as np
 
     from ..analysis.multihop import parking_lot_fixed_point
@@ -41,7 +51,9 @@ def network(
     except ValueError:
         raise UsageError("--topology", topology, TOPOLOGY_FORMS) from None
     if topo.kind == "single":
-        raise UsageError("--topology", topology, "path:K or parking-lot:K (one link: dctcp limit-cycle)")
+        raise UsageError(
+            "--topology", topology, "path:K, parking-lot:K or leaf-spine:LxS (one link: dctcp limit-cycle)"
+        )
     if not 1 <= flows <= 256:
         raise UsageError("--flows", flows, "an integer in [1, 256]")
     if not marking_threshold >= 0:
@@ -53,6 +65,11 @@ def network(
         raise UsageError("--duration", duration, 'a time such as "100ms"') from None
     if not 20 * link.d <= T <= 10.0:
         raise UsageError("--duration", duration, "between 20 base RTTs and 10 s")
+    if topo.kind == "leaf-spine":
+        from .network_fabric import network_fabric
+
+        network_fabric(topo, link, flows, marking_threshold, T, traffic, seed, packet, json)
+        return
     C, K, d = link.C, marking_threshold, link.d
     model = DctcpNetwork(topo.routes)
     P = NetworkParams(topo.routes, capacity=capacity, K=K, rtt=rtt, flows=flows)
