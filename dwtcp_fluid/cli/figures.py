@@ -87,6 +87,7 @@ def figures(
                         "path": str(r.path),
                         "image_ok": r.image_ok,
                         "image": r.image_message,
+                        "seconds": round(r.seconds, 2),
                         "claims": [
                             {"text": c.text, "passed": c.passed, "measured": c.measured} for c in r.claims
                         ],
@@ -106,7 +107,12 @@ def figures(
             for c in r.claims:
                 t.add_row(r.name, c.text, "[green]pass" if c.passed else "[red]FAIL", c.measured)
             if r.image_ok is not None:
-                t.add_row(r.name, "image", "[green]pass" if r.image_ok else "[red]FAIL", r.image_message)
+                t.add_row(
+                    r.name,
+                    "image",
+                    "[green]pass" if r.image_ok else "[red]FAIL",
+                    f"{r.image_message} (built in {r.seconds:.1f} s)",
+                )
             elif not check:
                 t.add_row(r.name, "written", "", str(r.path))
         con.print(t)

@@ -94,10 +94,13 @@ def build_figure(
         raise ValueError(f"format={fmt!r} is invalid: accepted {' | '.join(FORMATS)}")
     if dpi is not None and not (10 <= dpi <= 2400):
         raise ValueError(f"dpi={dpi!r} is invalid: accepted 10 <= dpi <= 2400")
+    import time
+
     import matplotlib.pyplot as plt
 
     from ..plots.style import save_figure, style
 
+    t0 = time.perf_counter()
     with style():  # the caller's rcParams come back afterwards
         data = fig.build(quick)
         results = []
@@ -111,7 +114,7 @@ def build_figure(
         path = Path(outdir) / f"{fig.name}.{fmt}"
         save_figure(mpl_fig, path, dpi=dpi)
         plt.close(mpl_fig)
-    return FigureResult(fig.name, path, tuple(results))
+    return FigureResult(fig.name, path, tuple(results), seconds=time.perf_counter() - t0)
 
 
 def selected_names(names: Iterable[str] | None = None) -> list[str]:
@@ -190,5 +193,5 @@ def check_all(
                 diff = compare_images(str(ref), str(r.path), tol=IMAGE_TOL, in_decorator=True)
                 ok = diff is None
                 msg = "matches" if ok else f"differs from {ref}: RMS {diff['rms']:.3f} > {IMAGE_TOL}"
-            out.append(FigureResult(r.name, ref, r.claims, ok, msg))
+            out.append(FigureResult(r.name, ref, r.claims, ok, msg, r.seconds))
     return out

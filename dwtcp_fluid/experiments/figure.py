@@ -50,6 +50,7 @@ class FigureResult:
     claims: tuple[ClaimResult, ...]
     image_ok: bool | None = None
     image_message: str = ""
+    seconds: float = 0.0  # wall time of the build (data, claims, drawing)
 
     @property
     def ok(self) -> bool:
