@@ -23,7 +23,7 @@ def network(
         1, "--flows", help="Flows per group (1..256); leaf-spine: flows per talking leaf pair (1..64)."
     ),
     traffic: str = typer.Option(
-        "permutation", "--traffic", help="Leaf-spine only: all-to-all | permutation (a seeded one)."
+        "all-to-all", "--traffic", help="Leaf-spine only: all-to-all | permutation (a seeded one)."
     ),
     seed: int = typer.Option(1, "--seed", help="Leaf-spine only: seed of the permutation and the ECMP hash."),
     capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Rate of every link ("10Gbps").'),

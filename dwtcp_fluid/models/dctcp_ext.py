@@ -51,8 +51,7 @@ class D2tcpFluid(DctcpFluid):
         """D2TCP fluid right-hand side, [DCTCP-A] eqs. (5)-(7) with p = α^d, [D2TCP] eq. (1)."""
         W, alpha, q = x
         R = p["d"] + q / p["C"]
-        # α ≥ 0 exactly; a rounding error below 0 after a start from α = 0 would make α^d (d < 1) NaN
-        dW, dalpha = source_rates(W, alpha, R, u, p["g"], penalty=xp.maximum(alpha, 0 * alpha) ** p["dimm"])
+        dW, dalpha = source_rates(W, alpha, R, u, p["g"], penalty=alpha ** p["dimm"])
         return (dW, dalpha, p["N"] * W / R - p["C"])
 
     def numeric_params(self, params: DctcpParams) -> dict[str, float]:
