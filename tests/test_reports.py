@@ -173,3 +173,14 @@ def test_tune_dctcp_and_dwtcp(capsys):
     assert _timeless(dw.tune_dctcp_report(rng)) == cli
     cli = _timeless(cli_doc(capsys, "tune", "dwtcp", *argv))
     assert _timeless(dw.tune_dwtcp_report(rng)) == cli
+
+
+@pytest.mark.slow
+def test_tune_human_tables_read_the_documents(capsys):
+    """The human form prints from the same documents (K_packets, g, beta), not from the result objects."""
+    argv = ("--capacity", "10Gbps", "--rtt", "100us:200us", "--flows", "2:10", "--points", "2")
+    assert main(["tune", "dctcp", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "K " in out and " packets" in out and "g " in out
+    assert main(["tune", "dwtcp", *argv]) == 0
+    assert "beta" in capsys.readouterr().out

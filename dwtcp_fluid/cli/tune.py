@@ -123,7 +123,7 @@ def dctcp(
         w = s["worst_point"]
         for k, v in [
             ("status", s["status"] if s["status"] == "ok" else f"{s['status']}: {s['message']}"),
-            ("K", f"{s['K']:.2f} packets"),
+            ("K", f"{s['K_packets']:.2f} packets"),
             ("g", f"{s['g']:.5f}"),
             ("objective", f"{s['objective_value']:.2f} packets"),
             ("worst point", f"rtt {w['rtt_s'] * 1e6:.0f} us, N = {w['flows']}"),
@@ -201,7 +201,7 @@ def dwtcp(
         for k, v in [
             ("status", s["status"] if s["status"] == "ok" else f"{s['status']}: {s['message']}"),
             ("beta", f"{s['beta']:.4g} (byte convention; beta_w = {s['beta_sqrt_packets']:.4g} per sqrt(packet))"),
-            ("K", f"{s['K']:.1f} packets"),
+            ("K", f"{s['K_packets']:.1f} packets"),
             ("objective", f"{s['objective_value']:.1f} packets"),
             ("worst point", f"rtt {w['rtt_s'] * 1e6:.0f} us, N = {w['flows']} ({w['regime']})"),
             ("utilization min", f"{s['utilization_min']:.4f} (required {utilization_min:g})"),
