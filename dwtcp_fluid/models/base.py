@@ -74,6 +74,10 @@ class FluidModel:
     #: Unit of time, of the delays and of every rate: ``"s"`` for the physical models, ``"R*"`` for a model
     #: normalized by its feedback delay.
     time_unit: ClassVar[str] = "s"
+    #: States the model keeps nonnegative (an invariant of the true dynamics, e.g. DCTCP's α ∈ [0, 1]); their
+    #: SymPy symbols are declared nonnegative, so a guard ``maximum(x, 0)`` that only absorbs rounding errors of a
+    #: numerical solver is ``x`` itself in the derivations.
+    nonnegative_states: ClassVar[frozenset[str]] = frozenset()
     #: Where the contract tests draw states and parameters: name → ``(lo, hi)`` (log-uniform, lo > 0) or
     #: ``("lin", lo, hi)`` (uniform). Every state and parameter name must have an entry.
     sample_domain: ClassVar[Mapping[str, tuple]] = {}
@@ -198,13 +202,19 @@ class FluidModel:
 
     def symbols(self) -> tuple[tuple[sp.Symbol, ...], dict[str, sp.Symbol]]:
         """Positive SymPy symbols for the states and the parameters (named as in the papers)."""
-        xs = tuple(sp.Symbol(n, real=True) for n in self.states)
+        xs = tuple(self._state_symbol(n, n) for n in self.states)
         ps = {n: sp.Symbol(n, positive=True) for n in self.param_names}
         return xs, ps
 
+    def _state_symbol(self, state: str, name: str) -> sp.Symbol:
+        """A state's symbol: real, and nonnegative when the state is in :attr:`nonnegative_states`."""
+        if state in self.nonnegative_states:
+            return sp.Symbol(name, nonnegative=True)
+        return sp.Symbol(name, real=True)
+
     def delayed_symbols(self) -> tuple[sp.Symbol, ...]:
         """Symbols for x(t − τ_d), named ``<state>_d`` (a one-delay model; see :meth:`delayed_symbol_sets`)."""
-        return tuple(sp.Symbol(f"{n}_d", real=True) for n in self.states)
+        return tuple(self._state_symbol(n, f"{n}_d") for n in self.states)
 
     def delayed_symbol_sets(self) -> tuple[tuple[sp.Symbol, ...], ...]:
         """One tuple of symbols per delayed copy x(t − τ_j): ``<state>_d`` for one delay, ``<state>_d<j>``
@@ -212,7 +222,7 @@ class FluidModel:
         k = self.delay_count()
         if k == 1:
             return (self.delayed_symbols(),)
-        return tuple(tuple(sp.Symbol(f"{n}_d{j + 1}", real=True) for n in self.states) for j in range(k))
+        return tuple(tuple(self._state_symbol(n, f"{n}_d{j + 1}") for n in self.states) for j in range(k))
 
     def sym_rhs(self, u: Any = 1, *, delayed: bool = False) -> sp.Matrix:
         """F as a SymPy column; with ``delayed=False`` every delayed state is identified with the state.

@@ -46,12 +46,18 @@ class D2tcpFluid(DctcpFluid):
     name: ClassVar[str] = "d2tcp"
     param_names: ClassVar[tuple[str, ...]] = ("C", "d", "K", "g", "N", "dimm")
     sample_domain: ClassVar[Mapping[str, tuple]] = {**DctcpFluid.sample_domain, "dimm": ("lin", 0.5, 2.0)}
+    nonnegative_states: ClassVar[frozenset[str]] = frozenset({"alpha"})
 
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
-        """D2TCP fluid right-hand side, [DCTCP-A] eqs. (5)-(7) with p = α^d, [D2TCP] eq. (1)."""
+        """D2TCP fluid right-hand side, [DCTCP-A] eqs. (5)-(7) with p = α^d, [D2TCP] eq. (1).
+
+        α^d is taken of max(α, 0): α ∈ [0, 1] is invariant, but a solver's rounding after a start from α = 0 can
+        leave it a hair below 0, where a fractional power is NaN (the derivations declare α nonnegative, so the
+        guard is α itself there)."""
         W, alpha, q = x
         R = p["d"] + q / p["C"]
-        dW, dalpha = source_rates(W, alpha, R, u, p["g"], penalty=alpha ** p["dimm"])
+        pen = xp.maximum(alpha, 0 * alpha) ** p["dimm"]
+        dW, dalpha = source_rates(W, alpha, R, u, p["g"], penalty=pen)
         return (dW, dalpha, p["N"] * W / R - p["C"])
 
     def numeric_params(self, params: DctcpParams) -> dict[str, float]:
@@ -74,6 +80,7 @@ class D2tcpWindowFluid(DctcpWindowFluid):
 
     name: ClassVar[str] = "d2tcp-window"
     param_names: ClassVar[tuple[str, ...]] = ("C", "d", "K", "g", "N", "dimm")
+    nonnegative_states: ClassVar[frozenset[str]] = frozenset({"alpha"})
     sample_domain: ClassVar[Mapping[str, tuple]] = {
         **DctcpWindowFluid.sample_domain,
         "dimm": ("lin", 0.5, 2.0),
