@@ -17,10 +17,10 @@ def compare_fluid_cubic(law: str = "cubic", *, seed: int, as_json: bool) -> None
 
     Exits 1 (after printing) when a setting is outside the stated tolerances or not stationary.
     """
-    from ..crosscheck.cubic import SETTINGS, TOLERANCES, compare_cubic
+    from ..reports.compare import compare_fluid_report
 
-    rows = compare_cubic(SETTINGS, seed=seed)
-    out = {"law": "cubic", "tolerances": TOLERANCES, "rows": rows, "agree": all(r["agree"] for r in rows)}
+    out = compare_fluid_report("cubic", seed=seed)
+    rows = out["rows"]
     if as_json:
         emit_json(out)
     else:

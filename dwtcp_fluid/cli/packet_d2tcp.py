@@ -3,20 +3,10 @@ fluid models at the same d, at the cross-check's settings (:mod:`dwtcp_fluid.pac
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.table import Table
 
 from .common import emit_json
-
-
-def _row(r: dict[str, Any]) -> dict[str, Any]:
-    """The JSON row of one setting: summaries without the traces."""
-    keys = ("packet", "fluid", "fluid_window", "imminence", "checks", "class", "agree", "measured")
-    out = {k: r[k] for k in keys}
-    out["q_extremes"] = {k: r[k] for k in ("q_min_packet", "q_min_fluid", "q_max_packet", "q_max_fluid")}
-    return {"flows": r["flows"], "dimm": r["dimm"], **out}
 
 
 def compare_fluid_d2tcp(law: str = "d2tcp", *, seed: int, as_json: bool) -> None:
@@ -24,16 +14,10 @@ def compare_fluid_d2tcp(law: str = "d2tcp", *, seed: int, as_json: bool) -> None
 
     Exits 1 (after printing) when a setting is outside the stated tolerances or its imminence was not held.
     """
-    from ..packet.crosscheck_d2tcp import PERIOD_RATIO_FAR, TOLERANCES, compare_d2tcp
+    from ..reports.compare import compare_fluid_report
 
-    rows = [_row(r) for r in compare_d2tcp(seed=seed)]
-    out = {
-        "law": "d2tcp",
-        "tolerances": TOLERANCES,
-        "period_ratio_far": PERIOD_RATIO_FAR,
-        "rows": rows,
-        "agree": all(r["agree"] for r in rows),
-    }
+    out = compare_fluid_report("d2tcp", seed=seed)
+    rows = out["rows"]
     if as_json:
         emit_json(out)
     else:

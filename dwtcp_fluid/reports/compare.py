@@ -8,11 +8,48 @@ from typing import Any
 from ..params import DEFAULT_BETA, DEFAULT_G, DWTCP_TARGET, DctcpParams, LinkParams
 from ._json import to_jsonable
 
-__all__ = ["compare_fluid_report", "run_compare_fluid", "TIMELY_LAWS", "COMPARE_LAWS"]
+__all__ = ["compare_fluid_report", "run_compare_fluid", "TIMELY_LAWS", "OWN_SETTINGS_LAWS", "COMPARE_LAWS"]
 
 #: The TIMELY laws compare-fluid runs at their cross-check's own settings.
 TIMELY_LAWS = ("timely", "timely-patched")
-COMPARE_LAWS = ("dctcp", "dwtcp", *TIMELY_LAWS)
+#: Laws whose cross-check runs at its own settings (flows, link, rates, d): only the seed applies.
+OWN_SETTINGS_LAWS = (*TIMELY_LAWS, "d2tcp", "cubic")
+COMPARE_LAWS = ("dctcp", "dwtcp", *OWN_SETTINGS_LAWS)
+
+
+def _own_settings_doc(law: str, seed: int) -> dict[str, Any]:
+    """The document of a law whose cross-check has its own settings (TIMELY, D2TCP, CUBIC)."""
+    if law in TIMELY_LAWS:
+        from ..packet.crosscheck_timely import SETTINGS, TOLERANCES, compare_timely
+
+        rows = compare_timely(tuple(s for s in SETTINGS if s.law == law), seed=seed)
+        return {"law": law, "tolerances": TOLERANCES, "rows": rows, "agree": all(r["agree"] for r in rows)}
+    if law == "d2tcp":
+        from ..packet.crosscheck_d2tcp import PERIOD_RATIO_FAR, compare_d2tcp
+        from ..packet.crosscheck_d2tcp import TOLERANCES as D2_TOL
+
+        rows = [_d2tcp_row(r) for r in compare_d2tcp(seed=seed)]
+        return {
+            "law": "d2tcp",
+            "tolerances": D2_TOL,
+            "period_ratio_far": PERIOD_RATIO_FAR,
+            "rows": rows,
+            "agree": all(r["agree"] for r in rows),
+        }
+    from ..crosscheck.cubic import SETTINGS as CUBIC_SETTINGS
+    from ..crosscheck.cubic import TOLERANCES as CUBIC_TOL
+    from ..crosscheck.cubic import compare_cubic
+
+    rows = compare_cubic(CUBIC_SETTINGS, seed=seed)
+    return {"law": "cubic", "tolerances": CUBIC_TOL, "rows": rows, "agree": all(r["agree"] for r in rows)}
+
+
+def _d2tcp_row(r: dict[str, Any]) -> dict[str, Any]:
+    """The JSON row of one D2TCP setting: summaries without the traces."""
+    keys = ("packet", "fluid", "fluid_window", "imminence", "checks", "class", "agree", "measured")
+    out = {k: r[k] for k in keys}
+    out["q_extremes"] = {k: r[k] for k in ("q_min_packet", "q_min_fluid", "q_max_packet", "q_max_fluid")}
+    return {"flows": r["flows"], "dimm": r["dimm"], **out}
 
 
 def run_compare_fluid(
@@ -35,12 +72,8 @@ def run_compare_fluid(
     comparisons with their traces; timely: None)."""
     if law not in COMPARE_LAWS:
         raise ValueError(f"law={law!r} is invalid: accepted {' | '.join(COMPARE_LAWS)}")
-    if law in TIMELY_LAWS:  # the cross-check's own settings (flows, rates, link); only the seed applies
-        from ..packet.crosscheck_timely import SETTINGS, TOLERANCES, compare_timely
-
-        rows = compare_timely(tuple(s for s in SETTINGS if s.law == law), seed=seed)
-        doc = {"law": law, "tolerances": TOLERANCES, "rows": rows, "agree": all(r["agree"] for r in rows)}
-        return to_jsonable(doc), None
+    if law in OWN_SETTINGS_LAWS:  # the cross-check's own settings (flows, rates, link); only the seed applies
+        return to_jsonable(_own_settings_doc(law, seed)), None
     links = list(links or [LinkParams()])
     if law == "dwtcp":
         from ..crosscheck.compare_dwtcp import TOLERANCES as DW_TOL
@@ -98,11 +131,13 @@ def compare_fluid_report(
 
     Parameters
     ----------
-    law : {"dctcp", "dwtcp", "timely", "timely-patched"}
+    law : {"dctcp", "dwtcp", "timely", "timely-patched", "d2tcp", "cubic"}
         dctcp: the paper's (5)-(8) and the ACK-clocked model, tolerances judged against the latter
         (:func:`~dwtcp_fluid.packet.crosscheck.compare_dctcp`); dwtcp: every registered DWTCP fluid predictor with
-        its verdict (:func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`); timely: the cross-check's own
-        settings (only ``seed`` applies).
+        its verdict (:func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`); timely, d2tcp and cubic: their
+        cross-check's own settings (only ``seed`` applies; d2tcp at imminence d = 0.5, 1, 2,
+        :func:`~dwtcp_fluid.packet.crosscheck_d2tcp.compare_d2tcp`; cubic against its hybrid fluid model,
+        :func:`~dwtcp_fluid.crosscheck.cubic.compare_cubic`).
     flows : sequence of int
         N values.
     links : sequence of LinkParams
