@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,7 +26,6 @@ NOT_YET: dict[str, str] = {
     "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
     "dctcp network": "multi-bottleneck fluid and packet runs, being extended by another branch",
     "dctcp network-sweep": "its document is the summary of a dataset written to disk (as sweep's)",
-    "sweep": "its document is the summary of a dataset written to disk",
     "figures": "a list of files written and claims checked",
     "proofs": "a list of files written and checks run",
 }
@@ -130,6 +130,54 @@ def test_compare_fluid_dctcp_and_timely(capsys):
         cli_doc(capsys, "packet", "compare-fluid", "--law", "dctcp", "--flows", "2", "--duration", "10ms"),
     )
     same(dw.compare_fluid_report("timely"), cli_doc(capsys, "packet", "compare-fluid", "--law", "timely"))
+
+
+def _sweep_argv(out: Path, *extra: str) -> list[str]:
+    return [
+        "sweep",
+        "--bdp",
+        "100",
+        "--flows",
+        "10",
+        "--kbar-ratio",
+        "0.5,2",
+        "--no-figure",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+def _ran(doc: dict[str, Any]) -> dict[str, Any]:
+    """What a sweep's dataset cannot know about its own run: where it was written and how long it took."""
+    return {k: doc[k] for k in ("dataset", "store", "seconds")}
+
+
+def test_sweep_report_of_a_run_and_of_its_netcdf(capsys, tmp_path):
+    """A 2-point sweep (frozen Jacobian only): the CLI's document is the report of the same grid run in memory, and
+    of the NetCDF the CLI wrote, read back; the condition's numbers are the closed form's."""
+    import xarray as xr
+
+    cli = cli_doc(capsys, *_sweep_argv(tmp_path, "--frozen-only"))
+    assert cli["kbar_crit_over_bdp"] == {"0.001": pytest.approx(2 / 0.001**0.5)}  # eq. (14): k̄* = 2·BDP/√β
+    # k̄/k̄* = 0.5 satisfies the condition and is a spiral, 2 fails it and is a node ([DWTCP] (14) with (8))
+    assert cli["condition_true"] == 1 and cli["class_counts"] == {"spiral": 1, "node": 1}
+    grid = dw.SweepGrid(beta=[0.001], bdp=[100], flows=[10], kbar_ratio=[0.5, 2])
+    same(dw.sweep_report(dw.run_sweep(grid), **_ran(cli)), cli)
+    with xr.open_dataset(cli["dataset"]) as ds:
+        same(dw.sweep_report(ds, **_ran(cli)), cli)
+    # the human form prints from the same document
+    assert main(_sweep_argv(tmp_path / "human", "--frozen-only")) == 0
+    assert "holds at 1 points; agreement with 'spiral' off the boundary: 100.00%" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_sweep_report_full(capsys, tmp_path):
+    """The full evaluation (delayed fluid runs, delay-aware roots; no packet pass: tests/test_cli.py runs it)."""
+    cli = cli_doc(capsys, *_sweep_argv(tmp_path, "--packet", "none"))
+    assert {"fluid", "fluid_agreement", "delay_roots"} <= set(cli)
+    grid = dw.SweepGrid(beta=[0.001], bdp=[100], flows=[10], kbar_ratio=[0.5, 2])
+    same(dw.sweep_report(dw.run_sweep(grid, plan=dw.sweep_plan(grid, "full")), **_ran(cli)), cli)
 
 
 def test_every_json_command_is_accounted_for():
