@@ -25,7 +25,6 @@ NOT_YET: dict[str, str] = {
     "packet run": "its flags come from the law registry; the document is the packet core's summary plus the flags",
     "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
     "dctcp network": "multi-bottleneck fluid and packet runs, being extended by another branch",
-    "dctcp network-sweep": "its document is the summary of a dataset written to disk (as sweep's)",
     "figures": "a list of files written and claims checked",
     "proofs": "a list of files written and checks run",
 }
@@ -178,6 +177,30 @@ def test_sweep_report_full(capsys, tmp_path):
     assert {"fluid", "fluid_agreement", "delay_roots"} <= set(cli)
     grid = dw.SweepGrid(beta=[0.001], bdp=[100], flows=[10], kbar_ratio=[0.5, 2])
     same(dw.sweep_report(dw.run_sweep(grid, plan=dw.sweep_plan(grid, "full")), **_ran(cli)), cli)
+
+
+def test_network_sweep_report(capsys, tmp_path):
+    """One point (1 hop, 1 cross flow, 2 ms): the CLI's document is the report of its NetCDF read back; one link
+    shared by two flows of one RTT splits evenly in the fluid model."""
+    import xarray as xr
+
+    argv = ("--hops", "1", "--cross-load", "1", "--duration", "2ms", "--out", str(tmp_path / "cli"))
+    cli = cli_doc(capsys, "dctcp", "network-sweep", *argv)
+    assert cli["hops"] == [1] and cli["cross_load"] == [1] and cli["points"] == 1
+    assert cli["fluid_long_share"][0][0] == pytest.approx(0.5, abs=0.02)
+    ran = {k: cli[k] for k in ("dataset", "seconds")}
+    with xr.open_dataset(cli["dataset"]) as ds:
+        same(dw.network_sweep_report(ds, **ran), cli)
+
+
+@pytest.mark.slow
+def test_network_sweep_report_of_a_library_run(capsys, tmp_path):
+    """The same point run by the library (a second fluid and packet run: slow) gives the CLI's document."""
+    argv = ("--hops", "1", "--cross-load", "1", "--duration", "2ms", "--out", str(tmp_path / "cli"))
+    cli = cli_doc(capsys, "dctcp", "network-sweep", *argv)
+    grid = dw.NetworkGrid([1], [1], duration="2ms")
+    ran = {k: cli[k] for k in ("dataset", "seconds")}
+    same(dw.network_sweep_report(dw.run_network_sweep(grid, tmp_path / "lib.zarr"), **ran), cli)
 
 
 def test_every_json_command_is_accounted_for():

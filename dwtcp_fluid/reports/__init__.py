@@ -29,6 +29,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "tune dctcp": ("tune", "tune_dctcp_report"),
     "tune dwtcp": ("tune", "tune_dwtcp_report"),
     "sweep": ("sweep", "sweep_report"),
+    "dctcp network-sweep": ("network", "network_sweep_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]
