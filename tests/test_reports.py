@@ -24,7 +24,6 @@ HEADER = ("schema_version", "package_version", "command", "inputs")
 NOT_YET: dict[str, str] = {
     "packet run": "its flags come from the law registry; the document is the packet core's summary plus the flags",
     "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
-    "dctcp network": "multi-bottleneck fluid and packet runs, being extended by another branch",
     "figures": "a list of files written and claims checked",
     "proofs": "a list of files written and checks run",
 }
@@ -177,6 +176,27 @@ def test_sweep_report_full(capsys, tmp_path):
     assert {"fluid", "fluid_agreement", "delay_roots"} <= set(cli)
     grid = dw.SweepGrid(beta=[0.001], bdp=[100], flows=[10], kbar_ratio=[0.5, 2])
     same(dw.sweep_report(dw.run_sweep(grid, plan=dw.sweep_plan(grid, "full")), **_ran(cli)), cli)
+
+
+def test_dctcp_network_chain_and_fabric(capsys):
+    """A 2-hop parking lot and a 2×1 leaf-spine fabric, 3 ms of fluid each (the packet runs are test_multihop_packet's
+    and test_leafspine's): CLI == library; on the chain the groups' shares through a link add up to its
+    utilization (the rates are the link's arrivals)."""
+    from dwtcp_fluid.params import LinkParams
+
+    link = LinkParams("10Gbps", "100us")
+    lib = dw.dctcp_network_report("parking-lot:2", link=link, duration=3e-3)
+    same(lib, cli_doc(capsys, "dctcp", "network", "--duration", "3ms"))
+    share, util = lib["fluid"]["group_share"], lib["fluid"]["utilization"]
+    assert share[0] + share[1] == pytest.approx(util[0], rel=0.02) and share[0] + share[2] == pytest.approx(
+        util[1], rel=0.02
+    )
+    same(
+        dw.dctcp_network_report("leaf-spine:2x1", link=link, duration=3e-3),
+        cli_doc(capsys, "dctcp", "network", "--topology", "leaf-spine:2x1", "--duration", "3ms"),
+    )
+    with pytest.raises(ValueError, match=r"flows=65 is out of range"):
+        dw.dctcp_network_report("leaf-spine:2x1", flows=65)
 
 
 def test_network_sweep_report(capsys, tmp_path):

@@ -11,7 +11,16 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .app import app
-from .common import UsageError, WorkError, emit_json, is_quiet, parse_list, print_written, require_unit
+from .common import (
+    UsageError,
+    WorkError,
+    accepted_of,
+    emit_json,
+    is_quiet,
+    parse_list,
+    print_written,
+    require_unit,
+)
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
 from .sweep_print import print_summary
@@ -39,7 +48,7 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
             raise UsageError(
                 flag,
                 {"--beta": beta, "--bdp": bdp, "--flows": flows, "--kbar-ratio": kbar_ratio}[flag],
-                _reason(e),
+                accepted_of(e),
             ) from None
     try:
         return SweepGrid(
@@ -52,15 +61,7 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
         )
     except ValueError as e:
         flag = "--capacity" if "capacity" in str(e) else "--packet-size"
-        raise UsageError(flag, capacity if flag == "--capacity" else packet_size, _reason(e)) from None
-
-
-def _reason(e: Exception) -> str:
-    """What a library ValueError says is accepted (after its last "accepted "), or why it refused."""
-    msg = str(e)
-    if "accepted " in msg:
-        return msg.rsplit("accepted ", 1)[-1]
-    return msg.split(": ", 1)[-1]
+        raise UsageError(flag, capacity if flag == "--capacity" else packet_size, accepted_of(e)) from None
 
 
 @app.command("sweep")

@@ -30,6 +30,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "tune dwtcp": ("tune", "tune_dwtcp_report"),
     "sweep": ("sweep", "sweep_report"),
     "dctcp network-sweep": ("network", "network_sweep_report"),
+    "dctcp network": ("network", "dctcp_network_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]
