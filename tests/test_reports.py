@@ -17,6 +17,7 @@ from dwtcp_fluid.cli import main
 from dwtcp_fluid.params import DctcpParams, DwtcpParams, LinkParams
 from dwtcp_fluid.reports import REPORTS
 
+REPO_FIGURES = Path(__file__).resolve().parents[1] / "figures"
 HEADER = ("schema_version", "package_version", "command", "inputs")
 
 #: Commands with ``--json`` whose document is still built inside the CLI, and why (listed so that a new command
@@ -24,7 +25,6 @@ HEADER = ("schema_version", "package_version", "command", "inputs")
 NOT_YET: dict[str, str] = {
     "packet run": "its flags come from the law registry; the document is the packet core's summary plus the flags",
     "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
-    "figures": "a list of files written and claims checked",
     "proofs": "a list of files written and checks run",
 }
 
@@ -221,6 +221,27 @@ def test_network_sweep_report_of_a_library_run(capsys, tmp_path):
     grid = dw.NetworkGrid([1], [1], duration="2ms")
     ran = {k: cli[k] for k in ("dataset", "seconds")}
     same(dw.network_sweep_report(dw.run_network_sweep(grid, tmp_path / "lib.zarr"), **ran), cli)
+
+
+def _unclocked(doc: dict[str, Any]) -> dict[str, Any]:
+    """A figures document without each build's wall-clock seconds."""
+    doc = json.loads(json.dumps(doc))
+    for f in doc["figures"]:
+        del f["seconds"]
+    return doc
+
+
+def test_figures_report_build_and_check(capsys, tmp_path):
+    """One cheap figure built into one directory by the library and by the CLI: the same documents (build seconds
+    aside); then checked against the committed image: it matches the rebuild, and the claims measure the same."""
+    name = "dctcp_hybrid_convergence"
+    lib = dw.figures_report(tmp_path, [name])
+    cli = cli_doc(capsys, "figures", "--name", name, "--out", str(tmp_path))
+    assert _unclocked(lib) == _unclocked(cli) and cli["ok"] and len(cli["figures"][0]["claims"]) >= 1
+    assert cli["figures"][0]["image_ok"] is None and (tmp_path / f"{name}.png").is_file()
+    check = cli_doc(capsys, "figures", "--check", "--name", name, "--out", str(REPO_FIGURES))
+    assert check["ok"] and check["figures"][0]["image_ok"] is True
+    assert check["figures"][0]["claims"] == cli["figures"][0]["claims"]  # the same claims, measured the same
 
 
 def test_every_json_command_is_accounted_for():

@@ -31,6 +31,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "sweep": ("sweep", "sweep_report"),
     "dctcp network-sweep": ("network", "network_sweep_report"),
     "dctcp network": ("network", "dctcp_network_report"),
+    "figures": ("figures", "figures_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]
