@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import app
-from .common import UsageError, WorkError, emit_json, print_written, steps, usage_from
+from .common import WorkError, emit_json, print_written, steps, usage_from
 from .outputs import check_dir
 
 
@@ -37,14 +37,14 @@ def figures(
     """Build every registered figure into figures/, or with --check verify claims and committed images."""
     from contextlib import ExitStack
 
-    from ..experiments.catalog import registry
     from ..reports.figures import check_figures, default_figures_dir, figures_report
 
-    reg = registry()
-    for n in name or ():
-        if n not in reg:
-            raise UsageError("--name", n, " | ".join(sorted(reg)))
-    given = {"fmt": ("--format", fmt), "dpi": ("--dpi", dpi), "jobs": ("--jobs", jobs)}
+    given = {
+        "figure": ("--name", name),
+        "fmt": ("--format", fmt),
+        "dpi": ("--dpi", dpi),
+        "jobs": ("--jobs", jobs),
+    }
     try:
         check_figures(name or None, check=check, fmt=fmt, dpi=dpi, jobs=jobs)
     except ValueError as e:
