@@ -17,7 +17,8 @@ from dwtcp_fluid.cli import main
 from dwtcp_fluid.params import DctcpParams, DwtcpParams, LinkParams
 from dwtcp_fluid.reports import REPORTS
 
-REPO_FIGURES = Path(__file__).resolve().parents[1] / "figures"
+REPO = Path(__file__).resolve().parents[1]
+REPO_FIGURES = REPO / "figures"
 HEADER = ("schema_version", "package_version", "command", "inputs")
 
 #: Commands with ``--json`` whose document is still built inside the CLI, and why (listed so that a new command
@@ -25,7 +26,6 @@ HEADER = ("schema_version", "package_version", "command", "inputs")
 NOT_YET: dict[str, str] = {
     "packet run": "its flags come from the law registry; the document is the packet core's summary plus the flags",
     "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
-    "proofs": "a list of files written and checks run",
 }
 
 
@@ -242,6 +242,36 @@ def test_figures_report_build_and_check(capsys, tmp_path):
     check = cli_doc(capsys, "figures", "--check", "--name", name, "--out", str(REPO_FIGURES))
     assert check["ok"] and check["figures"][0]["image_ok"] is True
     assert check["figures"][0]["claims"] == cli["figures"][0]["claims"]  # the same claims, measured the same
+
+
+def test_proofs_report_write_and_check(capsys, tmp_path):
+    """One cheap derivation written by the library and by the CLI into one directory: the same document, the file
+    byte-identical to the committed one and nothing else written (README.md and INDEX.md summarize every
+    derivation); checked against the committed proofs/ by both: the same document; an edited copy fails naming
+    the file."""
+    name = "dctcp_rtt_fairness"
+    lib = dw.proofs_report(tmp_path, [name])
+    same(lib, cli_doc(capsys, "proofs", "--name", name, "--out", str(tmp_path)))
+    assert [p.name for p in tmp_path.iterdir()] == lib["files"] == [f"{name}.md"]
+    assert (tmp_path / f"{name}.md").read_bytes() == (REPO / "proofs" / f"{name}.md").read_bytes()
+    lib = dw.proofs_report(REPO / "proofs", [name], check=True)
+    assert lib["ok"] and lib["problems"] == [] and lib["steps"] >= 1
+    same(lib, cli_doc(capsys, "proofs", "--check", "--name", name, "--out", str(REPO / "proofs")))
+    edited = tmp_path / f"{name}.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
+    doc = cli_doc(capsys, "proofs", "--check", "--name", name, "--out", str(tmp_path), code=1)
+    assert doc["ok"] is False and doc["problems"] == [
+        f"{edited}: differs from the regenerated derivation (run `dwtcp-fluid proofs`)"
+    ]
+    same(dw.proofs_report(tmp_path, [name], check=True), doc)
+    with pytest.raises(
+        ValueError, match=r"derivation='nope' is not registered: accepted dwtcp_fluid_model \| "
+    ):
+        dw.proofs_report(tmp_path, ["nope"])
+    assert main(["proofs", "--name", name, "--name", "nope", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        "error: --name 'nope' is invalid: accepted dwtcp_fluid_model | "
+    )
 
 
 def test_every_json_command_is_accounted_for():

@@ -32,6 +32,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "dctcp network-sweep": ("network", "network_sweep_report"),
     "dctcp network": ("network", "dctcp_network_report"),
     "figures": ("figures", "figures_report"),
+    "proofs": ("proofs", "proofs_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]
