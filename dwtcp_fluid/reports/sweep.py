@@ -65,9 +65,11 @@ def sweep_report(
         :func:`dwtcp_fluid.sweep.summarize`'s counts and agreement rates, then ``dataset``, ``store``, ``figure``,
         ``seconds``, ``packet_seconds``, ``packet_cost`` and ``engine``.
     """
+    import xarray as xr
+
     from ..sweep import summarize
 
-    ds = sweep.to_dataset() if hasattr(sweep, "to_dataset") else sweep
+    ds = sweep if isinstance(sweep, xr.Dataset) else sweep.to_dataset()  # a SweepResult
     rep = packet_report or {}
     doc = summarize(ds)
     doc.update(
