@@ -199,6 +199,21 @@ def test_dctcp_network_chain_and_fabric(capsys):
         dw.dctcp_network_report("leaf-spine:2x1", flows=65)
 
 
+@pytest.mark.slow
+def test_dctcp_network_with_the_packet_core(capsys):
+    """--packet on the chain and on the fabric (packet runs twice each: slow): CLI == library."""
+    from dwtcp_fluid.params import LinkParams
+
+    link = LinkParams("10Gbps", "100us")
+    lib = dw.dctcp_network_report("parking-lot:2", link=link, duration=5e-3, packet=True)
+    same(lib, cli_doc(capsys, "dctcp", "network", "--duration", "5ms", "--packet"))
+    assert len(lib["packet"]["group_share"]) == 3
+    lib = dw.dctcp_network_report("leaf-spine:2x1", link=link, duration=5e-3, packet=True)
+    cli = cli_doc(capsys, "dctcp", "network", "--topology", "leaf-spine:2x1", "--duration", "5ms", "--packet")
+    same(lib, cli)
+    assert cli["packet"]["run_class"] and len(cli["packet"]["flow_share"]) == len(cli["routes"])
+
+
 def test_network_sweep_report(capsys, tmp_path):
     """One point (1 hop, 1 cross flow, 2 ms): the CLI's document is the report of its NetCDF read back; one link
     shared by two flows of one RTT splits evenly in the fluid model."""
