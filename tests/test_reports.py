@@ -254,6 +254,12 @@ def test_figures_report_build_and_check(capsys, tmp_path):
     cli = cli_doc(capsys, "figures", "--name", name, "--out", str(tmp_path))
     assert _unclocked(lib) == _unclocked(cli) and cli["ok"] and len(cli["figures"][0]["claims"]) >= 1
     assert cli["figures"][0]["image_ok"] is None and (tmp_path / f"{name}.png").is_file()
+    svg = cli_doc(capsys, "figures", "--name", name, "--format", "svg", "--out", str(tmp_path))
+    assert (
+        svg["figures"][0]["path"] == str(tmp_path / f"{name}.svg")
+        and svg["figures"][0]["claims"] == cli["figures"][0]["claims"]
+    )
+    assert (tmp_path / f"{name}.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
     check = cli_doc(capsys, "figures", "--check", "--name", name, "--out", str(REPO_FIGURES))
     assert check["ok"] and check["figures"][0]["image_ok"] is True
     assert check["figures"][0]["claims"] == cli["figures"][0]["claims"]  # the same claims, measured the same
