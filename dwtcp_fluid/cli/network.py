@@ -1,5 +1,5 @@
-"""``dwtcp-fluid dctcp network``: the DCTCP network fluid model on a chain topology, optionally against the packet
-core (``--packet``)."""
+"""``dwtcp-fluid dctcp network``: the DCTCP network fluid model on a chain or a leaf-spine fabric, optionally against
+the packet core (``--packet``); the document is :func:`~dwtcp_fluid.reports.network.dctcp_network_report`'s."""
 
 from __future__ import annotations
 
