@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +17,8 @@ from dwtcp_fluid.cli import main
 from dwtcp_fluid.params import DctcpParams, DwtcpParams, LinkParams
 from dwtcp_fluid.reports import REPORTS
 
+REPO = Path(__file__).resolve().parents[1]
+REPO_FIGURES = REPO / "figures"
 HEADER = ("schema_version", "package_version", "command", "inputs")
 
 #: Commands with ``--json`` whose document is still built inside the CLI, and why (listed so that a new command
@@ -23,11 +26,6 @@ HEADER = ("schema_version", "package_version", "command", "inputs")
 NOT_YET: dict[str, str] = {
     "packet run": "its flags come from the law registry; the document is the packet core's summary plus the flags",
     "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
-    "dctcp network": "multi-bottleneck fluid and packet runs, being extended by another branch",
-    "dctcp network-sweep": "its document is the summary of a dataset written to disk (as sweep's)",
-    "sweep": "its document is the summary of a dataset written to disk",
-    "figures": "a list of files written and claims checked",
-    "proofs": "a list of files written and checks run",
 }
 
 
@@ -130,6 +128,171 @@ def test_compare_fluid_dctcp_and_timely(capsys):
         cli_doc(capsys, "packet", "compare-fluid", "--law", "dctcp", "--flows", "2", "--duration", "10ms"),
     )
     same(dw.compare_fluid_report("timely"), cli_doc(capsys, "packet", "compare-fluid", "--law", "timely"))
+
+
+def _sweep_argv(out: Path, *extra: str) -> list[str]:
+    return [
+        "sweep",
+        "--bdp",
+        "100",
+        "--flows",
+        "10",
+        "--kbar-ratio",
+        "0.5,2",
+        "--no-figure",
+        "--out",
+        str(out),
+        *extra,
+    ]
+
+
+def _ran(doc: dict[str, Any]) -> dict[str, Any]:
+    """What a sweep's dataset cannot know about its own run: where it was written and how long it took."""
+    return {k: doc[k] for k in ("dataset", "store", "seconds")}
+
+
+def test_sweep_report_of_a_run_and_of_its_netcdf(capsys, tmp_path):
+    """A 2-point sweep (frozen Jacobian only): the CLI's document is the report of the same grid run in memory, and
+    of the NetCDF the CLI wrote, read back; the condition's numbers are the closed form's."""
+    import xarray as xr
+
+    cli = cli_doc(capsys, *_sweep_argv(tmp_path, "--frozen-only"))
+    assert cli["kbar_crit_over_bdp"] == {"0.001": pytest.approx(2 / 0.001**0.5)}  # eq. (14): k̄* = 2·BDP/√β
+    # k̄/k̄* = 0.5 satisfies the condition and is a spiral, 2 fails it and is a node ([DWTCP] (14) with (8))
+    assert cli["condition_true"] == 1 and cli["class_counts"] == {"spiral": 1, "node": 1}
+    grid = dw.SweepGrid(beta=[0.001], bdp=[100], flows=[10], kbar_ratio=[0.5, 2])
+    same(dw.sweep_report(dw.run_sweep(grid), **_ran(cli)), cli)
+    with xr.open_dataset(cli["dataset"]) as ds:
+        same(dw.sweep_report(ds, **_ran(cli)), cli)
+    # the human form prints from the same document
+    assert main(_sweep_argv(tmp_path / "human", "--frozen-only")) == 0
+    assert "holds at 1 points; agreement with 'spiral' off the boundary: 100.00%" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_sweep_report_full(capsys, tmp_path):
+    """The full evaluation (delayed fluid runs, delay-aware roots; no packet pass: tests/test_cli.py runs it)."""
+    cli = cli_doc(capsys, *_sweep_argv(tmp_path, "--packet", "none"))
+    assert {"fluid", "fluid_agreement", "delay_roots"} <= set(cli)
+    grid = dw.SweepGrid(beta=[0.001], bdp=[100], flows=[10], kbar_ratio=[0.5, 2])
+    same(dw.sweep_report(dw.run_sweep(grid, plan=dw.sweep_plan(grid, "full")), **_ran(cli)), cli)
+
+
+def test_dctcp_network_chain_and_fabric(capsys):
+    """A 2-hop parking lot and a 2×1 leaf-spine fabric, 3 ms of fluid each (the packet runs are test_multihop_packet's
+    and test_leafspine's): CLI == library; on the chain the groups' shares through a link add up to its
+    utilization (the rates are the link's arrivals)."""
+    from dwtcp_fluid.params import LinkParams
+
+    link = LinkParams("10Gbps", "100us")
+    lib = dw.dctcp_network_report("parking-lot:2", link=link, duration=3e-3)
+    same(lib, cli_doc(capsys, "dctcp", "network", "--duration", "3ms"))
+    share, util = lib["fluid"]["group_share"], lib["fluid"]["utilization"]
+    assert share[0] + share[1] == pytest.approx(util[0], rel=0.02) and share[0] + share[2] == pytest.approx(
+        util[1], rel=0.02
+    )
+    same(
+        dw.dctcp_network_report("leaf-spine:2x1", link=link, duration=3e-3),
+        cli_doc(capsys, "dctcp", "network", "--topology", "leaf-spine:2x1", "--duration", "3ms"),
+    )
+    with pytest.raises(ValueError, match=r"flows=65 is out of range"):
+        dw.dctcp_network_report("leaf-spine:2x1", flows=65)
+
+
+@pytest.mark.slow
+def test_dctcp_network_with_the_packet_core(capsys):
+    """--packet on the chain and on the fabric (packet runs twice each: slow): CLI == library."""
+    from dwtcp_fluid.params import LinkParams
+
+    link = LinkParams("10Gbps", "100us")
+    lib = dw.dctcp_network_report("parking-lot:2", link=link, duration=5e-3, packet=True)
+    same(lib, cli_doc(capsys, "dctcp", "network", "--duration", "5ms", "--packet"))
+    assert len(lib["packet"]["group_share"]) == 3
+    lib = dw.dctcp_network_report("leaf-spine:2x1", link=link, duration=5e-3, packet=True)
+    cli = cli_doc(capsys, "dctcp", "network", "--topology", "leaf-spine:2x1", "--duration", "5ms", "--packet")
+    same(lib, cli)
+    assert cli["packet"]["run_class"] and len(cli["packet"]["flow_share"]) == len(cli["routes"])
+
+
+def test_network_sweep_report(capsys, tmp_path):
+    """One point (1 hop, 1 cross flow, 2 ms): the CLI's document is the report of its NetCDF read back; one link
+    shared by two flows of one RTT splits evenly in the fluid model."""
+    import xarray as xr
+
+    argv = ("--hops", "1", "--cross-load", "1", "--duration", "2ms", "--out", str(tmp_path / "cli"))
+    cli = cli_doc(capsys, "dctcp", "network-sweep", *argv)
+    assert cli["hops"] == [1] and cli["cross_load"] == [1] and cli["points"] == 1
+    assert cli["fluid_long_share"][0][0] == pytest.approx(0.5, abs=0.02)
+    ran = {k: cli[k] for k in ("dataset", "seconds")}
+    with xr.open_dataset(cli["dataset"]) as ds:
+        same(dw.network_sweep_report(ds, **ran), cli)
+
+
+@pytest.mark.slow
+def test_network_sweep_report_of_a_library_run(capsys, tmp_path):
+    """The same point run by the library (a second fluid and packet run: slow) gives the CLI's document."""
+    argv = ("--hops", "1", "--cross-load", "1", "--duration", "2ms", "--out", str(tmp_path / "cli"))
+    cli = cli_doc(capsys, "dctcp", "network-sweep", *argv)
+    grid = dw.NetworkGrid([1], [1], duration="2ms")
+    ran = {k: cli[k] for k in ("dataset", "seconds")}
+    same(dw.network_sweep_report(dw.run_network_sweep(grid, tmp_path / "lib.zarr"), **ran), cli)
+
+
+def _unclocked(doc: dict[str, Any]) -> dict[str, Any]:
+    """A figures document without each build's wall-clock seconds."""
+    doc = json.loads(json.dumps(doc))
+    for f in doc["figures"]:
+        del f["seconds"]
+    return doc
+
+
+def test_figures_report_build_and_check(capsys, tmp_path):
+    """One cheap figure built into one directory by the library and by the CLI: the same documents (build seconds
+    aside); then checked against the committed image: it matches the rebuild, and the claims measure the same."""
+    name = "dctcp_hybrid_convergence"
+    lib = dw.figures_report(tmp_path, [name])
+    cli = cli_doc(capsys, "figures", "--name", name, "--out", str(tmp_path))
+    assert _unclocked(lib) == _unclocked(cli) and cli["ok"] and len(cli["figures"][0]["claims"]) >= 1
+    assert cli["figures"][0]["image_ok"] is None and (tmp_path / f"{name}.png").is_file()
+    svg = cli_doc(capsys, "figures", "--name", name, "--format", "svg", "--out", str(tmp_path))
+    assert (
+        svg["figures"][0]["path"] == str(tmp_path / f"{name}.svg")
+        and svg["figures"][0]["claims"] == cli["figures"][0]["claims"]
+    )
+    assert (tmp_path / f"{name}.svg").read_text(encoding="utf-8").lstrip().startswith("<?xml")
+    check = cli_doc(capsys, "figures", "--check", "--name", name, "--out", str(REPO_FIGURES))
+    assert check["ok"] and check["figures"][0]["image_ok"] is True
+    assert check["figures"][0]["claims"] == cli["figures"][0]["claims"]  # the same claims, measured the same
+
+
+def test_proofs_report_write_and_check(capsys, tmp_path):
+    """One cheap derivation written by the library and by the CLI into one directory: the same document, the file
+    byte-identical to the committed one and nothing else written (README.md and INDEX.md summarize every
+    derivation); checked against the committed proofs/ by both: the same document; an edited copy fails naming
+    the file."""
+    name = "dctcp_rtt_fairness"
+    lib = dw.proofs_report(tmp_path, [name])
+    same(lib, cli_doc(capsys, "proofs", "--name", name, "--out", str(tmp_path)))
+    assert [p.name for p in tmp_path.iterdir()] == lib["files"] == [f"{name}.md"]
+    assert (tmp_path / f"{name}.md").read_bytes() == (REPO / "proofs" / f"{name}.md").read_bytes()
+    lib = dw.proofs_report(REPO / "proofs", [name], check=True)
+    assert lib["ok"] and lib["problems"] == [] and lib["steps"] >= 1
+    same(lib, cli_doc(capsys, "proofs", "--check", "--name", name, "--out", str(REPO / "proofs")))
+    edited = tmp_path / f"{name}.md"
+    edited.write_text(edited.read_text(encoding="utf-8") + "edited\n", encoding="utf-8")
+    doc = cli_doc(capsys, "proofs", "--check", "--name", name, "--out", str(tmp_path), code=1)
+    assert doc["ok"] is False and doc["problems"] == [
+        f"{edited}: differs from the regenerated derivation (run `dwtcp-fluid proofs`)"
+    ]
+    same(dw.proofs_report(tmp_path, [name], check=True), doc)
+    with pytest.raises(
+        ValueError, match=r"derivation='nope' is not registered: accepted dwtcp_fluid_model \| "
+    ):
+        dw.proofs_report(tmp_path, ["nope"])
+    assert main(["proofs", "--name", name, "--name", "nope", "--out", str(tmp_path)]) == 2
+    assert capsys.readouterr().err.startswith(
+        "error: --name 'nope' is invalid: accepted dwtcp_fluid_model | "
+    )
 
 
 def test_every_json_command_is_accounted_for():

@@ -55,6 +55,28 @@ class UsageError(Exception):
             super().__init__(f"{flag} {value!r} is invalid: accepted {accepted}")
 
 
+def accepted_of(e: Exception) -> str:
+    """What a library ValueError says is accepted (after its last "accepted "), or why it refused."""
+    msg = str(e)
+    if "accepted " in msg:
+        return msg.rsplit("accepted ", 1)[-1]
+    return msg.split(": ", 1)[-1]
+
+
+def usage_from(e: ValueError, given: dict[str, tuple[str, Any]]) -> UsageError:
+    """A library ValueError that names its parameter (``name=value is out of range: accepted ...``) as the usage
+    error of the flag that gave it; ``given`` maps each parameter name to (flag, the value as typed; for a
+    repeatable flag the list of values, of which the error's is shown). An error naming no parameter of ``given``
+    is not the user's input: it is raised as it is."""
+    name = str(e).split("=", 1)[0].strip()
+    if name not in given:
+        raise e
+    flag, value = given[name]
+    if isinstance(value, list | tuple):  # a repeatable flag: the value the error names
+        value = next((v for v in value if str(e).startswith(f"{name}={v!r}")), value)
+    return UsageError(flag, value, accepted_of(e))
+
+
 class WorkError(Exception):
     """A failure while the work ran (not the user's input): one line on stderr saying what failed and what was
     kept, exit status 1 (``code`` overrides it, e.g. 130 after Ctrl-C)."""

@@ -1,5 +1,5 @@
-"""``dwtcp-fluid dctcp network``: the DCTCP network fluid model on a chain topology, optionally against the packet
-core (``--packet``)."""
+"""``dwtcp-fluid dctcp network``: the DCTCP network fluid model on a chain or a leaf-spine fabric, optionally against
+the packet core (``--packet``); the document is :func:`~dwtcp_fluid.reports.network.dctcp_network_report`'s."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import typer
 
 from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import dctcp_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, emit_json, link_from_flags, usage_from
 
 __all__ = ["network"]
 
@@ -37,97 +37,100 @@ def network(
     with --packet the packet chain (or fabric) at the same setting. On leaf-spine:LxS the routing (ports as links)
     is the fabric's ECMP routing of the traffic pattern; the table gives each route's share in the DDE, at the
     mean-field fixed point with line-rate access links, and in the packet fabric."""
-    import numpy as np
-
-    from ..analysis.multihop import parking_lot_fixed_point
-    from ..dde import solve
-    from ..dde.summary import time_mean
-    from ..models.dctcp_network import DctcpNetwork, NetworkParams
     from ..packet.topology import TOPOLOGY_FORMS, parse_topology
+    from ..reports.network import check_network, dctcp_network_report
     from ..units import parse_time
 
     try:
         topo = parse_topology(topology)
     except ValueError:
         raise UsageError("--topology", topology, TOPOLOGY_FORMS) from None
-    if topo.kind == "single":
-        raise UsageError(
-            "--topology", topology, "path:K, parking-lot:K or leaf-spine:LxS (one link: dctcp limit-cycle)"
-        )
-    if not 1 <= flows <= 256:
-        raise UsageError("--flows", flows, "an integer in [1, 256]")
-    if not marking_threshold >= 0:
-        raise UsageError("--marking-threshold", marking_threshold, "packets >= 0")
     link = link_from_flags(capacity, rtt)
     try:
         T = parse_time(duration)
     except ValueError:
         raise UsageError("--duration", duration, 'a time such as "100ms"') from None
-    if not 20 * link.d <= T <= 10.0:
-        raise UsageError("--duration", duration, "between 20 base RTTs and 10 s")
-    if topo.kind == "leaf-spine":
-        from .network_fabric import network_fabric
-
-        network_fabric(topo, link, flows, marking_threshold, T, traffic, seed, packet, json)
-        return
-    C, K, d = link.C, marking_threshold, link.d
-    model = DctcpNetwork(topo.routes)
-    P = NetworkParams(topo.routes, capacity=capacity, K=K, rtt=rtt, flows=flows)
-    p = model.numeric_params(P)
-    out: dict[str, Any] = {
-        "topology": topo.name,
-        "flows_per_group": flows,
-        "K": K,
-        "capacity_pps": C,
-        "rtt_s": d,
+    given = {
+        "topology": ("--topology", topology),
+        "flows": ("--flows", flows),
+        "K": ("--marking-threshold", marking_threshold),
+        "duration": ("--duration", duration),
+        "traffic": ("--traffic", traffic),
     }
-    hist_W = [5.0] * model.groups
-    if topo.kind == "parking-lot":
-        fps = {
-            m: parking_lot_fixed_point(topo.hops, C, K, d, flows, flows, marks=m)
-            for m in ("independent", "synchronized")
-        }
-        out["fixed_point"] = {
-            m: {"p": f.p, "long_share": flows * f.x_long / C, "W_long": f.W_long, "W_cross": f.W_cross}
-            for m, f in fps.items()
-        }
-        f = fps["independent"]
-        hist_W = [f.W_long] + [f.W_cross] * topo.hops
-    hist = tuple(hist_W) + (0.5,) * model.groups + (K,) * model.links
-    sol = solve(model, P, hist, (0.0, T))
-    ts = np.linspace(T / 2, T, 10001)
-    obs = model.observables(tuple(sol(ts, 0).T), p, np)
-    out["fluid"] = {
-        "status": sol.describe(),
-        "queue_mean": [time_mean(ts, obs[f"queue_{l + 1}"]) for l in range(model.links)],
-        "utilization": [time_mean(ts, obs[f"utilization_{l + 1}"]) for l in range(model.links)],
-        "group_share": [flows * time_mean(ts, obs[f"rate_{i + 1}"]) / C for i in range(model.groups)],
-    }
-    if packet:
-        from ..packet.multihop_run import run_topology
-
-        s = run_topology(topo, "dctcp", link=link, flows=flows, K=K, duration=T)
-        out["packet"] = {
-            "queue_mean": s.queue_mean.tolist(),
-            "utilization": s.utilization.tolist(),
-            "group_share": (s.group_share * np.array(s.flows_per_group)).tolist(),
-        }
+    try:
+        check_network(topo, flows=flows, link=link, K=marking_threshold, duration=T, traffic=traffic)
+    except ValueError as e:
+        raise usage_from(e, given) from None
+    doc = dctcp_network_report(
+        topo,
+        flows=flows,
+        link=link,
+        K=marking_threshold,
+        duration=T,
+        traffic=traffic,
+        seed=seed,
+        packet=packet,
+    )
     if json:
-        emit_json(out)
+        emit_json(doc)
         return
     from rich.console import Console
+
+    Console().print(fabric_table(doc) if topo.kind == "leaf-spine" else chain_table(doc))
+
+
+def chain_table(doc: dict[str, Any]) -> Any:
+    """The human form of a chain's document: each quantity per link (queue, utilization) or per group (share)."""
     from rich.table import Table
 
-    t = Table(title=f"DCTCP network fluid model on {topo.name}, {flows} flow(s) per group")
+    packet = "packet" in doc
+    t = Table(
+        title=f"DCTCP network fluid model on {doc['topology']}, {doc['flows_per_group']} flow(s) per group"
+    )
     t.add_column("quantity")
     t.add_column("fluid DDE")
     if packet:
         t.add_column("packet")
     for key in ("queue_mean", "utilization", "group_share"):
-        row = [key, ", ".join(f"{v:.4g}" for v in out["fluid"][key])]
+        row = [key, _values(doc["fluid"][key])]
         if packet:
-            row.append(", ".join(f"{v:.4g}" for v in out["packet"][key]))
+            row.append(_values(doc["packet"][key]))
         t.add_row(*row)
-    for m, v in out.get("fixed_point", {}).items():
-        t.add_row(f"fixed point ({m}): long group share", f"{v['long_share']:.4g}", *([""] if packet else []))
-    Console().print(t)
+    for m, v in doc.get("fixed_point", {}).items():
+        t.add_row(f"fixed point ({m}): long group share", _num(v["long_share"]), *([""] if packet else []))
+    return t
+
+
+def fabric_table(doc: dict[str, Any]) -> Any:
+    """The human form of a leaf-spine document: each route's per-flow share in the DDE, at the mean-field fixed
+    point and (with --packet) in the packet fabric."""
+    from rich.table import Table
+
+    packet = "packet" in doc
+    t = Table(
+        title=f"DCTCP network model on {doc['topology']}, {doc['traffic']}, {doc['flows_per_pair']} flow(s) per "
+        f"leaf pair, seed {doc['seed']}"
+    )
+    for col in (
+        "route",
+        "flows",
+        "fluid DDE share",
+        "mean-field share",
+        *(["packet share"] if packet else []),
+    ):
+        t.add_column(col)
+    for g, r in enumerate(doc["routes"]):
+        row = [" ".join(r), str(doc["flows_per_group"][g])]
+        row += [_num(doc["fluid"]["flow_share"][g], ".4f"), _num(doc["mean_field"]["flow_share"][g], ".4f")]
+        if packet:
+            row.append(_num(doc["packet"]["flow_share"][g], ".4f"))
+        t.add_row(*row)
+    return t
+
+
+def _num(x: float | None, spec: str = ".4g") -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def _values(xs: list[float | None]) -> str:
+    return ", ".join(_num(v) for v in xs)

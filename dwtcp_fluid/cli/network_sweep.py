@@ -63,7 +63,8 @@ def network_sweep(
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from ..crosscheck.network_sweep import AGREEMENT, NetworkGrid, network_stem, run_network_sweep
+    from ..crosscheck.network_sweep import NetworkGrid, network_stem, run_network_sweep
+    from ..reports.network import network_sweep_report
     from ..sweep.integrity import OutputBusyError, output_lock
     from ..sweep.store import write_netcdf_atomic
     from ..units import parse_time
@@ -128,15 +129,7 @@ def network_sweep(
             nc = write_netcdf_atomic(ds, out / f"{stem}.nc")
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
-    agree = ds["agreement"].values
-    summary = {
-        "dataset": str(nc),
-        "points": grid.size,
-        "seconds": round(time.perf_counter() - t0, 1),
-        "agreement": {name: int((agree == i).sum()) for i, name in enumerate(AGREEMENT)},
-        "fluid_long_share": ds["fluid_long_share"].values.tolist(),
-        "packet_long_share": ds["packet_long_share"].values.tolist(),
-    }
+    summary = network_sweep_report(ds, dataset=nc, seconds=round(time.perf_counter() - t0, 1))
     if json:
         emit_json(summary)
         return
@@ -144,13 +137,22 @@ def network_sweep(
 
     t = Table(title=f"long-flow share of C, fluid / packet ({stem})")
     t.add_column("hops \\ cross flows")
-    for n in grid.load:
+    for n in summary["cross_load"]:
         t.add_column(str(n))
-    for i, k in enumerate(grid.hops):
-        row = [str(k)]
-        for j in range(grid.load.size):
-            f, p = ds["fluid_long_share"].values[i, j], ds["packet_long_share"].values[i, j]
-            row.append(f"{f:.3f} / {p:.3f} {AGREEMENT[int(agree[i, j])].replace('_', ' ')}")
-        t.add_row(*row)
+    for k, fl, pk, ag in zip(
+        summary["hops"],
+        summary["fluid_long_share"],
+        summary["packet_long_share"],
+        summary["point_agreement"],
+        strict=True,
+    ):
+        t.add_row(
+            str(k),
+            *(f"{_share(f)} / {_share(p)} {a.replace('_', ' ')}" for f, p, a in zip(fl, pk, ag, strict=True)),
+        )
     Console().print(t)
     print_written([nc])
+
+
+def _share(x: float | None) -> str:
+    return "n/a" if x is None else f"{x:.3f}"

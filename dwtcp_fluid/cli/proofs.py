@@ -1,4 +1,5 @@
-"""``dwtcp-fluid proofs [--check] [--json]``: render proofs/ from the checked derivations, or verify it is up to date."""
+"""``dwtcp-fluid proofs [--check] [--name SLUG] [--json]``: render proofs/ from the checked derivations, or verify it is
+up to date."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import typer
 
 from .app import app
-from .common import WorkError, emit_json, status
+from .common import WorkError, emit_json, status, usage_from
 from .outputs import check_dir
 
 
@@ -20,46 +21,44 @@ def proofs(
     out: Path = typer.Option(
         None, "--out", help="Directory of the proofs (default: ./proofs under the working directory)."
     ),
+    name: list[str] | None = typer.Option(
+        None,
+        "--name",
+        help="Only this derivation's file (repeatable; e.g. dctcp_rtt_fairness): README.md and INDEX.md, which "
+        "summarize every derivation, are then neither written nor checked.",
+    ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Render proofs/ from the SymPy-checked derivations; with --check, fail (exit 1) on a failed step or a stale file."""
-    from ..symbolic.registry import build_all, check_all, write_all
+    from ..reports.proofs import default_proofs_out, proofs_report
+    from ..symbolic.registry import select
 
-    outdir = out if out is not None else Path.cwd() / "proofs"
-    if check and (not outdir.is_dir() or not any(outdir.glob("*.md"))):
-        msg = f"proofs --check: {outdir} holds no proofs to check (run `dwtcp-fluid proofs --out {outdir}`)"
-        if json:
-            emit_json({"ok": False, "dir": str(outdir), "error": msg, "problems": [msg]})
-        raise WorkError(msg)
+    try:
+        select(name or None)
+    except ValueError as e:
+        raise usage_from(e, {"derivation": ("--name", name)}) from None
+    outdir = out if out is not None else default_proofs_out()
     if not check:
         check_dir("--out", outdir)
-    if check:
-        with status("proofs --check: re-running every SymPy step"):
-            problems = check_all(outdir)
-            derivs = build_all()
-        if json:
-            emit_json(
-                {
-                    "ok": not problems,
-                    "dir": str(outdir),
-                    "files": [f"{d.slug}.md" for d in derivs] + ["README.md", "INDEX.md"],
-                    "steps": sum(len(d.steps) for d in derivs),
-                    "findings": sum(len(d.findings) for d in derivs),
-                    "problems": problems,
-                }
-            )
-        if problems:
-            for p in problems:
-                sys.stderr.write(f"proofs --check: {p}\n")
-            # SystemExit, not typer.Exit: with standalone_mode=False click turns Exit into a return value that the
-            # entry point may drop, and a failed check must never exit 0.
-            raise SystemExit(1)
-        if not json:
-            sys.stdout.write(f"proofs --check: every step passed and {outdir} is up to date\n")
-        return
-    with status("proofs: deriving and checking every step"):
-        written = write_all(outdir)
+    scope = "every SymPy step" if not name else f"the steps of {', '.join(name)}"
+    with status(f"proofs --check: re-running {scope}" if check else f"proofs: deriving and checking {scope}"):
+        doc = proofs_report(outdir, name or None, check=check)
     if json:
-        emit_json({"ok": True, "dir": str(outdir), "files": [p.name for p in written]})
+        emit_json(doc)
+    if "error" in doc:
+        raise WorkError(doc["error"])
+    if not doc["ok"]:
+        for p in doc["problems"]:
+            sys.stderr.write(f"proofs --check: {p}\n")
+        # SystemExit, not typer.Exit: with standalone_mode=False click turns Exit into a return value that the
+        # entry point may drop, and a failed check must never exit 0.
+        raise SystemExit(1)
+    if json:
+        return
+    if check:
+        sys.stdout.write(
+            f"proofs --check: all {doc['steps']} steps passed and the {len(doc['files'])} files in {doc['dir']} "
+            "are up to date\n"
+        )
     else:
-        sys.stdout.write(f"proofs: wrote {len(written)} files to {outdir}\n")
+        sys.stdout.write(f"proofs: wrote {len(doc['files'])} files to {doc['dir']}\n")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,13 +9,21 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-from rich.table import Table
 
 from .app import app
-from .common import UsageError, WorkError, emit_json, is_quiet, parse_list, print_written, require_unit
+from .common import (
+    UsageError,
+    WorkError,
+    accepted_of,
+    emit_json,
+    is_quiet,
+    parse_list,
+    print_written,
+    require_unit,
+)
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
-from .sweep_print import packet_cost, print_outcomes
+from .sweep_print import print_summary
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..sweep import SweepGrid
@@ -41,7 +48,7 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
             raise UsageError(
                 flag,
                 {"--beta": beta, "--bdp": bdp, "--flows": flows, "--kbar-ratio": kbar_ratio}[flag],
-                _reason(e),
+                accepted_of(e),
             ) from None
     try:
         return SweepGrid(
@@ -54,15 +61,7 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
         )
     except ValueError as e:
         flag = "--capacity" if "capacity" in str(e) else "--packet-size"
-        raise UsageError(flag, capacity if flag == "--capacity" else packet_size, _reason(e)) from None
-
-
-def _reason(e: Exception) -> str:
-    """What a library ValueError says is accepted (after its last "accepted "), or why it refused."""
-    msg = str(e)
-    if "accepted " in msg:
-        return msg.rsplit("accepted ", 1)[-1]
-    return msg.split(": ", 1)[-1]
+        raise UsageError(flag, capacity if flag == "--capacity" else packet_size, accepted_of(e)) from None
 
 
 @app.command("sweep")
@@ -237,7 +236,8 @@ def _run(
     json,
 ) -> None:
     """Run a checked sweep; every failure says what was kept."""
-    from ..sweep import run_sweep, summarize, write_netcdf_atomic
+    from ..reports.sweep import sweep_report
+    from ..sweep import run_sweep, write_netcdf_atomic
 
     err = Console(stderr=True)
     t0 = time.perf_counter()
@@ -325,48 +325,20 @@ def _run(
 
                 save_figure(plot_packet_truth(ds), out / f"{stem}-packet.png")
     print_written([path, *sorted(out.glob(f"{stem}*.png"))] if figure else [path])
-    summary = summarize(ds)
-    summary.update(
-        {
-            "dataset": str(path),
-            "store": str(store),
-            "figure": str(fig_path) if fig_path else None,
-            "seconds": elapsed,
-            "packet_seconds": report.get("seconds"),
-            "packet_cost": packet_cost(report) if report.get("batches") else None,
-            "engine": "in-process"
-            if workers is None and scheduler is None
-            else f"dask ({workers or scheduler})",
-        }
+    summary = sweep_report(
+        ds,
+        dataset=path,
+        store=store,
+        figure=fig_path,
+        seconds=elapsed,
+        packet_report=report,
+        workers=workers,
+        scheduler=scheduler,
     )
     if json:
         emit_json(summary)
         return
-    con = Console(width=None if sys.stdout.isatty() else 110)
-    t = Table(
-        title=f"DWTCP condition sweep: {summary['points']} points, β = {', '.join(map(str, summary['beta']))}"
-    )
-    t.add_column("class of the frozen Jacobian (8)")
-    t.add_column("points", justify="right")
-    t.add_column("share", justify="right")
-    for name, n in summary["class_counts"].items():
-        t.add_row(name, str(n), f"{n / summary['points']:.1%}")
-    con.print(t)
-    con.print(
-        f"condition k̄ < 2·BDP/√β holds at {summary['condition_true']} points; "
-        f"agreement with 'spiral' off the boundary: {summary['agreement_rate']:.2%} "
-        f"({summary['disagreements']} disagreements, {summary['boundary_points']} boundary points not scored)."
-    )
-    if summary["disagreement_examples"]:
-        con.print(f"disagreements at e.g.: {summary['disagreement_examples']}")
-    con.print(
-        f"frozen Jacobian asymptotically stable at {summary['frozen_asymptotically_stable_fraction']:.1%} of points: "
-        "the condition separates spirals from nodes, not stable from unstable (eq. (12))."
-    )
-    print_outcomes(con, summary)
-    for b, r in summary["kbar_crit_over_bdp"].items():
-        con.print(f"β = {b}: k̄* = {r:.1f}·BDP — far above real switch buffers (a few hundred packets).")
-    con.print(f"wrote {path}" + (f" and {fig_path}" if fig_path else "") + f" ({elapsed:.2f} s)")
+    print_summary(summary)
 
 
 def _sweep_error(e: Exception, store: object, refuse_damaged: bool, kept) -> None:

@@ -1,16 +1,52 @@
-"""The sweep's human summary: the outcome table (each evaluator and predictor against the condition) and the packet
-pass's cost line, printed by ``dwtcp-fluid sweep``."""
+"""The sweep's human summary, printed by ``dwtcp-fluid sweep`` from the same document its ``--json`` prints
+(:func:`~dwtcp_fluid.reports.sweep.sweep_report`): the class table, the outcome tables (each evaluator and
+predictor against the condition) and the packet pass's cost line. A number the document holds as None (not
+finite, or nothing to measure) prints as n/a."""
 
 from __future__ import annotations
+
+import sys
 
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["packet_cost", "print_outcomes", "print_packet"]
+__all__ = ["print_outcomes", "print_packet", "print_summary"]
 
 
 def pct(x: float | None) -> str:
     return "n/a" if x is None else f"{x:.1%}"
+
+
+def num(x: float | None, spec: str) -> str:
+    return "n/a" if x is None else format(x, spec)
+
+
+def print_summary(s: dict) -> None:
+    """The whole human form of a sweep document."""
+    con = Console(width=None if sys.stdout.isatty() else 110)
+    t = Table(title=f"DWTCP condition sweep: {s['points']} points, β = {', '.join(map(str, s['beta']))}")
+    t.add_column("class of the frozen Jacobian (8)")
+    t.add_column("points", justify="right")
+    t.add_column("share", justify="right")
+    for name, n in s["class_counts"].items():
+        t.add_row(name, str(n), f"{n / s['points']:.1%}")
+    con.print(t)
+    con.print(
+        f"condition k̄ < 2·BDP/√β holds at {s['condition_true']} points; "
+        f"agreement with 'spiral' off the boundary: {num(s['agreement_rate'], '.2%')} "
+        f"({s['disagreements']} disagreements, {s['boundary_points']} boundary points not scored)."
+    )
+    if s["disagreement_examples"]:
+        con.print(f"disagreements at e.g.: {s['disagreement_examples']}")
+    con.print(
+        f"frozen Jacobian asymptotically stable at {pct(s['frozen_asymptotically_stable_fraction'])} of points: "
+        "the condition separates spirals from nodes, not stable from unstable (eq. (12))."
+    )
+    print_outcomes(con, s)
+    for b, r in s["kbar_crit_over_bdp"].items():
+        con.print(f"β = {b}: k̄* = {r:.1f}·BDP — far above real switch buffers (a few hundred packets).")
+    figure = f" and {s['figure']}" if s["figure"] else ""
+    con.print(f"wrote {s['dataset']}{figure} ({s['seconds']:.2f} s)")
 
 
 def print_outcomes(con: Console, s: dict) -> None:
@@ -37,11 +73,11 @@ def print_outcomes(con: Console, s: dict) -> None:
                 str(r["runs"]),
                 pct(r["converged_fraction"]),
                 pct(r["oscillating_fraction"]),
-                f"{r['kbar_obs_max']:.1f}",
-                f"{r['kbar_obs_over_kbar_crit_max']:.3g}",
-                f"{r['q_amplitude_median']:.1f}",
-                f"{r['period_rtts_median']:.1f}",
-                f"{r['utilization_min']:.3f}",
+                num(r["kbar_obs_max"], ".1f"),
+                num(r["kbar_obs_over_kbar_crit_max"], ".3g"),
+                num(r["q_amplitude_median"], ".1f"),
+                num(r["period_rtts_median"], ".1f"),
+                num(r["utilization_min"], ".3f"),
             )
         con.print(t)
         a = s["fluid_agreement"]
@@ -58,22 +94,10 @@ def print_outcomes(con: Console, s: dict) -> None:
             f"delay-aware roots at the frozen points: stable at {pct(d['delay_stable_fraction'])} "
             f"(frozen Jacobian: {pct(d['frozen_stable_fraction'])}); the condition holds but the delayed "
             f"linearization is unstable at {d['condition_holds_but_delay_unstable']} points (k̄ below "
-            f"k̄_c ≈ {lo:.4g}–{hi:.4g}·BDP)."
+            f"k̄_c ≈ {num(lo, '.4g')}–{num(hi, '.4g')}·BDP)."
         )
     if "packet" in s:
         print_packet(con, s)
-
-
-def packet_cost(report: dict) -> dict:
-    """Cost breakdown of the packet pass: per N, points, engine calls ("batches"), simulated flow-slots and measured seconds."""
-    per_n: dict[int, dict] = {}
-    for b in report["batches"]:
-        d = per_n.setdefault(int(b["flows"]), {"points": 0, "batches": 0, "flow_slots": 0, "seconds": 0.0})
-        d["points"] += b["points"]
-        d["batches"] += 1
-        d["flow_slots"] += b["flow_slots"]
-        d["seconds"] += b["seconds"]
-    return {"seconds": report["seconds"], "per_flows": per_n, "batches": report["batches"]}
 
 
 def print_packet(con: Console, s: dict) -> None:
@@ -84,7 +108,7 @@ def print_packet(con: Console, s: dict) -> None:
         f"packet-level DWTCP at {p['points']} points: "
         + ", ".join(f"{k} {v}" for k, v in c.items())
         + f"; {p['scored']} scored (steady or oscillating), collapse and not-stationary runs never scored; "
-        f"peak queue {p['kbar_obs_max']:.0f} packets = {p['kbar_obs_over_kbar_crit_max']:.3g}·k̄* at most; "
+        f"peak queue {num(p['kbar_obs_max'], '.0f')} packets = {num(p['kbar_obs_over_kbar_crit_max'], '.3g')}·k̄* at most; "
         f"{p['capped']} not-stationary runs capped (the longer run they need exceeds --packet-max-rtts or the "
         "per-point flow-slot budget)."
     )
@@ -102,6 +126,7 @@ def print_packet(con: Console, s: dict) -> None:
     cost = s.get("packet_cost")
     if cost:
         per = ", ".join(
-            f"N={n}: {d['seconds']:.0f} s" for n, d in sorted(cost["per_flows"].items(), key=lambda kv: kv[0])
+            f"N={n}: {d['seconds']:.0f} s"
+            for n, d in sorted(cost["per_flows"].items(), key=lambda kv: int(kv[0]))
         )
         con.print(f"packet pass {cost['seconds']:.0f} s wall ({per}; one engine call per N and round).")

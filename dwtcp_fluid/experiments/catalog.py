@@ -123,7 +123,7 @@ def selected_names(names: Iterable[str] | None = None) -> list[str]:
     selected = list(reg) if names is None else list(names)
     unknown = [n for n in selected if n not in reg]
     if unknown:
-        raise ValueError(f"figure={unknown[0]!r} is not registered: accepted {sorted(reg)}")
+        raise ValueError(f"figure={unknown[0]!r} is not registered: accepted {' | '.join(sorted(reg))}")
     return selected
 
 

@@ -8,6 +8,12 @@ the library's parameter objects, calls the function here and prints; these funct
 
 A run that fails (a solver status other than ok) is a document too: its ``status``, ``message`` and where it
 stopped, no observables; the CLI prints it and exits 1.
+
+The commands that write a dataset (``sweep``, ``dctcp network-sweep``) print a summary of it: their functions take
+the dataset (``dw.sweep_report(dw.run_sweep(grid))``, or a NetCDF read back), so a notebook summarizes the run it
+already has, and what the dataset cannot know about its own run (paths written, seconds) enters as keywords.
+``figures`` and ``proofs`` run the figure catalog and the proof registry: their documents list each file written
+or compared, with its claims or checks.
 """
 
 from __future__ import annotations
@@ -28,6 +34,11 @@ REPORTS: dict[str, tuple[str, str]] = {
     "packet compare-fluid": ("compare", "compare_fluid_report"),
     "tune dctcp": ("tune", "tune_dctcp_report"),
     "tune dwtcp": ("tune", "tune_dwtcp_report"),
+    "sweep": ("sweep", "sweep_report"),
+    "dctcp network-sweep": ("network", "network_sweep_report"),
+    "dctcp network": ("network", "dctcp_network_report"),
+    "figures": ("figures", "figures_report"),
+    "proofs": ("proofs", "proofs_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]

@@ -2,13 +2,15 @@
 (proofs/INDEX.md, :mod:`.eq_index`), and the check.
 
 :func:`render_all` runs every derivation's checks and returns ``{file name: Markdown}``; :func:`write_all` writes
-them; :func:`check_all` re-runs every check and compares with the committed files byte for byte.
+them; :func:`check_all` re-runs every check and compares with the committed files byte for byte. Each takes
+``names`` (derivation slugs) to work on those derivations' files alone: README.md and INDEX.md summarize every
+derivation, so they are rendered, written and checked only for the whole registry.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +37,8 @@ __all__ = [
     "DERIVATIONS",
     "COVERAGE",
     "build_all",
+    "checked",
+    "select",
     "render_all",
     "write_all",
     "check_all",
@@ -190,31 +194,54 @@ def _readme(derivs: list[Derivation]) -> str:
     return "\n".join(out) + "\n"
 
 
-def render_all(derivs: list[Derivation] | None = None) -> dict[str, str]:
+def select(names: Iterable[str] | None = None) -> tuple[str, ...] | None:
+    """The slugs ``names`` selects, in registry order (None: the whole registry); an unknown slug is a ValueError."""
+    if names is None:
+        return None
+    names = list(names)
+    slugs = [f.__name__ for f in DERIVATIONS]  # each factory is named as its derivation's slug
+    unknown = [n for n in names if n not in slugs]
+    if unknown:
+        raise ValueError(f"derivation={unknown[0]!r} is not registered: accepted {' | '.join(slugs)}")
+    return tuple(n for n in slugs if n in names)
+
+
+def render_all(derivs: list[Derivation] | None = None, names: Iterable[str] | None = None) -> dict[str, str]:
     """Run every check and render ``{file name: Markdown}`` including README.md; raises StepCheckError on failure.
 
     The registered derivations are deterministic, so their rendering is computed once per process (a copy is
-    returned); passing ``derivs`` always runs their checks.
+    returned; :func:`checked`); passing ``derivs`` always runs their checks. ``names``: only those derivations'
+    files (no README.md, INDEX.md).
     """
     if derivs is None:
-        return dict(_render_registered())
+        return checked(names)[1]
     files = {f"{d.slug}.md": d.render() for d in derivs}
     files["README.md"] = _readme(derivs)
     files["INDEX.md"] = render_index(files)
     return files
 
 
+def checked(names: Iterable[str] | None = None) -> tuple[list[Derivation], dict[str, str]]:
+    """The registered derivations (all, or the slugs ``names``) with every check run, and their rendered files
+    (README.md and INDEX.md too for the whole registry); computed once per process and selection."""
+    derivs, files = _checked(select(names))
+    return list(derivs), dict(files)
+
+
 @functools.cache
-def _render_registered() -> tuple[tuple[str, str], ...]:
-    return tuple(render_all(build_all()).items())
+def _checked(names: tuple[str, ...] | None) -> tuple[tuple[Derivation, ...], tuple[tuple[str, str], ...]]:
+    derivs = [f() for f in DERIVATIONS if names is None or f.__name__ in names]
+    if names is None:
+        return tuple(derivs), tuple(render_all(derivs).items())
+    return tuple(derivs), tuple((f"{d.slug}.md", d.render()) for d in derivs)
 
 
-def write_all(outdir: Path | str | None = None) -> list[Path]:
-    """Regenerate proofs/ (files written to a temporary name, then renamed)."""
+def write_all(outdir: Path | str | None = None, names: Iterable[str] | None = None) -> list[Path]:
+    """Regenerate proofs/ (files written to a temporary name, then renamed); ``names``: those derivations' files."""
     outdir = Path(outdir) if outdir is not None else default_proofs_dir()
     outdir.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in render_all().items():
+    for name, text in render_all(names=names).items():
         path = outdir / name
         tmp = path.with_suffix(".md.tmp")
         tmp.write_bytes(text.encode("utf-8"))
@@ -223,17 +250,20 @@ def write_all(outdir: Path | str | None = None) -> list[Path]:
     return written
 
 
-def check_all(outdir: Path | str | None = None, files: dict[str, str] | None = None) -> list[str]:
+def check_all(
+    outdir: Path | str | None = None, files: dict[str, str] | None = None, names: Iterable[str] | None = None
+) -> list[str]:
     """Re-run every check and compare with the files in ``outdir``; return the problems (empty when all is well).
 
     A failing step is reported as the StepCheckError message (naming the file and the step); a file that differs
-    from its regenerated content, is missing, or is a stale extra Markdown file is named. ``files`` (the output
-    of :func:`render_all`) skips re-running the checks when the caller already has them.
+    from its regenerated content, is missing, or (for the whole registry) is a stale extra Markdown file is
+    named. ``files`` (the output of :func:`render_all`) skips re-running the checks when the caller already has
+    them; ``names`` checks those derivations' files alone.
     """
     outdir = Path(outdir) if outdir is not None else default_proofs_dir()
     if files is None:
         try:
-            files = render_all()
+            files = render_all(names=names)
         except StepCheckError as e:
             return [str(e)]
     problems = []
@@ -243,7 +273,7 @@ def check_all(outdir: Path | str | None = None, files: dict[str, str] | None = N
             problems.append(f"{path}: missing (run `dwtcp-fluid proofs`)")
         elif path.read_bytes() != text.encode("utf-8"):
             problems.append(f"{path}: differs from the regenerated derivation (run `dwtcp-fluid proofs`)")
-    for path in sorted(outdir.glob("*.md")):
+    for path in sorted(outdir.glob("*.md")) if names is None else ():
         if path.name not in files:
             problems.append(f"{path}: not produced by any registered derivation")
     return problems
