@@ -67,7 +67,8 @@ class WorkError(Exception):
 #: Version of the JSON documents' layout: bumped when a key is renamed or removed (adding keys does not bump it).
 #: 1: every document starts with ``schema_version``, ``package_version``, ``command`` and ``inputs`` (every flag
 #: of the command, as given or defaulted); quantities carry their unit in the key (``period_s``, ``period_rtt``).
-SCHEMA_VERSION = 1
+#: 2: ``packet run`` echoes the options of its own laws only, with the unit in the key (``t_low_us``).
+SCHEMA_VERSION = 2
 
 
 def json_envelope(obj: dict[str, Any]) -> dict[str, Any]:
@@ -238,6 +239,7 @@ _UNITS = {
     "k": "packets",
     "target": "packets",
     "marking_threshold": "packets",
+    "buffer": "packets",
     "q_min": "C·R*",
     "q_max": "C·R*",
     "utilization": "fraction of C",
@@ -254,6 +256,8 @@ _SUFFIX_UNITS = (
     ("_pps", "packets/s"),
     ("_bps", "bit/s"),
     ("_gbps", "Gbit/s"),
+    ("_mbps", "Mbit/s"),
+    ("_bytes", "bytes"),
     ("_ms", "ms"),
     ("_us", "µs"),
     ("_rtts", "RTT"),
