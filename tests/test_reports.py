@@ -22,7 +22,6 @@ HEADER = ("schema_version", "package_version", "command", "inputs")
 #: Commands with ``--json`` whose document is still built inside the CLI, and why (listed so that a new command
 #: with --json cannot slip by: test_every_json_command_is_accounted_for).
 NOT_YET: dict[str, str] = {
-    "packet scenario": "a named scenario of the packet core; its summary is packet.scenarios.run's",
     "dctcp network": "multi-bottleneck fluid and packet runs, being extended by another branch",
     "dctcp network-sweep": "its document is the summary of a dataset written to disk (as sweep's)",
     "sweep": "its document is the summary of a dataset written to disk",
@@ -237,3 +236,17 @@ def test_packet_run_options_reach_the_law_and_the_dataset():
     assert ds["time"].attrs["units"] == "s" and ds["queue"].attrs["units"] == "packets"
     assert float(ds["time"][-1]) == pytest.approx(doc["duration_s"], rel=1e-12)
     assert ds.attrs["summary_queue_mean"] == doc["queue_mean"] and ds.attrs["slot_s"] == doc["slot_s"]
+
+
+def test_packet_scenario_is_packet_run_at_its_settings(capsys):
+    """packet scenario's document is the library's; its run is packet run at the scenario's settings
+    ([DCTCP-A]'s analysis setting: 10 Gbps, 100 µs, K = 65, g = 1/16, N = 2, 30 ms quick): the same summary and
+    the same link echo (C = 1e10 / (1500 · 8) packets/s)."""
+    lib = dw.packet_scenario_report("dctcp-analysis-n2", quick=True)
+    same(lib, cli_doc(capsys, "packet", "scenario", "dctcp-analysis-n2", "--quick"))
+    (sc,) = lib["runs"]
+    assert sc["capacity_pps"] == pytest.approx(1e10 / 12000) and sc["rtt_s"] == pytest.approx(1e-4)
+    assert sc["marking_threshold"] == 65.0 and sc["rtt_noise_s"] == 0.0 and sc["rtt_noise_dist"] is None
+    run = dw.packet_run_report("dctcp", flows=2, duration=0.03)
+    assert run["g"] == 1 / 16
+    assert {k: run[k] for k in sc} == sc

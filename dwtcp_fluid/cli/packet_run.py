@@ -357,8 +357,7 @@ def scenario_cmd(
     scenario that sets its own noise, such as timely-noise).
     """
     from ..packet import SCENARIOS
-    from ..packet import run_many
-    from ..reports.packet import scenario_with_noise
+    from ..reports.packet import run_packet_scenario
 
     if list_ or name is None:
         if json:
@@ -375,13 +374,11 @@ def scenario_cmd(
         noise = parse_time(rtt_noise)
     except ValueError:
         raise UsageError("--rtt-noise", rtt_noise, 'a time such as "25us"') from None
-    outs = run_many(scenario_with_noise(SCENARIOS[name](quick), noise, rtt_noise_dist))
-    for o in outs:
-        o.pop("records")
+    doc, _ = run_packet_scenario(name, quick=quick, rtt_noise=noise, rtt_noise_dist=rtt_noise_dist)
     if json:
-        emit_json({"scenario": name, "quick": quick, "runs": outs})
+        emit_json(doc)
         return
-    for i, o in enumerate(outs):
+    for i, o in enumerate(doc["runs"]):
         _print(f"{name} [{i}]", o)
 
 

@@ -29,6 +29,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "tune dctcp": ("tune", "tune_dctcp_report"),
     "tune dwtcp": ("tune", "tune_dwtcp_report"),
     "packet run": ("packet", "packet_run_report"),
+    "packet scenario": ("packet", "packet_scenario_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]

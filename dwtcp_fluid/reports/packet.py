@@ -139,14 +139,15 @@ def check_rtt_noise(seconds: float, laws: Sequence[Any]) -> None:
 
 def _run_echo(pr: Any) -> dict[str, Any]:
     """What a built single-bottleneck run was given, from the run itself (shared by run and scenario)."""
+    noise = float(pr.scenario.rtt_noise) * pr.slot
     return {
         "seed": int(pr.meta.get("seed", int(pr.scenario.seed))),
         "marking_threshold": float(pr.meta.get("K", float("nan"))),
         "slot_s": pr.slot,
         "capacity_pps": pr.link.C,
         "rtt_s": pr.link.d,
-        "rtt_noise_s": float(pr.scenario.rtt_noise) * pr.slot,
-        "rtt_noise_dist": "uniform" if bool(pr.scenario.rtt_noise_uniform) else "gauss",
+        "rtt_noise_s": noise,
+        "rtt_noise_dist": ("uniform" if bool(pr.scenario.rtt_noise_uniform) else "gauss") if noise else None,
     }
 
 
@@ -313,7 +314,6 @@ def plan_packet_run(
             "delack": delack,
             "delack_timeout_s": delack_timeout,
             "rtt_noise_s": rtt_noise,  # as given (the run holds it in float32 slots)
-            "rtt_noise_dist": rtt_noise_dist,
         }
         return PacketRunPlan("single", echo, link, duration, flows, packet_run=pr)
     _check("traffic", traffic, traffic in ("all-to-all", "permutation"), "all-to-all | permutation")
