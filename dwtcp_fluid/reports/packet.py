@@ -344,7 +344,13 @@ def run_packet_report(
     law: Any = "dctcp", options: Mapping[str, float] | None = None, **settings: Any
 ) -> tuple[dict[str, Any], Any]:
     """:func:`packet_run_report` and its data (:class:`PacketRunData`, whose ``to_dataset()`` gives the records as
-    an xarray Dataset; a ``ChainSummary`` on a multi-port topology)."""
+    an xarray Dataset; a ``ChainSummary`` on a multi-port topology).
+
+    Parameters
+    ----------
+    law, options, **settings
+        As :func:`plan_packet_run`.
+    """
     return plan_packet_run(law, options, **settings).run()
 
 
