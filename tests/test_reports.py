@@ -213,12 +213,19 @@ def test_packet_run_single_link_two_laws_and_parking_lot(capsys):
     )  # fmt: skip
     same(timely, cli)
     assert cli["t_low_us"] == 60.0 and cli["t_high_us"] == 500.0 and cli["rtt_noise_s"] == pytest.approx(5e-6)
-    lot = dw.packet_run_report(
-        "dctcp", flows=1, duration=2e-3, topology="parking-lot:2", marking_threshold=30.0
+    lot, chain = dw.run_packet_report(
+        "dctcp", flows=1, duration=3e-3, topology="parking-lot:2", marking_threshold=30.0
     )
-    argv = ("--topology", "parking-lot:2", "--flows", "1", "--duration", "2ms", "--marking-threshold", "30")
+    argv = ("--topology", "parking-lot:2", "--flows", "1", "--duration", "3ms", "--marking-threshold", "30")
     same(lot, cli_doc(capsys, "packet", "run", *argv))
     assert lot["ports"] == ["hop 0", "hop 1"] and lot["routes"] == [[0, 1], [0], [1]]
+    # the multi-port run's records as a Dataset: chunks of 1000 slots of 1.2 µs end every 1.2 ms (by hand); the
+    # document's per-port mean queue is the mean over the chunks after the warm-up (the last half: chunk 1 on)
+    ds = chain.to_dataset()
+    assert ds["time"].attrs["units"] == "s" and ds["queue_mean"].attrs["units"] == "packets"
+    assert ds["time"].values == pytest.approx([1.2e-3, 2.4e-3])
+    assert list(ds["port"].values) == lot["ports"] and list(ds["group"].values) == [0, 1, 2]
+    assert ds["queue_mean"][1:].mean("time").values == pytest.approx(lot["queue_mean"], rel=1e-6)
 
 
 def test_packet_run_options_reach_the_law_and_the_dataset():
