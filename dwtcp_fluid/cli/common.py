@@ -67,7 +67,8 @@ class WorkError(Exception):
 #: Version of the JSON documents' layout: bumped when a key is renamed or removed (adding keys does not bump it).
 #: 1: every document starts with ``schema_version``, ``package_version``, ``command`` and ``inputs`` (every flag
 #: of the command, as given or defaulted); quantities carry their unit in the key (``period_s``, ``period_rtt``).
-#: 2: ``packet run`` echoes the options of its own laws only, with the unit in the key (``t_low_us``).
+#: 2: ``packet run`` echoes the options of its own laws only, with the unit in the key (``t_low_us``); the packet
+#: summary's ``throughput_by_law`` is ``throughput_by_law_pps``.
 SCHEMA_VERSION = 2
 
 
@@ -240,6 +241,7 @@ _UNITS = {
     "target": "packets",
     "marking_threshold": "packets",
     "buffer": "packets",
+    "rate_mean": "fraction of C",  # a pacing rate in packets per slot: one packet per slot is C
     "q_min": "C·R*",
     "q_max": "C·R*",
     "utilization": "fraction of C",
