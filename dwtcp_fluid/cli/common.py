@@ -241,6 +241,8 @@ _UNITS = {
     "target": "packets",
     "marking_threshold": "packets",
     "buffer": "packets",
+    "hop_threshold": "packets",
+    "cubic_c": "packets/s³",
     "rate_mean": "fraction of C",  # a pacing rate in packets per slot: one packet per slot is C
     "q_min": "C·R*",
     "q_max": "C·R*",
