@@ -236,6 +236,12 @@ def test_packet_run_options_reach_the_law_and_the_dataset():
 
     plan = plan_packet_run("timely", {"t_low": 60.0}, flows=1, duration=1e-3)
     assert float(plan.packet_run.scenario.law[0]["t_low"]) == pytest.approx(50.0, rel=1e-6)
+    # a law object's switch and a converted option: β of the byte convention · √L for windows in packets (by hand)
+    dw_plan = plan_packet_run(dw.packet_law("dwtcp", ipg=True), {"beta": 0.002}, flows=1, duration=1e-3)
+    assert dw_plan.echo["ipg"] is True and dw_plan.echo["beta"] == 0.002 and dw_plan.echo["target"] == 100.0
+    assert float(dw_plan.packet_run.scenario.law[0]["beta_p"]) == pytest.approx(0.002 * 1500**0.5, rel=1e-6)
+    with pytest.raises(ValueError, match=r"^beta=2\.0 is invalid"):
+        plan_packet_run("dwtcp", {"beta": 2.0}, flows=1, duration=1e-3)
     with pytest.raises(ValueError, match=r"^t_low=60\.0 is invalid: accepted only with law timely"):
         plan_packet_run("dctcp", {"t_low": 60.0}, flows=1, duration=1e-3)
     doc, data = dw.run_packet_report("dctcp", flows=2, duration=2e-3)
