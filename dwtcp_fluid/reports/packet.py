@@ -321,7 +321,7 @@ def plan_packet_run(
         _check("traffic", traffic, traffic == "all-to-all", "all-to-all (the only value off leaf-spine)")
     else:
         _check("flows", flows, 1 <= flows <= 64, "an integer in [1, 64] (flows per leaf pair)")
-    _check("law", law, len(laws) == 1, "one law on a multi-hop topology")
+    _check("law", ",".join(lw.name for lw in laws), len(laws) == 1, "one law on a multi-hop topology")
     for key, neutral in SINGLE_ONLY.items():
         only = f"{neutral!r} (the only value with topology {topo.name})"
         _check(key, impair[key], impair[key] == neutral, only)
