@@ -25,6 +25,7 @@ from .common import (
     print_quantities,
     print_written,
     require_unit,
+    status,
     warn_implausible,
 )
 from .limits import check_budget
@@ -166,7 +167,8 @@ def _run(**kw: Any) -> None:
     )
     warn_implausible(link, times["duration"])  # the inputs passed every check: warn before the work starts
     flush_warnings()
-    doc, data = plan.run()
+    with status(f"packet run: {packets:.3g} slots of {kw['law']} on {plan.topology}"):
+        doc, data = plan.run()
     if kw["plot"]:
         _plot(data.summary, kw["plot"])
     if kw["json"]:
@@ -374,7 +376,8 @@ def scenario_cmd(
         noise = parse_time(rtt_noise)
     except ValueError:
         raise UsageError("--rtt-noise", rtt_noise, 'a time such as "25us"') from None
-    doc, _ = run_packet_scenario(name, quick=quick, rtt_noise=noise, rtt_noise_dist=rtt_noise_dist)
+    with status(f"packet scenario {name}{' (quick)' if quick else ''}: running"):
+        doc, _ = run_packet_scenario(name, quick=quick, rtt_noise=noise, rtt_noise_dist=rtt_noise_dist)
     if json:
         emit_json(doc)
         return
