@@ -35,9 +35,11 @@ Derivations
 Reports
     ``condition_report``, ``eigen_report``, ``dwtcp_simulate_report``, ``dctcp_simulate_report``,
     ``limit_cycle_report``, ``guide_report``, ``hybrid_report``, ``phase_dwtcp_report``, ``phase_dctcp_report``,
-    ``compare_fluid_report``, ``tune_dctcp_report``, ``tune_dwtcp_report``, ``sweep_report`` (of a sweep or its
-    dataset), ``dctcp_network_report``, ``network_sweep_report`` (of a network sweep's dataset),
-    ``figures_report``, ``proofs_report``: the dict each command's ``--json`` prints, without the CLI's header.
+    ``compare_fluid_report``, ``tune_dctcp_report``, ``tune_dwtcp_report``, ``packet_run_report``,
+    ``packet_scenario_report``, ``sweep_report`` (of a sweep or its dataset), ``dctcp_network_report``,
+    ``network_sweep_report`` (of a network sweep's dataset), ``figures_report``, ``proofs_report``: the dict each
+    command's ``--json`` prints, without the CLI's header (``run_packet_report``: with the run's data, whose
+    ``to_dataset()`` exports the records).
 Results
     ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
     ``to_dataset()``, ``plot(ax=None)``.
@@ -200,6 +202,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "dctcp_network_report": ("reports.network", "dctcp_network_report"),
     "figures_report": ("reports.figures", "figures_report"),
     "proofs_report": ("reports.proofs", "proofs_report"),
+    "packet_run_report": ("reports.packet", "packet_run_report"),
+    "run_packet_report": ("reports.packet", "run_packet_report"),
+    "packet_scenario_report": ("reports.packet", "packet_scenario_report"),
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("crosscheck.compare_dwtcp", "compare_dwtcp"),
     "packet_outcomes": ("sweep.outcomes_packet", "packet_outcomes"),

@@ -84,7 +84,8 @@ CASES = [
     ("packet run --plot x.txt", 2, "--plot"),
     ("packet run --rtt 1ns", 2, "--rtt"),
     ("packet run --rtt 10s", 2, "--rtt"),
-    ("packet run --capacity 100Tbps --duration 100s", 2, "--yes"),
+    ("packet run --capacity 100Tbps --rtt 1ms --duration 10ms", 2, "--yes"),  # a 2^23-slot ACK ring: 4 GiB
+    ("packet run --capacity 100Tbps --duration 100s", 2, "--duration"),  # beyond the engine's 2^31 slots
     ("packet run --duration 1000s", 2, "--duration"),
     ("packet run --duration 0s", 2, "--duration"),
     ("packet run --flows 10000000", 2, "--flows"),

@@ -100,7 +100,7 @@ def test_json_carries_schema_version_and_full_inputs(capsys, argv, inputs):
 
     code, out, _ = run(capsys, *argv, "--json")
     d = json.loads(out)
-    assert code == 0 and d["schema_version"] == 1 and d["package_version"] == __version__
+    assert code == 0 and d["schema_version"] == 2 and d["package_version"] == __version__
     assert d["command"] == " ".join(argv[:2])
     assert inputs.items() <= d["inputs"].items()
     assert "period" not in d  # unit-suffixed: period_s (seconds) or period_rtt (normalized time)

@@ -129,7 +129,7 @@ def test_dctcp_and_reno_share_a_bottleneck():
     flows take most of the link ([DCTCP] section 4); each flow's state follows its own law (α only on DCTCP)."""
     out = run(build(["dctcp", "reno"], flows=4, duration="40ms", trace_points=40, debug=True))
     assert out["conservation_error"] == 0.0 and out["utilization"] > 0.99
-    by = out["throughput_by_law"]
+    by = out["throughput_by_law_pps"]
     assert by["dctcp"] > 2 * by["reno"] > 0
     rec = out["records"]
     assert np.all(rec["alpha_end"][-1, 2:] == 0.0) and np.all(rec["alpha_end"][-1, :2] > 0.0)

@@ -89,7 +89,9 @@ class WorkError(Exception):
 #: Version of the JSON documents' layout: bumped when a key is renamed or removed (adding keys does not bump it).
 #: 1: every document starts with ``schema_version``, ``package_version``, ``command`` and ``inputs`` (every flag
 #: of the command, as given or defaulted); quantities carry their unit in the key (``period_s``, ``period_rtt``).
-SCHEMA_VERSION = 1
+#: 2: ``packet run`` echoes the options of its own laws only, with the unit in the key (``t_low_us``); the packet
+#: summary's ``throughput_by_law`` is ``throughput_by_law_pps``.
+SCHEMA_VERSION = 2
 
 
 def json_envelope(obj: dict[str, Any]) -> dict[str, Any]:
@@ -260,6 +262,10 @@ _UNITS = {
     "k": "packets",
     "target": "packets",
     "marking_threshold": "packets",
+    "buffer": "packets",
+    "hop_threshold": "packets",
+    "cubic_c": "packets/s³",
+    "rate_mean": "fraction of C",  # a pacing rate in packets per slot: one packet per slot is C
     "q_min": "C·R*",
     "q_max": "C·R*",
     "utilization": "fraction of C",
@@ -276,6 +282,8 @@ _SUFFIX_UNITS = (
     ("_pps", "packets/s"),
     ("_bps", "bit/s"),
     ("_gbps", "Gbit/s"),
+    ("_mbps", "Mbit/s"),
+    ("_bytes", "bytes"),
     ("_ms", "ms"),
     ("_us", "µs"),
     ("_rtts", "RTT"),

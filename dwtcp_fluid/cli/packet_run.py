@@ -25,17 +25,12 @@ from .common import (
     print_quantities,
     print_written,
     require_unit,
+    status,
     warn_implausible,
 )
 from .limits import check_budget
 from .outputs import check_figure
-from .packet_noise import (
-    check_noise_dist,
-    check_noise_laws,
-    rtt_noise_dist_option,
-    rtt_noise_option,
-    with_noise,
-)
+from .packet_noise import check_noise_dist, rtt_noise_dist_option, rtt_noise_option
 
 __all__ = ["build_run_command", "law_flags"]
 
@@ -93,37 +88,10 @@ def _print(title: str, out: dict[str, Any]) -> None:
     print_quantities(title, out, skip=("throughput_pps", "fct_s", "records"))
 
 
-def _run(**kw: Any) -> None:
-    from ..packet import build
-    from ..packet import run as run_packet
-    from ..packet.laws import LAWS
-    from ..packet.topology import TOPOLOGY_FORMS, parse_topology
+def _times(kw: dict[str, Any]) -> dict[str, float]:
+    """The time flags in seconds (a bare number other than 0 is refused: it has no unit)."""
     from ..units import parse_time
-    from .packet_topology import run_chain_cli
 
-    names = [s.strip() for s in str(kw["law"]).split(",") if s.strip()]
-    for name in names or [kw["law"]]:
-        _check("--law", kw["law"], name in LAWS, " | ".join(LAWS) + " (comma-separated to mix laws)")
-    flows = kw["flows"]
-    _check("--flows", flows, 1 <= flows <= 10000, "an integer in [1, 10000]")
-    _check("--flows", flows, flows >= len(names), f"at least one flow per law ({len(names)})")
-    K = kw["marking_threshold"]
-    _check("--marking-threshold", K, math.isfinite(K) and K >= 0, "packets >= 0")
-    _check("--buffer", kw["buffer"], 1 <= kw["buffer"] <= 10**6, "an integer in [1, 1000000]")
-    _check("--mark-at", kw["mark_at"], kw["mark_at"] in ("enqueue", "dequeue"), "enqueue | dequeue")
-    _check("--mark-cmp", kw["mark_cmp"], kw["mark_cmp"] in ("ge", "gt"), "ge | gt")
-    _check("--loss", kw["loss"], 0 <= kw["loss"] < 1, "a probability in [0, 1)")
-    _check("--delack", kw["delack"], 1 <= kw["delack"] <= 64, "an integer in [1, 64] (packets per ACK)")
-    _check(
-        "--jitter-dist",
-        kw["jitter_dist"],
-        kw["jitter_dist"] in ("uniform", "exponential"),
-        "uniform | exponential",
-    )
-    check_noise_dist(kw["rtt_noise_dist"])
-    if kw["plot"]:
-        check_figure("--plot", kw["plot"])
-    link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"], warn_now=False)
     times = {}
     for flag, key in (
         ("--duration", "duration"),
@@ -136,19 +104,55 @@ def _run(**kw: Any) -> None:
             times[key] = parse_time(kw[key])
         except ValueError:
             raise UsageError(flag, kw[key], 'a time such as "100ms" or "200us"') from None
-    _check(
-        "--duration",
-        kw["duration"],
-        20.0 / link.C <= times["duration"] <= 100.0,
-        "a time between 20 slots and 100 s",
+    return times
+
+
+def _laws(kw: dict[str, Any]) -> tuple[list[Any], dict[str, float]]:
+    """The law objects (their switches set from the flags) and the numeric law options given."""
+    from ..packet.laws import LAWS
+
+    names = [s.strip() for s in str(kw["law"]).split(",") if s.strip()]
+    for name in names or [kw["law"]]:
+        _check("--law", kw["law"], name in LAWS, " | ".join(LAWS) + " (comma-separated to mix laws)")
+    for flag, (opt, owners) in law_flags().items():
+        if opt.option is not None and kw[opt.dest] and not set(owners) & set(names):
+            raise UsageError(flag, f"with --law {kw['law']}", f"only with --law {' | '.join(owners)}")
+    laws = [
+        LAWS[n](**{o.option: bool(kw[o.dest]) for o in LAWS[n].options if o.option is not None})
+        for n in names
+    ]
+    options = {
+        opt.dest: kw[opt.dest]
+        for opt, _ in law_flags().values()
+        if opt.option is None and kw[opt.dest] is not None
+    }
+    return laws, options
+
+
+def _run(**kw: Any) -> None:
+    from ..reports.packet import plan_packet_run
+    from .packet_topology import print_chain
+
+    if kw["plot"]:
+        check_figure("--plot", kw["plot"])
+    laws, options = _laws(kw)
+    link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"], warn_now=False)
+    times = _times(kw)
+    keys = ("flows", "marking_threshold", "seed", "buffer", "mark_at", "mark_cmp", "jitter_dist", "reorder")
+    plan = plan_packet_run(
+        laws,
+        options,
+        link=link,
+        **{k: kw[k] for k in keys},
+        loss=kw["loss"],
+        delack=kw["delack"],
+        rtt_noise_dist=kw["rtt_noise_dist"],
+        topology=kw["topology"],
+        traffic=kw["traffic"],
+        **times,
     )
-    # a run shorter than one RTT returns no ACK at all: nothing to report, refused rather than printed as zeros
-    _check(
-        "--rtt",
-        kw["rtt"],
-        link.d <= times["duration"],
-        f"an RTT no longer than --duration ({kw['duration']})",
-    )
+    if kw["plot"] and plan.topology != "single":
+        raise UsageError("--plot", kw["plot"], f"no figure with --topology {plan.topology} (single only)")
     # the run's cost before any work: the core's rate (README, benchmarks/packet.py: 5.7 M data packets/s on the
     # reference machine, taken as 5 M/s, plus a compile of a few seconds) and the ACK ring of one RTT in slots
     packets = times["duration"] * link.C
@@ -158,75 +162,21 @@ def _run(**kw: Any) -> None:
         kw["duration"],
         f"a packet run of {packets:.3g} packet slots",
         seconds=packets / 5e6 + 3.0,
-        nbytes=rtt_slots * 32 * 16 + flows * 4096,
+        nbytes=rtt_slots * 32 * 16 + kw["flows"] * 4096,
         yes=bool(kw.get("yes")),
-    )
-    laws, params, values = [], [], {}
-    for name in names:
-        cls = LAWS[name]
-        options, p = {}, {}
-        for opt in cls.options:
-            v = kw[opt.dest]
-            if opt.option is not None:
-                options[opt.option] = bool(v)
-                values[opt.dest] = bool(v)
-                continue
-            v = opt.default if v is None else v
-            lo_ok = opt.lo is None or (v > opt.lo if opt.lo_open else v >= opt.lo)
-            hi_ok = opt.hi is None or (v < opt.hi if opt.hi_open else v <= opt.hi)
-            _check(opt.flag, v, math.isfinite(v) and lo_ok and hi_ok, opt.help)
-            p[opt.param] = opt.convert(v, link) if opt.convert else float(v)
-            values[opt.dest] = v
-        laws.append(cls(**options))
-        params.append(p)
-    for flag, (opt, owners) in law_flags().items():
-        v = kw[opt.dest]
-        given = bool(v) if opt.option is not None else v is not None
-        if given and not set(owners) & set(names):
-            raise UsageError(flag, f"with --law {kw['law']}", f"only with --law {' | '.join(owners)}")
-    check_noise_laws(kw["rtt_noise"], times["rtt_noise"], laws)
-    try:
-        topo = parse_topology(kw["topology"])
-    except ValueError:
-        raise UsageError("--topology", kw["topology"], TOPOLOGY_FORMS) from None
-    if topo.kind != "single":
-        run_chain_cli(kw, topo, link, laws, params, times)
-        return
-    pr = build(
-        laws if len(laws) > 1 else laws[0],
-        link=link,
-        flows=flows,
-        K=K,
-        duration=times["duration"],
-        seed=kw["seed"],
-        buffer=kw["buffer"],
-        mark_at=kw["mark_at"],
-        mark_cmp=kw["mark_cmp"],
-        law_params=params if len(params) > 1 else params[0],
-        jitter=times["jitter"],
-        jitter_dist=kw["jitter_dist"],
-        jitter_reorder=kw["reorder"],
-        loss=kw["loss"],
-        delack=kw["delack"],
-        delack_timeout=times["delack_timeout"],
-        rtt_noise=times["rtt_noise"],
-        rtt_noise_dist=kw["rtt_noise_dist"],
     )
     warn_implausible(link, times["duration"])  # the inputs passed every check: warn before the work starts
     flush_warnings()
-    out = run_packet(pr)
+    with status(f"packet run: {packets:.3g} slots of {kw['law']} on {plan.topology}"):
+        doc, data = plan.run()
     if kw["plot"]:
-        _plot(out, kw["plot"])
-    out.pop("records")
-    out.update({"seed": kw["seed"], "marking_threshold": K})
-    for opt, _ in law_flags().values():
-        out[opt.dest] = values.get(opt.dest)
-    out.update({"slot_s": pr.slot, "capacity_pps": link.C, "rtt_s": link.d})
-    out.update({"rtt_noise_s": times["rtt_noise"], "rtt_noise_dist": kw["rtt_noise_dist"]})
+        _plot(data.summary, kw["plot"])
     if kw["json"]:
-        emit_json(out)
-        return
-    _print(f"packet core: {kw['law']}, N = {flows}", out)
+        emit_json(doc)
+    elif plan.topology == "single":
+        _print(f"packet core: {doc['law']}, N = {doc['flows']}", doc)
+    else:
+        print_chain(doc)
 
 
 def build_run_command() -> Any:
@@ -408,7 +358,8 @@ def scenario_cmd(
     --rtt-noise applies to every run of the scenario whose laws read the RTT (refused when none does, and for a
     scenario that sets its own noise, such as timely-noise).
     """
-    from ..packet import SCENARIOS, run_many
+    from ..packet import SCENARIOS
+    from ..reports.packet import run_packet_scenario
 
     if list_ or name is None:
         if json:
@@ -425,16 +376,12 @@ def scenario_cmd(
         noise = parse_time(rtt_noise)
     except ValueError:
         raise UsageError("--rtt-noise", rtt_noise, 'a time such as "25us"') from None
-    runs = SCENARIOS[name](quick)
-    if noise != 0.0:
-        runs = with_noise(runs, rtt_noise, noise, rtt_noise_dist)
-    outs = run_many(runs)
-    for o in outs:
-        o.pop("records")
+    with status(f"packet scenario {name}{' (quick)' if quick else ''}: running"):
+        doc, _ = run_packet_scenario(name, quick=quick, rtt_noise=noise, rtt_noise_dist=rtt_noise_dist)
     if json:
-        emit_json({"scenario": name, "quick": quick, "runs": outs})
+        emit_json(doc)
         return
-    for i, o in enumerate(outs):
+    for i, o in enumerate(doc["runs"]):
         _print(f"{name} [{i}]", o)
 
 

@@ -185,7 +185,7 @@ def wan_metrics(pr: PacketRun, summary: dict[str, Any]) -> dict[str, Any]:
         "mice_pps_cov": float(np.std(mice_thr) / np.mean(mice_thr)) if mice_thr else None,
         "mice_finished": len(fct),
         "queue_mean": float(summary["queue_mean"]),
-        "throughput_by_law": summary["throughput_by_law"],
+        "throughput_by_law": summary["throughput_by_law_pps"],
     }
 
 

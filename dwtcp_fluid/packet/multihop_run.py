@@ -55,6 +55,13 @@ class ChainSummary:
     fct_s: np.ndarray | None = None
     sizes: np.ndarray | None = None
     traffic: LeafSpineTraffic | None = None
+    chunk: int = 0  # slots per record
+
+    def to_dataset(self) -> Any:
+        """The per-chunk records as an xarray Dataset (:func:`~.dataset.chain_to_dataset`: time in s, units)."""
+        from .dataset import chain_to_dataset
+
+        return chain_to_dataset(self)
 
 
 def run_topology(
@@ -205,4 +212,5 @@ def run_topology(
         fct_s=fct,
         sizes=size,
         traffic=ls,
+        chunk=int(chunk),
     )

@@ -67,7 +67,7 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
     at the highest rate), utilization_capacity (busy over service slots), jain_index (over flows active in the
     window), drops, timeouts, random_losses, marked_fraction, window_mean, alpha_mean (DCTCP laws, else None), rate_mean (rate-based laws: mean pacing rate, packets per slot),
     scout_alpha_mean and scout_overhead (Scout bytes / data bytes served, DWTCP, else None), throughput_pps (per
-    flow), throughput_by_law (packets/s per law), conservation_error (packets; 0 when every packet is delivered,
+    flow), throughput_by_law_pps (packets/s per law), conservation_error (packets; 0 when every packet is delivered,
     dropped or queued), ack_spill, timer_overflows, the completion times of :func:`fct_summary`, and
     ``records`` (the per-chunk arrays, for traces).
     """
@@ -116,7 +116,7 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
         "rate_mean": aux.get("rate_mean"),
         "scout_overhead": (served * scout_size / max(n_del * pr.link.L, 1.0)) if scouts else None,
         "throughput_pps": thr.tolist(),
-        "throughput_by_law": {law.name: float(thr[idx == k].sum()) for k, law in enumerate(laws)},
+        "throughput_by_law_pps": {law.name: float(thr[idx == k].sum()) for k, law in enumerate(laws)},
         "conservation_error": cons,
         "ack_spill": int(np.asarray(rec["spill"]).sum()),
         "timer_overflows": int(np.asarray(rec["timer_overflows"]).sum()),

@@ -39,6 +39,8 @@ REPORTS: dict[str, tuple[str, str]] = {
     "dctcp network": ("network", "dctcp_network_report"),
     "figures": ("figures", "figures_report"),
     "proofs": ("proofs", "proofs_report"),
+    "packet run": ("packet", "packet_run_report"),
+    "packet scenario": ("packet", "packet_scenario_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]

@@ -153,6 +153,9 @@ class LawOption:
     convert : callable, optional
         ``convert(value, link) -> float``: the parameter from the flag's value and the link (e.g. β in the
         paper's byte convention to β for windows in packets).
+    unit : str
+        The unit of the flag's value as a key suffix (``"us"``, ``"mbps"``, ``"packets"``; "" when the name says it
+        or the value has none): documents echo the option as ``<dest>_<unit>`` (``t_low_us``).
     """
 
     flag: str
@@ -165,6 +168,7 @@ class LawOption:
     lo_open: bool = False
     hi_open: bool = False
     convert: Callable[[float, Any], float] | None = None
+    unit: str = ""
 
     @property
     def dest(self) -> str:

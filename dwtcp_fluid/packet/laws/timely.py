@@ -171,8 +171,11 @@ TIMELY_OPTIONS: tuple[LawOption, ...] = (
         lo=0.0,
         lo_open=True,
         convert=_mbps,
+        unit="mbps",
     ),
-    LawOption("--t-low", "TIMELY T_low (µs), ≥ 0." + _PUB, 50.0, param="t_low", lo=0.0, convert=_us),
+    LawOption(
+        "--t-low", "TIMELY T_low (µs), ≥ 0." + _PUB, 50.0, param="t_low", lo=0.0, convert=_us, unit="us"
+    ),
     LawOption(
         "--t-high",
         "TIMELY T_high (µs), > 0." + _PUB,
@@ -181,6 +184,7 @@ TIMELY_OPTIONS: tuple[LawOption, ...] = (
         lo=0.0,
         lo_open=True,
         convert=_us,
+        unit="us",
     ),
     LawOption(
         "--min-rtt",
@@ -190,9 +194,15 @@ TIMELY_OPTIONS: tuple[LawOption, ...] = (
         lo=0.0,
         lo_open=True,
         convert=_us,
+        unit="us",
     ),
     LawOption(
-        "--segment", "TIMELY segment per completion event (packets), ≥ 1." + _PUB, 11.0, param="seg", lo=1.0
+        "--segment",
+        "TIMELY segment per completion event (packets), ≥ 1." + _PUB,
+        11.0,
+        param="seg",
+        lo=1.0,
+        unit="packets",
     ),
     LawOption(
         "--init-rate",
@@ -202,6 +212,7 @@ TIMELY_OPTIONS: tuple[LawOption, ...] = (
         lo=0.0,
         hi=1.0,
         lo_open=True,
+        unit="fraction",
     ),
 )
 

@@ -60,6 +60,7 @@ class TimelyPatched(Law):
             lo=0.0,
             lo_open=True,
             convert=_us,
+            unit="us",
         ),
     )
 
