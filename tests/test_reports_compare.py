@@ -9,12 +9,11 @@ the plumbing (the CLI prints the library's document and exits 1 when a row disag
 from __future__ import annotations
 
 import pytest
+from test_reports import cli_doc, same
 
 import dwtcp_fluid as dw
 from dwtcp_fluid.crosscheck import cubic as cubic_check
 from dwtcp_fluid.packet import crosscheck_d2tcp
-
-from test_reports import cli_doc, same
 
 
 def _d2tcp_row(agree: bool) -> dict:
