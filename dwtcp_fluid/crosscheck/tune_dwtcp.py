@@ -24,7 +24,18 @@ solve; when none is better, three directions along the constraint boundary
 from the axis poll's central differences (simplex gradients of the objective and of the constraint margin: the
 feasible set is a thin oblique wedge, more β needing about 1.6× as many decades of K for the same utilization, that
 fixed diagonals miss) before the step is halved, until it is below ``min_step`` decades.
-:func:`grid_search` evaluates the same objective on a (β, K) grid for validation.
+
+Where the runs go. A model run is one candidate at one operating point. The search compares candidates on a working
+set of points — first the range's corners (on the default range the worst queue is the standing queue at the most
+flows and the longest RTT, and the constraints bind at the fewest flows: all corners) — and caches every
+(candidate, point) run. Before each step reduction, and whenever the incumbent has moved a first step from where it
+was last checked, the incumbent is run at every point: if its worst value or its constraint violation there differs
+from the working set's, the points that differ join the working set and the poll repeats, so the result is certified
+over the whole range (its reported value and constraints are over every point). On the default range (9 points)
+the corners are the working set throughout: 4 of 9 runs per candidate. An early rejection (a candidate's run at the
+incumbent's worst point first, its other points only if it can still win) saved about 3 % of the runs for 1.7× as
+many batched solves there, so polls run their candidates' working-set points in one solve.
+:func:`grid_search` evaluates the same objective on a (β, K) grid for validation (every candidate at every point).
 
 β is in the paper's byte convention (``DwtcpParams.beta_unit = "bytes"``: β·sqrt(w) with w in bytes), K in
 packets; Scouts of 64 bytes, α₀ = 20, a data buffer of 5000 packets (the DWTCP cross-check's settings).
@@ -44,21 +55,22 @@ from ..analysis.tune_objectives import DWTCP_OBJECTIVES
 from ..params import DwtcpParams, LinkParams, check_range
 from ..results import Result, Status, Summary, new_axes
 
-__all__ = ["BETA_BOX", "K_BOX", "DwtcpTuneResult", "DwtcpTuneSummary", "tune_points", "busy_observables", "tune_dwtcp",
-           "grid_search", "guideline_beta"]  # fmt: skip
+__all__ = ["BETA_BOX", "K_BOX", "GRID", "DwtcpTuneResult", "DwtcpTuneSummary", "tune_points", "step_rtts",
+           "pair_observables", "busy_observables", "tune_dwtcp", "grid_search", "guideline_beta"]  # fmt: skip
 
 #: Search box: β (byte convention) and K (packets). Below K = 20 the busy age's reset rate gap_cap·C/k makes the
 #: fixed JAX step (k/(40·BDP) RTTs) too small to afford; above 1000 the target delay exceeds the RTTs of the range.
 BETA_BOX = (1e-5, 1e-2)
 K_BOX = (20.0, 1000.0)
+#: The validation grid of ``benchmarks/tune.py --dwtcp`` (β points × K points, geometric over the box: 0.1 decade
+#: in β, 0.094 in K): 558 candidates, each run at every operating point.
+GRID = (31, 18)
 #: Start: [DWTCP]'s experiments (β = 0.001, K = 100).
 START = (1e-3, 100.0)
 SCOUT_BYTES, ALPHA0, BUFFER = 64.0, 20.0, 5000
 #: Model runs per batched solve of the search: the last batch of a request is padded to it with copies of its
 #: last run (computed, never counted), so that every solve has one compiled shape.
-ELEMENTS = 12
-#: After the working set grows, the search resumes at this many times ``min_step``.
-RESTART = 4
+ELEMENTS = 16
 _KEYS = ("queue_mean", "queue_max", "amplitude", "utilization", "standing", "threshold", "ok")
 
 
@@ -159,15 +171,6 @@ def _merit(o: dict[str, np.ndarray], objective: str, u_min: float, steady: bool)
     return np.nanmax(v, axis=1), np.maximum(-margin, 0.0), margin
 
 
-def _better(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Filter order of (value, violation): feasible first, then the smaller value; infeasible by violation."""
-    if a[1] == 0 and b[1] == 0:
-        return a[0] < b[0] - 1e-9
-    if a[1] == 0 or b[1] == 0:
-        return a[1] == 0
-    return a[1] < b[1]
-
-
 @dataclass(frozen=True)
 class DwtcpTuneSummary(Summary):
     """What :meth:`DwtcpTuneResult.summary` reports (queues in packets, β in the byte convention, times in s)."""
@@ -215,7 +218,6 @@ class DwtcpTuneResult(Result):
     working_set: list[int]  # indices of the points the search compared candidates on
     solves: int  # batched solves (ELEMENTS runs each, padding included)
     seconds: float
-    log: list = field(default_factory=list)
     status: np.ndarray = field(default_factory=lambda: np.array([int(Status.OK)]))
     messages: list[str] = field(default_factory=lambda: [""])
 
@@ -271,174 +273,6 @@ class DwtcpTuneResult(Result):
         return ax
 
 
-class _Search:
-    """Cached, batched model runs of (log10 β, log10 K) candidates at operating points, and the working set.
-
-    The cache holds one entry per (candidate, point) run: a candidate's merit over a set of points runs only the
-    pairs it lacks, and ``len(cache)`` is the number of model runs. The working set is the operating points the
-    search compares candidates on: the worst-value point(s) (``obj_pts``) and the constraints' tightest points
-    (``con_pts``) of the start, grown by :meth:`grow` whenever a converged candidate's merit over every point
-    differs from its merit over the working set.
-    """
-
-    def __init__(self, rng: TuneRange, objective: str, u_min: float, steady: bool, **run: float) -> None:
-        self.rng, self.objective, self.u_min, self.steady, self.run = rng, objective, u_min, steady, run
-        self.n = rng.grid()[0].size
-        self.cache: dict[tuple[tuple[float, float], int], dict[str, Any]] = {}
-        self.lo = np.log10([BETA_BOX[0], K_BOX[0]])
-        self.hi = np.log10([BETA_BOX[1], K_BOX[1]])
-        self.W: list[int] = []
-        self.solves = 0
-        self.log: list = []
-
-    def key(self, z: np.ndarray) -> tuple[float, float]:
-        z = np.clip(z, self.lo, self.hi)
-        return (round(float(z[0]), 9), round(float(z[1]), 9))
-
-    def need(self, keys: list[tuple[float, float]], pts: Any) -> None:
-        """Run the (candidate, point) pairs not yet cached: grouped by step, ``ELEMENTS`` per batched solve."""
-        groups: dict[float, list[tuple[tuple[float, float], int]]] = {}
-        for k in dict.fromkeys(keys):
-            for p in pts:
-                if (k, p) not in self.cache:
-                    groups.setdefault(step_rtts(self.rng, 10 ** k[1]), []).append((k, p))
-        for dt, pairs in groups.items():
-            for s in range(0, len(pairs), ELEMENTS):
-                chunk = pairs[s : s + ELEMENTS]
-                pad = chunk + [chunk[-1]] * (ELEMENTS - len(chunk))  # computed, never counted
-                o = pair_observables(
-                    self.rng, [10 ** k[0] for k, _ in pad], [10 ** k[1] for k, _ in pad], [p for _, p in pad],
-                    dt_rtts=dt, **self.run,
-                )  # fmt: skip
-                self.solves += 1
-                for j, pair in enumerate(chunk):
-                    self.cache[pair] = {n: a[j] for n, a in o.items()}
-
-    def terms(self, k: tuple[float, float], pts: Any) -> tuple[np.ndarray, ...]:
-        """:func:`_terms` of candidate ``k`` at ``pts`` (runs what is missing)."""
-        pts = list(pts)
-        self.need([k], pts)
-        o = {n: np.array([self.cache[(k, p)][n] for p in pts]) for n in _KEYS}
-        return _terms(o, self.objective, self.u_min, self.steady)
-
-    def merit(self, k: tuple[float, float], pts: Any) -> tuple[float, float, float]:
-        """(worst value, violation, margin) of candidate ``k`` over ``pts``."""
-        v, mu, ma = self.terms(k, pts)
-        margin = float(np.minimum(mu, ma).min())
-        return float(np.nanmax(v)), max(-margin, 0.0), margin
-
-    def start(self, k: tuple[float, float]) -> None:
-        """The working set from the start's runs at every point: its worst point and each constraint's tightest."""
-        v, mu, ma = self.terms(k, range(self.n))
-        D, N = self.rng.grid()
-        corners = np.isin(D, [D.min(), D.max()]) & np.isin(N, [N.min(), N.max()])
-        W = [int(np.nanargmax(v)), int(np.argmin(mu))] + ([int(np.argmin(ma))] if self.steady else [])
-        self.W = list(dict.fromkeys(W + [int(i) for i in np.flatnonzero(corners)]))
-
-    def grow(self, k: tuple[float, float]) -> bool:
-        """Certify candidate ``k`` over every point; False when its merit there equals its merit over the working
-        set, else add the points that differ (a larger value; a violated or, infeasible, a tighter margin)."""
-        v, mu, ma = self.terms(k, range(self.n))
-        val, _, marg = self.merit(k, self.W)
-        m = np.minimum(mu, ma)
-        add = [p for p in range(self.n) if p not in self.W and (v[p] > val or m[p] < min(0.0, marg))]
-        self.W += add
-        return bool(add)
-
-    def poll(
-        self, cands: list[np.ndarray], z: np.ndarray, best: tuple[float, float]
-    ) -> list[tuple[float, float] | None]:
-        """(value, violation) over the working set of each candidate, None for one rejected early: with a feasible
-        incumbent ``z``, a candidate whose value at the incumbent's worst point is not below the incumbent's cannot
-        win (its worst value over the working set is at least that), so its other points are not run."""
-        keys = [self.key(c) for c in cands]
-        keep = keys
-        if best[1] == 0 and len(self.W) > 1:
-            top = [self.W[int(np.nanargmax(self.terms(self.key(z), self.W)[0]))]]
-            self.need(keys, top)
-            keep = [k for k in keys if float(self.terms(k, top)[0][0]) < best[0] - 1e-9]
-        self.need(keep, self.W)
-        return [self.merit(k, self.W)[:2] if k in keep else None for k in keys]
-
-    def ridge(self, z: np.ndarray, h: float) -> list[np.ndarray]:
-        """Directions along the constraint boundary from the axis poll's central differences (simplex gradients).
-
-        With ∇f and ∇c the difference quotients of the objective and the margin over z ± h·e_i (on the working
-        set; the runs an early rejection skipped are made here), the tangent t = −∇f + (∇f·n)·n (n = ∇c/|∇c|)
-        follows the boundary downhill; t + k·n for k = 0, 1/2, 1 lean into the feasible side. This is where the
-        fixed diagonals fail: more β needs about 1.6× as many decades of K.
-        """
-        W, g = self.W, np.zeros((2, 2))  # rows: f, margin
-        self.need([self.key(z + s * h * e) for e in np.eye(2) for s in (1, -1)], W)
-        for i in range(2):
-            e = np.eye(2)[i] * h
-            ku, kd = self.key(z + e), self.key(z - e)
-            up, dn = self.merit(ku, W), self.merit(kd, W)
-            # a clipped poll (box edge) or a failed solve gives no usable quotient: that component is left at 0
-            if np.isfinite(up[2]) and np.isfinite(dn[2]) and ku != kd:
-                span = (ku[i] - kd[i]) or 2 * h
-                g[0, i], g[1, i] = (up[0] - dn[0]) / span, (up[2] - dn[2]) / span
-        if not (np.linalg.norm(g[1]) > 0 and np.linalg.norm(g[0]) > 0):
-            return []
-        n = g[1] / np.linalg.norm(g[1])
-        t = -g[0] + (g[0] @ n) * n
-        t = t / np.linalg.norm(t) if np.linalg.norm(t) > 0 else np.zeros(2)
-        out = []
-        for k in (0.0, 0.5, 1.0):
-            d = t + k * n
-            out.append(z + h * d / np.linalg.norm(d))
-        return out
-
-
-def _compass(
-    S: _Search, z: np.ndarray, best: tuple[float, float], h: float, min_step: float, maxiter: int, it: int,
-    path: list[np.ndarray], far: float = 0.0,
-) -> tuple[np.ndarray, tuple[float, float], int]:  # fmt: skip
-    """Compass search with pattern and boundary moves on the working set from ``z`` at step ``h`` until the step is
-    below ``min_step`` or ``maxiter`` polls are spent; appends accepted iterates to ``path``."""
-    axes = [np.array(v, float) for v in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-    last: np.ndarray | None = None  # the last successful displacement, in units of its step
-    zc, far = z, far or h
-    while h >= min_step and it < maxiter:
-        moved = False
-        for kind in ("pattern", "axes", "ridge"):
-            if kind == "pattern":  # Hooke-Jeeves: repeat the last successful move first (one candidate)
-                if last is None:
-                    continue
-                cands = [np.clip(z + h * last, S.lo, S.hi)]
-            elif kind == "axes":
-                cands = [np.clip(z + h * e, S.lo, S.hi) for e in axes]
-            else:
-                cands = [np.clip(c, S.lo, S.hi) for c in S.ridge(z, h)]
-                if not cands:
-                    break
-            it += 1
-            n0 = len(S.cache)
-            res = S.poll(cands, z, best)
-            S.log.append((kind, round(h, 4), len(cands), len(S.cache) - n0, len(S.W), best))
-            live = [i for i in range(len(cands)) if res[i] is not None]
-            if not live:
-                continue
-            j = min(live, key=lambda i: (res[i][1], res[i][0]) if res[i][1] > 0 else (-1, res[i][0]))
-            if _better(res[j], best):
-                last = (cands[j] - z) / h
-                z, best, moved = cands[j], res[j], True
-                path.append(z.copy())
-                break
-        # certify the incumbent over every point before the step shrinks and once it is a first step away from
-        # where it was last certified; a grown working set re-ranks it and the poll repeats at this step
-        if not moved or np.abs(z - zc).max() >= far - 1e-9:
-            zc = z
-            if S.grow(S.key(z)):
-                S.log.append(("grow", S.W))
-                best, last = S.merit(S.key(z), S.W)[:2], None
-                continue
-        if not moved:
-            h /= 2
-            last = None
-    return z, best, it
-
-
 def tune_dwtcp(
     rng: TuneRange,
     *,
@@ -453,7 +287,8 @@ def tune_dwtcp(
     warmup_rtts: float = 100.0,
     window_rtts: float = 300.0,
 ) -> DwtcpTuneResult:
-    """β and K for DWTCP over an operating range by a batched compass search on the busy-period model.
+    """β and K for DWTCP over an operating range by a batched compass search on the busy-period model, comparing
+    candidates on a working set of operating points and certifying the incumbent over every point.
 
     Parameters
     ----------
@@ -470,7 +305,7 @@ def tune_dwtcp(
     step0, min_step : float
         First and last poll step in decades of β and K.
     maxiter : int
-        Polls (batched solves: pattern move, axes and boundary directions counted separately).
+        Polls (pattern move, axes and boundary directions counted separately).
     warmup_rtts, window_rtts : float
         The model's warm-up and measured RTTs at every point.
     """
@@ -485,26 +320,25 @@ def tune_dwtcp(
     check_range("K0", K0, lo=K_BOX[0], hi=K_BOX[1], why="packets")
     h = check_range("step0", step0, lo=0.0, lo_open=True, why="decades")
     check_range("min_step", min_step, lo=0.0, hi=h, lo_open=True, why="decades, at most step0")
+    from .tune_dwtcp_search import Search, compass
+
     t0 = time.perf_counter()
-    S = _Search(rng, objective, u_min, bool(steady), warmup_rtts=warmup_rtts, window_rtts=window_rtts)
+    S = Search(rng, objective, u_min, bool(steady), warmup_rtts=warmup_rtts, window_rtts=window_rtts)
     z = np.log10([beta0, K0])
-    S.start(S.key(z))
-    path, it = [z.copy()], 0
-    z, best, it = _compass(S, z, S.merit(S.key(z), S.W)[:2], h, min_step, maxiter, it, path)
-    S.log.append(("start", S.W))
-    while S.grow(S.key(z)):
-        S.log.append(("grow", S.W))  # certified over every point, or the search resumes on the grown working set
-        z, best, it = _compass(S, z, S.merit(S.key(z), S.W)[:2], RESTART * min_step, min_step, maxiter, it, path, h)
-    val, viol, _ = S.merit(S.key(z), range(S.n))
-    obs = {n: np.array([S.cache[(S.key(z), p)][n] for p in range(S.n)]) for n in _KEYS}
+    S.start()
+    path: list[np.ndarray] = [z.copy()]
+    z, it = compass(S, z, h, min_step, maxiter, path)
+    kz = S.key(z)  # the point the model ran at (rounded to 1e-9 decade): β and K are reported as run
+    val, viol, _ = S.merit(kz, range(S.n))
+    obs = {n: np.array([S.cache[(kz, p)][n] for p in range(S.n)]) for n in _KEYS}
     ok = viol == 0
     msg = "" if ok else f"no feasible (beta, K) found: constraint violation {viol:.4g} at the best candidate"
     D, N = rng.grid()
     return DwtcpTuneResult(
-        range=rng, objective=objective, utilization_min=u_min, steady=bool(steady), beta=float(10 ** z[0]),
-        K=float(10 ** z[1]), points_d=D, points_N=N, observables=obs, path=10.0 ** np.array(path),
+        range=rng, objective=objective, utilization_min=u_min, steady=bool(steady), beta=float(10 ** kz[0]),
+        K=float(10 ** kz[1]), points_d=D, points_N=N, observables=obs, path=10.0 ** np.array(path),
         iterations=it, evaluations=len({k for k, _ in S.cache}), model_runs=len(S.cache),
-        working_set=S.W, solves=S.solves, log=S.log, seconds=time.perf_counter() - t0,
+        working_set=S.W, solves=S.solves, seconds=time.perf_counter() - t0,
         status=np.array([int(Status.OK if ok else Status.NOT_CONVERGED)]), messages=[msg],
     )  # fmt: skip
 
