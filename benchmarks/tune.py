@@ -13,7 +13,7 @@ mean queue above the standing queue, throughput ≥ 99 %, ρ ≤ 0.9) prints, wi
 With ``--dwtcp``: the same for ``tune_dwtcp`` (β and K on the Scout-faithful busy-period model, derivative-free
 compass search on a working set of operating points, certified over every point; default objective worst-case
 mean queue, utilization ≥ 99 %, steady queue) against a (β, K) grid geometric in both (``--dwtcp-grid``, default
-``GRID`` = 31 × 18: 0.1 decade in β over 1e-5-1e-2, 0.094 decade in K over 20-1000), counting model runs (one
+``GRID`` = 31 × 18: 0.1 decade in β over 1e-5-1e-2 and in K over 20-1000), counting model runs (one
 candidate at one operating point: the grid runs every candidate at every point, the search the points it ran each
 candidate at); ``--packet`` then runs the packet check of
 :func:`dwtcp_fluid.crosscheck.tune_packet.packet_check_dwtcp`.

@@ -63,7 +63,7 @@ __all__ = ["BETA_BOX", "K_BOX", "GRID", "DwtcpTuneResult", "DwtcpTuneSummary", "
 BETA_BOX = (1e-5, 1e-2)
 K_BOX = (20.0, 1000.0)
 #: The validation grid of ``benchmarks/tune.py --dwtcp`` (β points × K points, geometric over the box: 0.1 decade
-#: in β, 0.094 in K): 558 candidates, each run at every operating point.
+#: in β, 0.1 in K): 558 candidates, each run at every operating point.
 GRID = (31, 18)
 #: Start: [DWTCP]'s experiments (β = 0.001, K = 100).
 START = (1e-3, 100.0)
