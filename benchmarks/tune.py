@@ -11,9 +11,11 @@ mean queue above the standing queue, throughput ≥ 99 %, ρ ≤ 0.9) prints, wi
 * with ``--packet``, the packet core at the range's corners with the tuned (K, g) next to the fluid values.
 
 With ``--dwtcp``: the same for ``tune_dwtcp`` (β and K on the Scout-faithful busy-period model, derivative-free
-compass search; default objective worst-case mean queue, utilization ≥ 99 %, steady queue) against a (β, K) grid
-geometric in both (``--dwtcp-grid``, default 31 × 18: 0.1 decade in β over 1e-5-1e-2, 0.094 decade in K over
-20-1000), counting model runs (candidates × operating points); ``--packet`` then runs the packet check of
+compass search on a working set of operating points, certified over every point; default objective worst-case
+mean queue, utilization ≥ 99 %, steady queue) against a (β, K) grid geometric in both (``--dwtcp-grid``, default
+``GRID`` = 31 × 18: 0.1 decade in β over 1e-5-1e-2 and in K over 20-1000), counting model runs (one
+candidate at one operating point: the grid runs every candidate at every point, the search the points it ran each
+candidate at); ``--packet`` then runs the packet check of
 :func:`dwtcp_fluid.crosscheck.tune_packet.packet_check_dwtcp`.
 
 Run: ``.venv/bin/python benchmarks/tune.py [--grid 24x16] [--repeat 3] [--packet] [--dwtcp]``.
@@ -39,7 +41,9 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="timed repeats of the tuner after the first call")
     ap.add_argument("--packet", action="store_true", help="run the packet check at the corners")
     ap.add_argument("--dwtcp", action="store_true", help="benchmark tune_dwtcp instead of tune_dctcp")
-    ap.add_argument("--dwtcp-grid", default="31x18", help="beta points x K points of the DWTCP grid")
+    ap.add_argument(
+        "--dwtcp-grid", default=None, help="beta points x K points of the DWTCP grid (default 31x18)"
+    )
     args = ap.parse_args()
     os.environ.setdefault("JAX_PLATFORMS", "cpu")
     if args.dwtcp:
@@ -92,7 +96,7 @@ def main() -> None:
 
 def _dwtcp(args: argparse.Namespace) -> None:
     from dwtcp_fluid.analysis.tune import TuneRange
-    from dwtcp_fluid.crosscheck.tune_dwtcp import BETA_BOX, K_BOX, grid_search, tune_dwtcp
+    from dwtcp_fluid.crosscheck.tune_dwtcp import BETA_BOX, GRID, K_BOX, grid_search, tune_dwtcp
 
     rng = TuneRange("10Gbps", ("100us", "300us"), (2, 100), points=3)
     print(f"range: 10 Gbps, RTT 100-300 us, flows 2-100, {rng.grid()[0].size} operating points; {_load()}")
@@ -107,11 +111,13 @@ def _dwtcp(args: argparse.Namespace) -> None:
     s = r.summary()
     med = statistics.median(times) if times else first
     print(f"compass search: beta = {r.beta:.3g}, K = {r.K:.1f} packets, objective {s.objective_value:.1f} packets;"
-          f" {r.iterations} polls, {r.evaluations} candidates, {r.model_runs} model runs;"
+          f" {r.iterations} polls, {r.evaluations} candidates, {r.model_runs} model runs"
+          f" ({r.model_runs / r.evaluations:.1f} points per candidate of {r.points_d.size}; working set"
+          f" {', '.join(s.working_set)}), {r.solves} batched solves;"
           f" first call {first:.1f} s (incl. JIT), median of {len(times)} {med:.1f} s ({_load()})")  # fmt: skip
     print(f"  active: {'; '.join(s.active_constraints) or 'none'}; worst point {s.worst_point['rtt_s'] * 1e6:.0f} us,"
           f" N = {s.worst_point['flows']} ({s.worst_point['regime']})")  # fmt: skip
-    nb, nk = (int(v) for v in args.dwtcp_grid.split("x"))
+    nb, nk = (int(v) for v in (args.dwtcp_grid or f"{GRID[0]}x{GRID[1]}").split("x"))
     bs, ks = np.geomspace(*BETA_BOX, nb), np.geomspace(*K_BOX, nk)
     G = grid_search(rng, bs, ks)
     db, dk = np.log10(bs[1] / bs[0]), np.log10(ks[1] / ks[0])

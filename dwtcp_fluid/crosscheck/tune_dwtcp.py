@@ -24,7 +24,18 @@ solve; when none is better, three directions along the constraint boundary
 from the axis poll's central differences (simplex gradients of the objective and of the constraint margin: the
 feasible set is a thin oblique wedge, more β needing about 1.6× as many decades of K for the same utilization, that
 fixed diagonals miss) before the step is halved, until it is below ``min_step`` decades.
-:func:`grid_search` evaluates the same objective on a (β, K) grid for validation.
+
+Where the runs go. A model run is one candidate at one operating point. The search compares candidates on a working
+set of points — first the range's corners (on the default range the worst queue is the standing queue at the most
+flows and the longest RTT, and the constraints bind at the fewest flows: all corners) — and caches every
+(candidate, point) run. Before each step reduction, and whenever the incumbent has moved a first step from where it
+was last checked, the incumbent is run at every point: if its worst value or its constraint violation there differs
+from the working set's, the points that differ join the working set and the poll repeats, so the result is certified
+over the whole range (its reported value and constraints are over every point). On the default range (9 points)
+the corners are the working set throughout: 4 of 9 runs per candidate. An early rejection (a candidate's run at the
+incumbent's worst point first, its other points only if it can still win) saved about 3 % of the runs for 1.7× as
+many batched solves there, so polls run their candidates' working-set points in one solve.
+:func:`grid_search` evaluates the same objective on a (β, K) grid for validation (every candidate at every point).
 
 β is in the paper's byte convention (``DwtcpParams.beta_unit = "bytes"``: β·sqrt(w) with w in bytes), K in
 packets; Scouts of 64 bytes, α₀ = 20, a data buffer of 5000 packets (the DWTCP cross-check's settings).
@@ -44,18 +55,22 @@ from ..analysis.tune_objectives import DWTCP_OBJECTIVES
 from ..params import DwtcpParams, LinkParams, check_range
 from ..results import Result, Status, Summary, new_axes
 
-__all__ = ["BETA_BOX", "K_BOX", "DwtcpTuneResult", "DwtcpTuneSummary", "tune_points", "busy_observables", "tune_dwtcp",
-           "grid_search", "guideline_beta"]  # fmt: skip
+__all__ = ["BETA_BOX", "K_BOX", "GRID", "DwtcpTuneResult", "DwtcpTuneSummary", "tune_points", "step_rtts",
+           "pair_observables", "busy_observables", "tune_dwtcp", "grid_search", "guideline_beta"]  # fmt: skip
 
 #: Search box: β (byte convention) and K (packets). Below K = 20 the busy age's reset rate gap_cap·C/k makes the
 #: fixed JAX step (k/(40·BDP) RTTs) too small to afford; above 1000 the target delay exceeds the RTTs of the range.
 BETA_BOX = (1e-5, 1e-2)
 K_BOX = (20.0, 1000.0)
+#: The validation grid of ``benchmarks/tune.py --dwtcp`` (β points × K points, geometric over the box: 0.1 decade
+#: in β, 0.1 in K): 558 candidates, each run at every operating point.
+GRID = (31, 18)
 #: Start: [DWTCP]'s experiments (β = 0.001, K = 100).
 START = (1e-3, 100.0)
 SCOUT_BYTES, ALPHA0, BUFFER = 64.0, 20.0, 5000
-#: Candidates per batched solve (padded, so that every batch has one compiled shape).
-BATCH = 4
+#: Model runs per batched solve of the search: the last batch of a request is padded to it with copies of its
+#: last run (computed, never counted), so that every solve has one compiled shape.
+ELEMENTS = 16
 _KEYS = ("queue_mean", "queue_max", "amplitude", "utilization", "standing", "threshold", "ok")
 
 
@@ -73,20 +88,50 @@ def guideline_beta(bdp: float, flows: float, packet_size: float = 1500.0) -> dic
     }
 
 
+def _params(rng: TuneRange, d: float, n: float, beta: float, K: float) -> DwtcpParams:
+    """One model run's parameters: operating point (RTT d in s, N flows) and candidate (β, K)."""
+    link = LinkParams(rng.capacity, float(d), rng.packet_size)
+    return DwtcpParams(
+        link=link, flows=int(n), beta=float(beta), k=float(K), scout_size=SCOUT_BYTES, alpha0=ALPHA0
+    )
+
+
 def tune_points(rng: TuneRange, beta: np.ndarray, K: np.ndarray) -> list[DwtcpParams]:
+    """Every candidate (β[i], K[i]) at every operating point of ``rng``, candidate-major."""
     D, N = rng.grid()
-    return [
-        DwtcpParams(
-            link=LinkParams(rng.capacity, float(d), rng.packet_size),
-            flows=int(n),
-            beta=float(b),
-            k=float(k),
-            scout_size=SCOUT_BYTES,
-            alpha0=ALPHA0,
-        )  # fmt: skip
-        for b, k in zip(beta, K, strict=True)
-        for d, n in zip(D, N, strict=True)
+    return [_params(rng, d, n, b, k) for b, k in zip(beta, K, strict=True) for d, n in zip(D, N, strict=True)]
+
+
+def step_rtts(rng: TuneRange, K: float) -> float:
+    """The JAX step (RTTs) for target ``K`` over ``rng``: the range's longest RTT's k/(40·BDP), capped at 1/80 RTT and
+    rounded down to 1/80 · 2^-j, so that a candidate's step depends on its K alone (never on its batch-mates) and
+    batches share a compiled solver."""
+    need = min(1 / 80, float(K) / (40 * rng.C * float(rng.grid()[0].max())))
+    return (1 / 80) * 2.0 ** -math.ceil(math.log2((1 / 80) / need) - 1e-12)
+
+
+def pair_observables(
+    rng: TuneRange, beta: Any, K: Any, point: Any, *, dt_rtts: float, warmup_rtts: float = 100.0,
+    window_rtts: float = 300.0,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """The busy-period model's summary for (β[i], K[i]) at operating point ``point[i]`` (an index into
+    ``rng.grid()``): one model run per element, in one batched solve with step ``dt_rtts``; keys of
+    :func:`busy_observables`, arrays (n,)."""
+    from ..analysis.dwtcp_busy_batch import run_busy_batch
+    from ..sweep.packet_classes import oscillation_threshold
+
+    D, N = rng.grid()
+    idx = np.asarray(point, int)
+    pts = [
+        _params(rng, D[i], N[i], b, k)
+        for b, k, i in zip(np.asarray(beta, float), np.asarray(K, float), idx, strict=True)
     ]
+    runs = run_busy_batch(pts, warmup_rtts=warmup_rtts, window_rtts=window_rtts, dt_rtts=dt_rtts)
+    out = {k: np.array([r[k] for r in runs], float) for k in _KEYS[:4]}
+    out["standing"] = np.array([r["regime"] == "standing queue" for r in runs])
+    out["ok"] = np.array([r["status"] == "ok" for r in runs])
+    out["threshold"] = np.array([oscillation_threshold(int(N[i]), BUFFER) for i in idx], float)
+    return out
 
 
 def busy_observables(
@@ -96,50 +141,34 @@ def busy_observables(
 
     Keys: ``queue_mean``, ``queue_max``, ``amplitude`` (packets), ``utilization``, ``standing`` (the regime is
     the standing queue), ``threshold`` (oscillation threshold max(5, N), packets) and ``ok`` (solver status).
-    The step is the batch's smallest JAX step rounded down to 1/80 RTT · 2^-j, so that batches share a compiled
-    solver.
+    The step is :func:`step_rtts` of the batch's smallest K (one K per batch: that K's step, as the search uses).
     """
-    from ..analysis.dwtcp_busy_batch import run_busy_batch
-    from ..sweep.packet_classes import oscillation_threshold
-
     beta, K = np.atleast_1d(np.asarray(beta, float)), np.atleast_1d(np.asarray(K, float))
-    D, N = rng.grid()
-    need = min(1 / 80, float(K.min()) / (40 * rng.C * float(D.max())))
-    dt = (1 / 80) * 2.0 ** -math.ceil(math.log2((1 / 80) / need) - 1e-12)
-    runs = run_busy_batch(
-        tune_points(rng, beta, K), warmup_rtts=warmup_rtts, window_rtts=window_rtts, dt_rtts=dt
-    )
-    shape = (beta.size, D.size)
-    out = {k: np.array([r[k] for r in runs], float).reshape(shape) for k in _KEYS[:4]}
-    out["standing"] = np.array([r["regime"] == "standing queue" for r in runs]).reshape(shape)
-    out["ok"] = np.array([r["status"] == "ok" for r in runs]).reshape(shape)
-    out["threshold"] = np.broadcast_to([oscillation_threshold(int(n), BUFFER) for n in N], shape).copy()
-    return out
+    n = rng.grid()[0].size
+    o = pair_observables(
+        rng, np.repeat(beta, n), np.repeat(K, n), np.tile(np.arange(n), beta.size),
+        dt_rtts=step_rtts(rng, float(K.min())), warmup_rtts=warmup_rtts, window_rtts=window_rtts,
+    )  # fmt: skip
+    return {k: v.reshape(beta.size, n) for k, v in o.items()}
+
+
+def _terms(o: dict[str, np.ndarray], objective: str, u_min: float, steady: bool) -> tuple[np.ndarray, ...]:
+    """Per model run: the objective's value (packets), the utilization margin utilization − u_min and the
+    steadiness margin 0.01·(1 − amplitude/threshold) (+inf without ``steady``): one threshold's worth weighs like
+    1 % of utilization. Both margins are −inf where the solve failed."""
+    v = o["queue_mean"] if objective == "mean-queue" else o["queue_max"]
+    ok = np.asarray(o["ok"], bool)
+    mu = np.where(ok, o["utilization"] - u_min, -np.inf)
+    ma = np.where(ok, 0.01 * (1 - o["amplitude"] / o["threshold"]) if steady else np.inf, -np.inf)
+    return np.asarray(v, float), mu, ma
 
 
 def _merit(o: dict[str, np.ndarray], objective: str, u_min: float, steady: bool) -> tuple[np.ndarray, ...]:
-    """Worst-case objective (n,), constraint violation (n,) and signed margin (n,) of the candidates.
-
-    The margin is the smallest over the points of utilization − u_min and, with ``steady``, 0.01·(1 − amplitude/
-    threshold) (an amplitude 1 % over its threshold weighs like 0.01 % of utilization... × 100: one threshold's
-    worth like 1 % of utilization); the violation is max(−margin, 0), infinite where a solve failed.
-    """
-    v = o["queue_mean"] if objective == "mean-queue" else o["queue_max"]
-    margin = (o["utilization"] - u_min).min(axis=1)
-    if steady:
-        margin = np.minimum(margin, 0.01 * (1 - o["amplitude"] / o["threshold"]).min(axis=1))
-    ok = o["ok"].all(axis=1)
-    margin = np.where(ok, margin, -np.inf)
+    """Worst-case objective (n,), constraint violation (n,) and signed margin (n,) of candidates observed at points
+    (arrays (n, points)): the worst value, the smallest margin of :func:`_terms` and max(−margin, 0)."""
+    v, mu, ma = _terms(o, objective, u_min, steady)
+    margin = np.minimum(mu, ma).min(axis=1)
     return np.nanmax(v, axis=1), np.maximum(-margin, 0.0), margin
-
-
-def _better(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Filter order of (value, violation): feasible first, then the smaller value; infeasible by violation."""
-    if a[1] == 0 and b[1] == 0:
-        return a[0] < b[0] - 1e-9
-    if a[1] == 0 or b[1] == 0:
-        return a[1] == 0
-    return a[1] < b[1]
 
 
 @dataclass(frozen=True)
@@ -164,6 +193,7 @@ class DwtcpTuneSummary(Summary):
     iterations: int
     evaluations: int
     model_runs: int
+    working_set: list
     seconds: float
     guideline: dict
 
@@ -183,8 +213,10 @@ class DwtcpTuneResult(Result):
     observables: dict[str, np.ndarray]
     path: np.ndarray  # (moves + 1, 2): (β, K) after each accepted move
     iterations: int
-    evaluations: int  # distinct (β, K) candidates evaluated
-    model_runs: int  # candidates × operating points
+    evaluations: int  # distinct (β, K) candidates run at one or more points
+    model_runs: int  # (candidate, operating point) runs: candidates × the points each was run at
+    working_set: list[int]  # indices of the points the search compared candidates on
+    solves: int  # batched solves (ELEMENTS runs each, padding included)
     seconds: float
     status: np.ndarray = field(default_factory=lambda: np.array([int(Status.OK)]))
     messages: list[str] = field(default_factory=lambda: [""])
@@ -227,6 +259,7 @@ class DwtcpTuneResult(Result):
             amplitude_over_threshold_max=float(np.max(o["amplitude"] / o["threshold"])),
             steady_required=self.steady, active_constraints=self.active(), worst_point=worst,
             iterations=self.iterations, evaluations=self.evaluations, model_runs=self.model_runs,
+            working_set=[f"rtt={self.points_d[i] * 1e6:.0f}us,N={self.points_N[i]:.0f}" for i in self.working_set],
             seconds=self.seconds, guideline=guide,
         )  # fmt: skip
 
@@ -238,64 +271,6 @@ class DwtcpTuneResult(Result):
         ax.set(xlabel="β (byte convention)", ylabel="K (packets)", xscale="log", yscale="log")
         ax.legend()
         return ax
-
-
-class _Search:
-    """Cached, batched evaluations of (log10 β, log10 K) candidates."""
-
-    def __init__(self, rng: TuneRange, objective: str, u_min: float, steady: bool, **run: float) -> None:
-        self.rng, self.objective, self.u_min, self.steady, self.run = rng, objective, u_min, steady, run
-        self.cache: dict[tuple[float, float], tuple[float, float, float, dict[str, np.ndarray]]] = {}
-        self.lo = np.log10([BETA_BOX[0], K_BOX[0]])
-        self.hi = np.log10([BETA_BOX[1], K_BOX[1]])
-
-    def key(self, z: np.ndarray) -> tuple[float, float]:
-        z = np.clip(z, self.lo, self.hi)
-        return (round(float(z[0]), 9), round(float(z[1]), 9))
-
-    def eval(self, zs: list[np.ndarray]) -> list[tuple[float, float]]:
-        keys = [self.key(z) for z in zs]
-        new = list(dict.fromkeys(k for k in keys if k not in self.cache))
-        for s in range(0, len(new), BATCH):
-            chunk = new[s : s + BATCH]
-            pad = chunk + [chunk[-1]] * (BATCH - len(chunk))
-            b, k = (10.0 ** np.array([c[j] for c in pad]) for j in (0, 1))
-            o = busy_observables(self.rng, b, k, **self.run)
-            val, viol, margin = _merit(o, self.objective, self.u_min, self.steady)
-            for j, c in enumerate(chunk):
-                self.cache[c] = (
-                    float(val[j]),
-                    float(viol[j]),
-                    float(margin[j]),
-                    {n: a[j] for n, a in o.items()},
-                )
-        return [self.cache[k][:2] for k in keys]
-
-    def ridge(self, z: np.ndarray, h: float) -> list[np.ndarray]:
-        """Directions along the constraint boundary from the axis poll's central differences (simplex gradients).
-
-        With ∇f and ∇c the difference quotients of the objective and the margin over z ± h·e_i, the tangent
-        t = −∇f + (∇f·n)·n (n = ∇c/|∇c|) follows the boundary downhill; t + k·n for k = 0, 1/2, 1 lean into
-        the feasible side. This is where the fixed diagonals fail: more β needs about 1.6× as many decades of K.
-        """
-        g = np.zeros((2, 2))  # rows: f, margin
-        for i in range(2):
-            e = np.eye(2)[i] * h
-            up, dn = self.cache[self.key(z + e)], self.cache[self.key(z - e)]
-            # a clipped poll (box edge) or a failed solve gives no usable quotient: that component is left at 0
-            if np.isfinite(up[2]) and np.isfinite(dn[2]) and self.key(z + e) != self.key(z - e):
-                span = (self.key(z + e)[i] - self.key(z - e)[i]) or 2 * h
-                g[0, i], g[1, i] = (up[0] - dn[0]) / span, (up[2] - dn[2]) / span
-        if not (np.linalg.norm(g[1]) > 0 and np.linalg.norm(g[0]) > 0):
-            return []
-        n = g[1] / np.linalg.norm(g[1])
-        t = -g[0] + (g[0] @ n) * n
-        t = t / np.linalg.norm(t) if np.linalg.norm(t) > 0 else np.zeros(2)
-        out = []
-        for k in (0.0, 0.5, 1.0):
-            d = t + k * n
-            out.append(z + h * d / np.linalg.norm(d))
-        return out
 
 
 def tune_dwtcp(
@@ -312,7 +287,8 @@ def tune_dwtcp(
     warmup_rtts: float = 100.0,
     window_rtts: float = 300.0,
 ) -> DwtcpTuneResult:
-    """β and K for DWTCP over an operating range by a batched compass search on the busy-period model.
+    """β and K for DWTCP over an operating range by a batched compass search on the busy-period model, comparing
+    candidates on a working set of operating points and certifying the incumbent over every point.
 
     Parameters
     ----------
@@ -329,7 +305,7 @@ def tune_dwtcp(
     step0, min_step : float
         First and last poll step in decades of β and K.
     maxiter : int
-        Polls (batched solves: pattern move, axes and boundary directions counted separately).
+        Polls (pattern move, axes and boundary directions counted separately).
     warmup_rtts, window_rtts : float
         The model's warm-up and measured RTTs at every point.
     """
@@ -344,48 +320,25 @@ def tune_dwtcp(
     check_range("K0", K0, lo=K_BOX[0], hi=K_BOX[1], why="packets")
     h = check_range("step0", step0, lo=0.0, lo_open=True, why="decades")
     check_range("min_step", min_step, lo=0.0, hi=h, lo_open=True, why="decades, at most step0")
+    from .tune_dwtcp_search import Search, compass
+
     t0 = time.perf_counter()
-    S = _Search(rng, objective, u_min, bool(steady), warmup_rtts=warmup_rtts, window_rtts=window_rtts)
+    S = Search(rng, objective, u_min, bool(steady), warmup_rtts=warmup_rtts, window_rtts=window_rtts)
     z = np.log10([beta0, K0])
-    best = S.eval([z])[0]
-    path, it = [z.copy()], 0
-    axes = [np.array(v, float) for v in ((1, 0), (-1, 0), (0, 1), (0, -1))]
-    last: np.ndarray | None = None  # the last successful displacement, in units of its step
-    while h >= min_step and it < maxiter:
-        moved = False
-        for kind in ("pattern", "axes", "ridge"):
-            if kind == "pattern":  # Hooke-Jeeves: repeat the last successful move first (one candidate)
-                if last is None:
-                    continue
-                cands = [np.clip(z + h * last, S.lo, S.hi)]
-            elif kind == "axes":
-                cands = [np.clip(z + h * e, S.lo, S.hi) for e in axes]
-            else:
-                cands = [np.clip(c, S.lo, S.hi) for c in S.ridge(z, h)]
-                if not cands:
-                    break
-            it += 1
-            res = S.eval(cands)
-            j = min(
-                range(len(cands)), key=lambda i: (res[i][1], res[i][0]) if res[i][1] > 0 else (-1, res[i][0])
-            )
-            if _better(res[j], best):
-                last = (cands[j] - z) / h
-                z, best, moved = cands[j], res[j], True
-                path.append(z.copy())
-                break
-        if not moved:
-            h /= 2
-            last = None
-    val, viol, _, obs = S.cache[S.key(z)]
+    S.start()
+    path: list[np.ndarray] = [z.copy()]
+    z, it = compass(S, z, h, min_step, maxiter, path)
+    kz = S.key(z)  # the point the model ran at (rounded to 1e-9 decade): β and K are reported as run
+    val, viol, _ = S.merit(kz, range(S.n))
+    obs = {n: np.array([S.cache[(kz, p)][n] for p in range(S.n)]) for n in _KEYS}
     ok = viol == 0
     msg = "" if ok else f"no feasible (beta, K) found: constraint violation {viol:.4g} at the best candidate"
     D, N = rng.grid()
     return DwtcpTuneResult(
-        range=rng, objective=objective, utilization_min=u_min, steady=bool(steady), beta=float(10 ** z[0]),
-        K=float(10 ** z[1]), points_d=D, points_N=N, observables=obs, path=10.0 ** np.array(path),
-        iterations=it, evaluations=len(S.cache), model_runs=len(S.cache) * D.size,
-        seconds=time.perf_counter() - t0,
+        range=rng, objective=objective, utilization_min=u_min, steady=bool(steady), beta=float(10 ** kz[0]),
+        K=float(10 ** kz[1]), points_d=D, points_N=N, observables=obs, path=10.0 ** np.array(path),
+        iterations=it, evaluations=len({k for k, _ in S.cache}), model_runs=len(S.cache),
+        working_set=S.W, solves=S.solves, seconds=time.perf_counter() - t0,
         status=np.array([int(Status.OK if ok else Status.NOT_CONVERGED)]), messages=[msg],
     )  # fmt: skip
 
