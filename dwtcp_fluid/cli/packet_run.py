@@ -19,6 +19,7 @@ from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import packet_app
 from .common import (
     UsageError,
+    echo_inputs,
     emit_json,
     flush_warnings,
     link_from_flags,
@@ -58,6 +59,22 @@ def law_flags() -> dict[str, Any]:
             else:
                 out[opt.flag] = (opt, [name])
     return out
+
+
+def _choice_param(flag: str, opt: Any, owners: list[str]) -> inspect.Parameter:
+    """A choice flag's parameter: its help lists each owning law's accepted values and default (laws may differ,
+    e.g. ``--signal``: TIMELY reads no one-bit IND)."""
+    from ..packet.laws import LAWS
+
+    per = {o: next(x for x in LAWS[o].options if x.flag == flag) for o in owners}
+    every = list(dict.fromkeys(c for x in per.values() for c in x.choices or ()))
+    laws = "; ".join(f"{o}: {' | '.join(x.choices or ())}, default {x.default}" for o, x in per.items())
+    return inspect.Parameter(
+        opt.dest,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(None, flag, metavar="[" + "|".join(every) + "]", help=f"{opt.help} ({laws})."),
+        annotation=str | None,
+    )
 
 
 def _plot(summary: dict[str, Any], path: str) -> None:
@@ -167,6 +184,11 @@ def _run(**kw: Any) -> None:
         options, p = {}, {}
         for opt in cls.options:
             v = kw[opt.dest]
+            if opt.choices is not None:
+                v = opt.default if v is None else v
+                _check(opt.flag, v, v in opt.choices, f"{' | '.join(opt.choices)} (with --law {name})")
+                options[opt.option] = values[opt.dest] = v
+                continue
             if opt.option is not None:
                 options[opt.option] = bool(v)
                 values[opt.dest] = bool(v)
@@ -181,16 +203,17 @@ def _run(**kw: Any) -> None:
         params.append(p)
     for flag, (opt, owners) in law_flags().items():
         v = kw[opt.dest]
-        given = bool(v) if opt.option is not None else v is not None
+        given = bool(v) if opt.is_switch else v is not None
         if given and not set(owners) & set(names):
             raise UsageError(flag, f"with --law {kw['law']}", f"only with --law {' | '.join(owners)}")
+    echo_inputs(values)  # the JSON's inputs show the law's flags as defaulted by the law, not None
     check_noise_laws(kw["rtt_noise"], times["rtt_noise"], laws)
     try:
         topo = parse_topology(kw["topology"])
     except ValueError:
         raise UsageError("--topology", kw["topology"], TOPOLOGY_FORMS) from None
     if topo.kind != "single":
-        run_chain_cli(kw, topo, link, laws, params, times)
+        run_chain_cli(kw, topo, link, laws, params, times, values)
         return
     pr = build(
         laws if len(laws) > 1 else laws[0],
@@ -329,7 +352,9 @@ def build_run_command() -> Any:
     ]
     for flag, (opt, owners) in law_flags().items():
         help_ = f"{opt.help} (law: {', '.join(owners)})"
-        if opt.option is not None:
+        if opt.choices is not None:
+            params.append(_choice_param(flag, opt, owners))
+        elif opt.option is not None:
             params.append(P(opt.dest, kw, default=O(False, flag, help=help_), annotation=bool))
         else:
             params.append(

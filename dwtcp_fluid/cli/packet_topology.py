@@ -16,8 +16,17 @@ __all__ = ["run_chain_cli"]
 _SINGLE_ONLY = {"mark_at": "enqueue", "jitter": 0.0, "loss": 0.0, "delack": 1, "rtt_noise": 0.0, "plot": None}
 
 
-def run_chain_cli(kw: dict[str, Any], topo: Any, link: Any, laws: list, params: list, times: dict) -> None:
-    """Run the chain, print its per-hop and per-group summary (or one JSON object)."""
+def run_chain_cli(
+    kw: dict[str, Any],
+    topo: Any,
+    link: Any,
+    laws: list,
+    params: list,
+    times: dict,
+    law_values: dict[str, Any] | None = None,
+) -> None:
+    """Run the chain, print its per-hop and per-group summary (or one JSON object, which echoes
+    ``law_values``: the law's flags as given or defaulted, e.g. ``signal``)."""
     from rich.console import Console
     from rich.table import Table
 
@@ -66,6 +75,7 @@ def run_chain_cli(kw: dict[str, Any], topo: Any, link: Any, laws: list, params: 
         "rtt_s": link.d,
         "ports": [topo_port(s, h) for h in range(len(s.queue_mean))],
         "routes": [list(r) for r in s.routes],
+        **(law_values or {}),
     }
     if s.traffic is not None:
         out["traffic"] = kw["traffic"]
