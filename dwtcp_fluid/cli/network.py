@@ -9,7 +9,7 @@ import typer
 
 from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import dctcp_app
-from .common import UsageError, emit_json, link_from_flags
+from .common import UsageError, echo_inputs, emit_json, link_from_flags
 
 __all__ = ["network"]
 
@@ -30,6 +30,12 @@ def network(
     rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT of every flow ("100us").'),
     marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="K of every link, packets."),
     duration: str = typer.Option("100ms", "--duration", help='Fluid (and packet) run length ("100ms").'),
+    perturb: float | None = typer.Option(
+        None,
+        "--perturb",
+        help="Chains: packets added to the first link's starting queue, in [0, 1]; 0 starts exactly symmetric, "
+        "where the fluid hops stay synchronized (proofs/multihop.md). Default 1e-3.",
+    ),
     packet: bool = typer.Option(False, "--packet", help="Also run the packet chain and compare."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
@@ -40,6 +46,7 @@ def network(
     import numpy as np
 
     from ..analysis.multihop import parking_lot_fixed_point
+    from ..analysis.multihop_dde import START_ASYMMETRY, start_queues
     from ..dde import solve
     from ..dde.summary import time_mean
     from ..models.dctcp_network import DctcpNetwork, NetworkParams
@@ -65,6 +72,8 @@ def network(
         raise UsageError("--duration", duration, 'a time such as "100ms"') from None
     if not 20 * link.d <= T <= 10.0:
         raise UsageError("--duration", duration, "between 20 base RTTs and 10 s")
+    if perturb is not None and not (topo.kind != "leaf-spine" and 0.0 <= perturb <= 1.0):
+        raise UsageError("--perturb", perturb, "packets in [0, 1], on path:K or parking-lot:K")
     if topo.kind == "leaf-spine":
         from .network_fabric import network_fabric
 
@@ -93,7 +102,10 @@ def network(
         }
         f = fps["independent"]
         hist_W = [f.W_long] + [f.W_cross] * topo.hops
-    hist = tuple(hist_W) + (0.5,) * model.groups + (K,) * model.links
+    eps = START_ASYMMETRY if perturb is None else perturb
+    out["perturb"] = eps
+    echo_inputs({"perturb": eps})
+    hist = tuple(hist_W) + (0.5,) * model.groups + start_queues(K, model.links, eps)
     sol = solve(model, P, hist, (0.0, T))
     ts = np.linspace(T / 2, T, 10001)
     obs = model.observables(tuple(sol(ts, 0).T), p, np)
