@@ -100,3 +100,24 @@ def test_proxy_numbers_the_proof_states():
     for name, (share, rtt) in NOISY_EQUAL_LOOPS.items():
         assert n[name]["primary_over_fair"] == pytest.approx(share, abs=6e-4)
         assert n[name]["primary_rtt_us"] == pytest.approx(rtt, abs=0.06)
+
+
+@pytest.mark.slow
+def test_fabric_feeds_share_one_compile_and_change_nothing_when_every_route_is_used():
+    """``fabric_feeds``: the whole fabric's in-port table is static, so two seeds of one flow count compile once;
+    where the routing already uses every route of the fabric the run is bit for bit the default one."""
+    from dwtcp_fluid.packet.multihop import _run
+    from dwtcp_fluid.packet.multihop_run import run_topology
+
+    kw = {"flows": 8, "duration": "3ms", "K": 20.0}
+    a = run_topology("leaf-spine:2x2", "dctcp", seed=0, **kw)
+    assert len({tuple(r) for r in a.routes}) == 4  # both pairs over both spines: every route of the fabric
+    n0 = _run._cache_size()
+    b = run_topology("leaf-spine:2x2", "dctcp", seed=0, fabric_feeds=True, **kw)
+    for k in ("delivered", "q_mean", "cwnd_mean"):
+        assert np.array_equal(a.records[k], b.records[k]), k
+    perm = {"flows": 1, "duration": "3ms", "K": 20.0, "traffic": "permutation", "fabric_feeds": True}
+    run_topology("leaf-spine:4x2", "dctcp", seed=1, **perm)
+    n1 = _run._cache_size()
+    run_topology("leaf-spine:4x2", "dctcp", seed=3, **perm)
+    assert _run._cache_size() == n1 and n1 <= n0 + 1

@@ -106,7 +106,8 @@ def fct_workload(
     ``(L×L flow-count matrix, starts s, sizes packets or None, idle)`` pair by pair (the long-lived flow first, at
     0, then the pair's arrivals in time order, then its idle flows), each finite flow between a random pair of
     distinct leaves. ``idle`` marks the flows added to bring the count to a multiple of :data:`FCT_PAD`: they start
-    at ``duration`` (never) so that runs of other seeds share one compiled engine (its shapes follow the count)."""
+    at ``duration`` (never) so that runs of other seeds share one compiled engine (its shapes follow the count;
+    the runs also take the fabric's whole in-port table, ``run_topology(fabric_feeds=True)``)."""
     from ..packet.workloads import poisson_flows
 
     L = 4
@@ -166,7 +167,7 @@ def fct_signals(duration: float = 0.05, seed: int = 0, load: float = FCT_LOAD) -
         p = {"k_hop": _K_IND} if name == "IND" else None
         s = run_topology(
             topo, law, link=link, flows=1, K=K, duration=duration, buffer=1000, traffic=m, seed=seed,
-            sizes=list(sz), starts=st.tolist(), law_params=p, warmup_fraction=0.0,
+            sizes=list(sz), starts=st.tolist(), law_params=p, warmup_fraction=0.0, fabric_feeds=True,
         )  # fmt: skip
         assert s.fct_s is not None
         slow = slows[name] = (s.fct_s / (szf * s.slot_s + link.d))[finite]
