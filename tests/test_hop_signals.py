@@ -25,19 +25,25 @@ def test_signals_hand_computed():
 
 def test_ind_law_is_switch_ecn_exactly():
     """DCTCP marked by IND(hop queues ≥ K) at the sender, switches not marking, runs bit for bit as DCTCP with
-    per-hop ECN at K: the same packets found the same queues."""
+    per-hop ECN at K: the same packets found the same queues. So does MAX ≥ K."""
     a = run_topology("parking-lot:2", "dctcp", duration="12ms", K=40)
     b = run_topology("parking-lot:2", DctcpHops(), duration="12ms", K=10**6, law_params={"k_hop": 40.0})
     assert a.marks > 0 and b.marks == 0
     for k in ("delivered", "q_mean", "cwnd_mean"):
         assert np.array_equal(a.records[k], b.records[k]), k
+    # thresholded, MAX marks the same packets as IND (max_i q_i ≥ K ⟺ ∃i: q_i ≥ K): the same run again
+    c = run_topology(
+        "parking-lot:2", DctcpHops(signal="max"), duration="12ms", K=10**6, law_params={"k_hop": 40.0}
+    )
+    for k in ("delivered", "q_mean", "cwnd_mean"):
+        assert np.array_equal(a.records[k], c.records[k]), k
 
 
 def test_sum_signal_marks_more_on_long_paths():
     """SUM ≥ K over 2 hops each holding ≈ K marks the long flow on almost every ACK: it gets less than with IND."""
     ind = run_topology("parking-lot:2", DctcpHops(), duration="15ms", K=10**6, law_params={"k_hop": 30.0})
     s = run_topology(
-        "parking-lot:3", DctcpHops(sum_signal=True), duration="30ms", K=10**6, law_params={"k_hop": 30.0}
+        "parking-lot:3", DctcpHops(signal="sum"), duration="30ms", K=10**6, law_params={"k_hop": 30.0}
     )
     assert s.group_share[0] < ind.group_share[0]
 
@@ -47,5 +53,5 @@ def test_hop_law_rejected_on_the_single_bottleneck():
 
     with pytest.raises(ValueError, match="dctcp-hops"):
         run(build("dctcp-hops", flows=2, duration="1ms"))
-    with pytest.raises(ValueError, match="at most one"):
-        DctcpHops(sum_signal=True, squ_signal=True)
+    with pytest.raises(ValueError, match="signal='mean' is invalid for law 'dctcp-hops'"):
+        DctcpHops(signal="mean")

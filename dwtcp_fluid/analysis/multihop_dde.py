@@ -19,7 +19,7 @@ from ..params import check_range
 from ..results import Status
 from .multihop import parking_lot_fixed_point
 
-__all__ = ["LotRun", "fluid_lot_run", "OSCILLATION_OVER_K"]
+__all__ = ["LotRun", "fluid_lot_run", "start_queues", "OSCILLATION_OVER_K", "START_ASYMMETRY"]
 
 #: A link's queue whose standard deviation over the measured half exceeds this fraction of K is ``oscillating``
 #: (the step-marking lot's limit cycle); below it on every link the run is ``steady``.
@@ -47,6 +47,21 @@ class LotRun:
     status: Status
 
 
+#: Packets added to the first link's starting queue by default: enough to leave the synchronized subspace within
+#: ~20 ms at k = 2 (10 Gbps, 100 µs, K = 65), the start of every desynchronized number in proofs/multihop.md.
+START_ASYMMETRY = 1e-3
+
+
+def start_queues(K: float, links: int, asymmetry: float = START_ASYMMETRY) -> tuple[float, ...]:
+    """Starting queues of a network run (packets): K at every link, ``asymmetry`` packets more at the first.
+
+    0 is the exactly symmetric start: on a symmetric chain the synchronized subspace (equal hops) is invariant and
+    the run never leaves it, whatever its stability (proofs/multihop.md); any asymmetry shows the generic motion.
+    """
+    asymmetry = check_range("asymmetry", asymmetry, lo=0.0, why="packets")
+    return (K + asymmetry,) + (K,) * (links - 1)
+
+
 def fluid_lot_run(
     hops: int,
     *,
@@ -58,7 +73,7 @@ def fluid_lot_run(
     rtt_long: str | None = None,
     group_delays: bool = True,
     duration: float = 0.1,
-    asymmetry: float = 1e-3,
+    asymmetry: float = START_ASYMMETRY,
     method: str = "reference",
 ) -> LotRun:
     """Run the step-marking :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` parking lot from its
@@ -93,7 +108,6 @@ def fluid_lot_run(
 
     check_range("hops", hops, lo=1, integer=True)
     duration = check_range("duration", duration, lo=0.0, lo_open=True, why="seconds")
-    asymmetry = check_range("asymmetry", asymmetry, lo=0.0, why="packets")
     rtts = rtt if rtt_long is None else (rtt_long,) + (rtt,) * hops
     m = DctcpNetwork(parking_lot_routes(hops), group_delays=group_delays)
     n_cross = flows if cross_flows is None else cross_flows
@@ -101,8 +115,9 @@ def fluid_lot_run(
     p = m.numeric_params(P)
     C = p["C_1"]
     fp = parking_lot_fixed_point(hops, C, K, p["d_2"], flows, n_cross, d_long=p["d_1"])
-    queues = (K + asymmetry,) + (K,) * (hops - 1)
-    hist = (fp.W_long,) + (fp.W_cross,) * hops + (fp.P_long,) + (fp.p,) * hops + queues
+    hist = (
+        (fp.W_long,) + (fp.W_cross,) * hops + (fp.P_long,) + (fp.p,) * hops + start_queues(K, hops, asymmetry)
+    )
     sol = solve(m, P, hist, (0.0, duration), method=method)
     status = Status(int(sol.status[0]))
     ts = np.linspace(duration / 2, duration, 10001)

@@ -94,16 +94,28 @@ class WorkError(Exception):
 SCHEMA_VERSION = 2
 
 
+def _context() -> Any:
+    """The running command's click context (None outside a command)."""
+    try:
+        from typer._click.globals import get_current_context  # typer >= 0.20 vendors click
+    except ImportError:  # pragma: no cover
+        from click import get_current_context
+    return get_current_context(silent=True)
+
+
+def echo_inputs(values: dict[str, Any]) -> None:
+    """Record flags whose default is decided after parsing (a law's own defaults) in the JSON's ``inputs``."""
+    ctx = _context()
+    if ctx is not None:
+        ctx.params.update(values)
+
+
 def json_envelope(obj: dict[str, Any]) -> dict[str, Any]:
     """``obj`` behind the common header: schema version, package version, the command and its full inputs."""
     from .._provenance import __version__
 
     head: dict[str, Any] = {"schema_version": SCHEMA_VERSION, "package_version": __version__}
-    try:
-        from typer._click.globals import get_current_context  # typer >= 0.20 vendors click
-    except ImportError:  # pragma: no cover
-        from click import get_current_context
-    ctx = get_current_context(silent=True)
+    ctx = _context()
     if ctx is not None:
         head["command"] = " ".join(ctx.command_path.split()[1:])
         head["inputs"] = {k: v for k, v in ctx.params.items() if k != "json"}

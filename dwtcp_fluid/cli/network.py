@@ -9,7 +9,7 @@ import typer
 
 from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import dctcp_app
-from .common import UsageError, emit_json, link_from_flags, usage_from
+from .common import UsageError, echo_inputs, emit_json, link_from_flags, usage_from
 
 __all__ = ["network"]
 
@@ -30,6 +30,12 @@ def network(
     rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT of every flow ("100us").'),
     marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="K of every link, packets."),
     duration: str = typer.Option("100ms", "--duration", help='Fluid (and packet) run length ("100ms").'),
+    perturb: float | None = typer.Option(
+        None,
+        "--perturb",
+        help="Chains: packets added to the first link's starting queue, in [0, 1]; 0 starts exactly symmetric, "
+        "where the fluid hops stay synchronized (proofs/multihop.md). Default 1e-3.",
+    ),
     packet: bool = typer.Option(False, "--packet", help="Also run the packet chain and compare."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
@@ -56,9 +62,12 @@ def network(
         "K": ("--marking-threshold", marking_threshold),
         "duration": ("--duration", duration),
         "traffic": ("--traffic", traffic),
+        "perturb": ("--perturb", perturb),
     }
     try:
-        check_network(topo, flows=flows, link=link, K=marking_threshold, duration=T, traffic=traffic)
+        check_network(
+            topo, flows=flows, link=link, K=marking_threshold, duration=T, traffic=traffic, perturb=perturb
+        )
     except ValueError as e:
         raise usage_from(e, given) from None
     doc = dctcp_network_report(
@@ -70,7 +79,10 @@ def network(
         traffic=traffic,
         seed=seed,
         packet=packet,
+        perturb=perturb,
     )
+    if "perturb" in doc:
+        echo_inputs({"perturb": doc["perturb"]})  # the JSON's inputs show the start's asymmetry as defaulted
     if json:
         emit_json(doc)
         return

@@ -19,6 +19,7 @@ from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import packet_app
 from .common import (
     UsageError,
+    echo_inputs,
     emit_json,
     flush_warnings,
     link_from_flags,
@@ -115,18 +116,43 @@ def _laws(kw: dict[str, Any]) -> tuple[list[Any], dict[str, float]]:
     for name in names or [kw["law"]]:
         _check("--law", kw["law"], name in LAWS, " | ".join(LAWS) + " (comma-separated to mix laws)")
     for flag, (opt, owners) in law_flags().items():
-        if opt.option is not None and kw[opt.dest] and not set(owners) & set(names):
+        given = bool(kw[opt.dest]) if opt.is_switch else kw[opt.dest] is not None
+        if opt.option is not None and given and not set(owners) & set(names):
             raise UsageError(flag, f"with --law {kw['law']}", f"only with --law {' | '.join(owners)}")
-    laws = [
-        LAWS[n](**{o.option: bool(kw[o.dest]) for o in LAWS[n].options if o.option is not None})
-        for n in names
-    ]
+    laws, chosen = [], {}
+    for n in names:
+        static = {}
+        for o in LAWS[n].options:
+            if o.choices is not None:  # a choice flag: the law's default where not given
+                v = o.default if kw[o.dest] is None else kw[o.dest]
+                _check(o.flag, v, v in o.choices, f"{' | '.join(o.choices)} (with --law {n})")
+                static[o.option] = chosen[o.dest] = v
+            elif o.option is not None:
+                static[o.option] = bool(kw[o.dest])
+        laws.append(LAWS[n](**static))
+    echo_inputs(chosen)  # the JSON's inputs show a choice flag as defaulted by the law, not None
     options = {
         opt.dest: kw[opt.dest]
         for opt, _ in law_flags().values()
         if opt.option is None and kw[opt.dest] is not None
     }
     return laws, options
+
+
+def _choice_param(flag: str, opt: Any, owners: list[str]) -> inspect.Parameter:
+    """A choice flag's parameter: its help lists each owning law's accepted values and default (laws may differ,
+    e.g. ``--signal``: TIMELY reads no one-bit IND)."""
+    from ..packet.laws import LAWS
+
+    per = {o: next(x for x in LAWS[o].options if x.flag == flag) for o in owners}
+    every = list(dict.fromkeys(c for x in per.values() for c in x.choices or ()))
+    laws = "; ".join(f"{o}: {' | '.join(x.choices or ())}, default {x.default}" for o, x in per.items())
+    return inspect.Parameter(
+        opt.dest,
+        inspect.Parameter.KEYWORD_ONLY,
+        default=typer.Option(None, flag, metavar="[" + "|".join(every) + "]", help=f"{opt.help} ({laws})."),
+        annotation=str | None,
+    )
 
 
 def _run(**kw: Any) -> None:
@@ -279,7 +305,9 @@ def build_run_command() -> Any:
     ]
     for flag, (opt, owners) in law_flags().items():
         help_ = f"{opt.help} (law: {', '.join(owners)})"
-        if opt.option is not None:
+        if opt.choices is not None:
+            params.append(_choice_param(flag, opt, owners))
+        elif opt.option is not None:
             params.append(P(opt.dest, kw, default=O(False, flag, help=help_), annotation=bool))
         else:
             params.append(

@@ -47,8 +47,8 @@ def skinny_signals(duration: str = "60ms") -> dict[str, dict[str, float]]:
     out = {}
     for name, law in (
         ("IND/MAX", DctcpHops()),
-        ("SUM", DctcpHops(sum_signal=True)),
-        ("SUM_SQU", DctcpHops(squ_signal=True)),
+        ("SUM", DctcpHops(signal="sum")),
+        ("SUM_SQU", DctcpHops(signal="sum_squ")),
     ):
         s = run_topology("parking-lot:5", law, flows=SKINNY_FLOWS, K=1e6, duration=duration)
         x = s.throughput_share

@@ -17,7 +17,7 @@ from typing import Any
 
 import jax.numpy as jnp
 
-__all__ = ["HOP_SIGNALS", "hop_signal"]
+__all__ = ["HOP_SIGNALS", "hop_signal", "signal_option"]
 
 #: The signal names of [PROXY] section 3.2, lower case.
 HOP_SIGNALS = ("sum", "max", "sum_squ", "ind")
@@ -39,3 +39,26 @@ def hop_signal(q: Any, kind: str, thresh: Any = 0.0) -> Any:
     if kind == "ind":
         return jnp.any(q >= thresh, axis=-1).astype(jnp.float32)
     raise ValueError(f"kind={kind!r} is invalid: accepted one of {', '.join(HOP_SIGNALS)}")
+
+
+def signal_option(default: str, choices: tuple[str, ...]) -> Any:
+    """The ``--signal`` flag of a hop-signal law (a :class:`~.laws.base.LawOption` setting the law's ``signal``
+    field): one definition, so every hop law's flag reads the same and ``packet run`` lists each law's choices."""
+    from .laws.base import LawOption  # here, not at the top: the laws package imports this module
+
+    return LawOption(
+        "--signal",
+        "Hop signal f(q) over the queues the packet found on its path, [PROXY] section 3.2: sum Σq, max max q, "
+        "sum_squ √Σq², ind 1{some q ≥ K_hop}.",
+        default,
+        option="signal",
+        choices=choices,
+    )
+
+
+def check_signal(law: str, signal: str, choices: tuple[str, ...]) -> None:
+    """``ValueError`` naming the law's ``signal`` and ``choices`` unless ``signal`` is one of them."""
+    if signal not in choices:
+        raise ValueError(
+            f"signal={signal!r} is invalid for law {law!r}: accepted one of {', '.join(choices)}"
+        )

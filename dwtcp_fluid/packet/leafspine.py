@@ -29,7 +29,7 @@ import numpy as np
 from .switch import hash32
 from .topology import Topology
 
-__all__ = ["LeafSpineTraffic", "leaf_spine_traffic", "ecmp_spine", "uplink", "downlink"]
+__all__ = ["LeafSpineTraffic", "leaf_spine_traffic", "ecmp_spine", "uplink", "downlink", "fabric_routes"]
 
 #: Accepted traffic pattern names.
 PATTERNS = ("all-to-all", "permutation")
@@ -43,6 +43,18 @@ def uplink(topo: Topology, leaf: int, spine: int) -> int:
 def downlink(topo: Topology, spine: int, leaf: int) -> int:
     """Port id of the downlink spine → leaf."""
     return topo.leaves * topo.spines + spine * topo.leaves + leaf
+
+
+def fabric_routes(topo: Topology) -> list[tuple[int, int]]:
+    """Every route of the fabric: (uplink, downlink) for each leaf pair and spine."""
+    L, S = topo.leaves, topo.spines
+    return [
+        (uplink(topo, a, s), downlink(topo, s, b))
+        for a in range(L)
+        for b in range(L)
+        if a != b
+        for s in range(S)
+    ]
 
 
 def ecmp_spine(seed: int, src: int, dst: int, k: int, spines: int) -> int:

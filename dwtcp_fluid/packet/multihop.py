@@ -232,12 +232,16 @@ def run_network(
     n_chunks: int,
     chunk: int,
     size: np.ndarray | None = None,
+    feed_routes: Any = None,
 ) -> dict[str, np.ndarray]:
     """Run one multi-port scenario (all times in slots); per-chunk records as NumPy arrays (leading chunk axis).
 
     ``routes``: each flow's port ids in order (a sequence of sequences, or a ``[F, n]`` array padded with -1);
     ``rtt``: its base RTT (slots, ≥ 1); ``start``: its start slot; ``kth``: each port's integer marking threshold;
-    ``buffer``: drop-tail buffer per port (packets); ``size``: packets per flow (default long-lived).
+    ``buffer``: drop-tail buffer per port (packets); ``size``: packets per flow (default long-lived);
+    ``feed_routes``: routes whose port-to-port links make the in-port table (default ``routes``; a superset, e.g.
+    every route of a fabric, lets runs of other routings share one compiled engine — a candidate no route uses
+    never carries a packet, and only the seeded arrival order, drawn over more candidates, changes).
     """
     from ..params import check_range
 
@@ -256,7 +260,13 @@ def run_network(
     if size.shape != (F,) or size.min() < 1:
         raise ValueError(f"size={size!r} is invalid: accepted one size >= 1 packet per flow")
     ring = 1 << int(np.ceil(np.log2(int(rtt.max()) + 2)))
-    inp = tuple(tuple(int(v) for v in row) for row in in_ports(route, n_ports))
+    feeds = route
+    if feed_routes is not None:
+        fr = route_array(feed_routes)[0]
+        w = max(fr.shape[1], route.shape[1])
+        pad = lambda x: np.pad(x, ((0, 0), (0, w - x.shape[1])), constant_values=-1)  # noqa: E731
+        feeds = np.concatenate([pad(fr), pad(route)])
+    inp = tuple(tuple(int(v) for v in row) for row in in_ports(feeds, n_ports))
     a = {
         "route": jnp.asarray(route, INT), "nh": jnp.asarray(nh, INT), "rtt": jnp.asarray(rtt, INT),
         "start": jnp.asarray(start, INT), "kth": jnp.asarray(kth, INT), "buffer": jnp.asarray(buffer, INT),

@@ -19,7 +19,7 @@ from .. import units
 from ..params import LinkParams, check_range
 from .laws import get_law
 from .laws.base import Law
-from .leafspine import LeafSpineTraffic, leaf_spine_traffic
+from .leafspine import LeafSpineTraffic, fabric_routes, leaf_spine_traffic
 from .multihop import LONG_LIVED, run_network
 from .switch import hash32, mark_threshold
 from .topology import Topology, parse_topology
@@ -83,6 +83,7 @@ def run_topology(
     sizes: Sequence[int] | None = None,
     starts: Sequence[float] | None = None,
     rtt: Sequence[str | float] | None = None,
+    fabric_feeds: bool = False,
 ) -> ChainSummary:
     """Run ``law`` on a ``path:K``, ``parking-lot:K`` chain or a ``leaf-spine:LxS`` fabric.
 
@@ -125,6 +126,10 @@ def run_topology(
         time in seconds (omitted: a seeded slot in the first base RTT).
     rtt : sequence, optional
         Base RTT of each group ("200us" or seconds), overriding ``link``'s for unequal RTTs.
+    fabric_feeds : bool
+        Leaf-spine: build the engine's in-port table from every route of the fabric, not only the routing's, so
+        runs of other traffic (seeds) share one compile (:func:`~.multihop.run_network`'s ``feed_routes``; the
+        seeded arrival order differs from the default's).
     """
     topo = parse_topology(topology) if isinstance(topology, str) else topology
     if topo.kind == "single":
@@ -184,6 +189,7 @@ def run_topology(
         n_chunks=n_chunks,
         chunk=chunk,
         size=size,
+        feed_routes=fabric_routes(topo) if fabric_feeds and ls is not None else None,
     )
     w = int(warmup_fraction * n_chunks)
     share = rec["delivered"][w:].sum(axis=0) / ((n_chunks - w) * chunk)

@@ -9,7 +9,8 @@ __all__ = ["plot_proxy"]
 
 def plot_proxy(data: dict[str, Any]) -> Any:
     """Left: primary flow's share of its fair share (bars) and path RTT (dots) per signal on the skinny path.
-    Right: mean FCT slowdown of small (≤ 100 KB) and larger web-search flows per signal on leaf-spine:4x2."""
+    Right: mean FCT slowdown of small (≤ 100 KB) and larger web-search flows per signal on leaf-spine:4x2 (means
+    over the seeds), with each seed's mean slowdown over the flows every signal finished as dots."""
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -29,12 +30,15 @@ def plot_proxy(data: dict[str, Any]) -> Any:
     a2.set_ylim(0, 1.15 * max(n[s]["primary_rtt_us"] for s in names))
     a.set_title("skinny path, noisy non-bottleneck queues, 20 µs")
     f = data["fct"]
-    w = 0.38
-    b.bar(x - w / 2, [f[s]["slowdown_small"] for s in names], w, color="C0", label="≤ 100 KB")
-    b.bar(x + w / 2, [f[s]["slowdown_large"] for s in names], w, color="C1", label="> 100 KB")
+    sm, w = f["summary"], 0.38
+    b.bar(x - w / 2, [sm[s]["slowdown_small"] for s in names], w, color="C0", label="≤ 100 KB (seed mean)")
+    b.bar(x + w / 2, [sm[s]["slowdown_large"] for s in names], w, color="C1", label="> 100 KB (seed mean)")
+    for seed in f["seeds"]:  # each seed's mean slowdown over the flows every signal finished
+        b.plot(x, [f["per_seed"][seed][s]["slowdown_common"] for s in names], "k.", ms=5)
+    b.plot([], [], "k.", label="flows all signals finished, one seed")
     b.set_xticks(x, names)
     b.set_ylabel("mean FCT slowdown")
-    b.set_title("leaf-spine:4x2, web-search at 40 % + 12 elephants")
+    b.set_title(f"leaf-spine:4x2, web-search at {f['load']:.0%} + 12 elephants, {len(f['seeds'])} seeds")
     b.legend(fontsize=7)
     fig.tight_layout()
     return fig

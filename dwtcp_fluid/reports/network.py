@@ -22,10 +22,18 @@ TRAFFIC = ("all-to-all", "permutation")
 
 
 def check_network(
-    topology: Any, *, flows: int, link: LinkParams, K: float, duration: float, traffic: str
+    topology: Any,
+    *,
+    flows: int,
+    link: LinkParams,
+    K: float,
+    duration: float,
+    traffic: str,
+    perturb: float | None = None,
 ) -> Any:
     """Validate the inputs of :func:`dctcp_network_report`; return the parsed topology. Each ValueError names the
-    parameter (``topology``, ``flows``, ``K``, ``duration``, ``traffic``), its value and what is accepted."""
+    parameter (``topology``, ``flows``, ``K``, ``duration``, ``traffic``, ``perturb``), its value and what is
+    accepted."""
     from ..packet.topology import parse_topology
 
     topo = parse_topology(topology) if isinstance(topology, str) else topology
@@ -44,6 +52,10 @@ def check_network(
         )
     if traffic not in TRAFFIC:
         raise ValueError(f"traffic={traffic!r} is invalid: accepted {' | '.join(TRAFFIC)}")
+    if perturb is not None and not (topo.kind != "leaf-spine" and 0.0 <= perturb <= 1.0):
+        raise ValueError(
+            f"perturb={perturb!r} is out of range: accepted packets in [0, 1], on path:K or parking-lot:K"
+        )
     return topo
 
 
@@ -57,6 +69,7 @@ def dctcp_network_report(
     traffic: str = "all-to-all",
     seed: int = 1,
     packet: bool = False,
+    perturb: float | None = None,
 ) -> dict[str, Any]:
     """``dctcp network --json``'s document: DCTCP over several bottlenecks, [DCTCP-A] eqs. (5)-(8) per link.
 
@@ -85,18 +98,27 @@ def dctcp_network_report(
         Leaf-spine only: seed of the permutation and of the ECMP hash.
     packet : bool
         Also run the packet core at the same setting and report it next to the fluid model.
+    perturb : float, optional
+        Chains: packets added to the first link's starting queue, in [0, 1] (default
+        :data:`~dwtcp_fluid.analysis.multihop_dde.START_ASYMMETRY`, 1e-3). 0 starts exactly symmetric, where the
+        fluid hops stay synchronized whatever their stability (proofs/multihop.md); the document echoes it.
     """
     link = link if link is not None else LinkParams(DEFAULT_CAPACITY, DEFAULT_RTT)
-    topo = check_network(topology, flows=flows, link=link, K=K, duration=duration, traffic=traffic)
+    topo = check_network(
+        topology, flows=flows, link=link, K=K, duration=duration, traffic=traffic, perturb=perturb
+    )
     if topo.kind == "leaf-spine":
         return _fabric(topo, link, flows, K, duration, traffic, seed, packet)
-    return _chain(topo, link, flows, K, duration, packet)
+    return _chain(topo, link, flows, K, duration, packet, perturb)
 
 
-def _chain(topo: Any, link: LinkParams, flows: int, K: float, T: float, packet: bool) -> dict[str, Any]:
+def _chain(
+    topo: Any, link: LinkParams, flows: int, K: float, T: float, packet: bool, perturb: float | None
+) -> dict[str, Any]:
     import numpy as np
 
     from ..analysis.multihop import parking_lot_fixed_point
+    from ..analysis.multihop_dde import START_ASYMMETRY, start_queues
     from ..dde import solve
     from ..dde.summary import time_mean
     from ..models.dctcp_network import DctcpNetwork, NetworkParams
@@ -126,7 +148,9 @@ def _chain(topo: Any, link: LinkParams, flows: int, K: float, T: float, packet: 
         }
         f = fps["independent"]
         hist_W = [f.W_long] + [f.W_cross] * topo.hops
-    hist = tuple(hist_W) + (0.5,) * model.groups + (K,) * model.links
+    eps = START_ASYMMETRY if perturb is None else perturb
+    out["perturb"] = eps
+    hist = tuple(hist_W) + (0.5,) * model.groups + start_queues(K, model.links, eps)
     sol = solve(model, P, hist, (0.0, T))
     ts = np.linspace(T / 2, T, 10001)
     obs = model.observables(tuple(sol(ts, 0).T), p, np)

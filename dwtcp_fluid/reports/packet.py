@@ -115,8 +115,9 @@ def law_options(
     echo: dict[str, Any] = {}
     for dest, opt in owned.items():
         key = f"{dest}_{opt.unit}" if opt.unit else dest
-        if opt.option is not None:
-            echo[key] = bool(next(getattr(lw, opt.option) for lw in laws if opt in type(lw).options))
+        if opt.option is not None:  # a switch (bool) or a choice (its value) of the law object
+            v = next(getattr(lw, opt.option) for lw in laws if opt in type(lw).options)
+            echo[key] = v if opt.choices is not None else bool(v)
         else:
             echo[key] = options.get(dest, opt.default)
     return params, echo

@@ -143,12 +143,12 @@ class LawOption:
         The flag, e.g. ``"--g"``.
     help : str
         Help text.
-    default : float or bool
-        Default value (a bool flag is a switch).
+    default : float, bool or str
+        Default value (a bool flag is a switch; a str is one of ``choices``).
     param : str, optional
         The numeric law parameter the flag sets (after ``convert``).
     option : str, optional
-        The static option (dataclass field of the law) a bool flag sets.
+        The static option (dataclass field of the law) a bool flag or a choice flag sets.
     lo, hi, lo_open, hi_open : range of accepted values (numeric flags).
     convert : callable, optional
         ``convert(value, link) -> float``: the parameter from the flag's value and the link (e.g. β in the
@@ -156,11 +156,14 @@ class LawOption:
     unit : str
         The unit of the flag's value as a key suffix (``"us"``, ``"mbps"``, ``"packets"``; "" when the name says it
         or the value has none): documents echo the option as ``<dest>_<unit>`` (``t_low_us``).
+    choices : tuple of str, optional
+        A choice flag: the accepted values of the static option ``option`` (e.g. a hop signal), ``default``
+        among them. The law's own check of the field should test membership in this tuple (one definition).
     """
 
     flag: str
     help: str
-    default: float | bool
+    default: float | bool | str
     param: str | None = None
     option: str | None = None
     lo: float | None = None
@@ -169,6 +172,19 @@ class LawOption:
     hi_open: bool = False
     convert: Callable[[float, Any], float] | None = None
     unit: str = ""
+    choices: tuple[str, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.choices is not None and (self.option is None or self.default not in self.choices):
+            raise ValueError(
+                f"LawOption {self.flag}: choices={self.choices!r} with option={self.option!r}, "
+                f"default={self.default!r} is invalid: accepted a static option and a default among the choices"
+            )
+
+    @property
+    def is_switch(self) -> bool:
+        """A bool flag setting a static option (given = on)."""
+        return self.option is not None and self.choices is None
 
     @property
     def dest(self) -> str:

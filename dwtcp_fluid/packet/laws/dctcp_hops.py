@@ -2,10 +2,11 @@
 
 The DCTCP law of [DCTCP-A] eqs. (3), (4) (:class:`~.dctcp.Dctcp`, reused as is) with the per-ACK mark computed at
 the sender from the queues the packet found at its hops ([PROXY] section 3.2, the ``"hops"`` signal) instead of
-by the switches: mark ⟺ f(q) ≥ K_hop with f = SUM, SUM_SQU or IND (:func:`~..hop_signals.hop_signal`). IND with
-K_hop = K is the switches' per-hop ECN exactly (packets marked when some hop found ≥ K ahead); MAX thresholded is
-the same as IND, so it is not a separate option here. SUM marks on the path's total queue (a delay threshold, as
-an RTT-threshold DCTCP would), SUM_SQU in between. Runs on the multi-hop topologies only.
+by the switches: mark ⟺ f(q) ≥ K_hop with f = IND, MAX, SUM or SUM_SQU (:func:`~..hop_signals.hop_signal`). IND
+with K_hop = K is the switches' per-hop ECN exactly (packets marked when some hop found ≥ K ahead); MAX
+thresholded marks the same packets as IND (max_i q_i ≥ K ⟺ ∃i: q_i ≥ K), accepted so that every signal of
+[PROXY] runs under one flag. SUM marks on the path's total queue (a delay threshold, as an RTT-threshold DCTCP
+would), SUM_SQU in between. Runs on the multi-hop topologies only.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..hop_signals import hop_signal
+from ..hop_signals import HOP_SIGNALS, check_signal, hop_signal, signal_option
 from .base import Events, Law, LawOption
 from .dctcp import G_OPTION, Dctcp
 from .registry import register_law
@@ -25,12 +26,12 @@ __all__ = ["DctcpHops"]
 @register_law
 @dataclass(frozen=True)
 class DctcpHops(Law):
-    """DCTCP with the mark f(hop queues) ≥ K_hop ([PROXY] section 3.2), f = IND (default), SUM or SUM_SQU.
+    """DCTCP with the mark f(hop queues) ≥ K_hop ([PROXY] section 3.2), f = IND (default), MAX, SUM or SUM_SQU.
 
     Parameters
     ----------
-    sum_signal, squ_signal : bool
-        Use SUM (Σq_i) or SUM_SQU (√Σq_i²) instead of IND (at most one).
+    signal : {"ind", "max", "sum", "sum_squ"}
+        The hop signal f (MAX marks the same packets as IND).
     """
 
     name: ClassVar[str] = "dctcp-hops"
@@ -41,21 +42,12 @@ class DctcpHops(Law):
     options: ClassVar[tuple[LawOption, ...]] = (
         G_OPTION,
         LawOption("--hop-threshold", "Hop-signal threshold K_hop, packets.", 65.0, param="k_hop", lo=0.0),
-        LawOption(
-            "--hop-sum", "Hop signal SUM (Σ of the hop queues) instead of IND.", False, option="sum_signal"
-        ),
-        LawOption("--hop-squ", "Hop signal SUM_SQU (√Σ q²) instead of IND.", False, option="squ_signal"),
+        signal_option("ind", HOP_SIGNALS),
     )
-    sum_signal: bool = False
-    squ_signal: bool = False
+    signal: str = "ind"
 
     def __post_init__(self) -> None:
-        if self.sum_signal and self.squ_signal:
-            raise ValueError("sum_signal=True and squ_signal=True are invalid together: accepted at most one")
-
-    @property
-    def kind(self) -> str:
-        return "sum" if self.sum_signal else "sum_squ" if self.squ_signal else "ind"
+        check_signal(self.name, self.signal, HOP_SIGNALS)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """DCTCP's parameters and ``k_hop`` (packets, default the DCTCP threshold K or 65)."""
@@ -72,6 +64,6 @@ class DctcpHops(Law):
             raise ValueError(
                 "law='dctcp-hops' is invalid here: it needs the hop signal of a multi-hop topology"
             )
-        f = hop_signal(ev.hop_queues, self.kind, p["k_hop"])
-        mark = (f >= 0.5) if self.kind == "ind" else (f >= p["k_hop"])
+        f = hop_signal(ev.hop_queues, self.signal, p["k_hop"])
+        mark = (f >= 0.5) if self.signal == "ind" else (f >= p["k_hop"])
         return Dctcp().step(s, ev._replace(mark=ev.ack & mark), p)

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from ..hop_signals import hop_signal
+from ..hop_signals import check_signal, hop_signal, signal_option
 from .base import FLOAT, Events, Law, LawOption
 from .registry import register_law
 from .timely import TIMELY_OPTIONS, Timely
@@ -44,12 +44,11 @@ class TimelyHops(Law):
     rate_based: ClassVar[bool] = True
     aux: ClassVar[str | None] = "rate"
     aux_summary: ClassVar[str | None] = "rate_mean"
-    options: ClassVar[tuple[LawOption, ...]] = TIMELY_OPTIONS
+    options: ClassVar[tuple[LawOption, ...]] = (*TIMELY_OPTIONS, signal_option("sum", RATE_SIGNALS))
     signal: str = "sum"
 
     def __post_init__(self) -> None:
-        if self.signal not in RATE_SIGNALS:
-            raise ValueError(f"signal={self.signal!r} is invalid: accepted one of {', '.join(RATE_SIGNALS)}")
+        check_signal(self.name, self.signal, RATE_SIGNALS)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """[TIMELY]'s defaults for the scenario's link (:func:`~.timely.timely_params`)."""
