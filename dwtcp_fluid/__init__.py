@@ -11,7 +11,7 @@ Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
     ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
     ``DctcpDelackFluid``, ``TimelyFluid``, ``CubicFluid`` (``CubicParams``; its hybrid run ``run_cubic``,
-    ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``
+    ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``, ``TimelyNetwork``
     (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
     (the registry).
 Verbs
@@ -35,8 +35,8 @@ Derivations
 Reports
     ``condition_report``, ``eigen_report``, ``dwtcp_simulate_report``, ``dctcp_simulate_report``,
     ``limit_cycle_report``, ``guide_report``, ``hybrid_report``, ``phase_dwtcp_report``, ``phase_dctcp_report``,
-    ``compare_fluid_report``, ``tune_dctcp_report``, ``tune_dwtcp_report``: the dict each command's ``--json``
-    prints, without the CLI's header.
+    ``compare_fluid_report``, ``tune_dctcp_report``, ``tune_dwtcp_report``, ``timely_network_report``: the dict
+    each command's ``--json`` prints, without the CLI's header.
 Results
     ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
     ``to_dataset()``, ``plot(ax=None)``.
@@ -85,6 +85,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "cubic_closed_form": ("symbolic.cubic", "closed_form"),
     "TimelyParams": ("models.timely", "TimelyParams"),
     "DctcpNetwork": ("models.dctcp_network", "DctcpNetwork"),
+    "TimelyNetwork": ("models.timely_network", "TimelyNetwork"),
+    "TimelyNetworkParams": ("models.timely_network", "TimelyNetworkParams"),
     "NetworkParams": ("models.dctcp_network", "NetworkParams"),
     "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
     "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
@@ -194,6 +196,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "compare_fluid_report": ("reports.compare", "compare_fluid_report"),
     "tune_dctcp_report": ("reports.tune", "tune_dctcp_report"),
     "tune_dwtcp_report": ("reports.tune", "tune_dwtcp_report"),
+    "timely_network_report": ("reports.timely_network", "timely_network_report"),
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("crosscheck.compare_dwtcp", "compare_dwtcp"),
     "packet_outcomes": ("sweep.outcomes_packet", "packet_outcomes"),

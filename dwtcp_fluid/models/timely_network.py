@@ -306,7 +306,7 @@ class TimelyNetwork(FluidModel):
                 f"params={params!r} is invalid: accepted a TimelyNetworkParams with routes {self.routes}"
             )
         net = params.network
-        g = TimelyFluid(groups=1, patched=self.patched).numeric_params(params.gains)
+        g = TimelyFluid(groups=len(params.gains.flows), patched=self.patched).numeric_params(params.gains)
         out = {k: float(g[k]) for k in self.gain_names}
         if not self.group_delays:
             out["tau"] = float(params.feedback_delay)

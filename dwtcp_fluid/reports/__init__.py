@@ -28,6 +28,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "packet compare-fluid": ("compare", "compare_fluid_report"),
     "tune dctcp": ("tune", "tune_dctcp_report"),
     "tune dwtcp": ("tune", "tune_dwtcp_report"),
+    "timely network": ("timely_network", "timely_network_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]
