@@ -87,6 +87,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DctcpNetwork": ("models.dctcp_network", "DctcpNetwork"),
     "TimelyNetwork": ("models.timely_network", "TimelyNetwork"),
     "TimelyNetworkParams": ("models.timely_network", "TimelyNetworkParams"),
+    "timely_patched_fixed_point": ("analysis.timely_network", "patched_fixed_point"),
+    "TimelySetting": ("crosscheck.timely_network", "TimelySetting"),
     "NetworkParams": ("models.dctcp_network", "NetworkParams"),
     "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
     "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
