@@ -148,3 +148,37 @@ def test_cli_json_is_the_report(capsys):
     doc = json.loads(capsys.readouterr().out)
     want = dw.timely_network_report(TimelySetting(2, "timely", "max", duration="20ms"))
     assert {k: doc[k] for k in want} == json.loads(json.dumps(want))
+
+
+def test_multihop_engine_paces_at_the_fractional_rate():
+    """A flow paced at 0.3 packet per slot over one port sends at slots ⌈k/0.3⌉, k = 0..29, in 100 slots: 30
+    packets (the schedule kept its fraction); restarting it from each send slot gave 1/⌈1/0.3⌉ = 0.25, 25."""
+    from collections.abc import Mapping
+    from dataclasses import dataclass
+    from typing import Any, ClassVar
+
+    import jax.numpy as jnp
+
+    from dwtcp_fluid.packet.laws.base import FLOAT, Events, Law
+    from dwtcp_fluid.packet.multihop import run_network
+
+    @dataclass(frozen=True)
+    class Fixed(Law):
+        name: ClassVar[str] = "fixed-rate-test"
+        signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
+        rate_based: ClassVar[bool] = True
+
+        def default_params(self, **context: Any) -> dict[str, float]:
+            return {"r": 0.3}
+
+        def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+            return {"cwnd": jnp.full(n, 100.0, FLOAT), "rate": jnp.full(n, p["r"], FLOAT)}
+
+        def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+            return s
+
+    rec = run_network(
+        Fixed(), {"r": 0.3}, routes=[(0,)], rtt=[20], start=[0], n_ports=1, kth=[99], buffer=16, rto=1000,
+        seed=0, n_chunks=2, chunk=50, size=np.array([2**30]),
+    )  # fmt: skip
+    assert rec["delivered"].sum() == 30
