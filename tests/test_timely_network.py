@@ -2,7 +2,7 @@
 (analysis.timely_network), the packet parking lot against it (crosscheck.timely_network) and `timely network`.
 
 Solver agreement (SciPy reference vs batched JAX) runs in the model contract (tests/test_model_contract.py: the
-cases timely-network, timely-patched-network-max, timely-patched-network-paths)."""
+cases timely-patched-network-max, timely-network-paths)."""
 
 from __future__ import annotations
 
