@@ -25,6 +25,26 @@ and RTTs; plain TIMELY on the shares only — its equilibria are a continuum in 
 not scored (:data:`SCORED`). This rule was written after the first run showed a TIMELY queue 37 packets apart
 (the single-link check never scored TIMELY's queue either).
 
+Measured (10 Gbps, 20 µs, [TIMELY]'s gains, 200 ms, seed 0; shares per flow, long / cross; queue of hop 1):
+
+=============================  ==============  =============  =============  ===============  =================
+setting                        class           packet share   fluid share    queue p / f      verdict
+=============================  ==============  =============  =============  ===============  =================
+2 hops TIMELY SUM 1/1          stationary      0.002 / 0.998  0.008 / 0.992  17.1 / 54.2      pass (share)
+2 hops TIMELY MAX 1/1          stationary      0.024 / 0.968  0.411 / 0.589  11.3 / 66.5      FAIL (share 0.39)
+2 hops Patched SUM 1/1         stationary      0.002 / 0.998  0.002 / 0.998  21.8 / 24.7      pass
+2 hops Patched MAX 1/1         stationary      0.274 / 0.645  0.275 / 0.710  3.2 / 5.5        FAIL (share 0.065)
+2 hops Patched SUM_SQU 1/1     stationary      0.281 / 0.637  0.021 / 0.979  3.1 / 16.9       FAIL (share 0.34)
+3 hops Patched SUM 1/2         stationary      0.022 / 0.456  0.004 / 0.491  4.2 / 6.9        pass
+3 hops TIMELY SUM 1/2          not-stationary  0.003 / 0.486  0.001 / 0.500  6.5 / 63.7       not scored
+3 hops Patched SUM_SQU 1/2     stationary      0.046 / 0.446  0.014 / 0.486  4.3 / 6.9        pass
+=============================  ==============  =============  =============  ===============  =================
+
+Where the fluid model fails: TIMELY on MAX (the packet core ratchets the long flow down through the hops' noise
+where the deterministic fluid keeps 0.41) and Patched TIMELY on SUM_SQU at 2 hops with one flow per group (packet
+≈ MAX, fluid ≈ the fixed point). The share tolerance is absolute: a starved long flow passes with a 6× relative
+error (3 hops, Patched SUM: 0.022 vs 0.004).
+
 The fluid starts each cross group 10⁻³ of its rate apart (group j at 0.1·C·(1 + 10⁻³·j)): the packet flows start
 at distinct seeded slots, never in the exact symmetry in which the fluid lot's hops move in lock step (for TIMELY
 on MAX the symmetric start keeps the long flow at 1/2, a start 10⁻³ off it does not).
