@@ -208,7 +208,7 @@ class TimelyNetwork(FluidModel):
 
     @property
     def sample_domain(self) -> Mapping[str, tuple]:  # type: ignore[override]
-        d = TimelyFluid.sample_domain.fget(TimelyFluid(groups=1, patched=True))  # type: ignore[attr-defined]
+        d = TimelyFluid(groups=1, patched=True).sample_domain
         out = {k: d[k] for k in _GAINS}
         out["tau"] = d["d"]
         for i in range(self.groups):
