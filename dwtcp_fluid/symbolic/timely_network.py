@@ -241,7 +241,8 @@ def timely_network() -> Derivation:
             "While the queues rise (g > 0) a flow's relative decrease is β times its signal's slope over minRTT"
             " (τ cancels as on one link); on the parking lot the long flow's SUM slope is k times a cross flow's."
             " So d/dt ln(R_0/R_c) = −β(k − 1)q̇/(C·minRTT) < 0 while queues rise, 0 while they fall (equal additive"
-            " growth): the split moves only against the long flow. With MAX the slopes are equal: the split is kept.",
+            " growth): the split moves only against the long flow. With MAX and hops in step the slopes are equal and the"
+            " split is kept; hops out of step (the packet core's) make max's rises outrun each hop's, a ratchet too.",
             [
                 eq(
                     r"\frac{\dot R_0}{R_0} - \frac{\dot R_c}{R_c}",
@@ -308,7 +309,9 @@ def timely_network() -> Derivation:
             "[PROXY] §2.2: TIMELY lacks a fixed point",
             "The Filippov equilibria form a one-parameter family (the long rate free) for every signal; with SUM"
             " every rise of the queues cuts the long flow's share by β(k − 1)q̇/(C·minRTT) relative to a cross flow's"
-            " and nothing restores it, with MAX the split is kept. No linearization exists on the continuum.",
+            " and nothing restores it; with MAX it is kept only while the hops move in step — the packet core's do"
+            " not, and its long flow ends at 0.024 of line rate on MAX too, where the fluid DDE keeps 0.41"
+            " (``crosscheck.timely_network``). No linearization exists on the continuum.",
             "new, checked",
             "SUM ratchets the long flow down, MAX does not",
         ),
