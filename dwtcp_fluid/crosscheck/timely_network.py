@@ -34,13 +34,11 @@ setting                        class           packet share   fluid share    que
 2 hops TIMELY MAX 1/1          stationary      0.024 / 0.968  0.411 / 0.589  11.3 / 66.5      FAIL (share 0.39)
 2 hops Patched SUM 1/1         stationary      0.002 / 0.998  0.002 / 0.998  21.8 / 24.7      pass
 2 hops Patched MAX 1/1         stationary      0.274 / 0.645  0.275 / 0.710  3.2 / 5.5        FAIL (share 0.065)
-2 hops Patched SUM_SQU 1/1 ¹   stationary      0.281 / 0.637  0.021 / 0.979  3.1 / 16.9       FAIL (share 0.34)
+2 hops Patched SUM_SQU 1/1     stationary      0.260 / 0.667  0.006 / 0.994  3.1 / 24.2       FAIL (share 0.34)
 3 hops Patched SUM 1/2         stationary      0.022 / 0.456  0.004 / 0.491  4.2 / 6.9        pass
 3 hops TIMELY SUM 1/2          not-stationary  0.003 / 0.486  0.001 / 0.500  6.5 / 63.7       not scored
 3 hops Patched SUM_SQU 1/2     stationary      0.046 / 0.446  0.014 / 0.486  4.3 / 6.9        pass
 =============================  ==============  =============  =============  ===============  =================
-
-¹ measured in a 100 ms run (the figure's).
 
 Where the fluid model fails: TIMELY on MAX (the packet core ratchets the long flow down through the hops' noise
 where the deterministic fluid keeps 0.41) and Patched TIMELY on SUM_SQU at 2 hops with one flow per group (packet
