@@ -11,7 +11,7 @@ Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
     ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
     ``DctcpDelackFluid``, ``TimelyFluid``, ``CubicFluid`` (``CubicParams``; its hybrid run ``run_cubic``,
-    ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``
+    ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``, ``TimelyNetwork``
     (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
     (the registry).
 Verbs
@@ -37,9 +37,9 @@ Reports
     ``limit_cycle_report``, ``guide_report``, ``hybrid_report``, ``phase_dwtcp_report``, ``phase_dctcp_report``,
     ``compare_fluid_report``, ``tune_dctcp_report``, ``tune_dwtcp_report``, ``packet_run_report``,
     ``packet_scenario_report``, ``sweep_report`` (of a sweep or its dataset), ``dctcp_network_report``,
-    ``network_sweep_report`` (of a network sweep's dataset), ``figures_report``, ``proofs_report``: the dict each
-    command's ``--json`` prints, without the CLI's header (``run_packet_report``: with the run's data, whose
-    ``to_dataset()`` exports the records).
+    ``network_sweep_report`` (of a network sweep's dataset), ``timely_network_report``, ``figures_report``,
+    ``proofs_report``: the dict each command's ``--json`` prints, without the CLI's header
+    (``run_packet_report``: with the run's data, whose ``to_dataset()`` exports the records).
 Results
     ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
     ``to_dataset()``, ``plot(ax=None)``.
@@ -88,6 +88,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "cubic_closed_form": ("symbolic.cubic", "closed_form"),
     "TimelyParams": ("models.timely", "TimelyParams"),
     "DctcpNetwork": ("models.dctcp_network", "DctcpNetwork"),
+    "TimelyNetwork": ("models.timely_network", "TimelyNetwork"),
+    "TimelyNetworkParams": ("models.timely_network", "TimelyNetworkParams"),
+    "timely_patched_fixed_point": ("analysis.timely_network", "patched_fixed_point"),
+    "TimelySetting": ("crosscheck.timely_network", "TimelySetting"),
     "NetworkParams": ("models.dctcp_network", "NetworkParams"),
     "parking_lot_routes": ("models.dctcp_network", "parking_lot_routes"),
     "parking_lot_fixed_point": ("analysis.multihop", "parking_lot_fixed_point"),
@@ -205,6 +209,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "packet_run_report": ("reports.packet", "packet_run_report"),
     "run_packet_report": ("reports.packet", "run_packet_report"),
     "packet_scenario_report": ("reports.packet", "packet_scenario_report"),
+    "timely_network_report": ("reports.timely_network", "timely_network_report"),
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("crosscheck.compare_dwtcp", "compare_dwtcp"),
     "packet_outcomes": ("sweep.outcomes_packet", "packet_outcomes"),

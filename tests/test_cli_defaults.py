@@ -28,6 +28,17 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("--buffer", "packet compare-fluid"): "set so that no packet is dropped: the fluid models it is compared "
     "with have no buffer; packet run's 250 is [DWTCP]'s switch buffer",
     ("--topology", "dctcp network"): "multi-bottleneck topologies only (one link is dctcp limit-cycle)",
+    ("--topology", "timely network"): "parking lots only (the TIMELY network cross-check's topology)",
+    ("--flows", "timely network"): "flows of the long group of a parking lot, not N",
+    (
+        "--rtt",
+        "timely network",
+    ): "TIMELY's 20 µs (below T_low = 50 µs, as TimelyParams and [PROXY]'s experiments)",
+    (
+        "--duration",
+        "timely network",
+    ): "TIMELY's additive start (δ per segment) needs ~40 ms to fill the links",
+    ("--law", "timely network"): "the TIMELY family only: timely | patched",
 }
 
 

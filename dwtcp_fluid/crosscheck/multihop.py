@@ -95,22 +95,36 @@ class ChainComparison:
     passed: bool | None
 
 
-def classify_chain(rec: dict, K: float, warm: int) -> str:
-    """The run class of a chain run's per-chunk records after chunk ``warm`` (see the module docstring)."""
+def classify_chain(
+    rec: dict, K: float, warm: int, *, marked: bool = True, share_abs: float | None = None, chunk: int = 1
+) -> str:
+    """The run class of a chain run's per-chunk records after chunk ``warm`` (see the module docstring).
+
+    ``marked=False`` (a law on a delay signal, no ECN: TIMELY) skips the slow-start test (no mark says nothing
+    there). ``share_abs`` (fraction of the port rate), when given, replaces the long flow's relative test by an
+    absolute one on every flow (``chunk``: slots per record): a flow's share in the two halves differing by more
+    than ``share_abs`` is not stationary (a starved flow's relative noise says nothing). ``K`` (packets) scales
+    the queue test, 0.25·K.
+    """
     n = rec["q_mean"].shape[0]
     m = rec["marks"][warm:].sum()
     delivered = rec["delivered"][warm:].sum()
     drops = rec["drops"][-1].sum() - rec["drops"][warm].sum()
-    if m == 0:
+    if marked and m == 0:
         return "slow-start"
     if rec["busy"][warm:].mean(axis=0).min() < 0.9 or drops > 0.01 * max(delivered, 1):
         return "collapse"
     half = warm + (n - warm) // 2
     if half == warm:  # fewer than two records to measure: nothing says the run is stationary
         return "not-stationary"
-    a, b = rec["delivered"][warm:half, 0].sum(), rec["delivered"][half:, 0].sum()
     qa, qb = rec["q_mean"][warm:half].mean(axis=0), rec["q_mean"][half:].mean(axis=0)
-    if abs(a - b) > 0.25 * max(a, b) or np.max(np.abs(qa - qb)) > 0.25 * K:
+    if share_abs is None:
+        a, b = rec["delivered"][warm:half, 0].sum(), rec["delivered"][half:, 0].sum()
+        moved = abs(a - b) > 0.25 * max(a, b)
+    else:
+        a, b = rec["delivered"][warm:half].mean(axis=0), rec["delivered"][half:].mean(axis=0)
+        moved = float(np.max(np.abs(a - b))) / chunk > share_abs
+    if moved or np.max(np.abs(qa - qb)) > 0.25 * K:
         return "not-stationary"
     return "stationary"
 

@@ -29,6 +29,7 @@ from . import (
     sweep_maps,
     sweep_outcomes,
     timely,
+    timely_network,
     timeseries,
     tuning,
     tuning_dwtcp,
@@ -56,6 +57,7 @@ RECIPES = (
     multihop,
     proxy_signals,
     network_sweep,
+    timely_network,
 )
 
 __all__ = [

@@ -50,7 +50,50 @@ from ..params import check_range
 from .base import FluidModel
 from .dctcp import DctcpFluid, source_rates
 
-__all__ = ["DctcpNetwork", "NetworkParams", "parking_lot_routes"]
+__all__ = [
+    "DctcpNetwork",
+    "NetworkParams",
+    "link_arrivals",
+    "link_observables",
+    "link_queue_rates",
+    "parking_lot_routes",
+]
+
+
+def link_arrivals(routes: Sequence[Sequence[int]], rates: Sequence[Any]) -> tuple:
+    """Arrival rate at each link, Σ_i A_li·rates_i (packets/s; ``rates`` of each group, N_i flows together)."""
+    links = 1 + max(v for r in routes for v in r)
+    return tuple(sum(rates[i] for i, r in enumerate(routes) if l in r) for l in range(links))
+
+
+def link_queue_rates(
+    routes: Sequence[Sequence[int]], rates: Sequence[Any], q: Sequence[Any], p: Mapping[str, Any]
+) -> tuple:
+    """dq_l/dt = Σ_i A_li·rates_i − C_l per link (``rates_i``: group i's N_i flows together, packets/s), [DCTCP-A]
+    eq. (7) over a routing matrix.
+
+    The one definition of a network's queues (:class:`DctcpNetwork`, :class:`~.timely_network.TimelyNetwork`);
+    the floor q_l ≥ 0 is a sliding mode the solvers hold (the models' ``floors``).
+    """
+    return tuple(a - p[f"C_{l + 1}"] + 0 * q[l] for l, a in enumerate(link_arrivals(routes, rates)))
+
+
+def link_observables(
+    q: Sequence[Any], arrivals: Sequence[Any], p: Mapping[str, Any], xp: Any
+) -> dict[str, Any]:
+    """Per link ``queue_<l>`` (packets) and ``utilization_<l>`` (1: the output rate over C_l, the arrival rate
+    while the queue is held at its floor), and ``queue``/``utilization`` of the most loaded link (largest queue)."""
+    out: dict[str, Any] = {}
+    for l, a in enumerate(arrivals):
+        out[f"queue_{l + 1}"] = q[l]
+        out[f"utilization_{l + 1}"] = xp.where(q[l] > 1e-9, 1.0, xp.clip(a / p[f"C_{l + 1}"], 0.0, 1.0))
+    top, util = q[0], out["utilization_1"]
+    for l in range(1, len(arrivals)):
+        bigger = q[l] > top
+        top = xp.where(bigger, q[l], top)
+        util = xp.where(bigger, out[f"utilization_{l + 1}"], util)
+    out["queue"], out["utilization"] = top, util
+    return out
 
 
 def parking_lot_routes(hops: int) -> tuple[tuple[int, ...], ...]:
@@ -282,11 +325,7 @@ class DctcpNetwork(FluidModel):
             dW.append(w_dot)
             da.append(a_dot)
             rate.append(p[f"N_{i + 1}"] * W[i] / R)
-        dq = tuple(
-            sum(rate[i] for i, r in enumerate(self.routes) if l in r) - p[f"C_{l + 1}"] + 0 * q[l]
-            for l in range(L)
-        )
-        return tuple(dW) + tuple(da) + dq
+        return tuple(dW) + tuple(da) + link_queue_rates(self.routes, rate, q, p)
 
     def rhs(self, x: Sequence[Any], xd: Any, u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
         """[DCTCP-A] eqs. (5)-(8) over the routing matrix; marks p_l(t − τ) = 1{q_l(t − τ) > K_l} from ``xd``
@@ -342,18 +381,8 @@ class DctcpNetwork(FluidModel):
             rates.append(W[i] / R)
             out[f"window_{i + 1}"] = W[i]
             out[f"rate_{i + 1}"] = W[i] / R
-        for l in range(L):
-            arr = sum(p[f"N_{i + 1}"] * rates[i] for i, r in enumerate(self.routes) if l in r)
-            util = xp.where(q[l] > 1e-9, 1.0, xp.clip(arr / p[f"C_{l + 1}"], 0.0, 1.0))
-            out[f"queue_{l + 1}"] = q[l]
-            out[f"utilization_{l + 1}"] = util
-        top = q[0]
-        util = out["utilization_1"]
-        for l in range(1, L):
-            bigger = q[l] > top
-            top = xp.where(bigger, q[l], top)
-            util = xp.where(bigger, out[f"utilization_{l + 1}"], util)
-        out["queue"], out["utilization"] = top, util
+        group = [p[f"N_{i + 1}"] * r for i, r in enumerate(rates)]
+        out.update(link_observables(q, link_arrivals(self.routes, group), p, xp))
         return out
 
     def numeric_params(self, params: NetworkParams) -> dict[str, float]:

@@ -25,6 +25,7 @@ from .dwtcp import DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid
 from .dwtcp_scout import DwtcpScoutFluid
 from .timely import TimelyFluid, TimelyParams
+from .timely_network import TimelyNetwork, TimelyNetworkParams
 
 __all__ = ["ModelCase", "MODELS", "register_model", "registered"]
 
@@ -184,6 +185,27 @@ register_model(
         agreement=2e-3,
     )
 )
+# the TIMELY family on a 2-hop parking lot: Patched TIMELY on MAX (one loop delay) and TIMELY on SUM_SQU with a loop
+# delay per group (the cross flows 30 µs); queues start above T_low so the band laws switch (SUM is a sum of the same
+# hop terms; tests/test_timely_network.py checks the one-link reduction to TimelyFluid)
+for _key, _model, _rtt in (
+    ("timely-patched-network-max", TimelyNetwork(parking_lot_routes(2), patched=True, signal="max"), "20us"),
+    (
+        "timely-network-paths",
+        TimelyNetwork(parking_lot_routes(2), signal="sum_squ", group_delays=True),
+        ("20us", "30us", "30us"),
+    ),
+):
+    register_model(
+        ModelCase(
+            _key,
+            _model,
+            TimelyNetworkParams.parking_lot(2, flows=(1, 2, 2), rtt=_rtt),
+            (2.0e5, 3.0e5, 2.5e5, 0.0, 0.0, 0.0, 30.0, 20.0),
+            (0.0, 0.002),
+            agreement=2e-3,  # Algorithm 1's switches on the sign of g and on T_low, as for TimelyFluid
+        )
+    )
 # CUBIC between losses: two groups (1 and 3 flows) at 950 Mbps, 1 ms, 100-packet buffer, c = 400 so that the cubic
 # term moves within 10 ms; the queue fills, rests on its ceiling B and crosses the loss surface (the hybrid map's
 # event; the jump itself is analysis.cubic_cycle's)

@@ -31,7 +31,18 @@ from .. import units
 from ..params import LinkParams, check_range
 from .base import FluidModel
 
-__all__ = ["TimelyFluid", "TimelyParams", "band_rate", "gradient_rate", "gradient_weight", "timely_rate"]
+__all__ = [
+    "TimelyFluid",
+    "TimelyParams",
+    "band_rate",
+    "gradient_rate",
+    "gradient_weight",
+    "rtt_gradient_rate",
+    "seen_slope",
+    "source_rates",
+    "timely_rate",
+    "update_interval",
+]
 
 
 def gradient_weight(g: Any, xp: Any) -> Any:
@@ -58,9 +69,38 @@ def timely_rate(R: Any, g: Any, rtt: Any, tau: Any, p: Mapping[str, Any], patche
     return xp.where(rtt < p["T_low"], p["delta"] / tau, xp.where(rtt > p["T_high"], high, band))
 
 
+def rtt_gradient_rate(g: Any, tau: Any, rtt_dot: Any, p: Mapping[str, Any]) -> Any:
+    """dg/dt, eq. (T2) for any RTT signal: Algorithm 1's EWMA (weight α per update of length τ) of the RTT change
+    over one update, τ·dRTT/dt, normalized by minRTT ([PROXY] §2.2). ``rtt_dot`` in s/s (1), τ in s."""
+    return p["alpha"] / tau * (tau * rtt_dot / p["minRTT"] - g)
+
+
 def gradient_rate(g: Any, tau: Any, qdot: Any, p: Mapping[str, Any]) -> Any:
-    """dg/dt, eq. (T2): Algorithm 1's EWMA (weight α per update of length τ) of τ·q̇/(C·minRTT) ([PROXY] §2.2)."""
-    return p["alpha"] / tau * (tau * qdot / (p["C"] * p["minRTT"]) - g)
+    """dg/dt, eq. (T2): Algorithm 1's EWMA of τ·q̇/(C·minRTT), the one-link RTT d + q/C ([PROXY] §2.2)."""
+    return rtt_gradient_rate(g, tau, qdot / p["C"], p)
+
+
+def seen_slope(q_d: Any, excess_d: Any, xp: Any) -> Any:
+    """The queue's slope seen one delay late (packets/s): the inflow excess Σ rates − C above the floor, its
+    positive part at it (q ≥ 0 is a sliding mode), eq. (T1) read at t − d."""
+    return xp.where(q_d > 0, excess_d, xp.maximum(excess_d, 0.0))
+
+
+def update_interval(R: Any, p: Mapping[str, Any], xp: Any) -> Any:
+    """τ = max(S/R, minRTT): one completion event per segment, at most one per minRTT (s)."""
+    return xp.maximum(p["S"] / R, p["minRTT"])
+
+
+def source_rates(
+    R: Any, g: Any, rtt: Any, rtt_dot: Any, p: Mapping[str, Any], patched: bool, xp: Any
+) -> tuple[Any, Any]:
+    """(dR/dt, dg/dt) of one TIMELY source that measures ``rtt`` (s) changing at ``rtt_dot`` (1), eqs. (T2)-(T4).
+
+    The one place a TIMELY source's law is written: :class:`TimelyFluid` (one queue) and
+    :class:`~.timely_network.TimelyNetwork` (a path signal) both call it.
+    """
+    tau = update_interval(R, p, xp)
+    return timely_rate(R, g, rtt, tau, p, patched, xp), rtt_gradient_rate(g, tau, rtt_dot, p)
 
 
 @dataclass(frozen=True)
@@ -187,8 +227,8 @@ class TimelyFluid(FluidModel):
         return out
 
     def update_interval(self, R: Any, p: Mapping[str, Any], xp: Any) -> Any:
-        """τ_i = max(S/R_i, minRTT): one completion event per segment, at most one per minRTT (s)."""
-        return xp.maximum(p["S"] / R, p["minRTT"])
+        """τ_i = max(S/R_i, minRTT) (s), :func:`update_interval`."""
+        return update_interval(R, p, xp)
 
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
         """Eqs. (T1)-(T4) of the module docstring ([TIMELY] Algorithm 1 / Patched TIMELY in fluid form)."""
@@ -197,14 +237,13 @@ class TimelyFluid(FluidModel):
         Rd, qd = xd[:m], xd[2 * m]
         C = p["C"]
         inflow_d = sum(p[f"N_{i + 1}"] * Rd[i] for i in range(m)) - C
-        # the queue's slope seen one delay late: the inflow excess above the floor, its positive part at it
-        qdot_d = xp.where(qd > 0, inflow_d, xp.maximum(inflow_d, 0.0))
+        qdot_d = seen_slope(qd, inflow_d, xp)
         rtt = p["d"] + qd / C
         dR, dg = [], []
         for i in range(m):
-            tau = self.update_interval(R[i], p, xp)
-            dR.append(timely_rate(R[i], g[i], rtt, tau, p, self.patched, xp))
-            dg.append(gradient_rate(g[i], tau, qdot_d, p))
+            r_dot, g_dot = source_rates(R[i], g[i], rtt, qdot_d / C, p, self.patched, xp)
+            dR.append(r_dot)
+            dg.append(g_dot)
         dq = sum(p[f"N_{i + 1}"] * R[i] for i in range(m)) - C + 0 * q
         return tuple(dR) + tuple(dg) + (dq,)
 

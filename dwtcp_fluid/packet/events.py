@@ -38,6 +38,7 @@ from .wheels import (
     _window_open,
     arm,
     insert_ack,
+    pace_schedule,
 )
 
 __all__ = ["Ctx", "on_ack", "on_wake", "on_start", "send", "arm", "insert_ack", "AE", "DE"]
@@ -260,13 +261,9 @@ def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dic
     if spec.has("pacing"):
         # keep the schedule while the flow keeps up with it (the long-run rate is exactly the pacing rate);
         # restart it from now after an idle spell of more than one slot (no burst credit)
-        idle = (t - F["ns_int"]).astype(FLOAT) - F["ns_frac"] >= 1.0
-        base_i = jnp.where(idle, t, F["ns_int"])
-        base_f = jnp.where(idle, 0.0, F["ns_frac"])
-        nf = base_f + _pace_inv(x, F)
-        whole = jnp.floor(nf)
-        F["ns_int"] = jnp.where(ok, base_i + whole.astype(INT), F["ns_int"])
-        F["ns_frac"] = jnp.where(ok, nf - whole, F["ns_frac"]).astype(FLOAT)
+        ns_int, ns_frac = pace_schedule(F["ns_int"], F["ns_frac"], t, _pace_inv(x, F))
+        F["ns_int"] = jnp.where(ok, ns_int, F["ns_int"])
+        F["ns_frac"] = jnp.where(ok, ns_frac, F["ns_frac"]).astype(FLOAT)
     stay = _window_open(F, fi, t + 1) & _pace_ok(x, F, t + 1)
     F["flags"] = jnp.where(stay, F["flags"] | IN_READY, F["flags"] & ~IN_READY)
     return c, F, stay

@@ -40,6 +40,7 @@ from jax import lax
 
 from .laws.base import FLOAT, INT, Events, Law
 from .switch import hash32
+from .wheels import pace_due, pace_schedule
 
 __all__ = ["run_network", "in_ports", "route_array"]
 
@@ -95,7 +96,8 @@ def _run(law: Law, inp: tuple, bmax: int, ring: int, n_chunks: int, chunk: int, 
     c0 = {
         "law": s0,
         "nxt": zF, "una": zF, "infl": zF, "pend": zF, "last": zF, "drops": zF, "fin": jnp.full(F, -1, INT),
-        "ns": jnp.zeros(F, FLOAT),
+        "ns": jnp.zeros(F, INT),
+        "ns_frac": jnp.zeros(F, FLOAT),
         # per port FIFO rings: flow, ECN bit, losses carried, send slot, position on the route, port queues seen
         "qf": jnp.zeros((H, B), INT), "qm": jnp.zeros((H, B), INT), "qn": jnp.zeros((H, B), INT),
         "qt": jnp.zeros((H, B), INT), "qp": jnp.zeros((H, B), INT), "qs": jnp.zeros((H, B, H), INT),
@@ -137,8 +139,9 @@ def _run(law: Law, inp: tuple, bmax: int, ring: int, n_chunks: int, chunk: int, 
         cw = jnp.floor(s["cwnd"]).astype(INT)
         send = (t >= a["start"]) & (c["infl"] < cw) & (c["nxt"] - c["drops"] < a["size"])
         if law.rate_based:  # pace at the law's rate (packets per slot)
-            send = send & (t.astype(FLOAT) >= c["ns"])
-            c["ns"] = jnp.where(send, jnp.maximum(c["ns"], t.astype(FLOAT)) + 1.0 / s["rate"], c["ns"])
+            send = send & pace_due(c["ns"], c["ns_frac"], t)
+            ns, ns_frac = pace_schedule(c["ns"], c["ns_frac"], t, 1.0 / s["rate"])
+            c["ns"], c["ns_frac"] = jnp.where(send, ns, c["ns"]), jnp.where(send, ns_frac, c["ns_frac"])
         pend, drops = c["pend"], c["drops"]
         qf, qm, qn, qt, qp, qs, qlen = c["qf"], c["qm"], c["qn"], c["qt"], c["qp"], c["qs"], c["qlen"]
         # every port at once (a flow enters at its first port and port ids increase along routes, so no port's

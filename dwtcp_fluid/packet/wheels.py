@@ -122,7 +122,27 @@ def _pace_ok(x: Ctx, F: dict, t: Any) -> Any:
     """Pacing allows a send in slot ``t`` (always without pacing: a flow sends at most once per slot anyway)."""
     if not x.has("pacing"):
         return jnp.asarray(True)
-    return (F["ns_int"] < t) | ((F["ns_int"] == t) & (F["ns_frac"] <= 1e-6))
+    return pace_due(F["ns_int"], F["ns_frac"], t)
+
+
+def pace_due(ns_int: Any, ns_frac: Any, t: Any) -> Any:
+    """A flow whose next send is due at slot ``ns_int`` + ``ns_frac`` may send in slot ``t``."""
+    return (ns_int < t) | ((ns_int == t) & (ns_frac <= 1e-6))
+
+
+def pace_schedule(ns_int: Any, ns_frac: Any, t: Any, inv: Any) -> tuple[Any, Any]:
+    """The next send time (integer slot, fraction) after a send in slot ``t``, ``inv`` slots between sends.
+
+    The schedule is kept while the flow keeps up with it, so the long-run rate is exactly 1/``inv`` (restarting
+    it from the send slot loses the fraction: 0.7 of line rate would give 0.5); after an idle spell of more than
+    one slot it restarts from now (no burst credit). Both packet engines pace with it.
+    """
+    idle = (t - ns_int).astype(FLOAT) - ns_frac >= 1.0
+    base_i = jnp.where(idle, t, ns_int)
+    base_f = jnp.where(idle, 0.0, ns_frac)
+    nf = base_f + inv
+    whole = jnp.floor(nf)
+    return base_i + whole.astype(INT), nf - whole
 
 
 def _wake_due(x: Ctx, F: dict, fi: dict, t: Any, law_wake: Any) -> Any:

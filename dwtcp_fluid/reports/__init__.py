@@ -41,6 +41,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "proofs": ("proofs", "proofs_report"),
     "packet run": ("packet", "packet_run_report"),
     "packet scenario": ("packet", "packet_scenario_report"),
+    "timely network": ("timely_network", "timely_network_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]

@@ -32,6 +32,7 @@ from .eq_index import render_index
 from .leafspine import leafspine
 from .multihop import multihop
 from .timely import timely
+from .timely_network import timely_network
 
 __all__ = [
     "DERIVATIONS",
@@ -67,6 +68,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dctcp_delack,
     multihop,
     leafspine,
+    timely_network,
 )
 
 

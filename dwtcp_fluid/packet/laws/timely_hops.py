@@ -22,7 +22,7 @@ from .base import FLOAT, Events, Law, LawOption
 from .registry import register_law
 from .timely import TIMELY_OPTIONS, Timely
 
-__all__ = ["TimelyHops"]
+__all__ = ["TimelyHops", "hop_events"]
 
 #: Signals a TIMELY-style law can use (IND is a one-bit signal: [PROXY]'s ECN formulation, DCTCP's job).
 RATE_SIGNALS = ("sum", "max", "sum_squ")
@@ -58,10 +58,12 @@ class TimelyHops(Law):
         return Timely().init(p, n)
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
-        if ev.hop_queues is None:
-            raise ValueError(
-                "law='timely-hops' is invalid here: it needs the hop signal of a multi-hop topology"
-            )
-        f = hop_signal(ev.hop_queues, self.signal)
-        sample = jnp.asarray(ev.rtt, FLOAT) + p["serial"] + f
-        return Timely().step(s, ev._replace(rtt_sample=sample), p)
+        return Timely().step(s, hop_events(ev, p, self.signal, self.name), p)
+
+
+def hop_events(ev: Events, p: Mapping[str, Any], signal: str, law: str) -> Events:
+    """``ev`` with its RTT sample replaced by base RTT + serial + f(hop queues) slots ([PROXY] section 3.2)."""
+    if ev.hop_queues is None:
+        raise ValueError(f"law={law!r} is invalid here: it needs the hop signal of a multi-hop topology")
+    f = hop_signal(ev.hop_queues, signal)
+    return ev._replace(rtt_sample=jnp.asarray(ev.rtt, FLOAT) + p["serial"] + f)
