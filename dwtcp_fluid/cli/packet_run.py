@@ -121,6 +121,7 @@ def _run(**kw: Any) -> None:
         "uniform | exponential",
     )
     check_noise_dist(kw["rtt_noise_dist"])
+    _check("--engine", kw["engine"], kw["engine"] in ("auto", "jax", "native"), "auto | jax | native")
     if kw["plot"]:
         check_figure("--plot", kw["plot"])
     link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"], warn_now=False)
@@ -190,6 +191,7 @@ def _run(**kw: Any) -> None:
     except ValueError:
         raise UsageError("--topology", kw["topology"], TOPOLOGY_FORMS) from None
     if topo.kind != "single":
+        _check("--engine", kw["engine"], kw["engine"] != "native", "auto | jax with a multi-hop --topology")
         run_chain_cli(kw, topo, link, laws, params, times)
         return
     pr = build(
@@ -214,7 +216,7 @@ def _run(**kw: Any) -> None:
     )
     warn_implausible(link, times["duration"])  # the inputs passed every check: warn before the work starts
     flush_warnings()
-    out = run_packet(pr)
+    out = run_packet(pr, engine=kw["engine"])
     if kw["plot"]:
         _plot(out, kw["plot"])
     out.pop("records")
@@ -369,6 +371,16 @@ def build_run_command() -> Any:
             kw,
             default=O(
                 "all-to-all", "--traffic", help="leaf-spine traffic: all-to-all | permutation (seeded)."
+            ),
+            annotation=str,
+        ),
+        P(
+            "engine",
+            kw,
+            default=O(
+                "auto",
+                "--engine",
+                help="auto (the native loop where it is bit-identical to the JAX reference) | jax | native.",
             ),
             annotation=str,
         ),

@@ -29,13 +29,16 @@ from ..laws.dctcp import Dctcp
 from ..laws.reno import Reno
 from ..state import EngineSpec
 
-__all__ = ["unsupported", "run_prepared_native", "ENGINES"]
-
-#: Engine choices of the run/batch API and ``packet run --engine``.
-ENGINES = ("auto", "jax", "native")
+__all__ = ["unsupported", "run_prepared_native"]
 
 _KINDS = {Dctcp: 0, Reno: 1}
-_ZERO_CUM = ("scouts_sent_cum", "scouts_served_cum", "scouts_dropped_cum", "scouts_lost_cum", "random_losses_cum")
+_ZERO_CUM = (
+    "scouts_sent_cum",
+    "scouts_served_cum",
+    "scouts_dropped_cum",
+    "scouts_lost_cum",
+    "random_losses_cum",
+)
 
 
 def unsupported(spec: EngineSpec) -> list[str]:
@@ -51,7 +54,7 @@ def unsupported(spec: EngineSpec) -> list[str]:
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     law = spec.laws[0]
     p = s["law"][0]
-    opt = law.cwr_hold if isinstance(law, Dctcp) else law.ecn
+    opt = law.cwr_hold if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
     sc = np.array(
         [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
          _KINDS[type(law)], opt],
@@ -59,7 +62,8 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     )  # fmt: skip
     lawp = np.array([p.get("g", 0.0), p.get("alpha0", 0.0), p["init_cwnd"], p["min_cwnd"]], np.float32)
     shape = np.array(
-        [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks], np.int64
+        [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks],
+        np.int64,
     )
     fin = np.ascontiguousarray(s["fin"].reshape(spec.n_flows, -1))
     return fin, np.asarray(s["order"], np.int64), np.asarray(s["start_at"], np.int64), sc, lawp, shape
@@ -69,28 +73,28 @@ def _run(spec: EngineSpec, s: dict[str, Any]) -> dict[str, np.ndarray]:
     from .loop import run_scenario, work_sizes
 
     C, N = spec.n_chunks, spec.n_flows
-    rec_f = np.zeros((C, 4, N), np.float32)
-    rec_i = np.zeros((C, 7, N), np.int32)
-    rec_q = np.zeros(C, np.float32)
-    rec_qi = np.zeros((C, 6), np.int32)
-    finish = np.zeros(N, np.int32)
-    misc = np.zeros(3, np.int32)
-    ni, nf, nb = work_sizes(N, spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes)
-    work = np.empty(ni, np.int64), np.empty(nf, np.float32), np.empty(nb, np.bool_)
-    run_scenario(*_inputs(spec, s), *work, rec_f, rec_i, rec_q, rec_qi, finish, misc)
-    out: dict[str, np.ndarray] = {"q_sum": rec_q}
+    out_f = np.zeros((C, 4, N), np.float32)
+    out_i = np.zeros((C, 7, N), np.int32)
+    out_q = np.zeros(C, np.float32)
+    out_s = np.zeros(6 * C + N + 3, np.int32)
+    ni, nf = work_sizes(N, spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes)
+    fin, order, start_at, sc, lp, shape = _inputs(spec, s)
+    wi, wf = np.empty(ni, np.int64), np.empty(nf, np.float32)
+    run_scenario(fin, order, start_at, sc, lp, shape, wi, wf, out_f, out_i, out_q, out_s)
+    out: dict[str, np.ndarray] = {"q_sum": out_q}
+    per_chunk = out_s[: 6 * C].reshape(C, 6)
     for j, k in enumerate(("q_min", "q_max", "busy", "opps", "q_end", "marks_cum")):
-        out[k] = rec_qi[:, j].copy()
+        out[k] = per_chunk[:, j].copy()
     for j, k in enumerate(("cwnd_sum", "alpha_sum", "cwnd_end", "alpha_end")):
-        out[k] = rec_f[:, j].copy()
+        out[k] = out_f[:, j].copy()
     keys = ("active", "inflight_end", "pending_end", "delivered_cum", "sent_cum", "drops_cum", "timeouts_cum")
     for j, k in enumerate(keys):
-        out[k] = rec_i[:, j].copy()
+        out[k] = out_i[:, j].copy()
     for k in _ZERO_CUM:
         out[k] = np.zeros(C, np.int32)
-    out["finish"] = finish
+    out["finish"] = out_s[6 * C : 6 * C + N].copy()
     for j, k in enumerate(("spill", "tw_over", "tw_lost")):
-        out[k] = misc[j].copy()
+        out[k] = out_s[6 * C + N + j].copy()
     return out
 
 
@@ -102,7 +106,7 @@ def run_prepared_native(
     CPU count), each scenario on one thread; results do not depend on the split."""
     bad = unsupported(spec)
     if bad:
-        raise ValueError(f"engine='native' is unsupported for this run: {', '.join(bad)}; use engine='jax'")
+        raise ValueError(f"engine='native' does not run {', '.join(bad)}: use engine='jax' or 'auto'")
     n = min(len(scens), int(workers) if workers else (os.cpu_count() or 1))
     if n <= 1:
         return [_run(spec, s) for s in scens]
