@@ -16,7 +16,8 @@ are written as explicit FMAs (:func:`fma32`) with the operands XLA fuses (found 
 ``g·F`` instead, or not fusing, changes α in the last bit within milliseconds). Numba compiles without contraction
 (no ``fastmath``), so nothing else is fused.
 
-**Speed.** State lives in two small matrices (int64 rows ``S[field, flow]``, float32 rows ``X[field, flow]``) and
+**Speed.** State lives in two small matrices (a flow's int64 fields ``S[flow, field]``, float32 ``X[flow, field]``:
+one flow's state in a few cache lines, so the cost per event does not grow with the number of flows) and
 the rings, all borrowed views of the caller's work arrays (:func:`_borrow`): without it, passing arrays to the
 inlined helpers cost two atomic reference-count updates per array per call, 90 % of the run time.
 """
@@ -36,11 +37,11 @@ NEVER = 2**31 - 1
 LAW_DCTCP, LAW_RENO = 0, 1
 _F0, _F1, _HALF, _TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
 _M32 = 0xFFFFFFFF
-# rows of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs
+# columns of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED = range(11, 21)
 NS = 21
-# rows of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, α (the aux)
+# columns of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, α (the aux)
 CWINT, AUXINT, CWND, SSTH, ALPHA = range(5)
 # scenario scalars (``sc``) and counters (``cnt``)
 KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT = range(9)
@@ -100,28 +101,28 @@ def _hash32(seed: int, t: int, purpose: int) -> int:
 @njit(**_JIT)
 def _active_slots(S: Any, f: int, a: int, b: int) -> int:
     """:func:`..flows.active_slots`: slots of [a, b) in [start, min(stop, finish))."""
-    end = min(S[STOP, f], S[FINISH, f])
-    return max(min(b, end) - max(a, S[START, f]), 0)
+    end = min(S[f, STOP], S[f, FINISH])
+    return max(min(b, end) - max(a, S[f, START]), 0)
 
 
 @njit(**_JIT)
 def _open(S: Any, X: Any, f: int, t: int) -> bool:
     """:func:`..wheels._window_open`."""
     return (
-        S[STARTED, f] != 0
-        and t < S[STOP, f]
-        and S[ACKED, f] + S[INFL, f] < S[SIZE, f]
-        and np.float32(S[INFL, f]) + _F1 <= X[CWND, f]
+        S[f, STARTED] != 0
+        and t < S[f, STOP]
+        and S[f, ACKED] + S[f, INFL] < S[f, SIZE]
+        and np.float32(S[f, INFL]) + _F1 <= X[f, CWND]
     )
 
 
 @njit(**_JIT)
 def _integrate(S: Any, X: Any, f: int, t: int) -> None:
     """:func:`..flows.integrate`: the window (and α) times the active slots since ``t_int``."""
-    n = np.float32(_active_slots(S, f, S[TINT, f], t))
-    X[CWINT, f] = fma32(X[CWND, f], n, X[CWINT, f])
-    X[AUXINT, f] = fma32(X[ALPHA, f], n, X[AUXINT, f])
-    S[TINT, f] = t
+    n = np.float32(_active_slots(S, f, S[f, TINT], t))
+    X[f, CWINT] = fma32(X[f, CWND], n, X[f, CWINT])
+    X[f, AUXINT] = fma32(X[f, ALPHA], n, X[f, AUXINT])
+    S[f, TINT] = t
 
 
 @njit(**_JIT)
@@ -129,9 +130,9 @@ def _arm(tw: Any, ov: Any, cnt: Any, S: Any, f: int, t: int, rto: int, Rt: int, 
     """:func:`..wheels.arm` of :func:`..wheels._wake_due` (the retransmission timeout: these laws never ask to
     be woken): make sure flow ``f`` is woken by then; a full wheel row goes to the overflow list."""
     w = NEVER
-    if S[INFL, f] > 0 and S[INFL, f] == S[PEND, f]:
-        w = max(S[LAST, f] + rto, t + 1)
-    wk = S[WAKE, f]
+    if S[f, INFL] > 0 and S[f, INFL] == S[f, PEND]:
+        w = max(S[f, LAST] + rto, t + 1)
+    wk = S[f, WAKE]
     live = wk > t and wk < NEVER
     if not (w < NEVER and ((not live) or w < wk)):
         return
@@ -150,7 +151,7 @@ def _arm(tw: Any, ov: Any, cnt: Any, S: Any, f: int, t: int, rto: int, Rt: int, 
             cnt[DENSE] = min(cnt[DENSE], slot)
         else:
             cnt[TWLOST] += 1
-    S[WAKE, f] = slot
+    S[f, WAKE] = slot
 
 
 @njit(**_JIT)
@@ -161,18 +162,18 @@ def _send(S: Any, X: Any, dep: Any, sc: Any, f: int, t: int, qlen: int) -> tuple
         if qlen < sc[BUFFER]:
             d = (t + qlen) & (dep.shape[0] - 1)
             dep[d, 0], dep[d, 1] = f, 1 if (sc[MDEQ] == 0 and qlen >= sc[KTH]) else 0
-            dep[d, 2], dep[d, 3] = S[PEND, f], t
+            dep[d, 2], dep[d, 3] = S[f, PEND], t
             qlen += 1
-            S[PEND, f] = 0
+            S[f, PEND] = 0
         else:
-            S[PEND, f] += 1
-            S[DROPS, f] += 1
-        if S[INFL, f] == 0:
-            S[LAST, f] = t
-        S[INFL, f] += 1
-        S[NXT, f] += 1
+            S[f, PEND] += 1
+            S[f, DROPS] += 1
+        if S[f, INFL] == 0:
+            S[f, LAST] = t
+        S[f, INFL] += 1
+        S[f, NXT] += 1
     stay = _open(S, X, f, t + 1)
-    S[READY, f] = stay
+    S[f, READY] = stay
     return stay, qlen
 
 
@@ -182,22 +183,22 @@ def _law(
 ) -> None:
     """One event of :class:`~..laws.dctcp.Dctcp` (option ``cwr_hold``) or :class:`~..laws.reno.Reno` (option
     ``ecn``) for flow ``f``, in the reference's float32 operations (``k``: packets the ACK acknowledges)."""
-    cw, snd_nxt = X[CWND, f], S[NXT, f]
+    cw, snd_nxt = X[f, CWND], S[f, NXT]
     loss = nloss > 0
-    open_ = S[UNA, f] >= S[RECOVER, f]
+    open_ = S[f, UNA] >= S[f, RECOVER]
     opt = sc[OPT] != 0
     if sc[KIND] == LAW_DCTCP:
         kk = k if ack else 0
-        na, nm = S[NACK, f] + kk, S[NMARK, f] + (kk if mark else 0)
-        if ack and S[UNA, f] >= S[WINEND, f]:
+        na, nm = S[f, NACK] + kk, S[f, NMARK] + (kk if mark else 0)
+        if ack and S[f, UNA] >= S[f, WINEND]:
             frac = np.float32(nm) / np.float32(max(na, 1))
-            X[ALPHA, f] = fma32(_F1 - lp[0], X[ALPHA, f], lp[0] * frac)
-            S[WINEND, f] = snd_nxt
+            X[f, ALPHA] = fma32(_F1 - lp[0], X[f, ALPHA], lp[0] * frac)
+            S[f, WINEND] = snd_nxt
             na, nm = 0, 0
-        S[NACK, f], S[NMARK, f] = na, nm
+        S[f, NACK], S[f, NMARK] = na, nm
         react = (ack and mark and (not loss) and open_) or (loss and open_)
         grow = ack and not loss and (open_ or not opt)
-        cut = cw * _HALF if loss and open_ else cw * (_F1 - X[ALPHA, f] * _HALF)
+        cut = cw * _HALF if loss and open_ else cw * (_F1 - X[f, ALPHA] * _HALF)
     else:
         congestion = (loss or (ack and mark)) if opt else loss
         react = congestion and open_
@@ -206,16 +207,16 @@ def _law(
     new = cw
     if react:
         new = max(cut, lp[3])
-        X[SSTH, f] = new
-        S[RECOVER, f] = snd_nxt
+        X[f, SSTH] = new
+        S[f, RECOVER] = snd_nxt
     elif grow:
         kf = np.float32(k)
-        new = cw + (kf if cw < X[SSTH, f] else kf / cw)
+        new = cw + (kf if cw < X[f, SSTH] else kf / cw)
     if timeout:
-        X[SSTH, f] = max(cw * _HALF, _TWO)
+        X[f, SSTH] = max(cw * _HALF, _TWO)
         new = _F1
-        S[RECOVER, f] = snd_nxt
-    X[CWND, f] = new
+        S[f, RECOVER] = snd_nxt
+    X[f, CWND] = new
 
 
 @njit(cache=True, nogil=True)
@@ -248,7 +249,7 @@ def run_scenario(
     out_f, out_i, out_q, out_s = _borrow(out_f), _borrow(out_i), _borrow(out_q), _borrow(out_s)
     wi, wf = _borrow(wi), _borrow(wf)
     wi[:] = 0
-    S = wi[: NS * N].reshape((NS, N))
+    S = wi[: NS * N].reshape((N, NS))
     o = NS * N
     ackw = wi[o : o + R * La * 6].reshape((R * La, 6))
     o += R * La * 6
@@ -262,16 +263,16 @@ def run_scenario(
         wi[o + 6 * N : o + 8 * N + Lt],
         wi[o + 8 * N + Lt : o + 8 * N + Lt + 4],
     )
-    X = wf[: 5 * N].reshape((5, N))
+    X = wf[: 5 * N].reshape((N, 5))
     ackw[:, 0] = -1
     tw[:, 0] = -1
     cnt[DENSE] = NEVER
     dctcp = sc[KIND] == LAW_DCTCP
     for f in range(N):
-        S[RTT, f], S[START, f], S[STOP, f], S[SIZE, f] = fin[f, 0], fin[f, 1], fin[f, 2], fin[f, 3]
-        S[LAST, f], S[WAKE, f], S[FINISH, f] = fin[f, 1], NEVER, NEVER
-        X[CWINT, f], X[AUXINT, f], X[CWND, f], X[SSTH, f] = _F0, _F0, lp[2], np.float32(1e9)
-        X[ALPHA, f] = lp[1] if dctcp else _F0
+        S[f, RTT], S[f, START], S[f, STOP], S[f, SIZE] = fin[f, 0], fin[f, 1], fin[f, 2], fin[f, 3]
+        S[f, LAST], S[f, WAKE], S[f, FINISH] = fin[f, 1], NEVER, NEVER
+        X[f, CWINT], X[f, AUXINT], X[f, CWND], X[f, SSTH] = _F0, _F0, lp[2], np.float32(1e9)
+        X[f, ALPHA] = lp[1] if dctcp else _F0
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]
     rbase, rn, qlen, sptr, marks, spill = 0, 0, 0, 0, 0, 0
     for k in range(n_chunks):
@@ -282,9 +283,9 @@ def run_scenario(
             # 1. starts
             while sptr < N and start_at[sptr] <= t:
                 f = order[sptr]
-                S[STARTED, f], S[TINT, f] = 1, t
-                if S[READY, f] == 0 and _open(S, X, f, t):
-                    rl[rbase + rn], S[READY, f] = f, 1
+                S[f, STARTED], S[f, TINT] = 1, t
+                if S[f, READY] == 0 and _open(S, X, f, t):
+                    rl[rbase + rn], S[f, READY] = f, 1
                     rn += 1
                 _arm(tw, ov, cnt, S, f, t, rto, Rt, Lt)
                 sptr += 1
@@ -303,12 +304,12 @@ def run_scenario(
             # 2. ACKs; in the common slot (one ACK, no timer, nobody waiting) its flow sends at once
             for j in range(n_ack):
                 f, nl, kk, mark = ackw[ra + j, 1], ackw[ra + j, 3], ackw[ra + j, 4], (ackw[ra + j, 2] & 1) > 0
-                S[INFL, f] -= kk + nl
-                S[UNA, f] += kk + nl
-                S[ACKED, f] += kk
-                S[LAST, f] = t
-                if S[ACKED, f] >= S[SIZE, f] and S[FINISH, f] == NEVER:
-                    S[FINISH, f] = t
+                S[f, INFL] -= kk + nl
+                S[f, UNA] += kk + nl
+                S[f, ACKED] += kk
+                S[f, LAST] = t
+                if S[f, ACKED] >= S[f, SIZE] and S[f, FINISH] == NEVER:
+                    S[f, FINISH] = t
                 if mark:
                     marks += kk
                 _integrate(S, X, f, t)
@@ -316,8 +317,8 @@ def run_scenario(
                 stay = False
                 if fast:
                     stay, qlen = _send(S, X, dep, sc, f, t, qlen)
-                if (not fast) and S[READY, f] == 0 and _open(S, X, f, t):
-                    rl[rbase + rn], S[READY, f] = f, 1
+                if (not fast) and S[f, READY] == 0 and _open(S, X, f, t):
+                    rl[rbase + rn], S[f, READY] = f, 1
                     rn += 1
                 elif fast and stay:
                     rl[other] = f
@@ -338,17 +339,17 @@ def run_scenario(
                 cnt[OVN], cnt[DENSE] = n_ov, nx
             for i in range(n_tim):
                 f = dl[i]
-                if S[WAKE, f] == t:
-                    S[WAKE, f] = NEVER
-                to = S[INFL, f] > 0 and S[INFL, f] == S[PEND, f] and t - S[LAST, f] >= rto
+                if S[f, WAKE] == t:
+                    S[f, WAKE] = NEVER
+                to = S[f, INFL] > 0 and S[f, INFL] == S[f, PEND] and t - S[f, LAST] >= rto
                 if to:
-                    S[UNA, f] += S[INFL, f]
-                    S[INFL, f], S[PEND, f], S[LAST, f] = 0, 0, t
-                    S[TMO, f] += 1
+                    S[f, UNA] += S[f, INFL]
+                    S[f, INFL], S[f, PEND], S[f, LAST] = 0, 0, t
+                    S[f, TMO] += 1
                 _integrate(S, X, f, t)
                 _law(S, X, lp, sc, f, False, False, 0, to, 1)
-                if S[READY, f] == 0 and _open(S, X, f, t):
-                    rl[rbase + rn], S[READY, f] = f, 1
+                if S[f, READY] == 0 and _open(S, X, f, t):
+                    rl[rbase + rn], S[f, READY] = f, 1
                     rn += 1
                 _arm(tw, ov, cnt, S, f, t, rto, Rt, Lt)
             # 4. senders in a seeded rotating order; those that may send again go to the other half
@@ -368,7 +369,7 @@ def run_scenario(
                 d = t & (Rd - 1)
                 f = dep[d, 0]
                 mk = dep[d, 1] > 0 or (sc[MDEQ] != 0 and qlen >= sc[KTH])
-                s1 = t + S[RTT, f]
+                s1 = t + S[f, RTT]
                 while True:  # the first free lane; a full row pushes the ACK to the next slot
                     rb = (s1 & (R - 1)) * La
                     lane = 0
@@ -380,7 +381,7 @@ def run_scenario(
                 e = rb + lane
                 ackw[e, 0], ackw[e, 1], ackw[e, 2] = s1, f, 1 if mk else 0
                 ackw[e, 3], ackw[e, 4], ackw[e, 5] = dep[d, 2], 1, dep[d, 3]
-                spill += s1 - (t + S[RTT, f])
+                spill += s1 - (t + S[f, RTT])
                 qlen -= 1
             q_sum = q_sum + np.float32(qlen)
             q_min, q_max = min(q_min, qlen), max(q_max, qlen)
@@ -388,14 +389,14 @@ def run_scenario(
             opps += 1
         # chunk end (:func:`..records.chunk_records`): records; the window integrals closed and reset
         for f in range(N):
-            n = np.float32(_active_slots(S, f, S[TINT, f], t1))
-            out_f[k, 0, f] = fma32(X[CWND, f], n, X[CWINT, f])
-            out_f[k, 1, f] = fma32(X[ALPHA, f], n, X[AUXINT, f])
-            out_f[k, 2, f], out_f[k, 3, f] = X[CWND, f], X[ALPHA, f]
+            n = np.float32(_active_slots(S, f, S[f, TINT], t1))
+            out_f[k, 0, f] = fma32(X[f, CWND], n, X[f, CWINT])
+            out_f[k, 1, f] = fma32(X[f, ALPHA], n, X[f, AUXINT])
+            out_f[k, 2, f], out_f[k, 3, f] = X[f, CWND], X[f, ALPHA]
             out_i[k, 0, f] = _active_slots(S, f, t0, t1)
-            out_i[k, 1, f], out_i[k, 2, f], out_i[k, 3, f] = S[INFL, f], S[PEND, f], S[ACKED, f]
-            out_i[k, 4, f], out_i[k, 5, f], out_i[k, 6, f] = S[NXT, f], S[DROPS, f], S[TMO, f]
-            X[CWINT, f], X[AUXINT, f], S[TINT, f] = _F0, _F0, t1
+            out_i[k, 1, f], out_i[k, 2, f], out_i[k, 3, f] = S[f, INFL], S[f, PEND], S[f, ACKED]
+            out_i[k, 4, f], out_i[k, 5, f], out_i[k, 6, f] = S[f, NXT], S[f, DROPS], S[f, TMO]
+            X[f, CWINT], X[f, AUXINT], S[f, TINT] = _F0, _F0, t1
         out_q[k] = q_sum
         b = 6 * k
         out_s[b], out_s[b + 1], out_s[b + 2], out_s[b + 3], out_s[b + 4], out_s[b + 5] = (
@@ -408,5 +409,5 @@ def run_scenario(
         )
     b = 6 * n_chunks
     for f in range(N):
-        out_s[b + f] = S[FINISH, f]
+        out_s[b + f] = S[f, FINISH]
     out_s[b + N], out_s[b + N + 1], out_s[b + N + 2] = spill, cnt[TWOVER], cnt[TWLOST]
