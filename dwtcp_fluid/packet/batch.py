@@ -101,15 +101,15 @@ def run_prepared(
 ) -> list[dict[str, np.ndarray]]:
     """Run prepared scenarios (:func:`~.engine.prepare`) of one spec; returns the raw engine output of each.
 
-    ``engine`` (:func:`choose_engine`): the native loop runs the batch on ``workers`` threads (default: the CPU
-    count). With the JAX engine, ``workers`` > 1 (default :envvar:`DWTCP_FLUID_PACKET_WORKERS` or the CPU count) and a batch of at least
-    :data:`PROCESS_MIN_SLOTS` slots, the batch is split into ``workers`` contiguous parts: the parent runs the
-    first, worker processes the others.
+    ``engine`` (:func:`choose_engine`) picks the engine. ``workers`` (default :envvar:`DWTCP_FLUID_PACKET_WORKERS`
+    or the CPU count): the native loop runs the batch on that many threads; the JAX engine, with ``workers`` > 1
+    and a batch of at least :data:`PROCESS_MIN_SLOTS` slots, splits it into ``workers`` contiguous parts: the
+    parent runs the first, worker processes the others.
     """
     if choose_engine(spec, engine) == "native":
         from .native import run_prepared_native
 
-        return run_prepared_native(spec, scens, workers)
+        return run_prepared_native(spec, scens, int(workers) if workers else _workers())
     n = int(workers) if workers else _workers()
     slots = sum(int(s["n_slots"]) for s in scens)
     n = min(n, len(scens))
