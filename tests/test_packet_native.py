@@ -2,7 +2,8 @@
 
 The native loop (:mod:`dwtcp_fluid.packet.native`) is a second copy of the slot semantics, accepted only because
 these tests prove it equal to the reference on its whole set: DCTCP and Reno (both options), drops and
-retransmission timeouts (small buffers), finite flows with start and stop slots, marking at enqueue and dequeue,
+retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the timer wheel),
+finite flows with start and stop slots, marking at enqueue and dequeue,
 heterogeneous RTTs, several seeds, flow counts and lengths. (The hand-computed slot-by-slot tests of
 ``test_packet_switch.py`` also run through both engines.)
 """
@@ -44,6 +45,12 @@ CASES = {
         ),
         ("finished", "marks"),
     ),
+    # 200 flows time out together: full timer-wheel rows, timers kept in the overflow list
+    "dctcp-timer-overflow": (
+        "dctcp",
+        dict(flows=200, duration="10ms", buffer=50, K=10, rto="300us", seed=5, trace_points=10),
+        ("timeouts", "overflow"),
+    ),
 }
 SLOW_CASES = {
     "dctcp-drops-timeouts": (
@@ -61,6 +68,12 @@ SLOW_CASES = {
     "dctcp-n64": ("dctcp", dict(flows=64, duration="5ms", K=30, buffer=100, seed=11), ("marks",)),
     "dctcp-n3-long": ("dctcp", dict(flows=3, duration="60ms", K=20, seed=4, trace_points=25), ("marks",)),
     "reno-n100-long": ("reno", dict(flows=100, duration="40ms", seed=21, rto="500us"), ("drops", "timeouts")),
+    # a timeout longer than the timer wheel: re-armed at the wheel's last row until due
+    "reno-rto-beyond-wheel": (
+        "reno",
+        dict(flows=30, duration="120ms", buffer=20, K=10, rto="50ms", seed=3, trace_points=12),
+        ("timeouts",),
+    ),
 }
 for _s in range(3):
     SLOW_CASES[f"dctcp-seed{_s}"] = (
@@ -95,6 +108,7 @@ def _assert_exercised(raw: dict, what: tuple[str, ...]) -> None:
         "drops": raw["drops_cum"][-1].sum() > 0,
         "timeouts": raw["timeouts_cum"][-1].sum() > 0,
         "finished": np.any(raw["finish"] != 2**31 - 1),
+        "overflow": raw["tw_over"] > 0,
     }
     for w in what:
         assert checks[w], f"the run has no {w}: the equality would be vacuous"
