@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dwtcp_fluid.packet import build, run
+from dwtcp_fluid.packet import build, run, run_many
 from dwtcp_fluid.packet import engine as E
 from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
 from dwtcp_fluid.packet.laws.dctcp import Dctcp
@@ -180,13 +180,16 @@ def test_dispatch_picks_native_only_on_its_set():
         choose_engine(spec("dctcp"), "gpu")
 
 
-def test_run_summary_is_the_same_on_both_engines():
-    pr = build("dctcp", flows=4, duration="3ms", trace_points=30)
-    a, b = run(pr, engine="jax"), run(pr, engine="native")
-    ra, rb = a.pop("records"), b.pop("records")
-    assert a == b
-    for k in ra:
-        np.testing.assert_array_equal(ra[k], rb[k], err_msg=k)
+def test_summaries_are_the_same_on_both_engines():
+    """Summaries and records through run_many, with rings raised by ``min_shape`` (as the sweeps do)."""
+    runs = [build("dctcp", flows=4, duration="3ms", trace_points=30, seed=s) for s in (0, 1)]
+    big = {"ack_rows": 1024, "ack_lanes": 4, "timer_rows": 2048}
+    for a, b in zip(run_many(runs, min_shape=big, engine="jax"), run_many(runs, min_shape=big), strict=True):
+        ra, rb = a.pop("records"), b.pop("records")
+        assert a == b
+        for k in ra:
+            np.testing.assert_array_equal(ra[k], rb[k], err_msg=k)
+    assert run(runs[0], engine="native")["queue_mean"] == run(runs[0], engine="jax")["queue_mean"]
 
 
 def test_cli_engine_flag(capsys):
