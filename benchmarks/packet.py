@@ -23,7 +23,8 @@ process, htsim's from the kernel's accounting of its children): CPU time barely 
 the CPU-time ratio is the comparison to quote from a shared machine.
 
 ``--profile`` prints where the packet core's time goes instead (CPU time per data packet of the compiled run for
-short and long scenarios, called bare and through the batch path; a naive ``vmap`` of the run over scenarios).
+short and long scenarios, called bare and through the batch path, and the native loop's; a naive ``vmap`` of the
+JAX run over scenarios).
 
     .venv/bin/python benchmarks/packet.py [--repeat 3] [--batch 256] [--quick] [--htsim DIR] [--profile]
 """
@@ -228,10 +229,12 @@ def profile(repeat: int) -> None:
         pkts = sum(float(np.asarray(fn(a)["busy"]).sum()) for a in args)
         bare = _cpu_ns(lambda: [jax.block_until_ready(fn(a)) for a in args], pkts, repeat)  # noqa: B023
         path = _cpu_ns(lambda: B.run_prepared(spec, scens, workers=1, engine="jax"), pkts, repeat)  # noqa: B023
+        B.run_prepared(spec, scens[:1], workers=1, engine="native")  # compile or load outside the timing
+        nat = _cpu_ns(lambda: B.run_prepared(spec, scens, workers=1, engine="native"), pkts, repeat)  # noqa: B023
         slots = sum(int(sc["n_slots"]) for sc in scens)
         print(
             f"  {n:3d} x {dur:>5}: compiled run {bare:6.1f} ns/pkt ({bare * pkts / slots:6.1f} ns/slot), "
-            f"through the batch path {path:6.1f} ns/pkt"
+            f"through the batch path {path:6.1f} ns/pkt; native loop {nat:5.1f} ns/pkt"
         )
     print(f"  loops compiled as native code (no kernel launch per event): {_native(fn)}")
     # the obvious batching: vmap the whole run over scenarios (a batched while loop selects its whole carry
