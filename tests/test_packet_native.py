@@ -156,7 +156,7 @@ def test_fma32_rounds_once():
     assert np.float32(a * a) + c == 0.0
 
 
-def test_dispatch_picks_native_only_on_its_set():
+def test_dispatch_picks_native_only_on_its_set(monkeypatch):
     def spec(law, **kw):
         pr = build(law, flows=4, duration="1ms", trace_points=2, **kw)
         return E.spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
@@ -178,6 +178,8 @@ def test_dispatch_picks_native_only_on_its_set():
             choose_engine(s, "native")
     with pytest.raises(ValueError, match="engine='gpu' is invalid"):
         choose_engine(spec("dctcp"), "gpu")
+    monkeypatch.setenv("DWTCP_FLUID_PACKET_ENGINE", "jax")
+    assert choose_engine(spec("dctcp")) == "jax" and choose_engine(spec("dctcp"), "native") == "native"
 
 
 def test_summaries_are_the_same_on_both_engines():

@@ -14,6 +14,7 @@ and of the split.
 **Engines.** The JAX engine (:mod:`.engine`) is the reference. Where a run's spec is within the native loop's set
 (:mod:`.native`: single bottleneck, ACK-clocked DCTCP or Reno, no impairments), ``engine="auto"`` (the default)
 runs the native loop instead, proven bit-identical to the reference on that set; :func:`choose_engine` decides.
+``DWTCP_FLUID_PACKET_ENGINE=jax`` makes "auto" mean the reference everywhere (e.g. to re-run the figures on it).
 """
 
 from __future__ import annotations
@@ -75,10 +76,13 @@ def _portable(spec: EngineSpec) -> bool:
 
 def choose_engine(spec: EngineSpec, engine: str = "auto") -> str:
     """The engine that runs ``spec``: ``"native"`` or ``"jax"``. ``"auto"`` picks the native loop exactly when
-    the spec's features and law are within its set (:func:`.native.unsupported` is empty); ``"native"`` on a
-    spec outside it is a ValueError naming what is unsupported."""
+    the spec's features and law are within its set (:func:`.native.unsupported` is empty; the environment
+    variable ``DWTCP_FLUID_PACKET_ENGINE=jax`` turns that off); ``"native"`` on a spec outside it is a ValueError
+    naming what is unsupported."""
     if engine not in ENGINES:
         raise ValueError(f"engine={engine!r} is invalid: accepted 'auto', 'jax' or 'native'")
+    if engine == "auto" and os.environ.get("DWTCP_FLUID_PACKET_ENGINE", "").strip().lower() == "jax":
+        return "jax"
     if engine == "jax":
         return "jax"
     from .native import unsupported
