@@ -134,7 +134,10 @@ def _arm(tw: Any, ov: Any, cnt: Any, S: Any, f: int, t: int, rto: int, Rt: int, 
     be woken): make sure flow ``f`` is woken by then; a full wheel row goes to the overflow list."""
     w = NEVER
     if S[f * NS + INFL] > 0 and S[f * NS + INFL] == S[f * NS + PEND]:
-        w = max(S[f * NS + LAST] + rto, t + 1)
+        due = (
+            (S[f * NS + LAST] + rto + 0x80000000) & _M32
+        ) - 0x80000000  # int32, wrapping as the reference's
+        w = max(due, t + 1)
     wk = S[f * NS + WAKE]
     live = wk > t and wk < NEVER
     if not (w < NEVER and ((not live) or w < wk)):
