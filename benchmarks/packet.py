@@ -11,6 +11,11 @@ buffer, g = 1/16. A data packet is one bottleneck departure. Rows:
    timeouts, so those rows are given too, and with a 2500-packet buffer (one send per packet);
 4. compile: first call per distinct shape, and loading it from the persistent cache.
 
+Rows 1, 2 and 4 are given for both engines: the JAX engine (the reference) and the native loop
+(:mod:`dwtcp_fluid.packet.native`, bit-identical to it on this setting; ``engine="auto"`` picks it here). The
+native loop's compile is Numba's first compile, and its load from Numba's on-disk cache in a fresh process. Row 3
+runs on the native loop (bit-identical, so the sends and timeouts per packet are the reference's).
+
 htsim is built with ``../shared/anchors/htsim/build.sh`` into a temporary directory (skipped with a message when it
 cannot build). Times are medians of ``--repeat`` runs; the machine's load average is printed next to them (shared
 machines are noisy). Every row also gives CPU time per data packet (this process's CPU time for the core with one
@@ -18,7 +23,8 @@ process, htsim's from the kernel's accounting of its children): CPU time barely 
 the CPU-time ratio is the comparison to quote from a shared machine.
 
 ``--profile`` prints where the packet core's time goes instead (CPU time per data packet of the compiled run for
-short and long scenarios, called bare and through the batch path; a naive ``vmap`` of the run over scenarios).
+short and long scenarios, called bare and through the batch path, and the native loop's; a naive ``vmap`` of the
+JAX run over scenarios).
 
     .venv/bin/python benchmarks/packet.py [--repeat 3] [--batch 256] [--quick] [--htsim DIR] [--profile]
 """
@@ -100,8 +106,9 @@ def _per_pkt(runs: list[dict]) -> tuple[float, float]:
     return wall, cpu
 
 
-def core(flows: int, duration: str, batch: int, **kw) -> dict[str, float]:
-    """Compile (first call) and run (second call) a batch of the packet core; data packets and slots."""
+def core(flows: int, duration: str, batch: int, engine: str = "auto", **kw) -> dict[str, float]:
+    """Compile (first call) and run (second call) a batch of the packet core on ``engine``; data packets and
+    slots."""
     runs = [
         build("dctcp", flows=flows, duration=duration, seed=i, trace_points=200, **kw) for i in range(batch)
     ]
@@ -109,17 +116,19 @@ def core(flows: int, duration: str, batch: int, **kw) -> dict[str, float]:
     spec = E.spec_for(pr.cfg, pr.engine_laws, B.stack([pr.scenario]))
     scens = [E.prepare(spec, r.scenario) for r in runs]
     t0 = time.perf_counter()
-    B.run_prepared(spec, scens)
+    B.run_prepared(spec, scens, engine=engine)
     first = time.perf_counter() - t0
     t0, c0 = time.perf_counter(), time.process_time()
-    raw = B.run_prepared(spec, scens)
+    raw = B.run_prepared(spec, scens, engine=engine)
     t_run, cpu = time.perf_counter() - t0, time.process_time() - c0
     sent = sum(float(r["sent_cum"][:, :flows].max(axis=0).sum()) for r in raw)
     pkts = [float(r["busy"].sum()) for r in raw]
-    # this process's share: all of it with one process, the first part when workers ran the others
+    # this process's share: all of it with one process (the native loop's threads count in it), the first part
+    # when JAX worker processes ran the others
     mine = (
         len(raw)
         if len(raw) * int(scens[0]["n_slots"]) < B.PROCESS_MIN_SLOTS
+        or B.choose_engine(spec, engine) == "native"
         else -(-len(raw) // B._workers())
     )
     return {
@@ -143,12 +152,12 @@ def compile_times(flows: int = 10) -> dict[str, float]:
             spec = E.spec_for(pr.cfg, pr.engine_laws, B.stack([pr.scenario]))
             scens = [E.prepare(spec, pr.scenario)]
             t0, c0 = time.perf_counter(), time.process_time()
-            B.run_prepared(spec, scens)
+            B.run_prepared(spec, scens, engine="jax")
             t_compile, c_compile = time.perf_counter() - t0, time.process_time() - c0
             hoisted = all(xla.hoisting_active(fn) for fn in calls._COMPILED.values())
             calls._COMPILED.clear()
             t0 = time.perf_counter()
-            B.run_prepared(spec, scens)
+            B.run_prepared(spec, scens, engine="jax")
             t_load = time.perf_counter() - t0
         finally:
             if old is None:
@@ -156,6 +165,32 @@ def compile_times(flows: int = 10) -> dict[str, float]:
             else:
                 os.environ["DWTCP_FLUID_CACHE_DIR"] = old
     return {"compile_s": t_compile, "compile_cpu": c_compile, "load_s": t_load, "hoisted": hoisted}
+
+
+_NATIVE_FIRST_CALL = """
+import json, time
+from dwtcp_fluid.packet import build, engine as E, batch as B
+pr = build("dctcp", flows=10, duration="1ms", trace_points=7)
+spec = E.spec_for(pr.cfg, pr.engine_laws, B.stack([pr.scenario]))
+scens = [E.prepare(spec, pr.scenario)]
+t0, c0 = time.perf_counter(), time.process_time()
+B.run_prepared(spec, scens, engine="native")
+print(json.dumps({"s": time.perf_counter() - t0, "cpu": time.process_time() - c0}))
+"""
+
+
+def native_compile_times() -> dict[str, float]:
+    """The native loop's first call in a fresh process: Numba's compile (empty cache), then the same from the
+    on-disk cache the first one wrote (``cache=True``; a user's first run pays the compile once)."""
+    with tempfile.TemporaryDirectory() as d:
+        env = dict(os.environ, NUMBA_CACHE_DIR=d, JAX_PLATFORMS="cpu")
+        out = []
+        for _ in range(2):
+            r = subprocess.run(
+                [sys.executable, "-c", _NATIVE_FIRST_CALL], env=env, capture_output=True, text=True
+            )
+            out.append(json.loads(r.stdout.strip().splitlines()[-1]))
+    return {"compile_s": out[0]["s"], "compile_cpu": out[0]["cpu"], "load_s": out[1]["s"]}
 
 
 def _scenarios(n: int, duration: str) -> tuple[E.EngineSpec, list[dict]]:
@@ -193,11 +228,13 @@ def profile(repeat: int) -> None:
         args = [one(sc) for sc in scens]
         pkts = sum(float(np.asarray(fn(a)["busy"]).sum()) for a in args)
         bare = _cpu_ns(lambda: [jax.block_until_ready(fn(a)) for a in args], pkts, repeat)  # noqa: B023
-        path = _cpu_ns(lambda: B.run_prepared(spec, scens, workers=1), pkts, repeat)  # noqa: B023
+        path = _cpu_ns(lambda: B.run_prepared(spec, scens, workers=1, engine="jax"), pkts, repeat)  # noqa: B023
+        B.run_prepared(spec, scens[:1], workers=1, engine="native")  # compile or load outside the timing
+        nat = _cpu_ns(lambda: B.run_prepared(spec, scens, workers=1, engine="native"), pkts, repeat)  # noqa: B023
         slots = sum(int(sc["n_slots"]) for sc in scens)
         print(
             f"  {n:3d} x {dur:>5}: compiled run {bare:6.1f} ns/pkt ({bare * pkts / slots:6.1f} ns/slot), "
-            f"through the batch path {path:6.1f} ns/pkt"
+            f"through the batch path {path:6.1f} ns/pkt; native loop {nat:5.1f} ns/pkt"
         )
     print(f"  loops compiled as native code (no kernel launch per event): {_native(fn)}")
     # the obvious batching: vmap the whole run over scenarios (a batched while loop selects its whole carry
@@ -209,7 +246,7 @@ def profile(repeat: int) -> None:
     out = vm(st)
     pkts = float(np.asarray(out["busy"]).sum())
     ns = _cpu_ns(lambda: jax.block_until_ready(vm(st)), pkts, max(1, repeat // 2))
-    ref = B.run_prepared(spec, scens, workers=1)
+    ref = B.run_prepared(spec, scens, workers=1, engine="jax")
     same = all(np.array_equal(np.asarray(out[k])[i], r[k]) for i, r in enumerate(ref) for k in r)
     print(
         f"  vmap of the run over 8 scenarios x 10 ms: {ns:.0f} ns/pkt, loops compiled as native code: "
@@ -254,12 +291,18 @@ def main(argv: list[str] | None = None) -> None:
             h10, h10_cpu = _per_pkt([htsim(exe, 10) for _ in range(a.repeat)])
             h1000, h1000_cpu = _per_pkt([htsim(exe, 1000) for _ in range(a.repeat)])
             h["ratio"], h["ratio_cpu"] = h1000 / h10, h1000_cpu / h10_cpu
-        ones_c = [core(10, "1s", 1) for _ in range(a.repeat)]
-        one, one_r = statistics.median(r["run_s"] for r in ones_c), ones_c[0]
-        one_cpu = statistics.median(r["cpu_ns"] for r in ones_c)
-        bats = [core(10, "100ms", a.batch) for _ in range(a.repeat)]
-        bat = statistics.median(r["pkts"] / r["run_s"] for r in bats)
-        bat_cpu = statistics.median(r["cpu_ns"] for r in bats)
+        eng: dict[str, dict[str, float]] = {}
+        for e in ("jax", "native"):
+            ones_c = [core(10, "1s", 1, e) for _ in range(a.repeat)]
+            bats = [core(10, "100ms", a.batch, e) for _ in range(a.repeat)]
+            eng[e] = {
+                "one": statistics.median(r["run_s"] for r in ones_c),
+                "one_cpu": statistics.median(r["cpu_ns"] for r in ones_c),
+                "one_compile": ones_c[0]["compile_s"],
+                "bat": statistics.median(r["pkts"] / r["run_s"] for r in bats),
+                "bat_cpu": statistics.median(r["cpu_ns"] for r in bats),
+            }
+            print(f"  {e}: done, load average {_load()}", flush=True)
         hts = {"rto": "250ms", "law_params": {"min_cwnd": 1.0}}
         h10c = _per_pkt([core(10, "1s", 1, **hts) for _ in range(a.repeat)])
         h1000c = _per_pkt(rh := [core(1000, "1s", 1, **hts) for _ in range(a.repeat)])
@@ -267,30 +310,38 @@ def main(argv: list[str] | None = None) -> None:
         c1000 = _per_pkt(r1000 := [core(1000, "1s", 1) for _ in range(a.repeat)])
         c1000b = _per_pkt(r1000b := [core(1000, "1s", 1, buffer=2500) for _ in range(a.repeat)])
         comp = compile_times()
+        ncomp = native_compile_times()
 
     def hs(key: str, fmt: str) -> str:
         return fmt.format(h[key]) if key in h else "skipped"
 
-    rows = [
+    rows = []
+    for e, x in eng.items():
+        rows.append(
+            (
+                f"one scenario, 1 s of 10 Gbps (833 k pkts) [{e}]",
+                hs("one", "{:.3f} s") + (f", CPU {h['one_cpu']:.0f} ns/pkt" if "one" in h else ""),
+                f"{x['one']:.3f} s, CPU {x['one_cpu']:.0f} ns/pkt (first call +{x['one_compile']:.1f} s)",
+                f"≤ 2× htsim: {x['one'] / h['one']:.2f}× (CPU {x['one_cpu'] / h['one_cpu']:.2f}×)"
+                if "one" in h
+                else "≤ 2× htsim",
+            )
+        )
+    for e, x in eng.items():
+        rows.append(
+            (
+                f"data pkt/s, batch {a.batch} x 100 ms, {cores} cores [{e}]",
+                hs("pps_all", "{:.2e}")
+                + (f" ({h['pps_core']:.2e}/core), CPU {h['cpu_all']:.0f} ns/pkt" if "pps_core" in h else ""),
+                f"{x['bat']:.2e}, CPU {x['bat_cpu']:.0f} ns/pkt",
+                f"≥ 3× htsim: {x['bat'] / h['pps_all']:.2f}× (CPU {h['cpu_all'] / x['bat_cpu']:.2f}×)"
+                if "pps_all" in h
+                else "≥ 3× htsim",
+            )
+        )
+    rows += [
         (
-            "one scenario, 1 s of 10 Gbps (833 k pkts)",
-            hs("one", "{:.3f} s") + (f", CPU {h['one_cpu']:.0f} ns/pkt" if "one" in h else ""),
-            f"{one:.3f} s, CPU {one_cpu:.0f} ns/pkt (compile {one_r['compile_s']:.1f} s)",
-            f"≤ 2× htsim: {one / h['one']:.2f}× (CPU {one_cpu / h['one_cpu']:.2f}×)"
-            if "one" in h
-            else "≤ 2× htsim",
-        ),
-        (
-            f"data pkt/s, batch {a.batch} x 100 ms, {cores} cores",
-            hs("pps_all", "{:.2e}")
-            + (f" ({h['pps_core']:.2e}/core), CPU {h['cpu_all']:.0f} ns/pkt" if "pps_core" in h else ""),
-            f"{bat:.2e}, CPU {bat_cpu:.0f} ns/pkt",
-            f"≥ 3× htsim: {bat / h['pps_all']:.2f}× (CPU {h['cpu_all'] / bat_cpu:.2f}×)"
-            if "pps_all" in h
-            else "≥ 3× htsim",
-        ),
-        (
-            "per-packet cost N = 1000 / N = 10 (RTO 250 ms, floor 1)",
+            "per-packet cost N = 1000 / N = 10 (RTO 250 ms, floor 1) [native]",
             hs("ratio", "{:.2f}") + (f" (CPU {h['ratio_cpu']:.2f})" if "ratio" in h else ""),
             f"{h1000c[0] / h10c[0]:.2f} (CPU {h1000c[1] / h10c[1]:.2f}; {rh[0]['sends_per_pkt']:.2f} sends/pkt)",
             "≤ 1.5",
@@ -308,11 +359,17 @@ def main(argv: list[str] | None = None) -> None:
             "",
         ),
         (
-            "compile (first call) / from the persistent cache",
+            "compile (first call) / from the persistent cache [jax]",
             "—",
             f"{comp['compile_s']:.1f} s (CPU {comp['compile_cpu']:.1f} s) / {comp['load_s']:.2f} s "
             f"(one kernel: {comp['hoisted']})",
             "one per law and shape bucket",
+        ),
+        (
+            "compile (first call) / from Numba's disk cache [native]",
+            "—",
+            f"{ncomp['compile_s']:.1f} s (CPU {ncomp['compile_cpu']:.1f} s) / {ncomp['load_s']:.2f} s",
+            "one for every shape and law",
         ),
     ]
     w = [max(len(r[i]) for r in rows) for i in range(4)]

@@ -164,14 +164,14 @@ def test_slot_loop_is_one_kernel_and_shapes_are_bucketed():
     from dwtcp_fluid.packet.xla import hoisting_active
 
     a = build("dctcp", flows=5, duration="2ms", trace_points=20)
-    run(a)
+    run(a, engine="jax")
     key_a = engine.spec_for(a.cfg, a.engine_laws, stack([a.scenario]))
     fns = [fn for k, fn in calls._COMPILED.items() if k[0] == key_a]
     assert fns and all(hoisting_active(fn) for fn in fns)
     n = len(calls._COMPILED)
     b = build("dctcp", flows=7, duration="3ms", trace_points=20, buffer=200, K=30, seed=4)
     assert engine.spec_for(b.cfg, b.engine_laws, stack([b.scenario])) == key_a
-    run_many([a, b])
+    run_many([a, b], engine="jax")
     assert len(calls._COMPILED) == n
 
 
@@ -182,16 +182,16 @@ def test_compile_cache_round_trip(tmp_path, monkeypatch):
 
     monkeypatch.setenv("DWTCP_FLUID_CACHE_DIR", str(tmp_path))
     pr = build("reno", flows=3, duration="1ms", trace_points=5, buffer=77)
-    first = run(pr)["records"]
+    first = run(pr, engine="jax")["records"]
     assert list(tmp_path.glob("*.bin"))
     engine._COMPILED.clear()
-    again = run(pr)["records"]
+    again = run(pr, engine="jax")["records"]
     for k in first:
         np.testing.assert_array_equal(first[k], again[k], err_msg=k)
     for p in tmp_path.glob("*.bin"):
         p.write_bytes(b"not a program")
     engine._COMPILED.clear()
-    np.testing.assert_array_equal(run(pr)["records"]["delivered"], first["delivered"])
+    np.testing.assert_array_equal(run(pr, engine="jax")["records"]["delivered"], first["delivered"])
 
 
 def test_worker_processes_give_the_same_records(monkeypatch):
@@ -202,8 +202,8 @@ def test_worker_processes_give_the_same_records(monkeypatch):
     spec = engine.spec_for(runs[0].cfg, runs[0].engine_laws, stack([runs[0].scenario]))
     scens = [engine.prepare(spec, r.scenario) for r in runs]
     monkeypatch.setattr(batch, "PROCESS_MIN_SLOTS", 0)
-    one = batch.run_prepared(spec, scens, workers=1)
-    two = batch.run_prepared(spec, scens, workers=2)
+    one = batch.run_prepared(spec, scens, workers=1, engine="jax")
+    two = batch.run_prepared(spec, scens, workers=2, engine="jax")
     for a, b in zip(one, two, strict=True):
         for k in a:
             np.testing.assert_array_equal(a[k], b[k], err_msg=k)
@@ -214,7 +214,7 @@ import json
 from dwtcp_fluid.packet import build
 from dwtcp_fluid.packet.batch import run_one
 pr = build("dctcp", flows=4, duration="3ms", trace_points=30)
-recs = [run_one(pr.cfg, pr.law, pr.scenario) for _ in range(2)]
+recs = [run_one(pr.cfg, pr.law, pr.scenario, engine="jax") for _ in range(2)]
 print(json.dumps([{k: r[k].tolist() for k in ("delivered", "q_sum", "cwnd_end")} for r in recs]))
 """
 
@@ -233,7 +233,7 @@ def test_compile_options_are_pinned_against_xla_flags():
     )
     flagged = json.loads(out.stdout.strip().splitlines()[-1])
     pr = build("dctcp", flows=4, duration="3ms", trace_points=30)
-    ref = run_one(pr.cfg, pr.law, pr.scenario)
+    ref = run_one(pr.cfg, pr.law, pr.scenario, engine="jax")
     for rec in flagged:
         for k, v in rec.items():
             np.testing.assert_array_equal(np.asarray(v, dtype=ref[k].dtype), ref[k], err_msg=k)

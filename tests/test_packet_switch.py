@@ -94,19 +94,25 @@ def test_config_rejects_bad_values():
 # --- whole slots of the engine, hand-computed --------------------------------------------------------------
 
 
-def one_slot_chunks(law, **kw):
+def one_slot_chunks(law, engine="jax", **kw):
     kw.setdefault("start_jitter", False)
     pr = build(law, **kw)
-    return pr, run(pr)["records"]
+    return pr, run(pr, engine=engine)["records"]
 
 
-def test_ack_clock_of_one_flow_by_hand():
+# the JAX reference and the native loop (bit-identical on these runs) must both pass the hand-computed slots
+ENGINES = pytest.mark.parametrize("engine", ["jax", "native"])
+
+
+@ENGINES
+def test_ack_clock_of_one_flow_by_hand(engine):
     """One Reno flow, RTT 4 slots, initial window 2, ECN off: packets leave in slots 0, 1 (access link: one per
     slot), their ACKs arrive in slots 4, 5; each ACK in slow start releases two packets, sent in slots 4, 5, 6, 7
     (one per slot) — so the link is busy in slots 0-1 and 4-7, idle in 2-3."""
     slot = 1500 * 8 / 10e9
     pr, rec = one_slot_chunks(
         "reno",
+        engine,
         flows=1,
         rtts=[4 * slot],
         duration=11.5 * slot,
@@ -120,13 +126,15 @@ def test_ack_clock_of_one_flow_by_hand():
     assert rec["q_end"].max() == 0  # one packet per slot arrives and leaves in the same slot
 
 
-def test_priority_queue_marks_and_drops_by_hand():
+@ENGINES
+def test_priority_queue_marks_and_drops_by_hand(engine):
     """Three flows start together with initial window 2 into a 4-packet buffer, K = 2 (≥, at enqueue).
     Slot 0: arrivals find 0, 1, 2 (the third is marked), one leaves → queue 2. Slot 1: arrivals find 2, 3, 4:
     the first two are marked, the third is dropped (buffer 4) → 4 queued, one leaves → 3."""
     slot = 1500 * 8 / 10e9
     pr, rec = one_slot_chunks(
         "reno",
+        engine,
         flows=3,
         rtts=[20 * slot] * 3,
         duration=11.5 * slot,
@@ -144,7 +152,8 @@ def test_priority_queue_marks_and_drops_by_hand():
     assert rec["marks"].sum() == 0
 
 
-def test_marks_at_enqueue_versus_dequeue_by_hand():
+@ENGINES
+def test_marks_at_enqueue_versus_dequeue_by_hand(engine):
     """Two flows, initial window 3, K = 3, RTT 30 slots, run 40 slots: with marking at enqueue the arrivals find
     0..5 packets (queue grows 2 per slot while both send, minus one leaving): packets finding ≥ 3 are marked;
     at dequeue the occupancy at service (departing packet included) decides instead."""
@@ -157,8 +166,8 @@ def test_marks_at_enqueue_versus_dequeue_by_hand():
         trace_points=40,
         law_params={"init_cwnd": 3.0},
     )
-    _, enq = one_slot_chunks("reno", mark_at="enqueue", **kw)
-    _, deq = one_slot_chunks("reno", mark_at="dequeue", **kw)
+    _, enq = one_slot_chunks("reno", engine, mark_at="enqueue", **kw)
+    _, deq = one_slot_chunks("reno", engine, mark_at="dequeue", **kw)
     # Slot 0: find 0, 1 → leave 1 → q 1. Slot 1: find 1, 2 → q 2. Slot 2: find 2, 3 (marked) → q 3.
     # Then no sends: q 3 → departures in slots 3, 4, 5 with occupancies 3, 2, 1.
     assert enq["q_end"][:6].tolist() == [1, 2, 3, 2, 1, 0]

@@ -175,6 +175,7 @@ def _run(**kw: Any) -> None:
         rtt_noise_dist=kw["rtt_noise_dist"],
         topology=kw["topology"],
         traffic=kw["traffic"],
+        engine=kw["engine"],
         **times,
     )
     if kw["plot"] and plan.topology != "single":
@@ -347,6 +348,16 @@ def build_run_command() -> Any:
             kw,
             default=O(
                 "all-to-all", "--traffic", help="leaf-spine traffic: all-to-all | permutation (seeded)."
+            ),
+            annotation=str,
+        ),
+        P(
+            "engine",
+            kw,
+            default=O(
+                "auto",
+                "--engine",
+                help="auto (the native loop where it is bit-identical to the JAX reference) | jax | native.",
             ),
             annotation=str,
         ),

@@ -1,6 +1,7 @@
 """Packet-level core in JAX: slotted single bottleneck, strict-priority data/Scout queues, ECN marking, per-flow
 ACK clocking, and the protocols' real per-ACK laws (one module each in :mod:`.laws`), with impairments
-(:mod:`.impair`) and workloads (:mod:`.workloads`). Work per slot is the events of that slot (:mod:`.engine`)."""
+(:mod:`.impair`) and workloads (:mod:`.workloads`). Work per slot is the events of that slot (:mod:`.engine`, the
+reference); single-bottleneck DCTCP/Reno runs go through a bit-identical native loop by default (:mod:`.native`)."""
 
 from .batch import run_batch as run_batch
 from .batch import run_one as run_one

@@ -10,6 +10,11 @@ only; a worker that fails leaves its share to the parent. Every scenario's resul
 and of the split.
 
 ``DWTCP_FLUID_PACKET_WORKERS`` sets the number of processes (default: the CPU count; 1 disables the workers).
+
+**Engines.** The JAX engine (:mod:`.engine`) is the reference. Where a run's spec is within the native loop's set
+(:mod:`.native`: single bottleneck, ACK-clocked DCTCP or Reno, no impairments), ``engine="auto"`` (the default)
+runs the native loop instead, proven bit-identical to the reference on that set; :func:`choose_engine` decides.
+``DWTCP_FLUID_PACKET_ENGINE=jax`` makes "auto" mean the reference everywhere (e.g. to re-run the figures on it).
 """
 
 from __future__ import annotations
@@ -27,7 +32,20 @@ from .laws.base import Law
 from .records import finish_records
 from .state import EngineSpec, PacketConfig, Scenario
 
-__all__ = ["compiled", "stack", "run_prepared", "run_batch", "run_one", "MAX_BATCH", "PROCESS_MIN_SLOTS"]
+__all__ = [
+    "compiled",
+    "stack",
+    "run_prepared",
+    "run_batch",
+    "run_one",
+    "choose_engine",
+    "ENGINES",
+    "MAX_BATCH",
+    "PROCESS_MIN_SLOTS",
+]
+
+#: Engine choices: "auto" (native where it is bit-identical to the reference, else JAX), "jax", "native".
+ENGINES = ("auto", "jax", "native")
 
 #: Kept for compatibility: every call runs one scenario (see :func:`_run_calls`).
 MAX_BATCH = 1
@@ -56,15 +74,46 @@ def _portable(spec: EngineSpec) -> bool:
     return all(type(law).__module__.startswith("dwtcp_fluid.") for law in spec.laws)
 
 
+def choose_engine(spec: EngineSpec, engine: str = "auto") -> str:
+    """The engine that runs ``spec``: ``"native"`` or ``"jax"``. ``"auto"`` picks the native loop exactly when
+    the spec's features and law are within its set (:func:`.native.unsupported` is empty; the environment
+    variable ``DWTCP_FLUID_PACKET_ENGINE=jax`` turns that off); ``"native"`` on a spec outside it is a ValueError
+    naming what is unsupported."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine={engine!r} is invalid: accepted 'auto', 'jax' or 'native'")
+    if engine == "auto" and os.environ.get("DWTCP_FLUID_PACKET_ENGINE", "").strip().lower() == "jax":
+        return "jax"
+    if engine == "jax":
+        return "jax"
+    from .native import unsupported
+
+    bad = unsupported(spec)
+    if engine == "native" and bad:
+        raise ValueError(
+            f"engine='native' does not run {', '.join(bad)}: accepted a single bottleneck with dctcp or reno "
+            "and no impairments (use engine='jax' or 'auto')"
+        )
+    return "jax" if bad else "native"
+
+
 def run_prepared(
-    spec: EngineSpec, scens: list[dict[str, Any]], max_batch: int = MAX_BATCH, workers: int | None = None
+    spec: EngineSpec,
+    scens: list[dict[str, Any]],
+    max_batch: int = MAX_BATCH,
+    workers: int | None = None,
+    engine: str = "auto",
 ) -> list[dict[str, np.ndarray]]:
     """Run prepared scenarios (:func:`~.engine.prepare`) of one spec; returns the raw engine output of each.
 
-    With ``workers`` > 1 (default :envvar:`DWTCP_FLUID_PACKET_WORKERS` or the CPU count) and a batch of at least
-    :data:`PROCESS_MIN_SLOTS` slots, the batch is split into ``workers`` contiguous parts: the parent runs the
-    first, worker processes the others.
+    ``engine`` (:func:`choose_engine`) picks the engine. ``workers`` (default :envvar:`DWTCP_FLUID_PACKET_WORKERS`
+    or the CPU count): the native loop runs the batch on that many threads; the JAX engine, with ``workers`` > 1
+    and a batch of at least :data:`PROCESS_MIN_SLOTS` slots, splits it into ``workers`` contiguous parts: the
+    parent runs the first, worker processes the others.
     """
+    if choose_engine(spec, engine) == "native":
+        from .native import run_prepared_native
+
+        return run_prepared_native(spec, scens, int(workers) if workers else _workers())
     n = int(workers) if workers else _workers()
     slots = sum(int(s["n_slots"]) for s in scens)
     n = min(n, len(scens))
@@ -92,19 +141,23 @@ def run_batch(
     sc: Scenario,
     max_batch: int = MAX_BATCH,
     workers: int | None = None,
+    engine: str = "auto",
 ) -> dict[str, np.ndarray]:
-    """Run a batch of scenarios of one configuration (every field of ``sc`` has a leading batch axis).
+    """Run a batch of scenarios of one configuration (every field of ``sc`` has a leading batch axis) on
+    ``engine`` (:func:`choose_engine`).
 
     Returns per-chunk records (:mod:`.records`) with a leading batch axis.
     """
     sc = jax.tree.map(np.asarray, sc)
     spec = spec_for(cfg, law, sc)
-    raw = run_prepared(spec, [prepare(spec, one) for one in _unstack(sc)], max_batch, workers)
+    raw = run_prepared(spec, [prepare(spec, one) for one in _unstack(sc)], max_batch, workers, engine)
     stacked = {k: np.stack([r[k] for r in raw]) for k in raw[0]}
     return finish_records(stacked, cfg.n_chunks, int(np.asarray(sc.rtt).shape[-1]))
 
 
-def run_one(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> dict[str, np.ndarray]:
-    """Run one scenario (no batch axis); returns per-chunk records as NumPy arrays."""
-    out = run_batch(cfg, law, stack([sc]))
+def run_one(
+    cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario, engine: str = "auto"
+) -> dict[str, np.ndarray]:
+    """Run one scenario (no batch axis) on ``engine``; returns per-chunk records as NumPy arrays."""
+    out = run_batch(cfg, law, stack([sc]), engine=engine)
     return {k: v[0] for k, v in out.items()}

@@ -30,6 +30,11 @@ A run is ``lax.scan`` over record chunks around a ``while`` over the slots of a 
 compiled into one native kernel (:mod:`.xla`). At each chunk end a vectorised pass over the flows records
 per-flow totals and resets the window integrals, so memory is bounded by the number of chunks. A batch of
 scenarios is a ``lax.map`` over them inside one compiled call (:mod:`.batch`).
+
+**This engine is the reference.** It defines the slot semantics. The native loop (:mod:`.native`) runs the same
+slots as hand-written native code for single-bottleneck DCTCP and Reno runs without impairments, proven
+bit-identical to this engine by ``tests/test_packet_native.py``; a change here is mirrored there, or those tests
+fail. :func:`.batch.choose_engine` picks the engine of a run (``engine="auto"``: native exactly on its set).
 """
 
 from __future__ import annotations

@@ -36,15 +36,18 @@ def _spec(pr: PacketRun, min_shape: Mapping[str, int] | None = None) -> Any:
     return spec
 
 
-def run(pr: PacketRun) -> dict[str, Any]:
+def run(pr: PacketRun, engine: str = "auto") -> dict[str, Any]:
     """Run one scenario and return its summary (:func:`~.summary.summarize`) with the per-chunk records."""
-    return run_many([pr])[0]
+    return run_many([pr], engine=engine)[0]
 
 
 def run_many(
-    runs: Sequence[PacketRun], *, min_shape: Mapping[str, int] | None = None
+    runs: Sequence[PacketRun], *, min_shape: Mapping[str, int] | None = None, engine: str = "auto"
 ) -> list[dict[str, Any]]:
     """Run scenarios, batching those that compile to the same shape; summaries in the order of ``runs``.
+
+    ``engine``: "auto" (default: the native loop where it is bit-identical to the JAX reference, else JAX),
+    "jax" or "native" (:func:`~.batch.choose_engine`).
 
     ``min_shape`` raises sizes of the :class:`~.state.EngineSpec` (``ack_rows``, ``timer_rows``, ...; powers of
     two) to at least the given values, so that runs of different RTTs share one compiled program; results do not
@@ -55,7 +58,7 @@ def run_many(
         groups.setdefault(_spec(pr, min_shape), []).append(i)
     out: list[dict[str, Any] | None] = [None] * len(runs)
     for spec, idx in groups.items():
-        raw = run_prepared(spec, [prepare(spec, runs[i].scenario) for i in idx])
+        raw = run_prepared(spec, [prepare(spec, runs[i].scenario) for i in idx], engine=engine)
         for i, r in zip(idx, raw, strict=True):
             pr = runs[i]
             one = {k: np.asarray(v)[None] for k, v in r.items()}

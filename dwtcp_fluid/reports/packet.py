@@ -169,6 +169,7 @@ class PacketRunPlan:
     flows: int
     packet_run: Any = None
     chain: dict[str, Any] = field(default_factory=dict)
+    engine: str = "auto"
 
     def run(self) -> tuple[dict[str, Any], Any]:
         """The document and the data: :class:`PacketRunData` on the single bottleneck, else the
@@ -177,7 +178,7 @@ class PacketRunPlan:
             from ..packet.scenarios import run as run_packet
 
             pr = self.packet_run
-            summary = run_packet(pr)
+            summary = run_packet(pr, engine=self.engine)
             doc = {**_summary_doc(summary), **_run_echo(pr), **self.echo}
             return to_jsonable(doc), PacketRunData(pr, summary)
         from ..packet.multihop_run import run_topology
@@ -237,6 +238,7 @@ def plan_packet_run(
     rtt_noise_dist: str = "uniform",
     topology: str = "single",
     traffic: str = "all-to-all",
+    engine: str = "auto",
 ) -> PacketRunPlan:
     """Check ``packet run``'s inputs and build the run (cheap: nothing runs yet, so a caller can estimate the cost).
 
@@ -262,9 +264,14 @@ def plan_packet_run(
     topology, traffic
         ``"single"``, ``"path:K"``, ``"parking-lot:K"`` or ``"leaf-spine:LxS"``; leaf-spine traffic
         ``"all-to-all"`` or ``"permutation"``. Multi-port runs take one law and none of :data:`SINGLE_ONLY`.
+    engine : {"auto", "jax", "native"}
+        Which slot loop runs a single-bottleneck run (:func:`~dwtcp_fluid.packet.batch.choose_engine`): "auto"
+        takes the native loop where it is proven bit-identical to the JAX reference, else JAX; results do not
+        depend on it. Multi-port runs use the JAX engine ("native" is refused).
     """
     from ..packet.topology import parse_topology
 
+    _check("engine", engine, engine in ("auto", "jax", "native"), "auto | jax | native")
     link = LinkParams() if link is None else link
     laws = _laws(law)
     _check("flows", flows, isinstance(flows, int) and 1 <= flows <= 10000, "an integer in [1, 10000]")
@@ -316,13 +323,16 @@ def plan_packet_run(
             "delack_timeout_s": delack_timeout,
             "rtt_noise_s": rtt_noise,  # as given (the run holds it in float32 slots)
         }
-        return PacketRunPlan("single", echo, link, duration, flows, packet_run=pr)
+        return PacketRunPlan("single", echo, link, duration, flows, packet_run=pr, engine=engine)
     _check("traffic", traffic, traffic in ("all-to-all", "permutation"), "all-to-all | permutation")
     if topo.kind != "leaf-spine":
         _check("traffic", traffic, traffic == "all-to-all", "all-to-all (the only value off leaf-spine)")
     else:
         _check("flows", flows, 1 <= flows <= 64, "an integer in [1, 64] (flows per leaf pair)")
     _check("law", ",".join(lw.name for lw in laws), len(laws) == 1, "one law on a multi-hop topology")
+    _check(
+        "engine", engine, engine != "native", "auto | jax with a multi-hop topology (the JAX engine runs it)"
+    )
     for key, neutral in SINGLE_ONLY.items():
         only = f"{neutral!r} (the only value with topology {topo.name})"
         _check(key, impair[key], impair[key] == neutral, only)

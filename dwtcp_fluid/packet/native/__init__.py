@@ -1,0 +1,122 @@
+"""A native event loop for the packet core: an accelerator of the reference engine, bit-identical on its set.
+
+The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs
+the same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set
+that a single bottleneck with ACK-clocked DCTCP or Reno flows needs: no Scouts, jitter, random loss, delayed
+ACKs, capacity schedule, RTT signal, pacing, rate laws or mixed laws, and no debug residual. It returns the same
+raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
+checks every record array for equality with the reference engine's (drops, timeouts and finite flows included).
+This second copy of the slot semantics is the one exception to "one definition per mechanism", accepted only
+because it is proven bit-identical: a change of the reference engine must be made here too, or the tests fail.
+
+Why: the reference compiles its slot loop into one XLA kernel, but XLA keeps every value in its own buffer
+(~130 ns of CPU per data packet); this loop keeps a scenario's state in a few small flat arrays (~20 ns). A batch
+runs its scenarios on threads (the loop releases the GIL), one per core.
+
+:func:`unsupported` says which features of an :class:`~..state.EngineSpec` the native loop lacks; the dispatcher
+(:func:`..batch.choose_engine`) runs it only when that is empty.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from ..laws.dctcp import Dctcp
+from ..laws.reno import Reno
+from ..state import EngineSpec
+
+__all__ = ["unsupported", "run_prepared_native"]
+
+_KINDS = {Dctcp: 0, Reno: 1}
+#: The static options of each law that the native loop implements (a new option is unsupported until it is).
+_OPTIONS = {Dctcp: ("cwr_hold",), Reno: ("ecn",)}
+_ZERO_CUM = (
+    "scouts_sent_cum",
+    "scouts_served_cum",
+    "scouts_dropped_cum",
+    "scouts_lost_cum",
+    "random_losses_cum",
+)
+
+
+def unsupported(spec: EngineSpec) -> list[str]:
+    """What of ``spec`` the native loop does not run (empty: it runs it bit-identically to the reference)."""
+    out = [f"feature {f!r}" for f in sorted(spec.features)]
+    if len(spec.laws) != 1 or type(spec.laws[0]) not in _KINDS:
+        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: dctcp, reno)")
+    else:
+        law = spec.laws[0]
+        extra = [f.name for f in dataclasses.fields(law) if f.name not in _OPTIONS[type(law)]]
+        if extra:
+            out.append(f"{law.name} option(s) {extra}")
+    if spec.debug:
+        out.append("debug residual")
+    return out
+
+
+def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
+    law = spec.laws[0]
+    p = s["law"][0]
+    opt = law.cwr_hold if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
+    sc = np.array(
+        [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
+         _KINDS[type(law)], opt],
+        np.int64,
+    )  # fmt: skip
+    lawp = np.array([p.get("g", 0.0), p.get("alpha0", 0.0), p["init_cwnd"], p["min_cwnd"]], np.float32)
+    shape = np.array(
+        [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks],
+        np.int64,
+    )
+    fin = np.ascontiguousarray(s["fin"].reshape(spec.n_flows, -1))
+    return fin, np.asarray(s["order"], np.int64), np.asarray(s["start_at"], np.int64), sc, lawp, shape
+
+
+def _run(spec: EngineSpec, s: dict[str, Any]) -> dict[str, np.ndarray]:
+    from .loop import run_scenario, work_sizes
+
+    C, N = spec.n_chunks, spec.n_flows
+    out_f = np.zeros((C, 4, N), np.float32)
+    out_i = np.zeros((C, 7, N), np.int32)
+    out_q = np.zeros(C, np.float32)
+    out_s = np.zeros(6 * C + N + 3, np.int32)
+    ni, nf = work_sizes(N, spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes)
+    fin, order, start_at, sc, lp, shape = _inputs(spec, s)
+    wi, wf = np.empty(ni, np.int64), np.empty(nf, np.float32)
+    run_scenario(fin, order, start_at, sc, lp, shape, wi, wf, out_f, out_i, out_q, out_s)
+    out: dict[str, np.ndarray] = {"q_sum": out_q}
+    per_chunk = out_s[: 6 * C].reshape(C, 6)
+    for j, k in enumerate(("q_min", "q_max", "busy", "opps", "q_end", "marks_cum")):
+        out[k] = per_chunk[:, j].copy()
+    for j, k in enumerate(("cwnd_sum", "alpha_sum", "cwnd_end", "alpha_end")):
+        out[k] = out_f[:, j].copy()
+    keys = ("active", "inflight_end", "pending_end", "delivered_cum", "sent_cum", "drops_cum", "timeouts_cum")
+    for j, k in enumerate(keys):
+        out[k] = out_i[:, j].copy()
+    for k in _ZERO_CUM:
+        out[k] = np.zeros(C, np.int32)
+    out["finish"] = out_s[6 * C : 6 * C + N].copy()
+    for j, k in enumerate(("spill", "tw_over", "tw_lost")):
+        out[k] = out_s[6 * C + N + j].copy()
+    return out
+
+
+def run_prepared_native(
+    spec: EngineSpec, scens: list[dict[str, Any]], workers: int | None = None
+) -> list[dict[str, np.ndarray]]:
+    """Run prepared scenarios (:func:`..engine.prepare`) in the native loop; the raw records of each, as the
+    reference's :func:`..batch.run_prepared` returns them. A batch runs on ``workers`` threads (default: the
+    CPU count), each scenario on one thread; results do not depend on the split."""
+    bad = unsupported(spec)
+    if bad:
+        raise ValueError(f"engine='native' does not run {', '.join(bad)}: use engine='jax' or 'auto'")
+    n = min(len(scens), int(workers) if workers else (os.cpu_count() or 1))
+    if n <= 1:
+        return [_run(spec, s) for s in scens]
+    with ThreadPoolExecutor(n) as ex:
+        return list(ex.map(lambda s: _run(spec, s), scens))

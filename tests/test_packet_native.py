@@ -1,0 +1,205 @@
+"""The native slot loop against the JAX reference engine: every raw record array bit-identical, and the dispatch.
+
+The native loop (:mod:`dwtcp_fluid.packet.native`) is a second copy of the slot semantics, accepted only because
+these tests prove it equal to the reference on its whole set: DCTCP and Reno (both options), drops and
+retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the timer wheel),
+finite flows with start and stop slots, marking at enqueue and dequeue,
+heterogeneous RTTs, several seeds, flow counts and lengths. (The hand-computed slot-by-slot tests of
+``test_packet_switch.py`` also run through both engines.)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dwtcp_fluid.packet import build, run, run_many
+from dwtcp_fluid.packet import engine as E
+from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
+from dwtcp_fluid.packet.laws.dctcp import Dctcp
+from dwtcp_fluid.packet.laws.reno import Reno
+
+_RTTS = ["100us", "200us", "50us", "400us", "100us", "100us", "100us", "300us", "120us", "80us"]
+
+# (law, build kwargs, what the run must exercise so that equality is not vacuous)
+CASES = {
+    "dctcp-n10": ("dctcp", dict(flows=10, duration="6ms", seed=3, trace_points=30), ("marks",)),
+    "reno-drops-timeouts": (
+        "reno",
+        dict(flows=30, duration="6ms", buffer=20, K=10, seed=7, rto="200us", trace_points=10),
+        ("drops", "timeouts"),
+    ),
+    "dctcp-finite-dequeue": (
+        "dctcp",
+        dict(
+            flows=5,
+            duration="6ms",
+            sizes=[50, 200, 1000, 30, 5000],
+            starts=["0us", "100us", "1ms", "2ms", "3ms"],
+            stops=["6ms", "5ms", "6ms", "4ms", "6ms"],
+            K=20,
+            mark_at="dequeue",
+            mark_cmp="gt",
+            seed=9,
+            trace_points=30,
+        ),
+        ("finished", "marks"),
+    ),
+    # 200 flows time out together: full timer-wheel rows, timers kept in the overflow list
+    "dctcp-timer-overflow": (
+        "dctcp",
+        dict(flows=200, duration="10ms", buffer=50, K=10, rto="300us", seed=5, trace_points=10),
+        ("timeouts", "overflow"),
+    ),
+}
+SLOW_CASES = {
+    "dctcp-drops-timeouts": (
+        "dctcp",
+        dict(flows=30, duration="8ms", buffer=20, K=10, rto="200us", trace_points=40, seed=2),
+        ("drops", "timeouts"),
+    ),
+    "reno-small-buffer": ("reno", dict(flows=8, duration="8ms", buffer=12, K=6, seed=5), ("drops",)),
+    "reno-no-ecn": (Reno(ecn=False), dict(flows=6, duration="10ms", buffer=30, seed=12), ("drops",)),
+    "dctcp-cwr-hold-rtts": (
+        Dctcp(cwr_hold=True),
+        dict(flows=10, duration="10ms", rtts=_RTTS, seed=14),
+        ("marks",),
+    ),
+    "dctcp-n64": ("dctcp", dict(flows=64, duration="5ms", K=30, buffer=100, seed=11), ("marks",)),
+    "dctcp-n3-long": ("dctcp", dict(flows=3, duration="60ms", K=20, seed=4, trace_points=25), ("marks",)),
+    "reno-n100-long": ("reno", dict(flows=100, duration="40ms", seed=21, rto="500us"), ("drops", "timeouts")),
+    # a timeout longer than the timer wheel: re-armed at the wheel's last row until due
+    "reno-rto-beyond-wheel": (
+        "reno",
+        dict(flows=30, duration="120ms", buffer=20, K=10, rto="50ms", seed=3, trace_points=12),
+        ("timeouts",),
+    ),
+}
+for _s in range(3):
+    SLOW_CASES[f"dctcp-seed{_s}"] = (
+        "dctcp",
+        dict(flows=16, duration="20ms", K=30, seed=100 + _s),
+        ("marks",),
+    )
+
+
+def _both(law, kw: dict, seeds: tuple[int, ...] = ()) -> tuple[list[dict], list[dict], object]:
+    kw.setdefault("trace_points", 20)
+    runs = [build(law, **kw)] + [build(law, **{**kw, "seed": s}) for s in seeds]
+    spec = E.spec_for(runs[0].cfg, runs[0].engine_laws, stack([runs[0].scenario]))
+    scens = [E.prepare(spec, r.scenario) for r in runs]
+    ref = run_prepared(spec, scens, workers=1, engine="jax")
+    nat = run_prepared(spec, scens, engine="native")
+    return ref, nat, spec
+
+
+def _assert_identical(ref: list[dict], nat: list[dict]) -> None:
+    for a, b in zip(ref, nat, strict=True):
+        assert sorted(a) == sorted(b)
+        for k in a:
+            x, y = np.asarray(a[k]), np.asarray(b[k])
+            assert x.dtype == y.dtype and x.shape == y.shape, k
+            assert np.array_equal(x, y), f"{k}: first difference at {np.argwhere(x != y)[:1].tolist()}"
+
+
+def _assert_exercised(raw: dict, what: tuple[str, ...]) -> None:
+    checks = {
+        "marks": raw["marks_cum"][-1] > 0,
+        "drops": raw["drops_cum"][-1].sum() > 0,
+        "timeouts": raw["timeouts_cum"][-1].sum() > 0,
+        "finished": np.any(raw["finish"] != 2**31 - 1),
+        "overflow": raw["tw_over"] > 0,
+    }
+    for w in what:
+        assert checks[w], f"the run has no {w}: the equality would be vacuous"
+
+
+def _case(law, kw, what, seeds=()):
+    ref, nat, spec = _both(law, dict(kw), seeds)
+    assert choose_engine(spec) == "native"
+    _assert_exercised(ref[0], what)
+    _assert_identical(ref, nat)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_native_records_equal_the_reference(name):
+    _case(*CASES[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SLOW_CASES))
+def test_native_records_equal_the_reference_sweep(name):
+    _case(*SLOW_CASES[name], seeds=(1, 2))
+
+
+def test_threaded_batch_equals_one_by_one():
+    """A batch on two threads gives each scenario the records it gets alone (and the reference's)."""
+    runs = [build("dctcp", flows=10, duration="3ms", seed=s, trace_points=30) for s in range(4)]
+    spec = E.spec_for(runs[0].cfg, runs[0].engine_laws, stack([runs[0].scenario]))
+    scens = [E.prepare(spec, r.scenario) for r in runs]
+    two = run_prepared(spec, scens, workers=2, engine="native")
+    one = [run_prepared(spec, [s], workers=1, engine="native")[0] for s in scens]
+    _assert_identical(one, two)
+    _assert_identical(run_prepared(spec, scens[:2], workers=1, engine="jax"), two[:2])
+
+
+def test_fma32_rounds_once():
+    """The fused multiply-add the loop uses where XLA:CPU contracts: a·b + c rounded once. With a = b = 1 + 2⁻¹²
+    and c = −(1 + 2⁻¹¹), a·b = 1 + 2⁻¹¹ + 2⁻²⁴ exactly: fused gives 2⁻²⁴, rounding the product first gives 0."""
+    from numba import njit
+
+    from dwtcp_fluid.packet.native.loop import fma32
+
+    f = njit(lambda a, b, c: fma32(a, b, c))
+    a, c = np.float32(1 + 2**-12), np.float32(-(1 + 2**-11))
+    assert f(a, a, c) == np.float32(2**-24)
+    assert np.float32(a * a) + c == 0.0
+
+
+def test_dispatch_picks_native_only_on_its_set(monkeypatch):
+    def spec(law, **kw):
+        pr = build(law, flows=4, duration="1ms", trace_points=2, **kw)
+        return E.spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
+
+    assert choose_engine(spec("dctcp")) == choose_engine(spec("reno")) == "native"
+    assert choose_engine(spec("dctcp"), "jax") == "jax"
+    for law, kw, name in (
+        ("dwtcp", {}, "scouts"),
+        ("dctcp", {"jitter": "5us"}, "jitter"),
+        ("dctcp", {"delack": 2}, "delack"),
+        ("dctcp", {"loss": 0.01}, "loss"),
+        ("reno", {"debug": True}, "debug"),
+        (["dctcp", "reno"], {}, "mixed"),
+        ("cubic", {}, "cubic"),
+    ):
+        s = spec(law, **kw)
+        assert choose_engine(s) == "jax"
+        with pytest.raises(ValueError, match=name):
+            choose_engine(s, "native")
+    with pytest.raises(ValueError, match="engine='gpu' is invalid"):
+        choose_engine(spec("dctcp"), "gpu")
+    monkeypatch.setenv("DWTCP_FLUID_PACKET_ENGINE", "jax")
+    assert choose_engine(spec("dctcp")) == "jax" and choose_engine(spec("dctcp"), "native") == "native"
+
+
+def test_summaries_are_the_same_on_both_engines():
+    """Summaries and records through run_many, with rings raised by ``min_shape`` (as the sweeps do)."""
+    runs = [build("dctcp", flows=4, duration="3ms", trace_points=30, seed=s) for s in (0, 1)]
+    big = {"ack_rows": 1024, "ack_lanes": 4, "timer_rows": 2048}
+    for a, b in zip(run_many(runs, min_shape=big, engine="jax"), run_many(runs, min_shape=big), strict=True):
+        ra, rb = a.pop("records"), b.pop("records")
+        assert a == b
+        for k in ra:
+            np.testing.assert_array_equal(ra[k], rb[k], err_msg=k)
+    assert run(runs[0], engine="native")["queue_mean"] == run(runs[0], engine="jax")["queue_mean"]
+
+
+def test_cli_engine_flag(capsys):
+    from dwtcp_fluid.cli import main
+
+    assert main(["packet", "run", "--duration", "1ms", "--engine", "gpu", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--engine" in err and "auto | jax | native" in err
+    assert main(["packet", "run", "--law", "dwtcp", "--duration", "1ms", "--engine", "native"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "scouts" in err and "Traceback" not in err
