@@ -52,26 +52,22 @@ import numpy as np
 
 from ..analysis.tune import TuneRange
 from ..analysis.tune_objectives import DWTCP_OBJECTIVES
-from ..params import DwtcpParams, LinkParams, check_range
+from ..params import DwtcpParams, check_range
 from ..results import Result, Status, Summary, new_axes
+from .tune_dwtcp_search import (  # noqa: F401 (BETA_BOX, K_BOX, GRID, START: this module's public constants)
+    _KEYS,
+    BETA_BOX,
+    GRID,
+    K_BOX,
+    START,
+    _params,
+    _terms,
+    pair_observables,
+    step_rtts,
+)
 
 __all__ = ["BETA_BOX", "K_BOX", "GRID", "DwtcpTuneResult", "DwtcpTuneSummary", "tune_points", "step_rtts",
            "pair_observables", "busy_observables", "tune_dwtcp", "grid_search", "guideline_beta"]  # fmt: skip
-
-#: Search box: β (byte convention) and K (packets). Below K = 20 the busy age's reset rate gap_cap·C/k makes the
-#: fixed JAX step (k/(40·BDP) RTTs) too small to afford; above 1000 the target delay exceeds the RTTs of the range.
-BETA_BOX = (1e-5, 1e-2)
-K_BOX = (20.0, 1000.0)
-#: The validation grid of ``benchmarks/tune.py --dwtcp`` (β points × K points, geometric over the box: 0.1 decade
-#: in β, 0.1 in K): 558 candidates, each run at every operating point.
-GRID = (31, 18)
-#: Start: [DWTCP]'s experiments (β = 0.001, K = 100).
-START = (1e-3, 100.0)
-SCOUT_BYTES, ALPHA0, BUFFER = 64.0, 20.0, 5000
-#: Model runs per batched solve of the search: the last batch of a request is padded to it with copies of its
-#: last run (computed, never counted), so that every solve has one compiled shape.
-ELEMENTS = 16
-_KEYS = ("queue_mean", "queue_max", "amplitude", "utilization", "standing", "threshold", "ok")
 
 
 def guideline_beta(bdp: float, flows: float, packet_size: float = 1500.0) -> dict[str, float]:
@@ -88,50 +84,10 @@ def guideline_beta(bdp: float, flows: float, packet_size: float = 1500.0) -> dic
     }
 
 
-def _params(rng: TuneRange, d: float, n: float, beta: float, K: float) -> DwtcpParams:
-    """One model run's parameters: operating point (RTT d in s, N flows) and candidate (β, K)."""
-    link = LinkParams(rng.capacity, float(d), rng.packet_size)
-    return DwtcpParams(
-        link=link, flows=int(n), beta=float(beta), k=float(K), scout_size=SCOUT_BYTES, alpha0=ALPHA0
-    )
-
-
 def tune_points(rng: TuneRange, beta: np.ndarray, K: np.ndarray) -> list[DwtcpParams]:
     """Every candidate (β[i], K[i]) at every operating point of ``rng``, candidate-major."""
     D, N = rng.grid()
     return [_params(rng, d, n, b, k) for b, k in zip(beta, K, strict=True) for d, n in zip(D, N, strict=True)]
-
-
-def step_rtts(rng: TuneRange, K: float) -> float:
-    """The JAX step (RTTs) for target ``K`` over ``rng``: the range's longest RTT's k/(40·BDP), capped at 1/80 RTT and
-    rounded down to 1/80 · 2^-j, so that a candidate's step depends on its K alone (never on its batch-mates) and
-    batches share a compiled solver."""
-    need = min(1 / 80, float(K) / (40 * rng.C * float(rng.grid()[0].max())))
-    return (1 / 80) * 2.0 ** -math.ceil(math.log2((1 / 80) / need) - 1e-12)
-
-
-def pair_observables(
-    rng: TuneRange, beta: Any, K: Any, point: Any, *, dt_rtts: float, warmup_rtts: float = 100.0,
-    window_rtts: float = 300.0,
-) -> dict[str, np.ndarray]:  # fmt: skip
-    """The busy-period model's summary for (β[i], K[i]) at operating point ``point[i]`` (an index into
-    ``rng.grid()``): one model run per element, in one batched solve with step ``dt_rtts``; keys of
-    :func:`busy_observables`, arrays (n,)."""
-    from ..analysis.dwtcp_busy_batch import run_busy_batch
-    from ..sweep.packet_classes import oscillation_threshold
-
-    D, N = rng.grid()
-    idx = np.asarray(point, int)
-    pts = [
-        _params(rng, D[i], N[i], b, k)
-        for b, k, i in zip(np.asarray(beta, float), np.asarray(K, float), idx, strict=True)
-    ]
-    runs = run_busy_batch(pts, warmup_rtts=warmup_rtts, window_rtts=window_rtts, dt_rtts=dt_rtts)
-    out = {k: np.array([r[k] for r in runs], float) for k in _KEYS[:4]}
-    out["standing"] = np.array([r["regime"] == "standing queue" for r in runs])
-    out["ok"] = np.array([r["status"] == "ok" for r in runs])
-    out["threshold"] = np.array([oscillation_threshold(int(N[i]), BUFFER) for i in idx], float)
-    return out
 
 
 def busy_observables(
@@ -150,17 +106,6 @@ def busy_observables(
         dt_rtts=step_rtts(rng, float(K.min())), warmup_rtts=warmup_rtts, window_rtts=window_rtts,
     )  # fmt: skip
     return {k: v.reshape(beta.size, n) for k, v in o.items()}
-
-
-def _terms(o: dict[str, np.ndarray], objective: str, u_min: float, steady: bool) -> tuple[np.ndarray, ...]:
-    """Per model run: the objective's value (packets), the utilization margin utilization − u_min and the
-    steadiness margin 0.01·(1 − amplitude/threshold) (+inf without ``steady``): one threshold's worth weighs like
-    1 % of utilization. Both margins are −inf where the solve failed."""
-    v = o["queue_mean"] if objective == "mean-queue" else o["queue_max"]
-    ok = np.asarray(o["ok"], bool)
-    mu = np.where(ok, o["utilization"] - u_min, -np.inf)
-    ma = np.where(ok, 0.01 * (1 - o["amplitude"] / o["threshold"]) if steady else np.inf, -np.inf)
-    return np.asarray(v, float), mu, ma
 
 
 def _merit(o: dict[str, np.ndarray], objective: str, u_min: float, steady: bool) -> tuple[np.ndarray, ...]:
