@@ -43,7 +43,10 @@ def test_every_model_equation_carries_a_tag(key):
 
 #: Models whose sources number no equation (TIMELY's: [PROXY] prints Algorithm 1 and an unnumbered RTT formula,
 #: Zhu et al.'s fluid model has no tag): their rhs and surface must cite the algorithm with its tag instead.
-UNNUMBERED = {"TimelyFluid": r"\[(TIMELY|PROXY)\] Algorithm 1"}
+UNNUMBERED = {
+    "TimelyFluid": r"\[(TIMELY|PROXY)\] Algorithm 1",
+    "TimelyNetwork": r"\[(TIMELY|PROXY)\] Algorithm 1",
+}
 
 
 def test_index_maps_equations_to_code_and_proofs():

@@ -40,7 +40,18 @@ def _check(model: TimelyNetwork) -> int:
 def patched_fixed_point(model: TimelyNetwork, params: TimelyNetworkParams) -> np.ndarray:
     """The fixed point (R_1..R_m, g = 0, q_1..q_L) of a Patched TIMELY parking lot (module docstring).
 
-    Raises ``ValueError`` when no fixed point lies inside the band (T_low, T_high) of every group.
+    Parameters
+    ----------
+    model : TimelyNetwork
+        A patched model on ``parking_lot_routes(k)`` (its signal decides the long group's balance).
+    params : TimelyNetworkParams
+        The lot's links, groups and gains.
+
+    Returns
+    -------
+    ndarray
+        The state (packets/s, 1, packets). Raises ``ValueError`` when no fixed point lies inside the band
+        (T_low, T_high) of every group.
     """
     from scipy.optimize import brentq
 

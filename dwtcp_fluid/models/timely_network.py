@@ -243,7 +243,8 @@ class TimelyNetwork(FluidModel):
         return out
 
     def rhs(self, x: Sequence[Any], xd: Any, u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
-        """Eqs. (T1)-(T4) over the routing matrix with each group's path signal (module doc; [PROXY] §3.2)."""
+        """[TIMELY] Algorithm 1 in fluid form, eqs. (T1)-(T4), over the routing matrix with each group's path signal
+        (module doc; [PROXY] §3.2)."""
         m, L = self.groups, self.links
         R, g, q = x[:m], x[m : 2 * m], x[2 * m : 2 * m + L]
         dR, dg = [], []
