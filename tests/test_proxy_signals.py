@@ -66,9 +66,9 @@ def test_pacing_and_finite_flow_completion_hand_computed():
 
 @pytest.mark.slow
 def test_proxy_verdicts():
-    """The registered figure's claims hold: [PROXY]'s fairness and RTT findings on the skinny path reproduced,
-    its 'MAX gives the lowest FCT' not as a ranking (seeds 0-2: the TIMELY signals within 5 %, MAX below SUM but
-    not always lowest, DCTCP's IND below them)."""
+    """The registered figure's claims hold: [PROXY]'s fairness finding on the skinny path reproduced, its RTT
+    finding against MAX only, its 'MAX gives the lowest FCT' not reproduced (seeds 0-2: the TIMELY signals within
+    5 %, MAX vs SUM of both signs, DCTCP's IND below them)."""
     from dwtcp_fluid.experiments.figure import registered
     from dwtcp_fluid.experiments.proxy_signals import build_proxy
 

@@ -12,11 +12,12 @@ one-bit IND (ECN: DCTCP), on the packet core's multi-hop topologies.
   of distinct leaves (ECMP by flow hash), over one long-lived flow per ordered leaf pair (12 elephants that keep
   uplinks and downlinks queued, so a 2-hop path sees two queues); per signal the mean FCT slowdown (FCT over
   size/C + base RTT) of the finished flows, by size (≤ 100 KB, larger), the finished fraction, and the mean path
-  queueing delay; on each of :data:`FCT_SEEDS` (a 50 ms run holds only 35-55 finite flows, so one seed's ranking
+  queueing delay; on each of :data:`FCT_SEEDS` (a 50 ms run holds only 35-73 finite flows, so one seed's ranking
   of the signals says little), with the mean and half range over the seeds.
 
-[PROXY]'s claims checked: MAX gives the lowest FCT; SUM (TIMELY) the lowest RTT, at the cost of throughput
-(the primary flow below its fair share).
+[PROXY]'s claims checked: MAX gives the lowest FCT (not reproduced: the TIMELY signals within a few percent, MAX
+below SUM on some seeds and above on others); SUM (TIMELY) the lowest RTT (below MAX's, not SUM_SQU's), at the cost
+of throughput (the primary flow below its fair share: reproduced). proofs/leafspine.md has the numbers.
 """
 
 from __future__ import annotations
@@ -237,7 +238,10 @@ def _claim_fair(d: dict) -> tuple[bool, str]:
 
 def _claim_rtt(d: dict) -> tuple[bool, str]:
     n = d["noisy"]
-    ok = n["SUM"]["primary_rtt_us"] == min(n[s]["primary_rtt_us"] for s in _RATE)
+    rtt = {s: n[s]["primary_rtt_us"] for s in _RATE}
+    ok = (
+        rtt["SUM"] < rtt["MAX"] and rtt["SUM"] != min(rtt.values()) and rtt["SUM"] <= 1.05 * min(rtt.values())
+    )
     return ok, ", ".join(f"{s}: {n[s]['primary_rtt_us']:.1f} µs" for s in SIGNALS)
 
 
@@ -267,7 +271,11 @@ def _claim_max(d: dict) -> tuple[bool, str]:
     gaps = [
         per[seed]["MAX"]["slowdown_common"] / per[seed]["SUM"]["slowdown_common"] - 1 for seed in f["seeds"]
     ]
-    ok = all(-0.05 < g < 0 for g in gaps) and set(f["lowest"].values()) != {"MAX"}
+    ok = (
+        all(abs(g) < 0.05 for g in gaps)
+        and min(gaps) < 0 < max(gaps)
+        and set(f["lowest"].values()) != {"MAX"}
+    )
     lows = ", ".join(f"seed {k}: {v}" for k, v in f["lowest"].items())
     return ok, "MAX vs SUM per seed " + ", ".join(f"{g:+.1%}" for g in gaps) + f"; lowest per seed: {lows}"
 
@@ -291,8 +299,9 @@ def _register() -> None:
                     _claim_fair,
                 ),
                 Claim(
-                    "noisy non-bottleneck queues: SUM gives the primary flow the lowest path RTT of the TIMELY "
-                    "signals ([PROXY]: SUM the lowest RTT, reproduced)",
+                    "noisy non-bottleneck queues: SUM gives the primary flow a lower path RTT than MAX, but not the "
+                    "lowest of the TIMELY signals (SUM_SQU's is lower, by under 5%): [PROXY]'s 'SUM the lowest RTT' "
+                    "holds against MAX only",
                     _claim_rtt,
                 ),
                 Claim(
@@ -303,9 +312,8 @@ def _register() -> None:
                     _claim_fct,
                 ),
                 Claim(
-                    "[PROXY]'s 'MAX gives the lowest FCT' at 40% load: MAX is below SUM (TIMELY) on every seed, by "
-                    "less than 5%, but it is not the lowest TIMELY signal on every seed (SUM_SQU beats it on one): "
-                    "a percent-level edge over SUM, not a ranking",
+                    "[PROXY]'s 'MAX gives the lowest FCT' at 40% load, not reproduced: MAX vs SUM (TIMELY) within "
+                    "±5% on every seed with both signs, and MAX not the lowest TIMELY signal on every seed",
                     _claim_max,
                 ),
             ),
