@@ -129,6 +129,30 @@ def _check_routes(routes: Any, links: int) -> tuple[tuple[int, ...], ...]:
     return rs
 
 
+class RoutedModel:
+    """The routing of a model over a routing matrix (one definition for every such model): the dataclass field
+    ``routes`` (each flow group's link indices), checked and normalized by :meth:`_init_routes`; m groups, L links,
+    and the state names (per-group states, then the L queues)."""
+
+    def _init_routes(self) -> None:
+        routes = self.routes  # type: ignore[attr-defined]
+        flat = [v for r in routes for v in r] if isinstance(routes, tuple) else []
+        object.__setattr__(self, "routes", _check_routes(routes, max(flat) + 1 if flat else 0))
+
+    @property
+    def groups(self) -> int:
+        return len(self.routes)  # type: ignore[attr-defined]
+
+    @property
+    def links(self) -> int:
+        return 1 + max(v for r in self.routes for v in r)  # type: ignore[attr-defined]
+
+    def routed_states(self, *per_group: str) -> tuple[str, ...]:
+        """``<name>_1..<name>_m`` for each per-group state name, then ``q_1..q_L``."""
+        names = tuple(f"{n}_{i + 1}" for n in per_group for i in range(self.groups))
+        return names + tuple(f"q_{l + 1}" for l in range(self.links))
+
+
 @dataclass(frozen=True)
 class NetworkParams:
     """A network of DCTCP flows: links (capacity, threshold), routes (flow groups), base RTTs, g.
@@ -215,7 +239,7 @@ class NetworkParams:
 
 
 @dataclass(frozen=True)
-class DctcpNetwork(FluidModel):
+class DctcpNetwork(RoutedModel, FluidModel):
     """DCTCP over a routing matrix, [DCTCP-A] eqs. (5)-(8) per link and per flow group (see the module doc).
 
     Parameters
@@ -245,29 +269,15 @@ class DctcpNetwork(FluidModel):
     name: ClassVar[str] = "dctcp-network"
 
     def __post_init__(self) -> None:
-        flat = [v for r in self.routes for v in r] if isinstance(self.routes, tuple) else []
-        object.__setattr__(self, "routes", _check_routes(self.routes, max(flat) + 1 if flat else 0))
+        self._init_routes()
         if not (isinstance(self.ramp, int | float) and math.isfinite(self.ramp) and self.ramp >= 0):
             raise ValueError(
                 f"ramp={self.ramp!r} is out of range: accepted a width >= 0 packets (0: the step)"
             )
 
     @property
-    def groups(self) -> int:
-        return len(self.routes)
-
-    @property
-    def links(self) -> int:
-        return 1 + max(v for r in self.routes for v in r)
-
-    @property
     def states(self) -> tuple[str, ...]:  # type: ignore[override]
-        m, L = self.groups, self.links
-        return (
-            tuple(f"W_{i + 1}" for i in range(m))
-            + tuple(f"alpha_{i + 1}" for i in range(m))
-            + tuple(f"q_{l + 1}" for l in range(L))
-        )
+        return self.routed_states("W", "alpha")
 
     @property
     def state_units(self) -> tuple[str, ...]:  # type: ignore[override]

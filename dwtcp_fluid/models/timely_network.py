@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 from .. import units
 from ..params import LinkParams, check_range
 from .base import FluidModel
-from .dctcp_network import NetworkParams, _check_routes, link_arrivals, link_observables, link_queue_rates
+from .dctcp_network import NetworkParams, RoutedModel, link_arrivals, link_observables, link_queue_rates
 from .timely import TimelyFluid, TimelyParams, seen_slope, source_rates
 
 __all__ = ["RATE_SIGNALS", "TimelyNetwork", "TimelyNetworkParams", "path_signal"]
@@ -136,7 +136,7 @@ class TimelyNetworkParams:
 
 
 @dataclass(frozen=True)
-class TimelyNetwork(FluidModel):
+class TimelyNetwork(RoutedModel, FluidModel):
     """TIMELY (``patched=False``) or Patched TIMELY over a routing matrix on a path signal (see the module doc).
 
     Parameters
@@ -162,8 +162,7 @@ class TimelyNetwork(FluidModel):
     time_unit: ClassVar[str] = "s"
 
     def __post_init__(self) -> None:
-        flat = [v for r in self.routes for v in r] if isinstance(self.routes, tuple) else []
-        object.__setattr__(self, "routes", _check_routes(self.routes, max(flat) + 1 if flat else 0))
+        self._init_routes()
         _check_signal(self.signal)
 
     @property
@@ -171,21 +170,8 @@ class TimelyNetwork(FluidModel):
         return f"timely{'-patched' if self.patched else ''}-network"
 
     @property
-    def groups(self) -> int:
-        return len(self.routes)
-
-    @property
-    def links(self) -> int:
-        return 1 + max(v for r in self.routes for v in r)
-
-    @property
     def states(self) -> tuple[str, ...]:  # type: ignore[override]
-        m = self.groups
-        return (
-            tuple(f"R_{i + 1}" for i in range(m))
-            + tuple(f"g_{i + 1}" for i in range(m))
-            + tuple(f"q_{l + 1}" for l in range(self.links))
-        )
+        return self.routed_states("R", "g")
 
     @property
     def state_units(self) -> tuple[str, ...]:  # type: ignore[override]
