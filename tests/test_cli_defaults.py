@@ -39,6 +39,11 @@ ALLOWED: dict[tuple[str, str], str] = {
         "timely network",
     ): "TIMELY's additive start (δ per segment) needs ~40 ms to fill the links",
     ("--law", "timely network"): "the TIMELY family only: timely | patched",
+    (
+        "--signal",
+        "packet run",
+    ): "each hop law's own default (dctcp-hops: ind, timely-hops: sum); timely network "
+    "runs the TIMELY family, whose default is sum as timely-hops'",
 }
 
 
