@@ -208,7 +208,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "proofs_report": ("reports.proofs", "proofs_report"),
     "packet_run_report": ("reports.packet", "packet_run_report"),
     "run_packet_report": ("reports.packet", "run_packet_report"),
-    "packet_scenario_report": ("reports.packet", "packet_scenario_report"),
+    "packet_scenario_report": ("reports.packet_scenario", "packet_scenario_report"),
     "timely_network_report": ("reports.timely_network", "timely_network_report"),
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("crosscheck.compare_dwtcp", "compare_dwtcp"),

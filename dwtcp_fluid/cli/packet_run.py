@@ -398,7 +398,7 @@ def scenario_cmd(
     scenario that sets its own noise, such as timely-noise).
     """
     from ..packet import SCENARIOS
-    from ..reports.packet import run_packet_scenario
+    from ..reports.packet_scenario import run_packet_scenario
 
     if list_ or name is None:
         if json:

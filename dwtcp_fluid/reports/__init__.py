@@ -40,7 +40,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "figures": ("figures", "figures_report"),
     "proofs": ("proofs", "proofs_report"),
     "packet run": ("packet", "packet_run_report"),
-    "packet scenario": ("packet", "packet_scenario_report"),
+    "packet scenario": ("packet_scenario", "packet_scenario_report"),
     "timely network": ("timely_network", "timely_network_report"),
 }
 
