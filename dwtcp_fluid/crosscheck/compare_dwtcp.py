@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..params import DwtcpParams, LinkParams
+from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DWTCP_TARGET, DwtcpParams, LinkParams
 from ..sweep.packet_classes import TOLERANCES, oscillation_threshold, tolerance_verdict
 from ..sweep.predictors import SUMMARY_KEYS, predictors
 
@@ -134,10 +134,10 @@ def compare_dwtcp(
     flows: int,
     rtt: float | str = "100us",
     *,
-    capacity: float | str = "10Gbps",
+    capacity: float | str = DEFAULT_CAPACITY,
     packet_size: float = 1500.0,
-    beta: float = 0.001,
-    k: float = 100.0,
+    beta: float = DEFAULT_BETA,
+    k: float = DWTCP_TARGET,
     buffer: int = 5000,
     models: tuple[str, ...] | None = None,
     packet_rtts: float = 200.0,
