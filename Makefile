@@ -11,7 +11,7 @@ export MPLBACKEND ?= Agg
 # make test runs the tests (pytest-xdist, one file per worker) and the figure builds in parallel, one process per core
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: install install-test sweep test test-all figures proofs lint docs clean
+.PHONY: install install-test sweep test test-all test-portable figures proofs lint docs clean
 
 install: $(STAMP_RUN)
 
@@ -47,6 +47,22 @@ test-all: $(STAMP_TEST)
 	$(PY) -m pytest -q -n $(JOBS) --dist loadfile -m "slow or not slow"
 	$(CLI) proofs --check
 	$(CLI) figures --check --jobs $(JOBS)
+
+# The committed artefacts (proofs, figure claims and images, the notebooks' numbers) checked under other numeric
+# configurations than this machine's, as on another CPU: BLAS kernels without AVX/FMA (OpenBLAS Prescott,
+# Sandybridge), NumPy without its AVX2/AVX-512 loops, Numba compiled for a generic x86-64, XLA limited to SSE4.2
+# (no FMA contraction) or without its SLP vectorizer. Each computed number is checked within its tolerance.
+PORTABLE_CONFIGS := \
+	"OPENBLAS_CORETYPE=Prescott NPY_DISABLE_CPU_FEATURES=X86_V4,X86_V3 NUMBA_CPU_NAME=generic XLA_FLAGS=--xla_cpu_max_isa=SSE4_2" \
+	"OPENBLAS_CORETYPE=Sandybridge NPY_DISABLE_CPU_FEATURES=X86_V4 XLA_FLAGS=--xla_cpu_disable_slp_vectorizer=true"
+
+test-portable: $(STAMP_TEST)
+	@set -e; for cfg in $(PORTABLE_CONFIGS); do \
+		echo "== test-portable: $$cfg"; \
+		env $$cfg $(CLI) proofs --check; \
+		env $$cfg $(CLI) figures --check --jobs $(JOBS); \
+		env $$cfg $(PY) -m pytest -q -n $(JOBS) -p no:randomly tests/test_notebooks.py tests/test_portable.py; \
+	done
 
 figures: $(STAMP_RUN)
 	$(CLI) figures

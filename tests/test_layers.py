@@ -3,7 +3,7 @@ a circle. Parses every ``import`` of ``dwtcp_fluid`` (including those inside fun
 blocks); the package face (``dwtcp_fluid/__init__.py``, lazy re-exports) is the one file allowed to name
 everything.
 
-    layer 0  units, formulas, periods, results, _provenance, references     (leaves: no package import)
+    layer 0  units, formulas, periods, results, _provenance, references, numtext   (leaves: no package import)
     layer 1  params
     layer 2  models, plots            (plots: drawing over data and result objects, nothing computed)
     layer 3  dde                      (the integration cores and both DDE solvers)
@@ -26,7 +26,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "dwtcp_fluid"
 LAYERS = (
-    {"units", "formulas", "periods", "results", "_provenance", "references"},
+    {"units", "formulas", "periods", "results", "_provenance", "references", "numtext"},
     {"params"},
     {"models", "plots"},
     {"dde"},

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import sympy as sp
 
+from dwtcp_fluid.numtext import marked_numbers, plain
 from dwtcp_fluid.symbolic.derivation import (
     Derivation,
     Finding,
@@ -128,7 +129,7 @@ def test_committed_proofs_are_up_to_date(rendered):
 
 def test_check_fails_after_a_proof_file_is_edited(rendered, tmp_path):
     for name, text in rendered.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
+        (tmp_path / name).write_text(plain(text), encoding="utf-8")
     assert check_all(tmp_path, files=rendered) == []
     p = tmp_path / "dwtcp_jacobian.md"
     p.write_text(p.read_text(encoding="utf-8").replace("spiral", "spirals"), encoding="utf-8")
@@ -138,6 +139,25 @@ def test_check_fails_after_a_proof_file_is_edited(rendered, tmp_path):
     assert any("dwtcp_jacobian.md: differs" in s for s in problems)
     assert any("dctcp_hybrid.md: missing" in s for s in problems)
     assert any("stale.md: not produced" in s for s in problems)
+
+
+def test_a_proof_number_changed_within_its_tolerance_passes_and_beyond_fails(rendered, tmp_path):
+    """proofs/dwtcp_busy.md's period of the return-map step, a number from an adaptive DDE solve: its last digit
+    may change from one CPU to another (one unit is its tolerance); a change of a few units fails the check."""
+    text = rendered["dwtcp_busy.md"]
+    start = text.index("N = 2: period \ue000") + len("N = 2: period ")
+    end = text.index("\ue002", start) + 1
+    (period,) = marked_numbers(text[start:end])
+    decimals = len(period.text.split(".")[1])
+    unit = 10.0**-decimals
+    for delta, ok in ((unit, True), (-unit, True), (5 * unit, False), (-5 * unit, False)):
+        edited = f"{float(period.text) + delta:.{decimals}f}"
+        committed = plain(text[:start]) + edited + plain(text[end:])
+        (tmp_path / "dwtcp_busy.md").write_text(committed, encoding="utf-8")
+        problems = check_all(tmp_path, files={"dwtcp_busy.md": text}, names=["dwtcp_busy"])
+        assert (problems == []) is ok, (period.text, edited, problems)
+        if not ok:
+            assert f"{edited} differs from the regenerated" in problems[0]
 
 
 def test_rendering_is_deterministic(rendered):

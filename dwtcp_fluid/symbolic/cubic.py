@@ -296,8 +296,8 @@ def cubic() -> Derivation:
             "A cut leaves the link idle only when B < (1 − β)/β·C·d = 0.43·BDP. [DCTCP-WAN]'s star (B = 100, BDP = 79) "
             "is far above that: utilization 1.0 in the closed form, the hybrid model and the packet core "
             "(``packet compare-fluid --law cubic``, star-2). At datacenter RTTs CUBIC never leaves its TCP-friendly "
-            f"region (W_x ≈ {closed_form(star)['crossover']:,.0f} packets at the star), so there is no slow cubic recovery either. A drop needs a shallow buffer "
-            f"on a long path: the WAN dumbbell (B = 200 < 0.43·1583) keeps {wan_u:.3f} of the link in the closed form "
+            f"region (W_x ≈ {fmt(closed_form(star)['crossover'], spec='.0f')} packets at the star), so there is no slow cubic recovery either. A drop needs a shallow buffer "
+            f"on a long path: the WAN dumbbell (B = 200 < 0.43·1583) keeps {fmt(wan_u, spec='.3f')} of the link in the closed form "
             "(no fast convergence), 0.956 / 0.955 in the packet core / hybrid model (with it; 120 s, slow test).",
             "refuted at the star",
             "The link stays busy iff B ≥ (1 − β)/β · C·d",

@@ -260,7 +260,7 @@ def dctcp_hybrid() -> Derivation:
         Step(
             "Where the exact ratio drops below 1.4",
             _cite("section 4.2"),
-            f"With α* from the small-g limit, β_TCP/γ = 1.4 at W* ≈ {cross:,.0f}; below that the '≤ 1.4×' claim fails"
+            f"With α* from the small-g limit, β_TCP/γ = 1.4 at W* ≈ {fmt(cross, spec='.0f')}; below that the '≤ 1.4×' claim fails"
             " (table below).",
             [r"\beta_{TCP}/\gamma\,(W^*) = 1.4"],
             predicate(
@@ -302,7 +302,7 @@ def dctcp_hybrid() -> Derivation:
             "DCTCP converges at most 1.4× (2 log 2) slower than TCP",
             "Only asymptotically. Exactly, β_TCP/γ = asymptotic × (1 + 2/(W*α*))/(1 + 2/W*) > asymptotic; it is"
             f" {fmt(rows[2][2], 3)} at W* = 10, {fmt(rows[5][2], 3)} at W* = 100, and falls below 1.4 only for"
-            f" W* ≳ {cross:,.0f}. The bound is not asserted.",
+            f" W* ≳ {fmt(cross, spec='.0f')}. The bound is not asserted.",
             "refuted for moderate windows",
             "Exact against asymptotic ratio",
         ),

@@ -3,8 +3,9 @@
 A :class:`Step` states a claim (SymPy objects or LaTeX), cites the paper equation it corresponds to, says in one
 sentence why it follows, and carries a :class:`Check`. :meth:`Derivation.run` evaluates every check in order and
 raises :class:`StepCheckError` naming the derivation and the step when one fails. :meth:`Derivation.render`
-produces deterministic Markdown (no timings, no object ids, fixed number formats), so that ``proofs --check`` can
-compare bytes.
+produces deterministic Markdown (no timings, no object ids, fixed number formats) in which every computed number
+is marked with its tolerance (:func:`fmt`, :mod:`dwtcp_fluid.numtext`): ``proofs --check`` compares the text
+outside those numbers exactly and each number within its tolerance.
 
 The check constructors (:func:`identity`, :func:`holds`, :func:`positive`, :func:`solutions`, :func:`dsolve_equals`,
 :func:`differs`, :func:`numeric`) cover what the derivations need; :func:`predicate` wraps any other decision.
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
+
+from ..numtext import num, plain
 
 __all__ = [
     "Check",
@@ -33,6 +36,8 @@ __all__ = [
     "numeric",
     "predicate",
     "fmt",
+    "tex_num",
+    "tex_matrix",
     "tex",
     "eq",
 ]
@@ -163,7 +168,7 @@ def numeric(value: Callable[[], float], expected: float, *, rtol: float = 1e-9, 
     def fn() -> tuple[bool, str]:
         v = float(value())
         ok = abs(v - expected) <= rtol * max(abs(expected), 1e-300)
-        return ok, f"computed {fmt(v)}, expected {fmt(expected)} (rtol {rtol:g})"
+        return ok, f"computed {fmt(v, rtol=rtol)}, expected {fmt(expected)} (rtol {rtol:g})"
 
     return Check(how or f"numerical value within rtol {rtol:g}", fn, show_detail=True)
 
@@ -176,9 +181,33 @@ def predicate(fn: Callable[[], tuple[bool, str]], how: str) -> Check:
 # --- rendering ----------------------------------------------------------------------------------------------------
 
 
-def fmt(x: float, sig: int = 6) -> str:
-    """Deterministic short number format (``sig`` significant digits, no platform-dependent tails)."""
-    return f"{float(x):.{sig}g}"
+def fmt(
+    x: float, sig: int = 6, *, spec: str | None = None, rtol: float | None = None, atol: float | None = None
+) -> str:
+    """A computed number to ``sig`` significant digits (or in the format ``spec``, e.g. ``".2f"``), marked with its tolerance for ``proofs --check``
+    (:func:`dwtcp_fluid.numtext.num`): ``rtol``/``atol`` when given, and at least one unit in the last digit shown.
+
+    The mark survives string formatting and concatenation; :func:`dwtcp_fluid.numtext.plain` removes it (the
+    rendered files and every message hold plain text). A SymPy object cannot hold it: render a computed number
+    with ``fmt`` into a LaTeX string, never through ``sp.Float``.
+    """
+    return num(x, sig, spec=spec, rtol=rtol, atol=atol)
+
+
+def tex_num(x: float, sig: int = 6, *, rtol: float | None = None) -> str:
+    """LaTeX for a computed number (:func:`fmt`'s mark kept): ``6.313 \\cdot 10^{7}`` outside [1e-3, 1e4), the
+    mantissa carrying the tolerance (``rtol``, at least one unit in its last digit)."""
+    v = float(x)
+    if v == 0 or 1e-3 <= abs(v) < 1e4:
+        return fmt(v, sig, rtol=rtol)
+    e = int(f"{v:.{sig - 1}e}".split("e")[1])
+    return rf"{fmt(v / 10.0**e, sig, rtol=rtol)} \cdot 10^{{{e}}}"
+
+
+def tex_matrix(rows: Any, sig: int = 4, *, rtol: float | None = None) -> str:
+    """LaTeX for a matrix (or a tuple, one row) of computed numbers, each rendered by :func:`tex_num`."""
+    body = r"\\".join(" & ".join(tex_num(v, sig, rtol=rtol) for v in row) for row in rows)
+    return rf"\left[\begin{{matrix}}{body}\end{{matrix}}\right]"
 
 
 #: LaTeX for model parameter names that SymPy would otherwise print literally (``s_over_l`` → S/L).
@@ -270,9 +299,11 @@ class Derivation:
             try:
                 ok, detail = s.check.fn()
             except Exception as e:  # a crashing check is a failed check, reported with the step's name
-                raise StepCheckError(f"{self.slug}.md step {i} ({s.title!r}): check raised {e!r}") from e
+                raise StepCheckError(
+                    f"{self.slug}.md step {i} ({s.title!r}): check raised {plain(repr(e))}"
+                ) from e
             if not ok:
-                raise StepCheckError(f"{self.slug}.md step {i} ({s.title!r}) failed: {detail}")
+                raise StepCheckError(f"{self.slug}.md step {i} ({s.title!r}) failed: {plain(detail)}")
             details.append(detail)
         return details
 
@@ -280,7 +311,8 @@ class Derivation:
         return next(i for i, s in enumerate(self.steps, 1) if s.title == title)
 
     def render(self, details: Sequence[str] | None = None) -> str:
-        """Markdown with LaTeX; runs the checks first unless their ``details`` are given."""
+        """Markdown with LaTeX, its computed numbers marked (:func:`fmt`; :func:`dwtcp_fluid.numtext.plain` gives the
+        file's text); runs the checks first unless their ``details`` are given."""
         details = self.run() if details is None else details
         out = [
             f"# {self.title}",

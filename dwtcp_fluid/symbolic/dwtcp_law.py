@@ -9,7 +9,19 @@ import sympy as sp
 
 from ..models.dwtcp import DwtcpFluid
 from ._dwtcp_common import bdp_subs, cite, decrease_rhs, symbols
-from .derivation import Derivation, Finding, Step, differs, eq, holds, identity, numeric, positive, predicate
+from .derivation import (
+    Derivation,
+    Finding,
+    Step,
+    differs,
+    eq,
+    fmt,
+    holds,
+    identity,
+    numeric,
+    positive,
+    predicate,
+)
 
 __all__ = ["dwtcp_fluid_model"]
 
@@ -161,7 +173,7 @@ def dwtcp_fluid_model() -> Derivation:
                 lambda: (
                     identity(guide * sp.sqrt(BDP / Nn), sp.Rational(1, 2)).fn()[0]
                     and float((guide * sp.sqrt(L * BDP / Nn)).subs(L, 1500)) > 1,
-                    f"packets: 1/2; bytes (L = 1500): {float(sp.sqrt(1500) / 2):.4g}",
+                    f"packets: 1/2; bytes (L = 1500): {fmt(float(sp.sqrt(1500) / 2), 4)}",
                 ),
                 "β_g·√(BDP/N) simplifies to 1/2, and β_g·√(1500·BDP/N) = √1500/2 exceeds 1",
             ),

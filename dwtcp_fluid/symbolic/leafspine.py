@@ -18,7 +18,7 @@ import numpy as np
 from ..analysis.multihop import parking_lot_fixed_point
 from ..analysis.network_fixed_point import network_fixed_point
 from ..models.dctcp_network import DctcpNetwork, NetworkParams
-from .derivation import Derivation, Finding, Step, eq, numeric, predicate
+from .derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
 
 __all__ = ["leafspine"]
 
@@ -46,7 +46,7 @@ def _lone_flow_queues() -> tuple[bool, str]:
     R = p["d_1"]
     x = (2.0 * p["C_1"] * R, 0.5, 0.0)
     dq = float(m.rhs(x, x, 1, p, np)[2])
-    return abs(dq - p["C_1"]) < 1e-6 * p["C_1"], f"dq/dt = {dq:.6g} packets/s = C at W = 2·C·R, q = 0"
+    return abs(dq - p["C_1"]) < 1e-6 * p["C_1"], f"dq/dt = {fmt(dq, 6)} packets/s = C at W = 2·C·R, q = 0"
 
 
 def _timely_ignores_signal() -> tuple[bool, str]:
@@ -66,7 +66,10 @@ def _timely_ignores_signal() -> tuple[bool, str]:
         ev = Events(t=1, ack=jnp.array([True]), rtt_sample=jnp.array([sample]))
         rates.append(float(law.step(dict(s), ev, p)["rate"][0]))
     ok = max(rates) - min(rates) == 0.0 and abs(rates[0] - (p["init_rate"] + p["delta"])) < 1e-6
-    return ok, f"rates {rates} (init {p['init_rate']} + δ {p['delta']:.6g})"
+    return (
+        ok,
+        f"rates [{', '.join(fmt(r, 6) for r in rates)}] (init {p['init_rate']} + δ {fmt(p['delta'], 6)})",
+    )
 
 
 def _slowdowns(load: float) -> str:
@@ -96,7 +99,7 @@ def leafspine() -> Derivation:
             "[DCTCP-A] eqs. (5)-(8)",
             "W_i = 2/P_i², P_i = 1 − Π(1 − p_l), each link full or unmarked (Fischer–Burmeister complementarity):"
             " on the 3-hop parking lot it returns the parking lot's own mark fraction.",
-            [eq("p", f"{pl.p:.6f}")],
+            [eq("p", fmt(pl.p, spec=".6f"))],
             numeric(
                 lambda: float(network_fixed_point(routes, (1, 1, 1, 1), _C, _K, _D).p[0]), pl.p, rtol=1e-8
             ),

@@ -11,7 +11,7 @@ import sympy as sp
 
 from ..analysis.multihop import parking_lot_fixed_point, parking_lot_spectrum
 from ..models.dctcp_network import DctcpNetwork, parking_lot_routes
-from .derivation import Derivation, Finding, Step, eq, identity, numeric, predicate, solutions
+from .derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, predicate, solutions
 
 __all__ = ["multihop"]
 
@@ -49,7 +49,7 @@ def _hopf_check() -> tuple[bool, str]:
     ok = lo > 0 > hi and abs(w / HOPF_RAMP_K1[0] - 1) < 1e-4 and abs(om / HOPF_RAMP_K1[1] - 1) < 1e-4
     return (
         ok,
-        f"abscissa {lo:.1f}/s at w = 10, {hi:.1f}/s at w = 20; crossing at w = {w:.4f}, ω = {om:.2f} rad/s",
+        f"abscissa {fmt(lo, spec='.1f')}/s at w = 10, {fmt(hi, spec='.1f')}/s at w = 20; crossing at w = {fmt(w, spec='.4f')}, ω = {fmt(om, spec='.2f')} rad/s",
     )
 
 
@@ -67,7 +67,7 @@ def _hopf_k2_check() -> tuple[bool, str]:
         om = float(abs(parking_lot_spectrum(2, [w], group_delays=g).roots[0][0].imag))
         want = HOPF_RAMP_K2[name]
         ok = ok and abs(w / want[0] - 1) < 1e-4 and abs(om / want[1] - 1) < 1e-4
-        got.append(f"{name}: w = {w:.4f}, ω = {om:.2f} rad/s")
+        got.append(f"{name}: w = {fmt(w, spec='.4f')}, ω = {fmt(om, spec='.2f')} rad/s")
     return ok, "; ".join(got)
 
 
@@ -242,7 +242,7 @@ def multihop() -> Derivation:
                 f"Mark fraction at k = {h}",
                 "",
                 f"10 Gbps, d = 100 µs, K = 65, one flow per group: SymPy's nsolve on the model's queue equation and"
-                f" the numeric solver agree; long share {fps[h].share_long:.4f} of C (independent hops).",
+                f" the numeric solver agree; long share {fmt(fps[h].share_long, spec='.4f')} of C (independent hops).",
                 [eq("p", sp.Float(fps[h].p, 6))],
                 numeric(lambda h=h: nsolve_p(h), fps[h].p, rtol=1e-9),
             )
@@ -273,7 +273,7 @@ def multihop() -> Derivation:
     ]
     for h in (2, 3, 4):
         table.append(
-            f"| {h} | {fps[h].p:.4f} | {fps[h].ratio:.4f} | {sync[h].ratio:.4f} | {FLUID_RATIOS[h]:.4f} |"
+            f"| {h} | {fmt(fps[h].p, spec='.4f')} | {fmt(fps[h].ratio, spec='.4f')} | {fmt(sync[h].ratio, spec='.4f')} | {FLUID_RATIOS[h]:.4f} |"
         )
     findings = [
         Finding(

@@ -1,8 +1,10 @@
 """The registry of derivations rendered into proofs/, the findings index (proofs/README.md), the equation index
 (proofs/INDEX.md, :mod:`.eq_index`), and the check.
 
-:func:`render_all` runs every derivation's checks and returns ``{file name: Markdown}``; :func:`write_all` writes
-them; :func:`check_all` re-runs every check and compares with the committed files byte for byte. Each takes
+:func:`render_all` runs every derivation's checks and returns ``{file name: Markdown}``, each computed number marked
+with its tolerance (:mod:`dwtcp_fluid.numtext`); :func:`write_all` writes them (plain text); :func:`check_all`
+re-runs every check and compares with the committed files: the text outside the computed numbers character for
+character, each computed number within its tolerance (so the files pass on any CPU and BLAS). Each takes
 ``names`` (derivation slugs) to work on those derivations' files alone: README.md and INDEX.md summarize every
 derivation, so they are rendered, written and checked only for the whole registry.
 """
@@ -14,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..numtext import compare, plain
 from .cubic import cubic
 from .d2tcp import d2tcp
 from .dctcp import dctcp_fixed_points, dctcp_normalization
@@ -156,7 +159,9 @@ def _readme(derivs: list[Derivation]) -> str:
         "(an identity that simplifies to 0, a `solve`/`dsolve` result, a sign under stated assumptions, or a stated",
         "numerical computation), and every model expression comes from the single model definitions in",
         "`dwtcp_fluid/models/`. `dwtcp-fluid proofs` regenerates the files; `dwtcp-fluid proofs --check` re-runs every",
-        "check and fails if a step fails or a committed file differs.",
+        "check and fails if a step fails or a committed file differs: its text character for character, each number",
+        "a step computes numerically within that number's tolerance (one unit in its last digit shown unless the",
+        "step states another), so that the check passes on any CPU, BLAS kernel and compiler.",
         "",
         "## Files",
         "",
@@ -211,6 +216,8 @@ def select(names: Iterable[str] | None = None) -> tuple[str, ...] | None:
 def render_all(derivs: list[Derivation] | None = None, names: Iterable[str] | None = None) -> dict[str, str]:
     """Run every check and render ``{file name: Markdown}`` including README.md; raises StepCheckError on failure.
 
+    Computed numbers are marked with their tolerance (:func:`dwtcp_fluid.numtext.plain` gives a file's text).
+
     The registered derivations are deterministic, so their rendering is computed once per process (a copy is
     returned; :func:`checked`); passing ``derivs`` always runs their checks. ``names``: only those derivations'
     files (no README.md, INDEX.md).
@@ -219,7 +226,7 @@ def render_all(derivs: list[Derivation] | None = None, names: Iterable[str] | No
         return checked(names)[1]
     files = {f"{d.slug}.md": d.render() for d in derivs}
     files["README.md"] = _readme(derivs)
-    files["INDEX.md"] = render_index(files)
+    files["INDEX.md"] = render_index({k: plain(v) for k, v in files.items()})
     return files
 
 
@@ -246,7 +253,7 @@ def write_all(outdir: Path | str | None = None, names: Iterable[str] | None = No
     for name, text in render_all(names=names).items():
         path = outdir / name
         tmp = path.with_suffix(".md.tmp")
-        tmp.write_bytes(text.encode("utf-8"))
+        tmp.write_bytes(plain(text).encode("utf-8"))
         tmp.replace(path)
         written.append(path)
     return written
@@ -258,8 +265,9 @@ def check_all(
     """Re-run every check and compare with the files in ``outdir``; return the problems (empty when all is well).
 
     A failing step is reported as the StepCheckError message (naming the file and the step); a file that differs
-    from its regenerated content, is missing, or (for the whole registry) is a stale extra Markdown file is
-    named. ``files`` (the output of :func:`render_all`) skips re-running the checks when the caller already has
+    from its regenerated content (:func:`dwtcp_fluid.numtext.compare`: its text outside the computed numbers, or a
+    number beyond its tolerance, each named with its line), is missing, or (for the whole registry) is a stale
+    extra Markdown file is named. ``files`` (the output of :func:`render_all`) skips re-running the checks when the caller already has
     them; ``names`` checks those derivations' files alone.
     """
     outdir = Path(outdir) if outdir is not None else default_proofs_dir()
@@ -273,8 +281,11 @@ def check_all(
         path = outdir / name
         if not path.is_file():
             problems.append(f"{path}: missing (run `dwtcp-fluid proofs`)")
-        elif path.read_bytes() != text.encode("utf-8"):
-            problems.append(f"{path}: differs from the regenerated derivation (run `dwtcp-fluid proofs`)")
+        else:
+            for p in compare(path.read_bytes().decode("utf-8", errors="replace"), text):
+                problems.append(
+                    f"{path}: differs from the regenerated derivation, {p} (run `dwtcp-fluid proofs`)"
+                )
     for path in sorted(outdir.glob("*.md")) if names is None else ():
         if path.name not in files:
             problems.append(f"{path}: not produced by any registered derivation")

@@ -28,6 +28,8 @@ from .derivation import (
     positive,
     predicate,
     solutions,
+    tex_matrix,
+    tex_num,
 )
 
 __all__ = ["timely", "patched_fixed_point", "patched_linear"]
@@ -295,11 +297,16 @@ def patched_linear() -> list[Step]:
             "eqs. (T1), (T2), (T4)",
             "The model's right-hand side, evaluated at (R*, g*, q*) = (C/N, 0, C·(RTT* − d)) with its delayed copy,"
             " vanishes (packets/s², 1/s, packets/s).",
-            [eq(r"(R^*, g^*, q^*)", sp.Tuple(*[sp.Float(fmt(v), 6) for v in info["x_star"]]))],
+            [
+                eq(
+                    r"(R^*, g^*, q^*)",
+                    r"\left(" + r",\ ".join(tex_num(v, 6) for v in info["x_star"]) + r"\right)",
+                )
+            ],
             predicate(
                 lambda: (
                     bool(np.allclose(info["rhs"], 0.0, atol=1e-6 * C)),
-                    f"max |F| = {fmt(np.abs(info['rhs']).max())}",
+                    f"max |F| = {fmt(np.abs(info['rhs']).max(), 2, atol=1e-6 * C)}",
                 ),
                 "the lambdified right-hand side is 0 at the fixed point (atol 1e-6·C)",
             ),
@@ -310,8 +317,8 @@ def patched_linear() -> list[Step]:
             "x' = A0·x + A1·x(t − d): the rate reads the RTT d late, the gradient reads the queue slope d late;"
             " both matrices come from the model's symbolic Jacobians.",
             [
-                eq("A_0", sp.Matrix(A0).applyfunc(lambda v: sp.Float(fmt(v, 4), 4))),
-                eq("A_1", sp.Matrix(A1).applyfunc(lambda v: sp.Float(fmt(v, 4), 4))),
+                eq("A_0", tex_matrix(np.asarray(A0, dtype=float))),
+                eq("A_1", tex_matrix(np.asarray(A1, dtype=float))),
             ],
             predicate(
                 lambda: (
