@@ -1,13 +1,10 @@
 """Leaf-spine fabric in the packet core: ECMP by a seeded flow hash (hand-checked), traffic patterns, per-port
-conservation, an ECMP collision, chains unchanged by the port-list routes, the packet-vs-fluid cross-check."""
+conservation, an ECMP collision, the packet-vs-fluid cross-check. (Chains on the port-list routes are checked by
+hand-computed marks, drops and queues in tests/test_multihop_packet.py, not against an earlier engine.)"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -24,8 +21,6 @@ from dwtcp_fluid.packet.topology import parse_topology
 
 #: The short setting the quick tests share (one compiled program: same shapes and chunk count).
 QUICK = FabricSetting(duration="20ms")
-#: The commit the route generalization started from (its engine took contiguous hop ranges).
-BASE_COMMIT = "65f020a"
 
 
 def _murmur(*xs: int) -> int:
@@ -99,43 +94,6 @@ def test_leaf_spine_conservation_and_ecmp_collision(quick):
     for h in hot:
         share = s.throughput_share[np.array([h in s.routes[g] for g in s.groups])]
         assert share == pytest.approx([0.5, 0.5], abs=0.01)
-
-
-@pytest.mark.slow
-def test_chain_results_bit_identical_to_the_contiguous_range_engine(tmp_path):
-    """The previous engine (routes as hop ranges [first, last]) run from git history against the port-list engine
-    on a parking lot with cross traffic, drops and marks: every record equal."""
-    git = shutil.which("git")
-    root = Path(__file__).resolve().parents[1]
-    if git is None or not (root / ".git").exists():
-        pytest.skip("needs the git history of the repository")
-    try:
-        src = subprocess.run(
-            [git, "show", f"{BASE_COMMIT}:dwtcp_fluid/packet/multihop.py"], cwd=root, capture_output=True,
-            check=True, text=True,
-        ).stdout  # fmt: skip
-    except subprocess.CalledProcessError:
-        pytest.skip(f"commit {BASE_COMMIT} not in this clone")
-    path = tmp_path / "old_multihop.py"
-    path.write_text(src.replace("from ..", "from dwtcp_fluid.").replace("from .", "from dwtcp_fluid.packet."))
-    spec = importlib.util.spec_from_file_location("old_multihop", path)
-    old = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(old)
-    from dwtcp_fluid.packet.laws import get_law
-    from dwtcp_fluid.packet.multihop import run_network
-
-    law = get_law("dctcp")
-    first, last = np.array([0, 0, 1, 2, 0]), np.array([2, 0, 1, 2, 2])
-    kw = dict(
-        rtt=np.full(5, 60, np.int32), start=np.arange(5) * 7, kth=np.array([20, 30, 20]), buffer=40, rto=600,
-        seed=5, n_chunks=3, chunk=1500,
-    )  # fmt: skip
-    a = old.run_chain(law, law.default_params(), first=first, last=last, n_hops=3, **kw)
-    routes = [tuple(range(f, e + 1)) for f, e in zip(first, last, strict=True)]
-    b = run_network(law, law.default_params(), routes=routes, n_ports=3, **kw)
-    assert int(a["drops"][-1].sum()) > 0 and int(a["marks"].sum()) > 0
-    for k in a:
-        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
 
 
 def test_routes_must_increase_along_the_path():

@@ -12,24 +12,40 @@ import dwtcp_fluid as dw
 from dwtcp_fluid.results import Result, Status, Summary
 
 
-def _results():
-    P = dw.DCTCP_ANALYSIS
-    yield "DdeSolution", dw.solve(dw.DctcpFluid(), [P, P.replace(flows=20)], [1.0, 0.0, 0.0], (0.0, 0.004))
-    yield "LimitCycle", dw.find_limit_cycle(10.0, 1 / 16)
-    yield "FixedPoint", dw.find_limit_cycle(1.5, 0.1)
-    yield "BatchCycles", dw.cycles_batch(np.array([10.0, 30.0]), np.array([0.05, 0.1]), steps_per_unit=20)
+def _sweep():
     grid = dw.SweepGrid(beta=(0.001,), bdp=(10.0, 100.0, 1000.0), flows=(1, 10), kbar_ratio=(0.5, 2.0))
-    yield "SweepResult", dw.run_sweep(grid)
+    return dw.run_sweep(grid)
+
+
+def _char_roots():
     A0 = np.array([[[-1.0]], [[0.5]]])
-    yield "CharRoots", dw.char_roots(A0, -2.0 * np.ones_like(A0), np.array([1.0, 1.0]))
+    return dw.char_roots(A0, -2.0 * np.ones_like(A0), np.array([1.0, 1.0]))
 
 
-RESULTS = dict(_results())
+#: Each result type and how to compute one: computed when its test runs (not when the module is collected).
+RESULTS = {
+    "DdeSolution": lambda: dw.solve(
+        dw.DctcpFluid(),
+        [dw.DCTCP_ANALYSIS, dw.DCTCP_ANALYSIS.replace(flows=20)],
+        [1.0, 0.0, 0.0],
+        (0.0, 0.004),
+    ),
+    "LimitCycle": lambda: dw.find_limit_cycle(10.0, 1 / 16),
+    "FixedPoint": lambda: dw.find_limit_cycle(1.5, 0.1),
+    "BatchCycles": lambda: dw.cycles_batch(np.array([10.0, 30.0]), np.array([0.05, 0.1]), steps_per_unit=20),
+    "SweepResult": _sweep,
+    "CharRoots": _char_roots,
+}
+
+
+@pytest.fixture(scope="module")
+def sweep_result():
+    return _sweep()
 
 
 @pytest.mark.parametrize("name", list(RESULTS))
-def test_result_protocol(name):
-    r = RESULTS[name]
+def test_result_protocol(name, sweep_result):
+    r = sweep_result if name == "SweepResult" else RESULTS[name]()
     assert isinstance(r, Result)
     codes = np.ravel(r.status)
     assert codes.size >= 1 and all(Status(int(c)) in Status for c in codes)
@@ -47,10 +63,10 @@ def test_result_protocol(name):
     assert r.plot().figure is not None  # a new figure when no axes is given
 
 
-def test_sweep_summary_is_the_sweep_numbers():
+def test_sweep_summary_is_the_sweep_numbers(sweep_result):
     from dwtcp_fluid.sweep import summarize
 
-    r = RESULTS["SweepResult"]
+    r = sweep_result
     d = summarize(r.to_dataset())
     s = r.summary()
     assert s.agreement_rate == d["agreement_rate"] == 1.0

@@ -190,3 +190,39 @@ def test_delay_margin_matches_pseudospectral_critical_values():
         assert float(r["delay_critical_rtts"]) == pytest.approx(delay_margin(0.5 * beta, beta), rel=1e-8)
     with pytest.raises(ValueError, match="beta=0"):
         kbar_crit_delay(0.0)
+
+
+def _packet_summary(doc):
+    """The packet pass's summary (the dict holding ``class_counts``) anywhere in the sweep's JSON document."""
+    if isinstance(doc, dict):
+        if "class_counts" in doc and "agreement" in doc:
+            return doc
+        for v in doc.values():
+            found = _packet_summary(v)
+            if found is not None:
+                return found
+    return None
+
+
+@pytest.mark.slow
+def test_sweep_counts_the_packet_law_proof_states(tmp_path, capsys):
+    """proofs/dwtcp_packet_law.md states the packet pass of ``make sweep`` (SWEEP_COUNTS: too long to re-run in
+    ``proofs --check``): the sweep re-run here gives each class count, each predictor's scored points and its
+    agreements within 3 points (the packet runs are float32 simulations: a point near a class boundary may move
+    on another CPU)."""
+    import json
+
+    from dwtcp_fluid.cli import main
+    from dwtcp_fluid.symbolic.dwtcp_packet_law import SWEEP_COUNTS as c
+
+    assert main(["sweep", "--beta", "0.001", "--out", str(tmp_path), "--json"]) == 0
+    s = _packet_summary(json.loads(capsys.readouterr().out))
+    assert s is not None and s["points"] == c["points"]
+    counts = {k.replace(" ", "_").replace("-", "_"): v for k, v in s["class_counts"].items()}
+    for key in ("steady", "oscillating", "collapse", "not_stationary"):
+        assert abs(counts[key] - c[key]) <= 3, (key, counts[key], c[key])
+    for name in ("condition", "paper", "paper-nodelay", "delay-roots", "scout-faithful"):
+        scored, agree = c[name]
+        got = s["agreement"][name]
+        assert abs(got["scored"] - scored) <= 3, (name, got, c[name])
+        assert abs(round(got["agreement"] * got["scored"]) - agree) <= 3, (name, got, c[name])

@@ -22,8 +22,10 @@ from .derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
 __all__ = ["dwtcp_packet_law", "SWEEP_COUNTS"]
 
 #: What ``make sweep`` (β = 0.001, BDP 10…10,000 × 10 N values, packet buffer 250, k = 0) measured with the packet
-#: pass: points per class, and per predictor (scored points, agreements). Stated, not re-run here (the pass takes
-#: minutes); the figure ``dwtcp_packet_truth`` checks the same statements on a 12-point grid.
+#: pass: points per class, and per predictor (scored points, agreements). Stated, not re-run by ``proofs --check``
+#: (the pass takes minutes): the slow test ``test_sweep_counts_the_packet_law_proof_states`` re-runs the sweep and
+#: checks every count within 3 points; the figure ``dwtcp_packet_truth`` checks the same statements on a 12-point
+#: grid.
 SWEEP_COUNTS: dict[str, Any] = {
     "points": 250,
     "steady": 160,
