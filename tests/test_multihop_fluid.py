@@ -131,17 +131,15 @@ def test_cli_network_starts_a_hair_off_the_symmetric_state(capsys):
 
 @pytest.mark.slow
 def test_cli_network_default_is_the_desynchronized_share(capsys):
-    """At the default start the two-hop lot's long share is the desynchronized one of proofs/multihop.md (0.152,
-    packet chain 0.160; the exact start gives the synchronized 0.416, 2.6x), with one common delay as well."""
+    """At the default start the two-hop lot's long share is the desynchronized one of proofs/multihop.md: within
+    10 % of the packet chain's at the same setting (the exact start gives the synchronized share, 2.6x)."""
     import json
 
     from dwtcp_fluid.cli import main
-    from dwtcp_fluid.symbolic.multihop import DESYNC_SHARES
 
     assert main(["dctcp", "network", "--topology", "parking-lot:2", "--duration", "200ms", "--json"]) == 0
     share = json.loads(capsys.readouterr().out)["fluid"]["group_share"][0]
-    fluid, packet = DESYNC_SHARES[2]
-    assert share == pytest.approx(fluid, rel=0.05) and share == pytest.approx(packet, rel=0.1)
+    assert share == pytest.approx(_packet_long_share(2), rel=0.1)  # the judge: the packet chain, same setting
 
 
 @pytest.mark.parametrize(
@@ -160,6 +158,14 @@ def test_cli_network_usage_errors(capsys, extra):
 
     assert main(["dctcp", "network", *extra]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def _packet_long_share(hops: int) -> float:
+    """The packet chain's long-flow share of C, parking lot of ``hops`` hops, one flow per group, 10 Gbps, 100 µs,
+    K = 65, 200 ms (seed 0): the independent reference of the fluid model's desynchronized share."""
+    from dwtcp_fluid.crosscheck.multihop import ChainSetting, compare_chain
+
+    return compare_chain(ChainSetting(hops, duration="200ms")).long_share
 
 
 def _amplitude_late(hops, ramp, T=0.05):
@@ -214,12 +220,13 @@ def test_symmetric_start_stays_on_the_synchronized_subspace_and_a_hair_off_leave
 
 
 @pytest.mark.slow
-def test_desynchronized_two_hop_share_is_the_number_the_proof_states():
+def test_desynchronized_two_hop_share_agrees_with_the_packet_chain():
+    """The reference solver's 0.2 s run of the desynchronized two-hop lot: its long share within 10 % of the packet
+    chain's at the same setting (the independent judge), links full, queues apart."""
     from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
-    from dwtcp_fluid.symbolic.multihop import DESYNC_SHARES
 
     r = fluid_lot_run(2, duration=0.2)
-    assert r.long_share == pytest.approx(DESYNC_SHARES[2][0], abs=2e-3)
+    assert r.long_share == pytest.approx(_packet_long_share(2), rel=0.1)
     assert r.desync > 1.0 and r.utilization.min() > 0.999
 
 
