@@ -22,7 +22,14 @@ from dwtcp_fluid.symbolic.derivation import (
     solutions,
 )
 from dwtcp_fluid.symbolic.dwtcp_linear import dwtcp_jacobian
-from dwtcp_fluid.symbolic.registry import COVERAGE, DERIVATIONS, check_all, default_proofs_dir, render_all
+from dwtcp_fluid.symbolic.registry import (
+    COVERAGE,
+    DERIVATIONS,
+    check_all,
+    checked,
+    default_proofs_dir,
+    render_all,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 x = sp.Symbol("x", positive=True)
@@ -96,12 +103,14 @@ def test_finding_citing_unknown_step_is_an_error():
         d.run()
 
 
+@pytest.mark.slow  # renders every derivation (make test runs `proofs --check` once)
 def test_every_derivation_renders(rendered):
     assert len(rendered) == len(DERIVATIONS) + 2  # and README.md, INDEX.md
     for name, text in rendered.items():
         assert text.endswith("\n") and "do not edit by hand" in text, name
 
 
+@pytest.mark.slow  # renders every derivation (make test runs `proofs --check` once)
 def test_findings_open_each_file(rendered):
     for f in DERIVATIONS:
         slug = f.__name__
@@ -109,6 +118,7 @@ def test_findings_open_each_file(rendered):
         assert text.index("## Findings") < text.index("## Derivation"), slug
 
 
+@pytest.mark.slow  # renders every derivation (make test runs `proofs --check` once)
 def test_readme_covers_every_note_and_point(rendered):
     readme = rendered["README.md"]
     # The equation notes live in the repository (docs/equations.md), so this runs on every clone.
@@ -123,10 +133,12 @@ def test_readme_covers_every_note_and_point(rendered):
         assert c.spec_item.replace("|", "\\|") in readme
 
 
+@pytest.mark.slow  # renders every derivation (make test runs `proofs --check` once)
 def test_committed_proofs_are_up_to_date(rendered):
     assert check_all(default_proofs_dir(), files=rendered) == []
 
 
+@pytest.mark.slow  # renders every derivation (make test runs `proofs --check` once)
 def test_check_fails_after_a_proof_file_is_edited(rendered, tmp_path):
     for name, text in rendered.items():
         (tmp_path / name).write_text(plain(text), encoding="utf-8")
@@ -141,10 +153,10 @@ def test_check_fails_after_a_proof_file_is_edited(rendered, tmp_path):
     assert any("stale.md: not produced" in s for s in problems)
 
 
-def test_a_proof_number_changed_within_its_tolerance_passes_and_beyond_fails(rendered, tmp_path):
+def test_a_proof_number_changed_within_its_tolerance_passes_and_beyond_fails(tmp_path):
     """proofs/dwtcp_busy.md's period of the return-map step, a number from an adaptive DDE solve: its last digit
     may change from one CPU to another (one unit is its tolerance); a change of a few units fails the check."""
-    text = rendered["dwtcp_busy.md"]
+    text = checked(["dwtcp_busy"])[1]["dwtcp_busy.md"]
     start = text.index("N = 2: period \ue000") + len("N = 2: period ")
     end = text.index("\ue002", start) + 1
     (period,) = marked_numbers(text[start:end])
@@ -160,6 +172,7 @@ def test_a_proof_number_changed_within_its_tolerance_passes_and_beyond_fails(ren
             assert f"{edited} differs from the regenerated" in problems[0]
 
 
+@pytest.mark.slow  # renders every derivation (make test runs `proofs --check` once)
 def test_rendering_is_deterministic(rendered):
     again = {f"{f.__name__}.md": f().render() for f in DERIVATIONS[:3]}
     for name, text in again.items():
