@@ -74,6 +74,11 @@ class DctcpFluid(FluidModel):
         """R* = d + K/C (seconds)."""
         return p["d"] + p["K"] / p["C"]
 
+    def step_scale(self, p: Mapping[str, Any]) -> Any:
+        """The base RTT d (seconds): with the queue near its floor R = d + q/C ≈ d sets the rates 1/R of (5), (6),
+        however long the feedback delay R* = d + K/C is (K/C ≫ d)."""
+        return p["d"]
+
     def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
         return {2: 0.0} if self.queue_floor else {}
 
@@ -130,6 +135,10 @@ class DctcpNormalized(FluidModel):
     def delay(self, p: Mapping[str, Any]) -> Any:
         """The feedback delay is 1 (one R*) in normalized time."""
         return 1.0
+
+    def step_scale(self, p: Mapping[str, Any]) -> Any:
+        """The base RTT d/R* = 1/(1 + ψ) in normalized time: the RTT 1 + q̃ reaches it at the physical floor."""
+        return 1.0 / (1.0 + p["psi"])
 
     def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
         """q̃ ≥ −ψ/(1+ψ) (q ≥ 0) when ``underflow`` is set, section 3.3.2 of [DCTCP-A]."""

@@ -74,6 +74,8 @@ class DctcpWindowFluid(FluidModel):
         """R* = d + K/C (seconds), the paper's fixed feedback delay."""
         return p["d"] + p["K"] / p["C"]
 
+    step_scale = DctcpFluid.step_scale
+
     def numeric_params(self, params: DctcpParams) -> dict[str, float]:
         """Floats for :meth:`rhs` (C in packets/s, d in s, K in packets)."""
         return DctcpFluid().numeric_params(params)
@@ -121,6 +123,10 @@ class DctcpLagFluid(FluidModel):
 
     def __post_init__(self) -> None:
         check_range("lag", self.lag, lo=0.0, lo_open=True, why="queue time constant in RTTs")
+
+    def step_scale(self, p: Mapping[str, Any]) -> Any:
+        """The base RTT d, or the queue's time constant λ·d when shorter (seconds)."""
+        return min(1.0, self.lag) * p["d"]
 
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
         """[DCTCP-A] eqs. (5), (6) and (7), (7) as dq/dt = (N·W − C·d − q)/(λ·R); u = p(t − R*)."""

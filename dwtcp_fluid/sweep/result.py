@@ -40,7 +40,7 @@ class SweepSummary(Summary):
     fluid: dict[str, Any]
     fluid_agreement: dict[str, Any]
     delay_roots: dict[str, Any]
-    packet_sample: dict[str, Any]
+    packet: dict[str, Any]
 
 
 class SweepResult(Result):
@@ -60,7 +60,7 @@ class SweepResult(Result):
 
     def summary(self, *, max_disagreements: int = 5) -> SweepSummary:
         s = summarize(self.dataset, max_disagreements=max_disagreements)
-        sections = {k: s.pop(k, {}) for k in ("fluid", "fluid_agreement", "delay_roots", "packet_sample")}
+        sections = {k: s.pop(k, {}) for k in ("fluid", "fluid_agreement", "delay_roots", "packet")}
         return SweepSummary(**s, **sections)
 
     def to_dataset(self) -> xr.Dataset:
