@@ -160,8 +160,8 @@ def run_dwtcp_simulate(
     if solver == "jax" and P.k == 0 and model.delay_rtts == 0:
         # the undelayed decrease is a center stopped only by the floor, where a fixed step leaves an orbit of
         # the size dde.summary.queue_range_tolerance documents: the step-doubling check accepts up to that
-        from ..dde.solve import default_step
         from ..dde.problem import make_problem
+        from ..dde.solve import default_step
 
         h = default_step([make_problem(model, P)], duration)
         opts["atol"] = max(
