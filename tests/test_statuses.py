@@ -114,16 +114,11 @@ def test_limit_cycle_just_above_two(capsys):
     assert d["q_max"] < 0.31 and d["period_rtt"] > 0
 
 
-def test_dctcp_tiny_rtt_jax_agrees_with_reference(capsys):
-    """--rtt 1ns (queueing delay dominates): α from the JAX solver within 1 % of the reference (was 0.312 vs 0.212)."""
-    a = {}
-    for solver in ("reference", "jax"):
-        code, out, err = run(
-            capsys, "dctcp", "simulate", "--rtt", "1ns", "--duration", "20ms", "--solver", solver, "--json"
-        )
-        assert code == 0, err
-        a[solver] = json.loads(out)["alpha_mean"]
-    assert a["jax"] == pytest.approx(a["reference"], rel=1e-2)
+def test_dctcp_tiny_rtt_jax_refuses_what_it_cannot_resolve(capsys):
+    """--rtt 1ns (queueing delay dominates; was α 0.312 vs the reference's 0.212 at a step of R*/20): the JAX
+    step follows d (50 ps), so 20 ms is refused before any work, naming --duration; the reference runs it."""
+    code, _, err = run(capsys, "dctcp", "simulate", "--rtt", "1ns", "--duration", "20ms", "--solver", "jax")
+    assert code == 2 and "--duration" in err.strip().splitlines()[-1], err
 
 
 def test_packet_core_refuses_an_rtt_it_cannot_represent():

@@ -19,6 +19,7 @@ from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import packet_app
 from .common import (
     UsageError,
+    WorkError,
     echo_inputs,
     emit_json,
     flush_warnings,
@@ -196,6 +197,10 @@ def _run(**kw: Any) -> None:
     flush_warnings()
     with status(f"packet run: {packets:.3g} slots of {kw['law']} on {plan.topology}"):
         doc, data = plan.run()
+    if doc.get("status", "ok") != "ok":  # a NaN/inf in the senders' state: a status, never NaN numbers
+        if kw["json"]:
+            emit_json({k: doc[k] for k in ("law", "flows", "status", "message") if k in doc})
+        raise WorkError(f"packet run stopped with status {doc['status']}: {doc['message']}")
     if kw["plot"]:
         _plot(data.summary, kw["plot"])
     if kw["json"]:
