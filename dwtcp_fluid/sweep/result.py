@@ -87,5 +87,9 @@ class SweepResult(Result):
 
 
 def sweep(grid: SweepGrid, **options: Any) -> SweepResult:
-    """Run the sweep on ``grid`` (:func:`.run.run_sweep`, ``options`` as there) and wrap the dataset."""
+    """Run the sweep on ``grid`` (:func:`.run.run_sweep`, ``options`` as there) and wrap the dataset.
+
+    ``dw.run_sweep(grid)`` evaluates the frozen Jacobian (8) only; ``plan=dw.sweep_plan(grid, "full")`` adds the
+    delay-aware roots and the delayed fluid runs, and ``packet="sample", packet_sample=m`` (or ``packet="all"``)
+    the packet pass, as ``dwtcp-fluid sweep`` does (``summary().packet``)."""
     return SweepResult(run_sweep(grid, **options))
