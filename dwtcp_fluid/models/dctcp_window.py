@@ -16,7 +16,7 @@ sending until the queue has drained by the cut). Two models here:
 * :class:`DctcpLagFluid`: the family between the two, dq/dt = (N·W − C·d − q)/(λ·R(t)). λ = 1 is exactly (7)
   (same trajectories as :class:`~.dctcp.DctcpFluid`); λ → 0 tends to :class:`DctcpWindowFluid` (the period's
   error is about λ·R* per cycle: 1 % at λ = 0.01). Small λ is stiff: use the reference solver, whose adaptive
-  steps follow it; the JAX solver's fixed RK4 step (R*/20) is stable only for λ ≳ 0.02 (checked at 0.03).
+  steps follow it; the JAX solver's fixed RK4 step (min(1, λ)·d/20) follows the lag down to the step budget.
 
 Where the mark is generated does not matter for either model: the loop W → q → p → W has one total delay, R*, however
 d is split between the forward and the return path.
