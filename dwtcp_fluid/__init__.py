@@ -9,7 +9,8 @@ Parameters
     ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
 Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpScoutFluid``, ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
+    ``DwtcpFluid``, ``DwtcpBusyFluid`` (the Scout-faithful model: the Scout measures the link's busy period),
+    ``DwtcpScoutFluid`` (the queue-delay model (3)-(7) with α as a state; not Scout-faithful), ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
     ``DctcpDelackFluid``, ``TimelyFluid``, ``CubicFluid`` (``CubicParams``; its hybrid run ``run_cubic``,
     ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``, ``TimelyNetwork``
     (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
@@ -80,6 +81,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "DctcpHeteroParams": ("models.dctcp_hetero", "DctcpHeteroParams"),
     "DwtcpFluid": ("models.dwtcp", "DwtcpFluid"),
     "DwtcpScoutFluid": ("models.dwtcp_scout", "DwtcpScoutFluid"),
+    "DwtcpBusyFluid": ("models.dwtcp_busy", "DwtcpBusyFluid"),
     "TimelyFluid": ("models.timely", "TimelyFluid"),
     "CubicFluid": ("models.cubic", "CubicFluid"),
     "CubicParams": ("models.cubic", "CubicParams"),

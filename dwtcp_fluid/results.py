@@ -50,6 +50,8 @@ class Status(enum.IntEnum):
     NOT_CONVERGED = 7
     #: the fast path failed and the element was solved again by the event-exact one (usable)
     RESOLVED = 8
+    #: the fixed-step solver's error estimate (the run against one at twice the step) exceeds its tolerance
+    INACCURATE = 9
 
     @property
     def ok(self) -> bool:
@@ -72,6 +74,7 @@ _MESSAGES = {
     Status.NO_CROSSING: "no crossing of the switching surface within the time budget",
     Status.NOT_CONVERGED: "the iteration did not converge",
     Status.RESOLVED: "solved again by the event-exact path",
+    Status.INACCURATE: "the step-doubling error estimate exceeds the solver's tolerance",
 }
 
 

@@ -21,7 +21,7 @@ def _max_dq(P, T=0.1):
 
 @pytest.mark.parametrize("N", [2, 10, 100])
 def test_scipy_and_jax_agree_on_dctcp(N):
-    """max |Δq| ≤ 1e-3 packets over 100 ms at the default JAX step (R*/20); N = 2 hits the queue floor."""
+    """max |Δq| ≤ 1e-3 packets over 100 ms at the default JAX step (d/20); N = 2 hits the queue floor."""
     err, ref, _ = _max_dq(DCTCP_ANALYSIS.replace(flows=N))
     assert err <= 1e-3, err
 

@@ -8,6 +8,7 @@ The notebooks use only the public API (``import dwtcp_fluid as dw`` or ``from dw
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -66,6 +67,12 @@ def _check_condition(text: str) -> None:
 def _check_sweep(text: str) -> None:
     m = re.search(r"'agreement_rate': ([\d.]+)", text)
     assert m and float(m.group(1)) == 1.0, "condition ⇔ spiral must hold at every scored point"
+    # the quick mode runs a packet pass (the summary of a dataset with one failed before: SweepSummary had no
+    # field for it), at the 2 sampled points, each in one packet class
+    m = re.search(r"packet pass: \{'points': (\d+), 'scored': (\d+), 'class_counts': (\{[^}]*\})", text)
+    assert m, "the notebook no longer summarizes its packet pass"
+    counts = ast.literal_eval(m.group(3))
+    assert int(m.group(1)) == 2 and sum(counts.values()) == 2 and int(m.group(2)) <= 2, m.group(0)
 
 
 def _check_findings(text: str) -> None:

@@ -203,3 +203,21 @@ def test_cli_engine_flag(capsys):
     assert main(["packet", "run", "--law", "dwtcp", "--duration", "1ms", "--engine", "native"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "scouts" in err and "Traceback" not in err
+
+
+def test_subnormal_alpha_is_flushed_to_zero_in_both_engines():
+    """g = 0.999999: without marks α shrinks by 1 − g = 1e-6 per window, from a normal float32 (≥ 2⁻¹²⁶) to
+    1e-43 and below, subnormal unless flushed. XLA:CPU flushes subnormals to zero and the native loop does the
+    same (its docstring): the records are bit-identical, and α reaches exactly 0, which from a normal α in one
+    window only a flush gives (α·1e-6 ≥ 1.2e-44 is a nonzero subnormal without it)."""
+    ref, nat, spec = _both(
+        "dctcp", dict(flows=2, duration="20ms", seed=1, trace_points=400, law_params={"g": 0.999999})
+    )
+    assert choose_engine(spec) == "native"
+    a = np.asarray(ref[0]["alpha_end"], dtype=np.float32)
+    tiny = np.finfo(np.float32).tiny
+    assert np.any(a == 0) and np.any((a > 0) & (a < 1e-30)), (
+        "the run never drove α towards the subnormal range"
+    )
+    assert not np.any((a != 0) & (np.abs(a) < tiny)), "a subnormal α in the reference's records"
+    _assert_identical(ref, nat)

@@ -97,16 +97,19 @@ class TheoremOne:
 
 def theorem1(cycle: LimitCycle, *, fd_rel: float = 1e-4) -> TheoremOne:
     """ρ(Z1·Z2) of Theorem 1 of [DCTCP-A]: (a) as written, (b) true transition matrices,
-    (c) finite-difference return map. ``cycle`` must be a cycle without a sliding mode (no bounds).
+    (c) finite-difference return map. ``cycle`` must be a cycle without a sliding mode (a model may declare a
+    bound, e.g. the queue floor of ``psi=``, that the orbit never reaches).
 
     ``fd_rel`` is the relative step of (c). 1e-4 balances truncation (≤ 2e-9 in ρ on the test grid) against the
     integration and event-location noise, which 1e-5 amplifies.
     """
     if not isinstance(cycle, LimitCycle):
         raise ValueError(f"cycle={cycle!r} is invalid: accepted a LimitCycle (w̄ > 2)")
-    if cycle.psi is not None or cycle.model.floors(cycle.params) or cycle.model.ceilings(cycle.params):
+    if cycle.monodromy is None:
         raise ValueError(
-            f"cycle.psi={cycle.psi!r} is invalid: Theorem 1 is for the model without the queue floor"
+            f"cycle.psi={cycle.psi!r} is invalid here: the cycle is held on its queue floor (q_min="
+            f"{cycle.q_min:.6g}, {cycle.floor_time:.3g} R* held per period); Theorem 1 is for a cycle that never "
+            "reaches a bound"
         )
     cm = CycleMap(cycle.model, cycle.params)
     first, second = cm.return_map(cycle.x_alpha[cm.keep], variational=True)

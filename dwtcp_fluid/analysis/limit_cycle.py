@@ -70,6 +70,23 @@ def _failed(cm: CycleMap, y: np.ndarray, status: Status, message: str, it: int, 
     )  # fmt: skip
 
 
+def _slides(cm: CycleMap, first: HalfOrbit, second: HalfOrbit) -> bool:
+    """Whether the orbit is held on a declared bound, or grazes the queue's: then the variational equation
+    (hence the exact monodromy) does not describe the return map. A declared bound the orbit stays clear of
+    changes nothing."""
+    if not cm.bounds:
+        return False
+    if first.floor_time + second.floor_time > 0:
+        return True
+    q_min, q_max = min(first.q_min, second.q_min), max(first.q_max, second.q_max)
+    for i, b, sign in cm.bounds:
+        if i == cm.qi:
+            gap = (q_min - b) if sign > 0 else (b - q_max)
+            if gap <= 1e-9 * (1.0 + abs(b) + (q_max - q_min)):
+                return True
+    return False
+
+
 def limit_cycle(
     model: FluidModel,
     params: Any,
@@ -110,19 +127,21 @@ def limit_cycle(
         raise ValueError(
             f"y0 has shape {y.shape}: accepted ({cm.n - 1},) (coordinates on the switching surface)"
         )
-    sliding = bool(
-        cm.bounds
-    )  # the variational equation does not hold across a sliding mode: finite differences
+    # the variational equation does not hold across a sliding mode: where the orbit is held on a bound (or
+    # grazes one) the Jacobian is by finite differences; a model that declares a bound its orbit never reaches
+    # keeps the exact Jacobian and its Floquet multipliers
     for _ in range(approach):
         first, second = cm.return_map(y)
         if second.status != Status.OK:
             return _failed(cm, y, second.status, second.message, 0, math.inf)
         y = second.x_end[cm.keep]
     it, res = 0, math.inf
+    sliding = False
     for it in range(1, max_newton + 1):  # noqa: B007  (it is reported as newton_iterations)
-        first, second = cm.return_map(y, variational=not sliding)
+        first, second = cm.return_map(y, variational=True)
         if second.status != Status.OK:
             return _failed(cm, y, second.status, second.message, it, res)
+        sliding = _slides(cm, first, second)
         r = second.x_end[cm.keep] - y
         res = float(np.max(np.abs(r)))
         if res < tol * max(1.0, float(np.max(np.abs(y)))):
@@ -139,7 +158,8 @@ def limit_cycle(
     else:
         msg = f"Newton did not converge for {model.name} at {cm.p}: residual {res:.3e}"
         return _failed(cm, y, Status.NOT_CONVERGED, msg, it, res)
-    first, second = cm.return_map(y, variational=not sliding, dense=True)
+    first, second = cm.return_map(y, variational=True, dense=True)
+    sliding = _slides(cm, first, second)
     T = first.t_end + second.t_end
     t = np.concatenate([first.t, first.t_end + second.t])
     x = np.concatenate([first.x, second.x])

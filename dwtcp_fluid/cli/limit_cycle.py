@@ -68,8 +68,16 @@ def limit_cycle(
         emit_json(out)
         return
     print_quantities(
-        f"DCTCP limit cycle, w̄ = {wbar:g}, g = {g:g} (normalized: time in R*, queue in C·R*)", out
+        f"DCTCP limit cycle, w̄ = {wbar:g}, g = {g:g} (normalized: time in R*, queue q̃ = (q − K)/(C·R*), "
+        "negative below K)",
+        out,
     )
+    if physical is not None and isinstance(out.get("physical"), dict):
+        print_quantities(
+            f"the same cycle in physical units (C = {physical.link.C:.6g} packets/s, R* = d + K/C = "
+            f"{physical.R_star:.6g} s, K = {physical.K:g} packets)",
+            out["physical"],
+        )
 
 
 @dctcp_app.command("guide")

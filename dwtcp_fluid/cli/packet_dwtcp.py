@@ -30,7 +30,7 @@ def _verdict(g: dict[str, Any]) -> str:
         return "pass"
     if g["verdict"] == "not scored":
         return "not scored: " + g["why"][0]
-    failed = [w for w in g["why"] if w.endswith("False") or w.startswith("model solver")]
+    failed = [w for w in g["why"] if w.endswith("outside tolerance") or w.startswith("model solver")]
     return "fail: " + "; ".join(failed)
 
 

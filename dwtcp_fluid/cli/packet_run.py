@@ -19,6 +19,7 @@ from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import packet_app
 from .common import (
     UsageError,
+    WorkError,
     echo_inputs,
     emit_json,
     flush_warnings,
@@ -85,8 +86,17 @@ def _draw_records(summary: dict[str, Any], plt: Any, np: Any) -> Any:
     return fig
 
 
-def _print(title: str, out: dict[str, Any]) -> None:
-    print_quantities(title, out, skip=("throughput_pps", "fct_s", "records"))
+def _print(title: str, out: dict[str, Any], inputs: set[str] | None = None) -> None:
+    """Results first, then the inputs the document echoes (``inputs``); a field the law does not define (None,
+    e.g. DCTCP's α for DWTCP) is left out."""
+    from ..reports.packet import RUN_ECHO_KEYS
+
+    echo = set(RUN_ECHO_KEYS) | (inputs or set())
+    shown = {k: v for k, v in out.items() if v is not None and v != ""}
+    print_quantities(
+        title, {k: v for k, v in shown.items() if k not in echo}, skip=("throughput_pps", "fct_s", "records")
+    )
+    print_quantities("inputs", {k: v for k, v in shown.items() if k in echo})
 
 
 def _times(kw: dict[str, Any]) -> dict[str, float]:
@@ -196,12 +206,16 @@ def _run(**kw: Any) -> None:
     flush_warnings()
     with status(f"packet run: {packets:.3g} slots of {kw['law']} on {plan.topology}"):
         doc, data = plan.run()
+    if doc.get("status", "ok") != "ok":  # a NaN/inf in the senders' state: a status, never NaN numbers
+        if kw["json"]:
+            emit_json({k: doc[k] for k in ("law", "flows", "status", "message") if k in doc})
+        raise WorkError(f"packet run stopped with status {doc['status']}: {doc['message']}")
     if kw["plot"]:
         _plot(data.summary, kw["plot"])
     if kw["json"]:
         emit_json(doc)
     elif plan.topology == "single":
-        _print(f"packet core: {doc['law']}, N = {doc['flows']}", doc)
+        _print(f"packet core: {doc['law']}, N = {doc['flows']}", doc, set(plan.echo))
     else:
         print_chain(doc)
 

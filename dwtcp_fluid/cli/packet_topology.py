@@ -14,7 +14,12 @@ def print_chain(doc: dict[str, Any]) -> None:
     from rich.table import Table
 
     ports = doc["ports"]
-    t = Table(title=f"packet core: {doc['law']} on {doc['topology']}, {doc['flows']} flow(s) per group")
+    sizes = [int(n) for n in doc.get("flows_per_group", [doc["flows"]])]
+    if len(set(sizes)) == 1:
+        per = f"{sizes[0]} flow(s) per group"
+    else:  # a leaf-spine's groups (leaf pairs) differ in size
+        per = f"{sum(sizes)} flows in {len(sizes)} groups of {min(sizes)}-{max(sizes)}"
+    t = Table(title=f"packet core: {doc['law']} on {doc['topology']}, {per}")
     t.add_column("port")
     t.add_column("queue mean (packets)")
     t.add_column("utilization")
@@ -23,8 +28,10 @@ def print_chain(doc: dict[str, Any]) -> None:
     Console().print(t)
     g = Table(title="throughput share of the port rate, per flow, by group (route: ports crossed)")
     g.add_column("group")
+    g.add_column("flows")
     g.add_column("route")
     g.add_column("share")
     for i, v in enumerate(doc["group_share"]):
-        g.add_row(str(i), " ".join(ports[h] for h in doc["routes"][i]), f"{v:.4f}")
+        n = str(sizes[i]) if i < len(sizes) and len(sizes) == len(doc["group_share"]) else "—"
+        g.add_row(str(i), n, " ".join(ports[h] for h in doc["routes"][i]), f"{v:.4f}")
     Console().print(g)

@@ -188,7 +188,7 @@ def fluid_side(settings: Sequence[TimelySetting]) -> list[Side]:
             ]
         )
         t1 = max(_seconds(s.duration) for s in group)
-        sol = solve(model, params, hist, (0.0, t1), method="jax")
+        sol = solve(model, params, hist, (0.0, t1), method="jax", check=False)
         t = np.asarray(sol.t)
         for k, s in enumerate(group):
             if sol.status[k] != 0:

@@ -118,9 +118,9 @@ def _make_trajectory(cfg: JaxConfig):
     bsgn = np.array(cfg.bound_sign, dtype=float)
     nb = len(bidx)
 
-    def trajectory(p, x0, hist_x, hist_f, cross0, count0, ptr0, u0, sign0, bvals, sdel, tau_d, t0, h):
+    def trajectory(p, x0, hist_x, hist_f, cross0, count0, ptr0, u0, sign0, bvals, sdel, tau_d, h, t0):
         """One element. Shapes: x0 (n,), hist_x/hist_f (buf_len, n), cross0 (S,), ptr0/u0/sdel (m,),
-        tau_d (k,) the state delays."""
+        tau_d (k,) the state delays; h () the element's step (elements may differ: the step-doubling check)."""
         eps = 1e-9 * h
         bval = bvals  # (nb,)
         # filled in below once the derivative at t0 is known (closures read it when the steps are traced)
@@ -242,13 +242,27 @@ def _make_trajectory(cfg: JaxConfig):
     return trajectory
 
 
-_ORDER = ("p", "x0", "hist_x", "hist_f", "cross0", "count0", "ptr0", "u0", "sign0", "bvals", "sdel", "tau_d")
+_ORDER = (
+    "p",
+    "x0",
+    "hist_x",
+    "hist_f",
+    "cross0",
+    "count0",
+    "ptr0",
+    "u0",
+    "sign0",
+    "bvals",
+    "sdel",
+    "tau_d",
+    "h",
+)
 
 
 @functools.lru_cache(maxsize=32)
 def _compiled(cfg: JaxConfig, n_dev: int):
     traj = _make_trajectory(cfg)
-    in_axes = (0,) * len(_ORDER) + (None, None)
+    in_axes = (0,) * len(_ORDER) + (None,)
     batched = jax.vmap(traj, in_axes=in_axes)
     if n_dev > 1:
         # one shard of the batch per device (e.g. XLA_FLAGS=--xla_force_host_platform_device_count=2 on a
@@ -257,23 +271,24 @@ def _compiled(cfg: JaxConfig, n_dev: int):
     return jax.jit(batched)
 
 
-def solve_jax_batch(cfg: JaxConfig, arrays: dict[str, Any], t0: float, h: float) -> dict[str, np.ndarray]:
-    """Run the compiled batched solver. ``arrays`` holds the per-element inputs prepared by :func:`~.solve`.
+def solve_jax_batch(cfg: JaxConfig, arrays: dict[str, Any], t0: float) -> dict[str, np.ndarray]:
+    """Run the compiled batched solver. ``arrays`` holds the per-element inputs prepared by :func:`~.solve`
+    (the step ``h`` among them, one per element).
 
     With several JAX devices and a batch divisible by their number, the batch is split across them.
     """
     with jax.enable_x64(True):  # float64 inside, whatever the caller's JAX mode (no global switch at import)
-        return _solve_jax_batch(cfg, arrays, t0, h)
+        return _solve_jax_batch(cfg, arrays, t0)
 
 
-def _solve_jax_batch(cfg: JaxConfig, arrays: dict[str, Any], t0: float, h: float) -> dict[str, np.ndarray]:
+def _solve_jax_batch(cfg: JaxConfig, arrays: dict[str, Any], t0: float) -> dict[str, np.ndarray]:
     B = int(arrays["x0"].shape[0])
     n_dev = jax.local_device_count()
     n_dev = n_dev if n_dev > 1 and B % n_dev == 0 else 1
     args = [arrays[k] for k in _ORDER]
     if n_dev > 1:
         args = jax.tree_util.tree_map(lambda a: jnp.reshape(a, (n_dev, B // n_dev) + a.shape[1:]), args)
-    out = _compiled(cfg, n_dev)(*args, jnp.asarray(t0, dtype=jnp.float64), jnp.asarray(h, dtype=jnp.float64))
+    out = _compiled(cfg, n_dev)(*args, jnp.asarray(t0, dtype=jnp.float64))
     out = jax.block_until_ready(out)
     if n_dev > 1:
         out = jax.tree_util.tree_map(lambda a: jnp.reshape(a, (B,) + a.shape[2:]), out)
@@ -281,8 +296,8 @@ def _solve_jax_batch(cfg: JaxConfig, arrays: dict[str, Any], t0: float, h: float
     return {
         "x": np.asarray(xs),
         "status": np.asarray(status),
-        "fail_t": np.asarray(fail_t),
-        "fail_x": np.asarray(fail_x),
+        "fail_t": np.array(fail_t),
+        "fail_x": np.array(fail_x),
         "ctimes": np.asarray(ctimes),
         "count": np.asarray(count),
     }

@@ -60,6 +60,9 @@ class DdeSolution(Result):
     options: dict[str, Any]
     batched: bool = False
     messages: list[str] = field(default_factory=list)
+    #: JAX solver with its check (:class:`~.solvers.JaxRK4`): per element and state, the error estimate over the
+    #: saved points (NaN without the check, inf when a check run failed where the run did not)
+    error_estimate: np.ndarray | None = None
     _dense: list[Callable[[np.ndarray], np.ndarray]] | None = None
     _fx: np.ndarray | None = None
 

@@ -29,9 +29,10 @@ _OPTIONS = {
     "max_substeps",
     "crossing_buffer",
     "exact_exits",
+    "check",
 }
 
-#: Default fixed step of the JAX solver as a fraction of the smallest positive delay; 1/20 gives
+#: Default fixed step of the JAX solver as a fraction of the fastest time scale (:func:`default_step`); 1/20 gives
 #: max |Δq| ≈ 1e-5 packets on DCTCP N = 10 against the reference (tests/test_dde_agreement.py).
 STEPS_PER_DELAY = 20
 #: The most fixed steps one JAX solve may take (checked before any work).
@@ -79,9 +80,10 @@ def _split_history(history: Any, b: int, n: int) -> list[Any]:
 
 
 def default_step(problems: Sequence[Problem], span: float) -> float:
-    """1/:data:`STEPS_PER_DELAY` of the fastest time scale of the batch: each model's
-    :meth:`~dwtcp_fluid.models.base.FluidModel.step_scale`, else its smallest positive delay; without any delay
-    also at most span/20000."""
+    """1/:data:`STEPS_PER_DELAY` of the fastest time scale of the batch: the smaller of each model's smallest
+    positive delay and its :meth:`~dwtcp_fluid.models.base.FluidModel.step_scale` (the fastest rate of its
+    right-hand side, e.g. DCTCP's base RTT d, which sets dW/dt = 1/R when the queue is empty even when the
+    feedback delay R* = d + K/C is far longer); without any delay also at most span/20000."""
 
     def scale(pr: Problem) -> float:
         s = pr.model.step_scale(pr.p)
@@ -127,7 +129,8 @@ def solve(
         (batches run one by one). ``JaxRK4()``: batched event-aware fixed-step RK4.
     method : {"reference", "jax"}, optional
         Shorthand that builds the solver from ``options``: ``rtol``, ``atol``, ``integrator`` (reference);
-        ``dt``, ``save_every``, ``max_substeps``, ``crossing_buffer``, ``exact_exits`` (jax). See the solver
+        ``dt``, ``save_every``, ``max_substeps``, ``crossing_buffer``, ``exact_exits``, ``check``, ``atol``, ``rtol``
+        (jax; there ``atol``/``rtol`` are the step-doubling check's tolerance). See the solver
         classes for their meaning and ranges.
 
     Returns
@@ -196,8 +199,6 @@ def _run_reference(model, problems, hists, t0, t1, solver: Reference, batched) -
 
 
 def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolution:
-    import jax.numpy as jnp
-
     span = t1 - t0
     structure = {
         (
@@ -214,30 +215,143 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
             "params is invalid: all batch elements must share the delay structure (all delayed or none)"
         )
     dmin = min(pr.min_positive_delay for pr in problems)
-    dt, max_substeps, crossing_buffer, exact_exits = (
-        solver.dt,
-        solver.max_substeps,
-        solver.crossing_buffer,
-        solver.exact_exits,
-    )
+    dt, S = solver.dt, solver.crossing_buffer
     h = default_step(problems, span) if dt is None else dt
     if h > dmin * (1 + 1e-12):
         raise ValueError(
             f"dt={dt!r} is out of range: accepted 0 < dt <= {dmin!r} (the smallest positive delay)"
         )
     n_min = math.ceil(span / h - 1e-9)
-    if n_min > MAX_STEPS:  # refused before any work: at ~1 µs per step and element this is minutes of compute
+    n_check = 3 * n_min if solver.check else 0  # the check's runs cost at most three times the steps
+    if n_min + n_check > MAX_STEPS:  # refused before any work: at ~1 µs per step and element, minutes
         raise ValueError(
             f"t_span={(t0, t1)!r} is out of range: accepted at most {MAX_STEPS:,} fixed steps of dt = {h:.3g} "
-            f"(a span of at most {MAX_STEPS * h:.3g} time units)"
+            f"(a span of at most {MAX_STEPS * h / (4 if solver.check else 1):.3g} time units)"
         )
     save_every = max(1, math.ceil(n_min / DEFAULT_SAVES)) if solver.save_every is None else solver.save_every
     n_save_int = math.ceil(n_min / save_every)
     h = span / (n_save_int * save_every)
+    B, n = len(problems), len(model.states)
     pr0 = problems[0]
     max_tau = max(pr.tau_d for pr in problems) if pr0.uses_xd else 0.0
     buf_len = buffer_length(max_tau, h)
-    S = crossing_buffer
+    # the step-doubling check, first at twice the step in the same compiled call (the step is per element; the
+    # check's elements run the same number of steps, to twice the span, and their saved points are every other
+    # one of the run's); |x_h − x_2h| is an upper estimate of the run's error for any convergence order >= 1
+    together = solver.check and 2 * h <= dmin * (1 + 1e-12)
+    steps = [h] * B + ([2 * h] * B if together else [])
+    arrays, sign0, count0 = _inputs(problems + problems if together else problems, hists * (2 if together else 1),
+                                    t0, np.array(steps), buf_len, S)  # fmt: skip
+    out = solve_jax_batch(_config(model, pr0, n_save_int + 1, save_every, buf_len, solver), arrays, t0)
+    status = out["status"].astype(int)[:B]
+    err = np.full((B, n), np.nan)
+    tol = np.full((B, n), np.nan)
+    first_bad = np.full(B, np.nan)
+    if together:
+        chk = {k: v[B:] for k, v in out.items()}
+        out = {k: v[:B] for k, v in out.items()}
+        sign0, count0 = sign0[:B], count0[:B]
+        fine = out["x"][:, ::2, :n]
+        diff = np.abs(fine - chk["x"][:, : fine.shape[1], :n])
+        tol = solver.atol + solver.rtol * np.abs(out["x"][..., :n]).max(axis=1)
+        err = diff.max(axis=1)
+        failed = (chk["status"] != Status.OK) & (chk["fail_t"] <= t1)  # beyond t1 nothing is compared
+        err[failed] = np.inf
+    fail_t = out["fail_t"]
+    h2 = 2 * h if together else h / 2
+    if solver.check:
+        # 2. where twice the step is not within the tolerance (or not allowed), the run at half the step decides
+        # (a second compiled call): for order p >= 1 the run's error is |x_h − x_{h/2}|·2^p/(2^p − 1) <= twice it
+        # (at twice the step a fixed step can leave an artefact the run itself does not have)
+        again = np.flatnonzero((status == Status.OK) & ~(err <= tol).all(axis=1))
+        if again.size:
+            h2 = h / 2
+            sub = [problems[e] for e in again]
+            buf2 = buffer_length(max_tau, h2)
+            arrays2, _, _ = _inputs(sub, [hists[e] for e in again], t0, np.full(again.size, h2), buf2, S)
+            fin = solve_jax_batch(
+                _config(model, pr0, n_save_int + 1, 2 * save_every, buf2, solver), arrays2, t0
+            )
+            diff2 = 2 * np.abs(out["x"][again, :, :n] - fin["x"][..., :n])
+            tol[again] = solver.atol + solver.rtol * np.abs(out["x"][again, :, :n]).max(axis=1)
+            err[again] = diff2.max(axis=1)
+            bad = (diff2 > tol[again][:, None, :]).any(axis=2)
+            for j, e in enumerate(again):
+                if fin["status"][j] != Status.OK:
+                    err[e] = np.inf
+                    first_bad[e] = fin["fail_t"][j]
+                elif bad[j].any():
+                    first_bad[e] = t0 + np.argmax(bad[j]) * save_every * h
+        for e in np.flatnonzero((status == Status.OK) & ~(err <= tol).all(axis=1)):
+            status[e], fail_t[e] = Status.INACCURATE, first_bad[e]
+    crossings, crossing_up = [], []
+    for e in range(B):
+        c = int(out["count"][e])
+        idx = np.arange(max(0, c - S), c)
+        crossings.append(out["ctimes"][e, idx % S].astype(float))
+        # signs alternate: the sign before the first logged crossing is sign0 undone by the history's crossings
+        initial_positive = bool(sign0[e]) ^ bool(count0[e] % 2)
+        crossing_up.append(initial_positive ^ ((idx + 1) % 2 == 1))
+    messages = []
+    for e, st in enumerate(status):
+        if st == Status.OK:
+            messages.append("")
+        elif st == Status.INACCURATE:
+            if not np.isfinite(err[e]).all():
+                messages.append(
+                    f"the check at step {h2:.3g} stopped at t={float(fail_t[e]):.6g} where the run at step "
+                    f"{h:.3g} went on: no error estimate (a smaller dt, or the reference solver)"
+                )
+                continue
+            worst = model.states[int(np.argmax(err[e] / tol[e]))]
+            messages.append(
+                f"from t={float(fail_t[e]):.6g} the error estimate of {worst} (the run at step {h:.3g} against "
+                f"the check at step {h2:.3g}) is {float(err[e][model.states.index(worst)]):.3g}, over the "
+                f"tolerance atol={solver.atol:g} + rtol={solver.rtol:g}·max|{worst}| (a smaller dt, or the "
+                "reference solver)"
+            )
+        else:
+            messages.append(f"{Status(int(st)).name} at t={float(fail_t[e])!r}")
+    fail_x = out["fail_x"].copy()
+    for e in range(B):
+        if status[e] == Status.INACCURATE and not np.isfinite(fail_x[e]).all():
+            k = int(round((fail_t[e] - t0) / (save_every * h))) if np.isfinite(fail_t[e]) else 0
+            fail_x[e] = out["x"][e, min(max(k, 0), n_save_int), : len(model.states)]
+    return DdeSolution(
+        model=model,
+        params=[pr.p for pr in problems],
+        t=t0 + np.arange(n_save_int + 1) * save_every * h,
+        x=out["x"],
+        status=status,
+        fail_t=fail_t,
+        fail_x=fail_x,
+        crossings=crossings,
+        crossing_up=crossing_up,
+        method="jax",
+        options={
+            "dt": h,
+            "save_every": save_every,
+            "max_substeps": solver.max_substeps,
+            "crossing_buffer": S,
+            "exact_exits": solver.exact_exits,
+            "check": solver.check,
+            "atol": solver.atol,
+            "rtol": solver.rtol,
+        },
+        batched=batched,
+        messages=messages,
+        error_estimate=err,
+    )
+
+
+def _inputs(
+    problems, hists, t0: float, h: np.ndarray, buf_len: int, S: int
+) -> tuple[dict[str, Any], np.ndarray, np.ndarray]:
+    """The per-element inputs of :func:`~.jax_rk.solve_jax_batch` (element e steps by ``h[e]``), with the sign of
+    σ at t0 and the number of crossings in each history."""
+    import jax.numpy as jnp
+
+    pr0 = problems[0]
     n, m = pr0.n, len(pr0.switch_delays)
     B = len(problems)
     hist_x = np.zeros((B, buf_len, n))
@@ -248,9 +362,11 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
     u0 = np.zeros((B, m))
     sign0 = np.zeros(B, dtype=bool)
     for e, (pr, hh) in enumerate(zip(problems, hists, strict=True)):
+        oldest = t0 - pr.max_delay - 3 * h[e]  # slots further back are never read (a coarser check's step)
         for k in range(-(buf_len - 1), 1):
-            hist_x[e, k % buf_len] = hh(t0 + k * h)
-            hist_f[e, k % buf_len] = hh.derivative(t0 + k * h)
+            tk = max(t0 + k * h[e], oldest)
+            hist_x[e, k % buf_len] = hh(tk)
+            hist_f[e, k % buf_len] = hh.derivative(tk)
         sig = lambda y, pr=pr: float(pr.model.surface(y, pr.p, np))  # noqa: E731
         log = history_crossings(hh, sig, t0, max(pr.switch_delays))
         times = log.times
@@ -282,52 +398,23 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
         ),
         "sdel": jnp.asarray(np.array([pr.switch_delays for pr in problems], dtype=float)),
         "tau_d": jnp.asarray(np.array([pr.state_delays for pr in problems], dtype=float)),
+        "h": jnp.asarray(np.asarray(h, dtype=float)),
     }
-    cfg = JaxConfig(
+    return arrays, sign0, count0
+
+
+def _config(model, pr0: Problem, n_save: int, save_every: int, buf_len: int, solver: JaxRK4) -> JaxConfig:
+    return JaxConfig(
         model=model,
-        n_switch=m,
+        n_switch=len(pr0.switch_delays),
         bound_idx=tuple(i for i, _, _ in pr0.bounds),
         bound_sign=tuple(s for _, _, s in pr0.bounds),
         uses_xd=pr0.uses_xd,
-        n_save=n_save_int + 1,
+        n_save=n_save,
         save_every=save_every,
         buf_len=buf_len,
-        crossing_buffer=S,
-        max_substeps=max_substeps,
-        exact_exits=exact_exits,
+        crossing_buffer=solver.crossing_buffer,
+        max_substeps=solver.max_substeps,
+        exact_exits=solver.exact_exits,
         n_delays=len(pr0.state_delays) if pr0.uses_xd else 1,
-    )
-    out = solve_jax_batch(cfg, arrays, t0, h)
-    crossings, crossing_up = [], []
-    for e in range(B):
-        c = int(out["count"][e])
-        idx = np.arange(max(0, c - S), c)
-        crossings.append(out["ctimes"][e, idx % S].astype(float))
-        # signs alternate: the sign before the first logged crossing is sign0 undone by the history's crossings
-        initial_positive = bool(sign0[e]) ^ bool(count0[e] % 2)
-        crossing_up.append(initial_positive ^ ((idx + 1) % 2 == 1))
-    messages = [
-        "" if st == Status.OK else f"{Status(int(st)).name} at t={out['fail_t'][e]!r}"
-        for e, st in enumerate(out["status"])
-    ]
-    return DdeSolution(
-        model=model,
-        params=[pr.p for pr in problems],
-        t=t0 + np.arange(n_save_int + 1) * save_every * h,
-        x=out["x"],
-        status=out["status"].astype(int),
-        fail_t=out["fail_t"],
-        fail_x=out["fail_x"],
-        crossings=crossings,
-        crossing_up=crossing_up,
-        method="jax",
-        options={
-            "dt": h,
-            "save_every": save_every,
-            "max_substeps": max_substeps,
-            "crossing_buffer": S,
-            "exact_exits": exact_exits,
-        },
-        batched=batched,
-        messages=messages,
     )

@@ -71,8 +71,9 @@ class JaxRK4:
     Parameters
     ----------
     dt : float, optional
-        Fixed step (model time unit); default the smallest positive delay / 20. It must not exceed the smallest
-        positive delay and is shrunk slightly so that whole steps cover the time span.
+        Fixed step (model time unit); default 1/20 of the fastest time scale of the batch (:func:`~.solve.default_step`:
+        the smallest delay and each model's :meth:`~dwtcp_fluid.models.base.FluidModel.step_scale`, e.g. the base
+        RTT d of DCTCP when K/C ≫ d). It must not exceed the smallest positive delay and is shrunk slightly so that whole steps cover the time span.
     save_every : int, optional
         Save the state every this many steps (default: about 2000 saved intervals).
     max_substeps : int
@@ -82,6 +83,17 @@ class JaxRK4:
     exact_exits : bool
         Locate the moment a held state leaves its bound by Newton on the interpolant instead of linearly (about
         a third more time; needed for full order when the switching surface coincides with a bound).
+    check : bool
+        Step-doubling error check (default on). The batch runs a second time at twice the step in the same
+        compiled call: |x_h − x_2h| bounds the run's error for any convergence order ≥ 1. Where that exceeds
+        ``atol + rtol·max_t |x_i|`` in a state x_i at a saved point (or twice the step is not allowed: above the
+        smallest delay), the element runs again at half the step, and 2·|x_h − x_{h/2}| (the run's error within
+        a factor 2 for any order ≥ 1) decides: above the tolerance, the element's status is ``INACCURATE``
+        instead of a result. The estimate is ``DdeSolution.error_estimate``. Costs about twice the run's steps
+        (four times, and a second compilation, where the half step is needed).
+    atol, rtol : float
+        The check's tolerance: 1e-3 state units (packets for the queue, the accuracy the JAX solver is
+        documented to reach against the reference, tests/test_dde_agreement.py) plus 1e-6 of the state's largest magnitude.
     """
 
     dt: float | None = None
@@ -89,6 +101,9 @@ class JaxRK4:
     max_substeps: int = 8
     crossing_buffer: int = 64
     exact_exits: bool = False
+    check: bool = True
+    atol: float = 1e-3
+    rtol: float = 1e-6
 
     name = "jax"
 
@@ -100,6 +115,9 @@ class JaxRK4:
         _int_at_least("max_substeps", self.max_substeps, 2)
         _int_at_least("crossing_buffer", self.crossing_buffer, 2)
         object.__setattr__(self, "exact_exits", bool(self.exact_exits))
+        object.__setattr__(self, "check", bool(self.check))
+        object.__setattr__(self, "atol", _positive("atol", self.atol))
+        object.__setattr__(self, "rtol", _positive("rtol", self.rtol))
 
 
 #: name → solver class (``solve(..., method=name)`` builds one from keyword options).
@@ -114,6 +132,16 @@ def make_solver(method: str, **options: Any) -> Reference | JaxRK4:
         kw = {"rtol": options.get("rtol"), "atol": options.get("atol"), "method": options.get("integrator")}
     else:
         kw = {
-            k: options.get(k) for k in ("dt", "save_every", "max_substeps", "crossing_buffer", "exact_exits")
+            k: options.get(k)
+            for k in (
+                "dt",
+                "save_every",
+                "max_substeps",
+                "crossing_buffer",
+                "exact_exits",
+                "check",
+                "atol",
+                "rtol",
+            )
         }
     return SOLVERS[method](**{k: v for k, v in kw.items() if v is not None})

@@ -193,6 +193,10 @@ class CubicFluid(FluidModel):
         """Loss feedback delay τ = d + B/C (s): the lost packet's queueing delay plus the round trip."""
         return p["d"] + p["B"] / p["C"]
 
+    def step_scale(self, p: Mapping[str, Any]) -> Any:
+        """The base RTT d (s): R = d + q/C reaches it when the queue empties, however long the loss delay is."""
+        return p["d"]
+
     def floors(self, p: Mapping[str, Any]) -> dict[int, Any]:
         return {3 * self.groups: 0.0}
 

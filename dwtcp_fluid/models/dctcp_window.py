@@ -16,7 +16,7 @@ sending until the queue has drained by the cut). Two models here:
 * :class:`DctcpLagFluid`: the family between the two, dq/dt = (N·W − C·d − q)/(λ·R(t)). λ = 1 is exactly (7)
   (same trajectories as :class:`~.dctcp.DctcpFluid`); λ → 0 tends to :class:`DctcpWindowFluid` (the period's
   error is about λ·R* per cycle: 1 % at λ = 0.01). Small λ is stiff: use the reference solver, whose adaptive
-  steps follow it; the JAX solver's fixed RK4 step (R*/20) is stable only for λ ≳ 0.02 (checked at 0.03).
+  steps follow it; the JAX solver's fixed RK4 step (min(1, λ)·d/20) follows the lag down to the step budget.
 
 Where the mark is generated does not matter for either model: the loop W → q → p → W has one total delay, R*, however
 d is split between the forward and the return path.
@@ -74,6 +74,8 @@ class DctcpWindowFluid(FluidModel):
         """R* = d + K/C (seconds), the paper's fixed feedback delay."""
         return p["d"] + p["K"] / p["C"]
 
+    step_scale = DctcpFluid.step_scale
+
     def numeric_params(self, params: DctcpParams) -> dict[str, float]:
         """Floats for :meth:`rhs` (C in packets/s, d in s, K in packets)."""
         return DctcpFluid().numeric_params(params)
@@ -121,6 +123,10 @@ class DctcpLagFluid(FluidModel):
 
     def __post_init__(self) -> None:
         check_range("lag", self.lag, lo=0.0, lo_open=True, why="queue time constant in RTTs")
+
+    def step_scale(self, p: Mapping[str, Any]) -> Any:
+        """The base RTT d, or the queue's time constant λ·d when shorter (seconds)."""
+        return min(1.0, self.lag) * p["d"]
 
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
         """[DCTCP-A] eqs. (5), (6) and (7), (7) as dq/dt = (N·W − C·d − q)/(λ·R); u = p(t − R*)."""

@@ -79,7 +79,10 @@ def busy_utilization(w: Any, p: Mapping[str, Any], xp: Any = np) -> Any:
 
 @dataclass(frozen=True)
 class DwtcpBusyFluid(FluidModel):
-    """DWTCP with the Scout served only in idle time, Algorithm 1 and eqs. (1), (2) of [DWTCP].
+    """The Scout-faithful DWTCP model (``dw.DwtcpBusyFluid``; ``scout-faithful`` in the comparisons): the Scout is
+    served only in idle time, Algorithm 1 and eqs. (1), (2) of [DWTCP]. Unlike
+    :class:`~.dwtcp_scout.DwtcpScoutFluid` (the queue-delay model with α as a state) its Scout measures the link's
+    busy period.
 
     Parameters
     ----------

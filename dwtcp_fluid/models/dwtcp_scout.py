@@ -1,5 +1,9 @@
 """DWTCP fluid model with the Scout coefficient α as a state (section 3 of [DWTCP]).
 
+Not the Scout-faithful model: here the Scout still reads the queue delay k̄ = q of (3)-(7), one feedback delay
+late. The Scout-faithful model, in which the Scout is served only in idle time and measures the link's busy period
+as the packet core shows, is :class:`~.dwtcp_busy.DwtcpBusyFluid` (``scout-faithful`` in the comparisons).
+
 The sender doubles α on every Scout ACK and halves it on every Scout loss, a Scout later than d_t counting as
 lost; one Scout is sent per RTT. The fluid approximation chosen here:
 
@@ -33,7 +37,8 @@ __all__ = ["DwtcpScoutFluid"]
 
 @dataclass(frozen=True)
 class DwtcpScoutFluid(DwtcpFluid):
-    """DWTCP fluid model (3)-(7) of [DWTCP] plus a log2 α state for the dynamic Scout coefficient.
+    """DWTCP fluid model (3)-(7) of [DWTCP] plus a log2 α state for the dynamic Scout coefficient (the queue-delay
+    reading of the Scout; the Scout-faithful model is :class:`~.dwtcp_busy.DwtcpBusyFluid`).
 
     Parameters are those of :class:`DwtcpFluid`; ``alpha_min`` and ``alpha_max`` bound α (see module docstring).
     """

@@ -47,7 +47,8 @@ class ModelCase:
         A short run in the model's time unit: a few delays, with switching.
     agreement : float
         Largest max |x_reference − x_jax| / (1 + max |x_reference|) over the run the contract accepts between the
-        event-exact reference and the JAX solver at its default step (delay/20): the fixed-step RK4 error.
+        event-exact reference and the JAX solver at its default step (dde.solve.default_step): the fixed-step RK4
+        error.
     """
 
     key: str

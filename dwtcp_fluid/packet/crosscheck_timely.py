@@ -134,7 +134,7 @@ def fluid_rates(settings: tuple[Setting, ...]) -> list[dict[str, Any]]:
                 for p, (a, b) in zip(params, (s.starts for s in group), strict=True)
             ]
         )
-        sol = solve(model, params, hist, (0.0, max(s.duration for s in group)), method="jax")
+        sol = solve(model, params, hist, (0.0, max(s.duration for s in group)), method="jax", check=False)
         t = np.asarray(sol.t)
         for k, s in enumerate(group):
             if sol.status[k] != 0:

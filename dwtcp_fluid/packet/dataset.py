@@ -28,7 +28,7 @@ _VARS: dict[str, tuple[str, str, str, bool]] = {
     "cwnd_sum": ("cwnd_mean", "mean congestion window over the chunk's slots", "packets", True),
     "alpha_end": (
         "alpha",
-        "the law's α estimate at the end of the chunk (NaN-free; 0 if the law has none)",
+        "the law's α estimate at the end of the chunk (0 if the law has none)",
         "1",
         False,
     ),
@@ -37,7 +37,12 @@ _VARS: dict[str, tuple[str, str, str, bool]] = {
     "sent": ("sent", "packets sent in the chunk", "packets", False),
     "drops": ("drops", "packets dropped at the bottleneck in the chunk", "packets", False),
     "timeouts": ("timeouts", "retransmission timeouts in the chunk", "1", False),
-    "active": ("active", "1 while the flow is active", "1", False),
+    "active": (
+        "active",
+        "slots of the chunk in which the flow was active (0 to the chunk's length)",
+        "slots",
+        False,
+    ),
 }
 
 

@@ -68,8 +68,9 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
     window), drops, timeouts, random_losses, marked_fraction, window_mean, alpha_mean (DCTCP laws, else None), rate_mean (rate-based laws: mean pacing rate, packets per slot),
     scout_alpha_mean and scout_overhead (Scout bytes / data bytes served, DWTCP, else None), throughput_pps (per
     flow), throughput_by_law_pps (packets/s per law), conservation_error (packets; 0 when every packet is delivered,
-    dropped or queued), ack_spill, timer_overflows, the completion times of :func:`fct_summary`, and
-    ``records`` (the per-chunk arrays, for traces).
+    dropped or queued), ack_spill, timer_overflows, the completion times of :func:`fct_summary`, ``status``
+    ("ok", or "non_finite" when a float record is NaN or infinite: the numbers are then meaningless) with its
+    ``message``, and ``records`` (the per-chunk arrays, for traces).
     """
     w = slice(pr.warmup_chunks, None)
     slots = pr.cfg.chunk * (pr.cfg.n_chunks - pr.warmup_chunks)
@@ -123,5 +124,15 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
         "timers_lost": int(np.asarray(rec["timers_lost"]).sum()),
     }
     out.update(fct_summary(pr, rec))
+    # the laws' state is float32: an overflow, an underflow into a division or a NaN parameter is a status,
+    # never a summary of NaN windows
+    bad = sorted(k for k, v in rec.items() if np.asarray(v).dtype.kind == "f" and not np.all(np.isfinite(v)))
+    out["status"] = "non_finite" if bad else "ok"
+    out["message"] = (
+        f"the senders' float32 state became NaN or infinite (records {', '.join(bad)}): a law parameter "
+        "out of its physical range, or an overflow"
+        if bad
+        else ""
+    )
     out["records"] = rec
     return out

@@ -136,6 +136,18 @@ def check_rtt_noise(seconds: float, laws: Sequence[Any]) -> None:
         _check("rtt_noise", seconds, False, "only with a law that reads the RTT: " + " | ".join(rtt_laws()))
 
 
+#: The inputs a single-bottleneck run's document echoes from the run itself (:func:`_run_echo`).
+RUN_ECHO_KEYS = (
+    "seed",
+    "marking_threshold",
+    "slot_s",
+    "capacity_pps",
+    "rtt_s",
+    "rtt_noise_s",
+    "rtt_noise_dist",
+)
+
+
 def _run_echo(pr: Any) -> dict[str, Any]:
     """What a built single-bottleneck run was given, from the run itself (shared by run and scenario)."""
     noise = float(pr.scenario.rtt_noise) * pr.slot

@@ -181,13 +181,21 @@ def tolerance_verdict(packet: dict[str, Any], model: dict[str, Any]) -> dict[str
     if model.get("status", "ok") != "ok":
         return out | {"verdict": "fail", "why": [f"model solver: {model['status']}"]}
     why = []
+
+    def said(ok: bool | None) -> str:
+        return "within tolerance" if ok else "outside tolerance"
+
     dq = abs(model["queue_mean"] - packet["queue_mean"])
     q_ok = dq <= max(TOLERANCES["queue_mean_abs"], TOLERANCES["queue_mean_rel"] * abs(packet["queue_mean"]))
-    why.append(f"mean queue {packet['queue_mean']:.1f} vs {model['queue_mean']:.1f} (|Δ| {dq:.1f}): {q_ok}")
+    why.append(
+        f"mean queue packet {packet['queue_mean']:.1f} vs model {model['queue_mean']:.1f} packets (|Δ| {dq:.1f}): "
+        + said(q_ok)
+    )
     du = abs(model["utilization"] - packet["utilization"])
     u_ok = du <= TOLERANCES["utilization_abs"]
     why.append(
-        f"utilization {packet['utilization']:.3f} vs {model['utilization']:.3f} (|Δ| {du:.3f}): {u_ok}"
+        f"utilization packet {packet['utilization']:.3f} vs model {model['utilization']:.3f} (|Δ| {du:.3f}): "
+        + said(u_ok)
     )
     pp, pm = packet.get("period_s"), model.get("period_s")
     rel = None if pp is None or pm is None else abs(pm - pp) / pp
@@ -198,20 +206,22 @@ def tolerance_verdict(packet: dict[str, Any], model: dict[str, Any]) -> dict[str
     p_ok: bool | None
     if model.get("regime") == "standing queue":
         p_ok = packet["queue_min"] > 0
-        why.append(f"standing queue: packet queue_min {packet['queue_min']:.0f} > 0: {p_ok}")
+        why.append(f"standing queue: packet queue_min {packet['queue_min']:.0f} packets > 0: " + said(p_ok))
     elif packet["class"] == PacketClass.STEADY.label:
         p_ok = not m_osc
         a = "—" if amp is None else f"{amp:.1f}"
-        why.append(f"steady: model amplitude {a} within the packet run's threshold {thr:g}: {p_ok}")
+        why.append(
+            f"steady: model amplitude {a} against the packet run's threshold {thr:g} packets: " + said(p_ok)
+        )
     elif pp is not None and not packet.get("period_regular", True):
         p_ok = None
         why.append("period: not scored, the packet queue has no regular period")
     elif rel is None:
         p_ok = False
-        why.append(f"period: packet {pp}, model {pm}: one oscillates, the other not: False")
+        why.append(f"period: packet {pp}, model {pm} s: one oscillates, the other not: " + said(False))
     else:
         p_ok = rel <= TOLERANCES["period_rel"]
-        why.append(f"period {pp * 1e3:.3f} vs {pm * 1e3:.3f} ms ({rel:.0%}): {p_ok}")
+        why.append(f"period packet {pp * 1e3:.3f} vs model {pm * 1e3:.3f} ms ({rel:.0%}): " + said(p_ok))
     ok = q_ok and u_ok and p_ok is not False
     return {"verdict": "pass" if ok else "fail", "why": why, "queue_ok": bool(q_ok), "utilization_ok": bool(u_ok),
             "period_ok": p_ok, "queue_mean_abs": dq, "utilization_abs": du, "period_rel": rel}  # fmt: skip

@@ -40,7 +40,7 @@ class SweepSummary(Summary):
     fluid: dict[str, Any]
     fluid_agreement: dict[str, Any]
     delay_roots: dict[str, Any]
-    packet_sample: dict[str, Any]
+    packet: dict[str, Any]
 
 
 class SweepResult(Result):
@@ -60,7 +60,7 @@ class SweepResult(Result):
 
     def summary(self, *, max_disagreements: int = 5) -> SweepSummary:
         s = summarize(self.dataset, max_disagreements=max_disagreements)
-        sections = {k: s.pop(k, {}) for k in ("fluid", "fluid_agreement", "delay_roots", "packet_sample")}
+        sections = {k: s.pop(k, {}) for k in ("fluid", "fluid_agreement", "delay_roots", "packet")}
         return SweepSummary(**s, **sections)
 
     def to_dataset(self) -> xr.Dataset:
@@ -87,5 +87,9 @@ class SweepResult(Result):
 
 
 def sweep(grid: SweepGrid, **options: Any) -> SweepResult:
-    """Run the sweep on ``grid`` (:func:`.run.run_sweep`, ``options`` as there) and wrap the dataset."""
+    """Run the sweep on ``grid`` (:func:`.run.run_sweep`, ``options`` as there) and wrap the dataset.
+
+    ``dw.run_sweep(grid)`` evaluates the frozen Jacobian (8) only; ``plan=dw.sweep_plan(grid, "full")`` adds the
+    delay-aware roots and the delayed fluid runs, and ``packet="sample", packet_sample=m`` (or ``packet="all"``)
+    the packet pass, as ``dwtcp-fluid sweep`` does (``summary().packet``)."""
     return SweepResult(run_sweep(grid, **options))
