@@ -176,7 +176,16 @@ def drop_warnings() -> None:
 
 def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
     """Warn before work starts when the inputs are legal but implausible: a BDP below one packet, or a simulated
-    time above 10⁴ RTTs."""
+    time above 10⁴ RTTs. A simulated time shorter than one RTT is refused (``--duration``): no feedback arrives
+    within it, so a run would report the start-up as a result."""
+    if duration_s is not None and duration_s < link.rtt:
+        from ..units import format_time
+
+        raise UsageError(
+            "--duration",
+            format_time(duration_s),
+            f"a time of at least one base RTT ({format_time(link.rtt)}): feedback takes one RTT to arrive",
+        )
     bdp = link.bdp
     if bdp < 1.0:
         warn(
@@ -225,7 +234,7 @@ MAX_LIST = 100_000
 
 def _parse_number(flag: str, tok: str, accepted: str) -> float:
     try:
-        v = float(tok)
+        v = float(tok) if tok.strip().isascii() else math.nan
     except ValueError:
         raise UsageError(flag, tok, accepted) from None
     if not math.isfinite(v):
@@ -248,8 +257,10 @@ def parse_list(flag: str, text: str) -> np.ndarray:
         num_s = parts[2].strip()
         log = num_s.endswith("log")
         num_s = num_s[:-3] if log else num_s
-        if not num_s.isdigit() or int(num_s) < 1:
+        if not (num_s.isascii() and num_s.isdigit()) or int(num_s) < 1:
             raise UsageError(flag, text, accepted)
+        if stop < start:
+            raise UsageError(flag, text, "an ascending range start:stop:num (start <= stop)")
         if int(num_s) > MAX_LIST:
             raise UsageError(flag, text, f"a range of at most {MAX_LIST} values")
         num = int(num_s)

@@ -132,11 +132,32 @@ def _laws(kw: dict[str, Any]) -> tuple[list[Any], dict[str, float]]:
         laws.append(LAWS[n](**static))
     echo_inputs(chosen)  # the JSON's inputs show a choice flag as defaulted by the law, not None
     options = {
-        opt.dest: kw[opt.dest]
+        opt.dest: _quantity(opt, kw[opt.dest])
         for opt, _ in law_flags().values()
         if opt.option is None and kw[opt.dest] is not None
     }
     return laws, options
+
+
+def _quantity(opt: Any, value: Any) -> float:
+    """A law option's value in its unit: a time or a rate is typed with its unit ("50us", "10Mbps")."""
+    if opt.quantity is None:
+        return float(value)
+    from ..units import parse_rate, parse_time
+
+    kind, scale = opt.quantity
+    require_unit(opt.flag, value, kind)
+    try:
+        si = parse_time(value) if kind == "time" else parse_rate(value).bps(1500.0)
+    except ValueError:
+        raise UsageError(opt.flag, value, f"a {kind} with its unit, such as {_example(opt)}") from None
+    return si / scale
+
+
+def _example(opt: Any) -> str:
+    """The option's default typed with its unit ("50us", "10Mbps")."""
+    unit = {"us": "us", "ms": "ms", "s": "s", "mbps": "Mbps", "gbps": "Gbps"}[opt.unit]
+    return f'"{opt.default:g}{unit}"'
 
 
 def _choice_param(flag: str, opt: Any, owners: list[str]) -> inspect.Parameter:
@@ -310,6 +331,15 @@ def build_run_command() -> Any:
             params.append(_choice_param(flag, opt, owners))
         elif opt.option is not None:
             params.append(P(opt.dest, kw, default=O(False, flag, help=help_), annotation=bool))
+        elif opt.quantity is not None:  # a time or a rate: typed with its unit
+            params.append(
+                P(
+                    opt.dest,
+                    kw,
+                    default=O(None, flag, help=f"{help_} Default {_example(opt)[1:-1]}."),
+                    annotation=str | None,
+                )
+            )
         else:
             params.append(
                 P(

@@ -20,6 +20,7 @@ from .common import (
     parse_list,
     print_written,
     require_unit,
+    warn,
 )
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
@@ -50,6 +51,13 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
                 {"--beta": beta, "--bdp": bdp, "--flows": flows, "--kbar-ratio": kbar_ratio}[flag],
                 accepted_of(e),
             ) from None
+    if (
+        float(axes["--bdp"].min()) < 1.0
+    ):  # legal but odd: warned as every command warns a BDP below one packet
+        warn(
+            f"--bdp {bdp!r} holds BDPs below one packet (smallest {float(axes['--bdp'].min()):.3g}): the fluid "
+            "models and the packet runs are not meant for them"
+        )
     try:
         return SweepGrid(
             beta=axes["--beta"],

@@ -65,7 +65,13 @@ def network(
     if not 20 * link.d <= T <= 2.0:
         raise UsageError("--duration", duration, "between 20 base RTTs and 2 s")
     s = TimelySetting(int(k), law, signal, flows, cross_flows, capacity, rtt, duration)
-    doc = timely_network_report(s, packet=packet, seed=seed)
+    from ..analysis.timely_network import OutsideBandError
+
+    try:
+        doc = timely_network_report(s, packet=packet, seed=seed)
+    except OutsideBandError as e:
+        head, _, accepted = str(e).partition(": accepted ")
+        raise UsageError("--rtt", rtt, f"{accepted} ({head})") from None
     if json:
         emit_json(doc)
         return

@@ -105,10 +105,15 @@ def law_options(
             if opt.option is not None:
                 continue
             v = options.get(opt.dest, opt.default)
-            lo_ok = opt.lo is None or (v > opt.lo if opt.lo_open else v >= opt.lo)
-            hi_ok = opt.hi is None or (v < opt.hi if opt.hi_open else v <= opt.hi)
-            _check(opt.dest, v, math.isfinite(v) and lo_ok and hi_ok, opt.help)
+            from ..packet.laws.base import float32_ok
+
+            _check(opt.dest, v, opt.bound.ok(v), f"{opt.bound.accepted(opt.dest)}: {opt.help}")
+            if opt.below is not None:
+                other = next(o for o in type(lw).options if o.flag == opt.below)
+                w = options.get(other.dest, other.default)
+                _check(opt.dest, v, v < w, f"{opt.dest} below {other.dest} = {w!r}: {opt.help}")
             p[opt.param] = opt.convert(v, link) if opt.convert else float(v)
+            _check(opt.dest, v, float32_ok(p[opt.param]), f"{opt.bound.accepted(opt.dest)}: {opt.help}")
         params.append(p)
     echo: dict[str, Any] = {}
     for dest, opt in owned.items():
