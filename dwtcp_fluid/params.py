@@ -84,6 +84,7 @@ class Bound:
 
     def accepted(self, name: str) -> str:
         """The accepted range as text, e.g. ``0 < beta <= 1 (decrease gain)``."""
+
         def num(v: float) -> str:
             return str(int(v)) if self.integer and abs(v) < 1e15 else f"{v:g}"
 

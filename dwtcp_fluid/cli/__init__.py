@@ -8,6 +8,7 @@ import re
 import sys
 import traceback
 import warnings
+from typing import Any
 
 try:  # typer >= 0.20 vendors click as typer._click; older releases depend on click itself
     from typer import _click as click
@@ -70,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         warnings.simplefilter("default" if debug else "ignore")
         try:
             # every option checked against the flag vocabulary while parsing (cli/flags.py)
-            command = install_checks(typer.main.get_command(app))
+            command = _command()
             # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value.
             rv = command.main(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
         except click.exceptions.NoArgsIsHelpError as e:
@@ -101,6 +102,25 @@ def main(argv: list[str] | None = None) -> int:
             )
     flush_warnings()
     return rv if isinstance(rv, int) else 0
+
+
+_BUILT: dict[Any, Any] = {}
+
+
+def _registrations(t: typer.Typer) -> tuple:
+    """What the click command tree is built from: every registered command and group, recursively."""
+    cmds = tuple((i.name, id(i.callback)) for i in t.registered_commands)
+    return cmds + tuple((g.name, _registrations(g.typer_instance)) for g in t.registered_groups)
+
+
+def _command() -> Any:
+    """The click command tree of :data:`app` with the flag vocabulary's checks (:func:`.flags.install_checks`),
+    built once per set of registered commands (building it costs ~0.1 s; a law registered later rebuilds it)."""
+    key = _registrations(app)
+    if key not in _BUILT:
+        _BUILT.clear()
+        _BUILT[key] = install_checks(typer.main.get_command(app))
+    return _BUILT[key]
 
 
 #: Options of the root command that may appear anywhere on the command line (``dwtcp-fluid sweep --quiet``).

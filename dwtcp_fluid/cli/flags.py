@@ -132,6 +132,41 @@ FLAGS: dict[str, Flag] = {
     "--dpi": Flag("raster resolution", "number", Bound(10.0, 2400.0, why="dots per inch")),
     "--out": Flag("output directory", "path"),
     "--plot": Flag("figure file", "path"),
+    # choices and text the command parses (checked by the command, against its own list)
+    "--law": Flag("congestion-control law", "text"),
+    "--variant": Flag("fluid-model variant", "text"),
+    "--solver": Flag("DDE solver", "text"),
+    "--phase": Flag("DWTCP phase (decrease | increase)", "text"),
+    "--topology": Flag("network topology", "text"),
+    "--traffic": Flag("leaf-spine traffic pattern", "text"),
+    "--signal": Flag("hop signal", "text"),
+    "--engine": Flag("packet engine", "text"),
+    "--mark-at": Flag("where ECN marks", "text"),
+    "--mark-cmp": Flag("ECN comparison", "text"),
+    "--jitter-dist": Flag("jitter distribution", "text"),
+    "--rtt-noise-dist": Flag("RTT noise distribution", "text"),
+    "--models": Flag("fluid predictors compared", "text"),
+    "--objective": Flag("tuning objective", "text"),
+    "--scheduler": Flag("Dask scheduler address", "text"),
+    "--name": Flag("figure or proof names", "text"),
+    "--format": Flag("figure file format", "text"),
+    "--packet": Flag("packet-level pass (a mode in sweep, a switch elsewhere)", "text"),
+    # switches
+    "--json": Flag("one JSON object on stdout", "switch"),
+    "--yes": Flag("run beyond the time and memory limits", "switch"),
+    "--force": Flag("replace earlier results", "switch"),
+    "--resume": Flag("keep an interrupted run's verified work", "switch"),
+    "--refuse-damaged": Flag("refuse a damaged store instead of recomputing", "switch"),
+    "--check": Flag("rebuild and compare with the committed files", "switch"),
+    "--delay": Flag("delayed Scout feedback", "switch"),
+    "--figure": Flag("write the sweep's maps", "switch"),
+    "--full": Flag("delayed runs and roots besides the frozen Jacobian", "switch"),
+    "--queue-floor": Flag("the queue floor q >= 0", "switch"),
+    "--quick": Flag("the short version of a scenario", "switch"),
+    "--list": Flag("list the registered scenarios", "switch"),
+    "--reorder": Flag("jittered ACKs may overtake each other", "switch"),
+    "--ipg": Flag("DWTCP's inter-packet-gap variant", "switch"),
+    "--allow-oscillation": Flag("drop the steady-queue constraint", "switch"),
 }
 
 
@@ -143,7 +178,11 @@ def vocabulary() -> dict[str, Flag]:
         from .packet_run import law_flags
 
         for flag, (opt, _) in law_flags().items():
-            if flag in out or opt.option is not None:
+            if flag in out:
+                continue
+            if opt.option is not None:  # a switch or a choice of the law object
+                meaning = opt.help.split(",")[0].split(" (")[0].rstrip(".")
+                out[flag] = Flag(meaning, "switch" if opt.is_switch else "text")
                 continue
             meaning = opt.help.split(",")[0].split(" (")[0].rstrip(".")
             if opt.quantity is None:

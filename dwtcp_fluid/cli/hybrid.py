@@ -20,7 +20,9 @@ def hybrid(
     flows: int = typer.Option(
         2, "--flows", help="N for the convergence run (and for W* from physical flags)."
     ),
-    capacity: str = typer.Option(None, "--capacity", help='With --rtt, -K: W* from C·d + K ("10Gbps").'),
+    capacity: str = typer.Option(
+        None, "--capacity", help='With --rtt and --marking-threshold: W* from (C·d + K)/N ("10Gbps").'
+    ),
     rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets, with --capacity."

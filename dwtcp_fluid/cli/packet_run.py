@@ -151,7 +151,7 @@ def _quantity(opt: Any, value: Any) -> float:
         si = parse_time(value) if kind == "time" else parse_rate(value).bps(1500.0)
     except ValueError:
         raise UsageError(opt.flag, value, f"a {kind} with its unit, such as {_example(opt)}") from None
-    return si / scale
+    return float(f"{si / scale:.12g}")  # 500e-6 s in µs is 500, not 500.00000000000006
 
 
 def _example(opt: Any) -> str:

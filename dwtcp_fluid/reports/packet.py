@@ -111,7 +111,8 @@ def law_options(
             if opt.below is not None:
                 other = next(o for o in type(lw).options if o.flag == opt.below)
                 w = options.get(other.dest, other.default)
-                _check(opt.dest, v, v < w, f"{opt.dest} below {other.dest} = {w!r}: {opt.help}")
+                unit = f" {opt.unit}" if opt.unit else ""
+                _check(opt.dest, v, v < w, f"{opt.dest} below {other.dest} = {w:g}{unit}")
             p[opt.param] = opt.convert(v, link) if opt.convert else float(v)
             _check(opt.dest, v, float32_ok(p[opt.param]), f"{opt.bound.accepted(opt.dest)}: {opt.help}")
         params.append(p)

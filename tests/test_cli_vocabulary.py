@@ -1,0 +1,134 @@
+"""One flag vocabulary across commands (dwtcp_fluid/cli/flags.py): every option of every command is declared once,
+with its meaning, kind and accepted range; no two declared flags mean the same thing (a second spelling); help
+texts name only flags that exist; a figure file is ``--plot`` and an output directory ``--out`` everywhere."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from dwtcp_fluid.cli.flags import FLAGS, Flag, vocabulary
+
+#: Options of the root command and click's own.
+ROOT = {
+    "--help",
+    "-h",
+    "--version",
+    "-V",
+    "--quiet",
+    "-q",
+    "--install-completion",
+    "--show-completion",
+    "--debug",
+}
+
+
+def _leaves(cmd: Any, path: tuple[str, ...] = ()) -> dict[str, Any]:
+    subs = getattr(cmd, "commands", None)
+    if not subs:
+        return {" ".join(path): cmd}
+    out: dict[str, Any] = {}
+    for name, sub in subs.items():
+        out |= _leaves(sub, (*path, name))
+    return out
+
+
+@pytest.fixture(scope="module")
+def tree() -> tuple[dict[str, Any], dict[str, Flag]]:
+    from dwtcp_fluid.cli import _command, _load
+
+    _load(["packet"])  # the packet group loads only when named (it imports JAX)
+    return _leaves(_command()), vocabulary()
+
+
+def undeclared(commands: dict[str, Any], vocab: dict[str, Flag]) -> list[str]:
+    """``command: --flag`` for every option no declaration covers."""
+    return [
+        f"{path}: {p.opts[0]}"
+        for path, cmd in commands.items()
+        for p in cmd.params
+        if p.param_type_name == "option" and p.opts[0] not in vocab and p.opts[0] not in ROOT
+    ]
+
+
+def second_spellings(vocab: dict[str, Flag]) -> list[str]:
+    """Pairs of flags declared with the same meaning."""
+    seen: dict[str, str] = {}
+    out = []
+    for flag, spec in vocab.items():
+        key = spec.meaning.casefold()
+        if key in seen:
+            out.append(f"{seen[key]} and {flag}: {spec.meaning}")
+        seen.setdefault(key, flag)
+    return out
+
+
+def test_every_option_is_declared(tree):
+    commands, vocab = tree
+    assert len(commands) >= 20
+    assert undeclared(commands, vocab) == []
+
+
+def test_no_second_spelling(tree):
+    assert second_spellings(tree[1]) == []
+
+
+def test_kinds_are_known_and_numeric_flags_have_a_range(tree):
+    from dwtcp_fluid.cli.flags import KINDS
+
+    for flag, spec in tree[1].items():
+        assert spec.kind in KINDS, flag
+        if spec.kind in ("number", "integer", "time", "rate", "size"):
+            assert spec.bound is not None, flag
+
+
+def test_help_names_only_existing_flags(tree):
+    """A help text that mentions ``-K`` or ``--wbar`` names a flag that exists (somewhere in the tree)."""
+    commands, _ = tree
+    known = set(ROOT) | {
+        o for cmd in commands.values() for p in cmd.params for o in (*p.opts, *p.secondary_opts)
+    }
+    bad = []
+    for path, cmd in commands.items():
+        texts = [cmd.help or ""] + [getattr(p, "help", "") or "" for p in cmd.params]
+        for text in texts:
+            for tok in re.findall(r"(?<![\w/-])(--[A-Za-z][\w-]*|-[A-Za-z](?![\w-]))", text):
+                if tok not in known:
+                    bad.append(f"{path}: {tok!r} in {text[:60]!r}")
+    assert bad == []
+
+
+def test_figure_file_is_plot_and_directory_is_out(tree):
+    """``--plot FILE`` writes a figure in every command that draws one; ``--out DIR`` is a directory."""
+    commands, _ = tree
+    for path, cmd in commands.items():
+        for p in cmd.params:
+            if p.param_type_name != "option":
+                continue
+            text = (getattr(p, "help", "") or "").lower()
+            if p.opts[0] == "--out":
+                assert "directory" in text, (path, text)
+            if p.opts[0] == "--plot":
+                assert "figure" in text or "plot" in text, (path, text)
+    assert {"phase dwtcp", "phase dctcp"} <= {
+        path for path, cmd in commands.items() if any(p.opts[0] == "--plot" for p in cmd.params)
+    }
+
+
+def test_checker_finds_a_second_spelling_and_an_undeclared_flag():
+    import typer
+
+    demo = typer.Typer()
+
+    @demo.command("a")
+    def a(fig: str = typer.Option("x.png", "--figure-file")) -> None: ...
+
+    @demo.command("b")
+    def b(plot: str = typer.Option("x.png", "--plot")) -> None: ...
+
+    cmds = _leaves(typer.main.get_command(demo))
+    assert undeclared(cmds, dict(FLAGS)) == ["a: --figure-file"]
+    twice = {**FLAGS, "--figure-file": Flag("figure file", "path")}
+    assert second_spellings(twice) == ["--plot and --figure-file: figure file"]
