@@ -141,7 +141,7 @@ def check_range(
 BOUNDS: dict[str, Bound] = {
     "capacity": Bound(1e3, 1e15, why="bits/s: 1 kbit/s to 1 Pbit/s"),
     "rtt": Bound(1e-9, 100.0, why="seconds: 1 ns to 100 s"),
-    "packet_size": Bound(1.0, 65536.0, why="bytes"),
+    "packet_size": Bound(64.0, 65536.0, why="bytes: the smallest Ethernet frame to the largest IP packet"),
     "flows": Bound(1, 10**6, integer=True, why="long-lived flows"),
     "K": Bound(0.0, 1e8, why="marking threshold in packets"),
     "g": Bound(1e-6, 1.0, why="EWMA gain, [DCTCP-A] eq. (3)"),

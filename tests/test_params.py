@@ -52,7 +52,7 @@ BAD = [
     (lambda: LinkParams(rtt=0), r"rtt=0.0 is out of range"),
     (
         lambda: LinkParams(packet_size=0),
-        r"packet_size=0.0 is out of range: accepted 1 <= packet_size <= 65536",
+        r"packet_size=0.0 is out of range: accepted 64 <= packet_size <= 65536",
     ),
     (lambda: DctcpParams(flows=0), r"flows=0 is out of range: accepted an integer, 1 <= flows"),
     (lambda: DctcpParams(flows=2.5), r"flows=2.5 is out of range"),

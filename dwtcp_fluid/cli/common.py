@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..params import LinkParams
+from ..params import BOUNDS, LinkParams
 from ..reports import to_jsonable
 
 __all__ = [
@@ -217,7 +217,9 @@ def _link(capacity: str, rtt: str, packet_size: str | float) -> LinkParams:
     try:
         size = LinkParams(packet_size=packet_size).packet_size
     except ValueError:
-        raise UsageError("--packet-size", packet_size, 'bytes in [1, 65536], e.g. "1500"') from None
+        raise UsageError(
+            "--packet-size", packet_size, f'{BOUNDS["packet_size"].accepted("packet_size")}, e.g. "1500"'
+        ) from None
     try:
         LinkParams(capacity=capacity, packet_size=size)
     except ValueError:

@@ -47,7 +47,7 @@ def network(
     from ..units import parse_time
 
     kind, _, k = topology.partition(":")
-    if kind != "parking-lot" or not k.isdigit() or not 1 <= int(k) <= 6:
+    if kind != "parking-lot" or not (k.isascii() and k.isdigit()) or not 1 <= int(k) <= 6:
         raise UsageError("--topology", topology, "parking-lot:K with K in [1, 6]")
     if law not in _LAWS:
         raise UsageError("--law", law, " | ".join(_LAWS))

@@ -293,7 +293,7 @@ def plan_packet_run(
     slots = f"at most 2^31 slots ({2**31 / link.C:.3g} s here)"  # the engine counts slots in int32
     _check("duration", duration, duration * link.C < 2**31 - 1, slots)
     # a run shorter than one RTT returns no ACK at all: nothing to report, refused rather than reported as zeros
-    _check("rtt", link.d, link.d <= duration, f"an RTT no longer than the duration ({duration:g} s)")
+    _check("duration", duration, link.d <= duration, f"at least one base RTT ({link.d:g} s)")
     params, echo = law_options(laws, options, link)
     check_rtt_noise(rtt_noise, laws)
     topo = parse_topology(topology)
