@@ -158,6 +158,8 @@ BOUNDS: dict[str, Bound] = {
     "seed": Bound(0, 2**32 - 1, integer=True, why="a 32-bit seed"),
     "buffer": Bound(1, 10**7, integer=True, why="packets"),
     "bdp": Bound(1e-6, 1e12, why="packets"),
+    "rto_min": Bound(1e-6, 10.0, why="seconds: the retransmission timer of the packet core"),
+    "min_cwnd": Bound(1.0, 1e4, why="packets: the window floor after a decrease"),
 }
 
 #: Declared ranges of the fluid models' parameter mappings, by parameter name (``dw.solve(model, {...}, ...)``):

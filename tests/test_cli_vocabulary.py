@@ -132,3 +132,36 @@ def test_checker_finds_a_second_spelling_and_an_undeclared_flag():
     assert undeclared(cmds, dict(FLAGS)) == ["a: --figure-file"]
     twice = {**FLAGS, "--figure-file": Flag("figure file", "path")}
     assert second_spellings(twice) == ["--plot and --figure-file: figure file"]
+
+
+def test_rto_and_window_floor_from_the_command_line(capsys):
+    """``--rto-min`` sets the packet core's RTO (in slots of L/C) and ``--min-cwnd`` the laws' window floor: 10
+    flows held at ≥ 40 packets each put 400 packets in flight over a BDP of 83 with a 250-packet buffer, so the queue
+    sits at the buffer (the default floor of 2 keeps it near K = 65)."""
+    import json
+
+    from dwtcp_fluid.cli import main
+    from dwtcp_fluid.params import LinkParams
+    from dwtcp_fluid.reports.packet import plan_packet_run
+
+    link = LinkParams("10Gbps", "100us")
+    plan = plan_packet_run("dctcp", link=link, duration=5e-3, rto_min=5e-3, min_cwnd=40.0)
+    assert int(plan.packet_run.scenario.rto) == round(5e-3 * link.C)  # 4167 slots
+    assert main(["packet", "run", "--duration", "5ms", "--min-cwnd", "40", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["min_cwnd_packets"] == 40.0 and doc["rto_min_s"] == 1e-3
+    assert doc["queue_mean"] > 0.9 * 250 and doc["drops"] > 0
+    assert main(["packet", "run", "--law", "timely", "--min-cwnd", "4"]) == 2
+    assert "only with a law that keeps a window floor" in capsys.readouterr().err
+
+
+def test_quiet_works_after_the_subcommand(capsys):
+    """``--quiet`` silences the notes wherever it stands on the command line."""
+    from dwtcp_fluid.cli import main
+
+    argv = ["dwtcp", "condition", "--capacity", "833333bps", "--rtt", "100us"]
+    assert main(argv) == 0 and "warning: BDP" in capsys.readouterr().err
+    assert main([*argv, "--quiet"]) == 0 and "warning" not in capsys.readouterr().err
+    assert main(["-q", *argv]) == 0 and "warning" not in capsys.readouterr().err
+    main(["dwtcp", "condition", "-h"])  # reset the module-level quiet flag for the other tests
+    capsys.readouterr()

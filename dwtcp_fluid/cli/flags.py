@@ -117,8 +117,8 @@ FLAGS: dict[str, Flag] = {
     "--delack-timeout": Flag("delayed-ACK timeout", "time", Bound(0.0, 1.0, why="seconds")),
     "--jitter": Flag("ACK-path jitter", "time", Bound(0.0, 1.0, why="seconds")),
     "--rtt-noise": Flag("RTT measurement noise", "time", Bound(0.0, 1.0, why="seconds")),
-    "--rto-min": Flag("minimum retransmission timeout", "time", Bound(1e-6, 10.0, why="seconds")),
-    "--min-cwnd": Flag("window floor", "number", Bound(1.0, 1e4, why="packets")),
+    "--rto-min": Flag("retransmission timeout", "time", _b("rto_min")),
+    "--min-cwnd": Flag("window floor", "number", _b("min_cwnd")),
     "--packet-sample": Flag("grid points run in packets", "integer", Bound(0, 10**6, integer=True)),
     # tuning
     "--throughput-min": Flag("required throughput", "number", Bound(1e-6, 1.0, why="fraction of C")),

@@ -57,7 +57,12 @@ def compare_fluid(
     ),
     beta: float = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP: β (byte convention), 0 < β ≤ 1."),
     target: float = typer.Option(DWTCP_TARGET, "--target", help="DWTCP: " + TARGET_HELP),
-    buffer: int = typer.Option(5000, "--buffer", help="DWTCP: data buffer of the packet run, packets."),
+    buffer: int = typer.Option(
+        5000,
+        "--buffer",
+        help="DWTCP: data buffer of the packet run, packets (5000: no drops, as the fluid models it is compared "
+        "with have no buffer; packet run's 250 is [DWTCP]'s switch buffer).",
+    ),
     models: str = typer.Option(
         None, "--models", help="DWTCP: comma-separated fluid predictors (default: all)."
     ),

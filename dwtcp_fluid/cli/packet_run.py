@@ -99,6 +99,7 @@ def _times(kw: dict[str, Any]) -> dict[str, float]:
         ("--jitter", "jitter"),
         ("--delack-timeout", "delack_timeout"),
         ("--rtt-noise", "rtt_noise"),
+        ("--rto-min", "rto_min"),
     ):
         require_unit(flag, kw[key], "time")
         try:
@@ -185,7 +186,17 @@ def _run(**kw: Any) -> None:
     laws, options = _laws(kw)
     link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"], warn_now=False)
     times = _times(kw)
-    keys = ("flows", "marking_threshold", "seed", "buffer", "mark_at", "mark_cmp", "jitter_dist", "reorder")
+    keys = (
+        "flows",
+        "marking_threshold",
+        "seed",
+        "buffer",
+        "mark_at",
+        "mark_cmp",
+        "jitter_dist",
+        "reorder",
+        "min_cwnd",
+    )
     plan = plan_packet_run(
         laws,
         options,
@@ -321,6 +332,23 @@ def build_run_command() -> Any:
             kw,
             default=O("1ms", "--delack-timeout", help="Delayed-ACK timeout."),
             annotation=str,
+        ),
+        P(
+            "rto_min",
+            kw,
+            default=O("1ms", "--rto-min", help="Retransmission timeout of every sender (Linux's rto_min)."),
+            annotation=str,
+        ),
+        P(
+            "min_cwnd",
+            kw,
+            default=O(
+                None,
+                "--min-cwnd",
+                help="Window floor after a decrease, packets (default: the law's, 2 for DCTCP, Reno and CUBIC, "
+                "1 for DWTCP).",
+            ),
+            annotation=float | None,
         ),
         P("rtt_noise", kw, default=rtt_noise_option(), annotation=str),
         P("rtt_noise_dist", kw, default=rtt_noise_dist_option(), annotation=str),
