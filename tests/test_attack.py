@@ -90,6 +90,7 @@ NAMED = [
     ("dwtcp simulate --duration 1ns", "--duration"),
     ("dwtcp simulate --duration 1e-320s", "--duration"),
     ("dctcp simulate --duration 10us", "--duration"),
+    ("dctcp network --duration 50us", "--duration"),
     ("packet run --duration 50us", "--duration"),
     ("dwtcp simulate --target 1e308", "--target"),
     ("dwtcp simulate --packet-size 1B", "--packet-size"),

@@ -165,3 +165,15 @@ def test_quiet_works_after_the_subcommand(capsys):
     assert main(["-q", *argv]) == 0 and "warning" not in capsys.readouterr().err
     main(["dwtcp", "condition", "-h"])  # reset the module-level quiet flag for the other tests
     capsys.readouterr()
+
+
+def test_sweep_warns_a_bdp_below_one_packet_before_the_work(capsys, tmp_path):
+    """A BDP below one packet is legal but odd: one warning line, before the work, as every command with a link."""
+    from dwtcp_fluid.cli import main
+
+    argv = ["sweep", "--bdp", "0.5,0.9", "--flows", "1", "--kbar-ratio", "1", "--frozen-only", "--no-figure"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    warnings = [ln for ln in err.splitlines() if ln.startswith("warning:")]
+    assert len(warnings) == 1 and "--bdp '0.5,0.9' holds BDPs below one packet" in warnings[0]
+    assert err.index("warning:") < err.index("wrote ")

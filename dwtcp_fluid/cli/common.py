@@ -17,6 +17,7 @@ from ..reports import to_jsonable
 __all__ = [
     "UsageError",
     "WorkError",
+    "check_duration",
     "drop_warnings",
     "emit_json",
     "flush_warnings",
@@ -178,14 +179,8 @@ def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
     """Warn before work starts when the inputs are legal but implausible: a BDP below one packet, or a simulated
     time above 10⁴ RTTs. A simulated time shorter than one RTT is refused (``--duration``): no feedback arrives
     within it, so a run would report the start-up as a result."""
-    if duration_s is not None and duration_s < link.rtt:
-        from ..units import format_time
-
-        raise UsageError(
-            "--duration",
-            format_time(duration_s),
-            f"a time of at least one base RTT ({format_time(link.rtt)}): feedback takes one RTT to arrive",
-        )
+    if duration_s is not None:
+        check_duration(link, duration_s)
     bdp = link.bdp
     if bdp < 1.0:
         warn(
@@ -194,6 +189,19 @@ def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
         )
     if duration_s is not None and duration_s > 1e4 * link.rtt:
         warn(f"--duration is {duration_s / link.rtt:.3g} RTTs (> 10⁴): the run may take a long time")
+
+
+def check_duration(link: LinkParams, duration_s: float) -> None:
+    """Refuse a simulated time (``--duration``) shorter than one base RTT: no feedback arrives within it, so a run
+    would report the start-up as a result. Every command with a ``--duration`` and a link calls it."""
+    if duration_s < link.rtt:
+        from ..units import format_time
+
+        raise UsageError(
+            "--duration",
+            format_time(duration_s),
+            f"a time of at least one base RTT ({format_time(link.rtt)}): feedback takes one RTT to arrive",
+        )
 
 
 def link_from_flags(

@@ -16,6 +16,7 @@ from .common import (
     WorkError,
     accepted_of,
     emit_json,
+    flush_warnings,
     is_quiet,
     parse_list,
     print_written,
@@ -195,6 +196,7 @@ def sweep(
         check_scheduler(scheduler)
     store = out / f"{stem}.zarr"
     created = not out.exists()
+    flush_warnings()  # every check passed: the warnings come before the work
     try:
         with output_lock(out / f".{stem}.lock"):
             # again under the lock: another sweep may have finished between the first check and the lock

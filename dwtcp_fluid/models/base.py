@@ -35,7 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 import sympy as sp
 
-from ..params import MODEL_BOUNDS, Bound
+from ..params import Bound
 
 __all__ = ["FluidModel", "SYMPY_NS", "ModelParamsError"]
 
@@ -84,7 +84,9 @@ class FluidModel:
     #: ``("lin", lo, hi)`` (uniform). Every state and parameter name must have an entry.
     sample_domain: ClassVar[Mapping[str, tuple]] = {}
     #: Accepted range of each parameter (name → :class:`~dwtcp_fluid.params.Bound`), checked by both solvers before
-    #: any work. None (default): the shared declaration :data:`~dwtcp_fluid.params.MODEL_BOUNDS`, by name.
+    #: any work; a parameter without an entry need only be finite. The package's DCTCP and DWTCP models declare the
+    #: shared :data:`~dwtcp_fluid.params.MODEL_BOUNDS`; None (default): no ranges (a user's model whose ``d`` is
+    #: not a delay keeps its meaning).
     param_bounds: ClassVar[Mapping[str, Bound] | None] = None
 
     # --- the definition ------------------------------------------------------------------------------------
@@ -192,7 +194,7 @@ class FluidModel:
     # --- derived machinery ---------------------------------------------------------------------------------
     def bounds(self) -> dict[str, Bound]:
         """The declared range of each parameter that has one (:attr:`param_bounds`)."""
-        table = MODEL_BOUNDS if self.param_bounds is None else self.param_bounds
+        table = self.param_bounds or {}
         return {n: table[n] for n in self.param_names if n in table}
 
     def check_params(self, p: Mapping[str, Any]) -> None:
