@@ -188,7 +188,7 @@ def test_cli(tmp_path, capsys):
     assert main(["phase", "dwtcp", "--flows", "0", "--plot", str(tmp_path / "c.png")]) == 2
     assert main(["phase", "dwtcp", "--duration", "soon", "--plot", str(tmp_path / "c.png")]) == 2
     err = capsys.readouterr().err
-    assert "--out" in err and "--g" in err and "--flows" in err and "--duration" in err
+    assert "--plot" in err and "--g" in err and "--flows" in err and "--duration" in err
 
 
 @pytest.mark.slow
