@@ -21,10 +21,9 @@ from ..params import BOUNDS, Bound
 from .common import UsageError
 
 try:  # typer >= 0.20 vendors click as typer._click; older releases depend on click itself
-    from typer import _click as click
-    from typer._click import exceptions as _ex  # noqa: F401  (click.exceptions)
+    from typer._click.exceptions import BadParameter
 except ImportError:  # pragma: no cover
-    import click
+    from click.exceptions import BadParameter
 
 __all__ = ["FLAGS", "Flag", "install_checks", "vocabulary"]
 
@@ -276,7 +275,7 @@ def _checked(process: Any, flag: str, spec: Flag) -> Any:
         check_value(flag, spec, value)
         try:
             return process(ctx, value)
-        except click.exceptions.BadParameter:
+        except BadParameter:
             raise UsageError(flag, value, spec.accepted(flag)) from None
 
     return process_value
