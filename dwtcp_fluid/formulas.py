@@ -18,7 +18,13 @@ def kbar_star(bdp: Any, beta: Any) -> Any:
     """The DWTCP stability threshold k̄* = 2·BDP/√β (packets), [DWTCP] eq. (14).
 
     ``bdp`` in packets, ``beta`` the decrease gain; broadcasts over arrays. The paper's condition is k̄ < k̄*.
+    Raises ``ValueError`` unless every BDP is finite and > 0 and every β in (0, 1].
     """
+    b, bt = np.asarray(bdp, dtype=float), np.asarray(beta, dtype=float)
+    if not np.all(np.isfinite(b) & (b > 0)):
+        raise ValueError(f"bdp={bdp!r} is out of range: accepted a finite BDP > 0 (packets)")
+    if not np.all(np.isfinite(bt) & (bt > 0) & (bt <= 1)):
+        raise ValueError(f"beta={beta!r} is out of range: accepted 0 < beta <= 1")
     return 2.0 * bdp / np.sqrt(beta)
 
 

@@ -28,6 +28,9 @@ __all__ = [
     "DctcpParams",
     "DwtcpParams",
     "check_range",
+    "Bound",
+    "BOUNDS",
+    "MODEL_BOUNDS",
     "PRESETS",
     "DCTCP_ANALYSIS",
     "DWTCP_EVALUATION",
@@ -58,6 +61,63 @@ TARGET_HELP = (
 )
 
 
+#: The smallest positive normal float64: a nonzero value below it (a subnormal such as 1e-320) is refused by every
+#: range check, whatever its declared range (it is a degenerate value: 1/x overflows and x·y underflows to 0).
+TINY = 2.2250738585072014e-308
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The accepted range of one numeric parameter: the one declaration a parameter's checks read (a library
+    parameter object, a model's parameter mapping, a packet law's option, a command-line flag).
+
+    ``lo``/``hi`` are inclusive unless ``lo_open``/``hi_open``; ``integer`` accepts integers only; ``why`` says
+    what the parameter is (shown with the range). NaN, ±inf and subnormal numbers are refused always.
+    """
+
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+    integer: bool = False
+    why: str = ""
+
+    def accepted(self, name: str) -> str:
+        """The accepted range as text, e.g. ``0 < beta <= 1 (decrease gain)``."""
+
+        def num(v: float) -> str:
+            return str(int(v)) if self.integer and abs(v) < 1e15 else f"{v:g}"
+
+        lo_s = "" if self.lo is None else f"{num(self.lo)} {'<' if self.lo_open else '<='} "
+        hi_s = "" if self.hi is None else f" {'<' if self.hi_open else '<='} {num(self.hi)}"
+        rng = f"{lo_s}{name}{hi_s}" if (self.lo is not None or self.hi is not None) else f"finite {name}"
+        kind = "an integer, " if self.integer else ""
+        return f"{kind}{rng}" + (f" ({self.why})" if self.why else "")
+
+    def ok(self, value: Any) -> bool:
+        """Whether ``value`` is accepted."""
+        if isinstance(value, bool):
+            return False
+        try:
+            v = float(value)
+        except (TypeError, ValueError, OverflowError):
+            return False
+        if not math.isfinite(v) or (v != 0.0 and abs(v) < TINY):
+            return False
+        if self.integer and v != int(v):
+            return False
+        if self.lo is not None and (v < self.lo or (self.lo_open and v == self.lo)):
+            return False
+        return not (self.hi is not None and (v > self.hi or (self.hi_open and v == self.hi)))
+
+    def check(self, name: str, value: Any) -> Any:
+        """``value`` as float (int when ``integer``), or ``ValueError`` naming ``name``, the value and the range,
+        e.g. ``beta=-1.0 is out of range: accepted 0 < beta <= 1``."""
+        if not self.ok(value):
+            raise ValueError(f"{name}={value!r} is out of range: accepted {self.accepted(name)}")
+        return int(value) if self.integer else float(value)
+
+
 def check_range(
     name: str,
     value: Any,
@@ -69,31 +129,57 @@ def check_range(
     integer: bool = False,
     why: str = "",
 ) -> float:
-    """Validate a scalar parameter and return it as float (or int when ``integer``).
+    """Validate a scalar parameter against the :class:`Bound` given by the keywords; return it as float (or int
+    when ``integer``). The error names the parameter, its value and the accepted range."""
+    return Bound(lo, hi, lo_open, hi_open, integer, why).check(name, value)
 
-    The error names the parameter, its value and the accepted range, e.g.
-    ``ValueError: beta=-1.0 is out of range: accepted 0 < beta <= 1``.
-    """
-    lo_s = "" if lo is None else f"{lo:g} {'<' if lo_open else '<='} "
-    hi_s = "" if hi is None else f" {'<' if hi_open else '<='} {hi:g}"
-    rng = f"{lo_s}{name}{hi_s}" if (lo is not None or hi is not None) else f"finite {name}"
-    kind = "an integer, " if integer else ""
-    msg = f"{name}={value!r} is out of range: accepted {kind}{rng}" + (f" ({why})" if why else "")
-    if isinstance(value, bool):
-        raise ValueError(msg)
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(msg) from None
-    if not math.isfinite(v):
-        raise ValueError(msg)
-    if integer and v != int(v):
-        raise ValueError(msg)
-    if lo is not None and (v < lo or (lo_open and v == lo)):
-        raise ValueError(msg)
-    if hi is not None and (v > hi or (hi_open and v == hi)):
-        raise ValueError(msg)
-    return int(v) if integer else v
+
+#: The declared range of every shared parameter, by its library name (:class:`LinkParams`, :class:`DctcpParams`,
+#: :class:`DwtcpParams`, the fluid models' parameter mappings, the command-line flags that set them). The bounds are
+#: the physically meaningful ones: a value outside is not a setting any datacenter or WAN path has, and the
+#: numerics are not claimed there.
+BOUNDS: dict[str, Bound] = {
+    "capacity": Bound(1e3, 1e15, why="bits/s: 1 kbit/s to 1 Pbit/s"),
+    "rtt": Bound(1e-9, 100.0, why="seconds: 1 ns to 100 s"),
+    "packet_size": Bound(64.0, 65536.0, why="bytes: the smallest Ethernet frame to the largest IP packet"),
+    "flows": Bound(1, 10**6, integer=True, why="long-lived flows"),
+    "K": Bound(0.0, 1e8, why="marking threshold in packets"),
+    "g": Bound(1e-6, 1.0, why="EWMA gain, [DCTCP-A] eq. (3)"),
+    "beta": Bound(1e-9, 1.0, why="decrease gain; the decrease factor must stay a fraction"),
+    "k": Bound(0.0, 1e8, why="target queue in packets, [DWTCP] eq. (2)"),
+    "scout_size": Bound(1.0, 65536.0, why="bytes"),
+    "alpha0": Bound(0.0, 1e6, lo_open=True, why="initial Scout coefficient"),
+    "wbar": Bound(1e-6, 1e8, why="w̄ = (C·d + K)/N in packets"),
+    "psi": Bound(0.0, 1e8, lo_open=True, why="ψ = K/(C·d)"),
+    "window": Bound(1e-6, 1e9, why="window in packets"),
+    "kbar": Bound(0.0, 1e12, why="queue ahead of the Scout in packets"),
+    "w_star": Bound(1e-6, 1e9, why="fair-share window in packets"),
+    "duration": Bound(1e-9, 1e5, why="seconds"),
+    "seed": Bound(0, 2**32 - 1, integer=True, why="a 32-bit seed"),
+    "buffer": Bound(1, 10**7, integer=True, why="packets"),
+    "bdp": Bound(1e-6, 1e12, why="packets"),
+    "rto_min": Bound(1e-6, 10.0, why="seconds: the retransmission timer of the packet core"),
+    "min_cwnd": Bound(1.0, 1e4, why="packets: the window floor after a decrease"),
+}
+
+#: Declared ranges of the fluid models' parameter mappings, by parameter name (``dw.solve(model, {...}, ...)``):
+#: the shared bounds above plus the models' own names. A model whose parameter of the same name means something
+#: else declares its own ``FluidModel.param_bounds``.
+MODEL_BOUNDS: dict[str, Bound] = {
+    "C": Bound(1e-6, 1e13, why="capacity in packets per time unit"),
+    "d": Bound(0.0, 100.0, why="base RTT in seconds"),
+    "tau": Bound(0.0, 100.0, why="base RTT in seconds"),
+    "N": Bound(1.0, 1e6, why="number of flows"),
+    "K": BOUNDS["K"],
+    "g": BOUNDS["g"],
+    "beta": BOUNDS["beta"],
+    "beta_w": Bound(1e-9, 1e3, why="decrease gain for windows in packets"),
+    "k": BOUNDS["k"],
+    "wbar": BOUNDS["wbar"],
+    "psi": Bound(0.0, 1e8, why="ψ = K/(C·d)"),
+    "s_over_l": Bound(0.0, 1.0, why="Scout size over packet size"),
+    "alpha": Bound(0.0, 1e6, lo_open=True, why="Scout coefficient"),
+}
 
 
 def _set(obj: Any, name: str, value: Any) -> None:
@@ -123,19 +209,19 @@ class LinkParams:
             size = units.parse_size(self.packet_size)
         except ValueError as e:
             raise ValueError(f"packet_size: {e}") from None
-        size = check_range("packet_size", size, lo=1.0, hi=65536.0, why="bytes")
+        size = BOUNDS["packet_size"].check("packet_size", size)
         _set(self, "packet_size", size)
         try:
             rate = units.parse_rate(self.capacity)
         except ValueError as e:
             raise ValueError(f"capacity: {e}") from None
         bps = rate.bps(size)
-        _set(self, "capacity", check_range("capacity", bps, lo=0.0, lo_open=True, why="bits/s"))
+        _set(self, "capacity", BOUNDS["capacity"].check("capacity", bps))
         try:
             rtt = units.parse_time(self.rtt)
         except ValueError as e:
             raise ValueError(f"rtt: {e}") from None
-        _set(self, "rtt", check_range("rtt", rtt, lo=0.0, lo_open=True, why="seconds"))
+        _set(self, "rtt", BOUNDS["rtt"].check("rtt", rtt))
 
     @property
     def C(self) -> float:
@@ -189,9 +275,9 @@ class DctcpParams:
     def __post_init__(self) -> None:
         if not isinstance(self.link, LinkParams):
             raise ValueError(f"link={self.link!r} is invalid: accepted a LinkParams")
-        _set(self, "flows", check_range("flows", self.flows, lo=1, integer=True))
-        _set(self, "K", check_range("K", self.K, lo=0.0, why="marking threshold in packets"))
-        _set(self, "g", check_range("g", self.g, lo=0.0, hi=1.0, lo_open=True, why="EWMA gain, eq. (3)"))
+        _set(self, "flows", BOUNDS["flows"].check("flows", self.flows))
+        _set(self, "K", BOUNDS["K"].check("K", self.K))
+        _set(self, "g", BOUNDS["g"].check("g", self.g))
 
     N = property(lambda self: self.flows, doc="Number of flows N.")
 
@@ -276,22 +362,11 @@ class DwtcpParams:
     def __post_init__(self) -> None:
         if not isinstance(self.link, LinkParams):
             raise ValueError(f"link={self.link!r} is invalid: accepted a LinkParams")
-        _set(self, "flows", check_range("flows", self.flows, lo=1, integer=True))
-        _set(
-            self,
-            "beta",
-            check_range(
-                "beta",
-                self.beta,
-                lo=0.0,
-                hi=1.0,
-                lo_open=True,
-                why="the decrease factor must stay a fraction",
-            ),
-        )
-        _set(self, "k", check_range("k", self.k, lo=0.0, why="target queue in packets, eq. (2)"))
-        _set(self, "scout_size", check_range("scout_size", units.parse_size(self.scout_size), lo=1.0))
-        _set(self, "alpha0", check_range("alpha0", self.alpha0, lo=0.0, lo_open=True))
+        _set(self, "flows", BOUNDS["flows"].check("flows", self.flows))
+        _set(self, "beta", BOUNDS["beta"].check("beta", self.beta))
+        _set(self, "k", BOUNDS["k"].check("k", self.k))
+        _set(self, "scout_size", BOUNDS["scout_size"].check("scout_size", units.parse_size(self.scout_size)))
+        _set(self, "alpha0", BOUNDS["alpha0"].check("alpha0", self.alpha0))
         if self.beta_unit not in ("bytes", "packets"):
             raise ValueError(f"beta_unit={self.beta_unit!r} is invalid: accepted 'bytes' or 'packets'")
 

@@ -29,10 +29,10 @@ __all__ = [
 
 _NUMBER = r"(?P<num>[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)"
 _RATE_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
-_RATE_RE = re.compile(_NUMBER + r"\s*(?P<prefix>[kKMGT]?)(?P<unit>bps|bit/s|b/s|)$")
-_PPS_RE = re.compile(_NUMBER + r"\s*(?P<prefix>[kKMG]?)pps$")
+_RATE_RE = re.compile(_NUMBER + r"\s*(?P<prefix>[kKMGT]?)(?P<unit>bps|bit/s|b/s|)$", re.ASCII)
+_PPS_RE = re.compile(_NUMBER + r"\s*(?P<prefix>[kKMG]?)pps$", re.ASCII)
 _TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ns": 1e-9, "": 1.0}
-_TIME_RE = re.compile(_NUMBER + r"\s*(?P<unit>s|ms|us|µs|μs|ns|)$")
+_TIME_RE = re.compile(_NUMBER + r"\s*(?P<unit>s|ms|us|µs|μs|ns|)$", re.ASCII)
 _SIZE_UNITS = {
     "": 1.0,
     "B": 1.0,
@@ -44,7 +44,7 @@ _SIZE_UNITS = {
     "MiB": 1024.0**2,
     "GiB": 1024.0**3,
 }
-_SIZE_RE = re.compile(_NUMBER + r"\s*(?P<unit>B|kB|KB|MB|GB|KiB|MiB|GiB|)$")
+_SIZE_RE = re.compile(_NUMBER + r"\s*(?P<unit>B|kB|KB|MB|GB|KiB|MiB|GiB|)$", re.ASCII)
 
 
 @dataclass(frozen=True)

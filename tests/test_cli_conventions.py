@@ -131,5 +131,5 @@ def test_plot_path_refused_before_the_run(capsys, argv):
 
 def test_commands_say_what_they_wrote(capsys, tmp_path):
     out = tmp_path / "p.svg"
-    code, _, err = run(capsys, "phase", "dwtcp", "--no-delay", "--duration", "2ms", "--out", str(out))
+    code, _, err = run(capsys, "phase", "dwtcp", "--no-delay", "--duration", "2ms", "--plot", str(out))
     assert code == 0 and f"wrote {out}" in err and out.is_file()

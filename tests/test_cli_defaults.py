@@ -163,3 +163,38 @@ def test_checker_finds_a_conflict():
     found = defaults_by_flag(_commands(typer.main.get_command(demo)))
     assert conflicts(found, {}) == ["--target: {'a': 0.0, 'b': 100.0}"]
     assert conflicts(found, {("--target", "a"): "why"}) == []
+
+
+#: Library parameter objects' defaults that differ from the command line's, each with its reason.
+LIBRARY_ALLOWED: dict[tuple[str, str], str] = {
+    (
+        "DwtcpParams",
+        "k",
+    ): "the fluid analysis of [DWTCP] appendix A takes d_t = τ (K = 0); every command that "
+    "runs the protocol defaults --target to DWTCP_TARGET (K = 100, the evaluation's)",
+}
+
+
+def test_library_defaults_are_the_command_line_defaults(cli_defaults):
+    """``DctcpParams()``, ``DwtcpParams()`` and ``LinkParams()`` default every parameter a flag sets to the flag's
+    default (one default per parameter), except :data:`LIBRARY_ALLOWED`."""
+    from dwtcp_fluid.params import DctcpParams, DwtcpParams, LinkParams
+    from dwtcp_fluid.units import parse_rate, parse_time
+
+    link = LinkParams()
+    assert link.capacity == parse_rate(params.DEFAULT_CAPACITY).bps(1500.0)
+    assert link.rtt == parse_time(params.DEFAULT_RTT)
+    fields = {
+        ("DctcpParams", "flows", "--flows"): DctcpParams().flows,
+        ("DctcpParams", "g", "--g"): DctcpParams().g,
+        ("DctcpParams", "K", "--marking-threshold"): DctcpParams().K,
+        ("DwtcpParams", "flows", "--flows"): DwtcpParams().flows,
+        ("DwtcpParams", "beta", "--beta"): DwtcpParams().beta,
+        ("DwtcpParams", "k", "--target"): DwtcpParams().k,
+    }
+    differ = []
+    for (cls, name, flag), value in fields.items():
+        shared = {v for c, v in cli_defaults[flag].items() if (flag, c) not in ALLOWED}
+        if shared != {_value(value)}:
+            differ.append((cls, name))
+    assert sorted(differ) == sorted(LIBRARY_ALLOWED)

@@ -47,24 +47,33 @@ def test_dwtcp_derived_values():
 
 BAD = [
     (lambda: LinkParams(capacity="10Gbs"), r"capacity"),
-    (lambda: LinkParams(capacity=0), r"capacity=0.0 is out of range: accepted 0 < capacity"),
+    (lambda: LinkParams(capacity=0), r"capacity=0.0 is out of range: accepted 1000 <= capacity <= 1e\+15"),
     (lambda: LinkParams(rtt="-1ms"), r"rtt"),
     (lambda: LinkParams(rtt=0), r"rtt=0.0 is out of range"),
     (
         lambda: LinkParams(packet_size=0),
-        r"packet_size=0.0 is out of range: accepted 1 <= packet_size <= 65536",
+        r"packet_size=0.0 is out of range: accepted 64 <= packet_size <= 65536",
     ),
     (lambda: DctcpParams(flows=0), r"flows=0 is out of range: accepted an integer, 1 <= flows"),
     (lambda: DctcpParams(flows=2.5), r"flows=2.5 is out of range"),
-    (lambda: DctcpParams(g=0), r"g=0 is out of range: accepted 0 < g <= 1 \(EWMA gain"),
+    (lambda: DctcpParams(g=0), r"g=0 is out of range: accepted 1e-06 <= g <= 1 \(EWMA gain"),
     (lambda: DctcpParams(g=1.5), r"g=1.5 is out of range"),
-    (lambda: DctcpParams(K=-1), r"K=-1 is out of range: accepted 0 <= K"),
+    (lambda: DctcpParams(K=-1), r"K=-1 is out of range: accepted 0 <= K <= 1e\+08"),
     (lambda: DctcpParams(K=float("nan")), r"K=nan is out of range"),
-    (lambda: DwtcpParams(beta=0), r"beta=0 is out of range: accepted 0 < beta <= 1"),
+    (lambda: DwtcpParams(beta=0), r"beta=0 is out of range: accepted 1e-09 <= beta <= 1"),
     (lambda: DwtcpParams(beta=2), r"beta=2 is out of range"),
     (lambda: DwtcpParams(k=-5), r"k=-5 is out of range"),
     (lambda: DwtcpParams(beta_unit="bits"), r"beta_unit='bits' is invalid: accepted 'bytes' or 'packets'"),
     (lambda: DwtcpParams(flows=True), r"flows=True is out of range"),
+    # degenerate values: subnormal, beyond any physical setting
+    (lambda: DctcpParams(g=1e-320), r"g=1e-320 is out of range"),
+    (lambda: DctcpParams(K=1e308), r"K=1e\+308 is out of range"),
+    (lambda: DwtcpParams(beta=1e-320), r"beta=1e-320 is out of range"),
+    (lambda: DwtcpParams(k=1e308), r"k=1e\+308 is out of range"),
+    (lambda: LinkParams(rtt="1e-320s"), r"rtt=1e-320 is out of range"),
+    (lambda: LinkParams(rtt="1e308s"), r"rtt=1e\+308 is out of range"),
+    (lambda: LinkParams(capacity="1e308Gbps"), r"capacity"),
+    (lambda: DctcpParams(flows=2**64), r"flows=18446744073709551616 is out of range"),
 ]
 
 

@@ -177,18 +177,18 @@ def test_fig4_is_deterministic(tmp_path):
 
 def test_cli(tmp_path, capsys):
     out = tmp_path / "d.svg"
-    assert main(["phase", "dwtcp", "--no-delay", "--duration", "5ms", "--out", str(out)]) == 0
+    assert main(["phase", "dwtcp", "--no-delay", "--duration", "5ms", "--plot", str(out)]) == 0
     assert out.read_text().startswith("<?xml")
     assert (
-        main(["phase", "dctcp", "--wbar", "8", "--duration-rstar", "20", "--out", str(tmp_path / "c.png")])
+        main(["phase", "dctcp", "--wbar", "8", "--duration-rstar", "20", "--plot", str(tmp_path / "c.png")])
         == 0
     )
-    assert main(["phase", "dctcp", "--out", str(tmp_path / "c.txt")]) == 2
-    assert main(["phase", "dctcp", "--g", "0", "--out", str(tmp_path / "c.png")]) == 2
-    assert main(["phase", "dwtcp", "--flows", "0", "--out", str(tmp_path / "c.png")]) == 2
-    assert main(["phase", "dwtcp", "--duration", "soon", "--out", str(tmp_path / "c.png")]) == 2
+    assert main(["phase", "dctcp", "--plot", str(tmp_path / "c.txt")]) == 2
+    assert main(["phase", "dctcp", "--g", "0", "--plot", str(tmp_path / "c.png")]) == 2
+    assert main(["phase", "dwtcp", "--flows", "0", "--plot", str(tmp_path / "c.png")]) == 2
+    assert main(["phase", "dwtcp", "--duration", "soon", "--plot", str(tmp_path / "c.png")]) == 2
     err = capsys.readouterr().err
-    assert "--out" in err and "--g" in err and "--flows" in err and "--duration" in err
+    assert "--plot" in err and "--g" in err and "--flows" in err and "--duration" in err
 
 
 @pytest.mark.slow

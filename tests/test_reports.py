@@ -104,11 +104,11 @@ def test_phase_portraits(capsys, tmp_path):
     png = tmp_path / "p.png"
     same(
         dw.phase_dwtcp_report(DW, duration=5e-3, out=png),
-        cli_doc(capsys, "phase", "dwtcp", "--out", str(png), "--duration", "5ms"),
+        cli_doc(capsys, "phase", "dwtcp", "--plot", str(png), "--duration", "5ms"),
     )
     same(
         dw.phase_dctcp_report(10.0, 1 / 16, duration=30.0, out=png),
-        cli_doc(capsys, "phase", "dctcp", "--out", str(png), "--duration-rstar", "30"),
+        cli_doc(capsys, "phase", "dctcp", "--plot", str(png), "--duration-rstar", "30"),
     )
 
 
@@ -376,7 +376,7 @@ def test_packet_run_single_link_two_laws_and_parking_lot(capsys):
     noise = parse_time("5us")  # as the CLI parses it
     timely = dw.packet_run_report("timely", {"t_low": 60.0}, flows=2, duration=2e-3, rtt_noise=noise)
     cli = cli_doc(
-        capsys, "packet", "run", "--law", "timely", "--flows", "2", "--duration", "2ms", "--t-low", "60",
+        capsys, "packet", "run", "--law", "timely", "--flows", "2", "--duration", "2ms", "--t-low", "60us",
         "--rtt-noise", "5us",
     )  # fmt: skip
     same(timely, cli)

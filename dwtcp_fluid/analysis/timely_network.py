@@ -20,7 +20,11 @@ from ..models.timely_network import TimelyNetwork, TimelyNetworkParams, path_sig
 from .charroots import char_roots_multi
 from .charroots_result import CharRoots
 
-__all__ = ["patched_rtt", "patched_fixed_point", "patched_linearization", "patched_roots"]
+__all__ = ["OutsideBandError", "patched_rtt", "patched_fixed_point", "patched_linearization", "patched_roots"]
+
+
+class OutsideBandError(ValueError):
+    """The parameters put TIMELY's fixed point outside the band (T_low, T_high) the continuum model holds in."""
 
 
 def patched_rtt(R: Any, p: dict[str, Any]) -> Any:
@@ -76,9 +80,10 @@ def patched_fixed_point(model: TimelyNetwork, params: TimelyNetworkParams) -> np
     R, r = state(R0)
     rtts = [patched_rtt(v, p) for v in R]
     if min(r) <= 0 or max(rtts) >= p["T_high"] or min(rtts) <= p["T_low"]:
-        raise ValueError(
-            f"params={params!r} is invalid here: the fixed point's RTTs {rtts} s leave the band "
-            f"(T_low, T_high) = ({p['T_low']}, {p['T_high']}) s or a queue is empty"
+        raise OutsideBandError(
+            f"the fixed point's RTTs {[f'{v:.4g}' for v in rtts]} s leave the band (T_low, T_high) = "
+            f"({p['T_low']:.4g}, {p['T_high']:.4g}) s or a queue is empty: accepted a base RTT, capacity and "
+            "flows whose fixed point lies inside the band"
         )
     return np.array(R + [0.0] * len(R) + [C[l] * r[l] for l in range(hops)])
 

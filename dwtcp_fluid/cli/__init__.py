@@ -8,6 +8,7 @@ import re
 import sys
 import traceback
 import warnings
+from typing import Any
 
 try:  # typer >= 0.20 vendors click as typer._click; older releases depend on click itself
     from typer import _click as click
@@ -17,6 +18,7 @@ import typer
 
 from .app import app
 from .common import UsageError, WorkError, drop_warnings, flush_warnings
+from .flags import install_checks
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
 _COMMAND_MODULES = (
@@ -64,11 +66,14 @@ def main(argv: list[str] | None = None) -> int:
     _load(args)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
+    args = _global_flags_first(args)
     with warnings.catch_warnings():
         warnings.simplefilter("default" if debug else "ignore")
         try:
+            # every option checked against the flag vocabulary while parsing (cli/flags.py)
+            command = _command()
             # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value.
-            rv = app(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
+            rv = command.main(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
         except click.exceptions.NoArgsIsHelpError as e:
             e.show()
             return 0
@@ -79,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         except WorkError as e:
             return _fail(e.code, str(e), debug)
         except ValueError as e:
-            return _fail(2, _as_flag(_first_line(e)), debug)
+            return _fail(2, _as_flag(_first_line(e), args), debug)
         except (typer.Abort, KeyboardInterrupt):
             return _fail(130, "interrupted (nothing was written)", debug)
         except typer.Exit as e:
@@ -99,11 +104,52 @@ def main(argv: list[str] | None = None) -> int:
     return rv if isinstance(rv, int) else 0
 
 
-def _as_flag(message: str) -> str:
+_BUILT: dict[Any, Any] = {}
+
+
+def _registrations(t: typer.Typer) -> tuple:
+    """What the click command tree is built from: every registered command and group, recursively."""
+    cmds = tuple((i.name, id(i.callback)) for i in t.registered_commands)
+    return cmds + tuple((g.name, _registrations(g.typer_instance)) for g in t.registered_groups)
+
+
+def _command() -> Any:
+    """The click command tree of :data:`app` with the flag vocabulary's checks (:func:`.flags.install_checks`),
+    built once per set of registered commands (building it costs ~0.1 s; a law registered later rebuilds it)."""
+    key = _registrations(app)
+    if key not in _BUILT:
+        _BUILT.clear()
+        _BUILT[key] = install_checks(typer.main.get_command(app))
+    return _BUILT[key]
+
+
+#: Options of the root command that may appear anywhere on the command line (``dwtcp-fluid sweep --quiet``).
+_GLOBAL_FLAGS = ("--quiet", "-q")
+
+
+def _global_flags_first(args: list[str]) -> list[str]:
+    """Move the root's global flags given after a subcommand to the front (before the first ``--``)."""
+    end = args.index("--") if "--" in args else len(args)
+    moved = [a for a in args[1:end] if a in _GLOBAL_FLAGS]
+    if not moved:
+        return args
+    rest = [a for i, a in enumerate(args) if not (0 < i < end and a in _GLOBAL_FLAGS)]
+    return [*dict.fromkeys(moved), *rest]
+
+
+def _as_flag(message: str, args: list[str] | None = None) -> str:
     """A library message ``name=value is out of range: …`` names the CLI flag ``--name`` (the library's parameter
-    names are the flags' names)."""
+    names are the flags' names) when the user gave that flag; otherwise it says which given inputs led to it, and
+    never names a flag the user did not give."""
     m = re.match(r"([a-z][a-z0-9_]*)=", message)
-    return f"--{m.group(1).replace('_', '-')} {message[m.end() :]}" if m else message
+    if not m:
+        return message
+    flag = f"--{m.group(1).replace('_', '-')}"
+    given = [a.split("=", 1)[0] for a in (args or []) if a.startswith("--")]
+    if args is None or flag in given:
+        return f"{flag} {message[m.end() :]}"
+    flags = " ".join(dict.fromkeys(a for a in given if a not in ("--json", "--yes", "--force")))
+    return f"the inputs{f' ({flags})' if flags else ''} give {message}"
 
 
 def _first_line(e: BaseException) -> str:

@@ -11,12 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from ..params import LinkParams
+from ..params import BOUNDS, LinkParams
 from ..reports import to_jsonable
 
 __all__ = [
     "UsageError",
     "WorkError",
+    "check_duration",
     "drop_warnings",
     "emit_json",
     "flush_warnings",
@@ -176,7 +177,10 @@ def drop_warnings() -> None:
 
 def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
     """Warn before work starts when the inputs are legal but implausible: a BDP below one packet, or a simulated
-    time above 10⁴ RTTs."""
+    time above 10⁴ RTTs. A simulated time shorter than one RTT is refused (``--duration``): no feedback arrives
+    within it, so a run would report the start-up as a result."""
+    if duration_s is not None:
+        check_duration(link, duration_s)
     bdp = link.bdp
     if bdp < 1.0:
         warn(
@@ -185,6 +189,19 @@ def warn_implausible(link: LinkParams, duration_s: float | None = None) -> None:
         )
     if duration_s is not None and duration_s > 1e4 * link.rtt:
         warn(f"--duration is {duration_s / link.rtt:.3g} RTTs (> 10⁴): the run may take a long time")
+
+
+def check_duration(link: LinkParams, duration_s: float) -> None:
+    """Refuse a simulated time (``--duration``) shorter than one base RTT: no feedback arrives within it, so a run
+    would report the start-up as a result. Every command with a ``--duration`` and a link calls it."""
+    if duration_s < link.rtt:
+        from ..units import format_time
+
+        raise UsageError(
+            "--duration",
+            format_time(duration_s),
+            f"a time of at least one base RTT ({format_time(link.rtt)}): feedback takes one RTT to arrive",
+        )
 
 
 def link_from_flags(
@@ -208,7 +225,9 @@ def _link(capacity: str, rtt: str, packet_size: str | float) -> LinkParams:
     try:
         size = LinkParams(packet_size=packet_size).packet_size
     except ValueError:
-        raise UsageError("--packet-size", packet_size, 'bytes in [1, 65536], e.g. "1500"') from None
+        raise UsageError(
+            "--packet-size", packet_size, f'{BOUNDS["packet_size"].accepted("packet_size")}, e.g. "1500"'
+        ) from None
     try:
         LinkParams(capacity=capacity, packet_size=size)
     except ValueError:
@@ -225,7 +244,7 @@ MAX_LIST = 100_000
 
 def _parse_number(flag: str, tok: str, accepted: str) -> float:
     try:
-        v = float(tok)
+        v = float(tok) if tok.strip().isascii() else math.nan
     except ValueError:
         raise UsageError(flag, tok, accepted) from None
     if not math.isfinite(v):
@@ -248,8 +267,10 @@ def parse_list(flag: str, text: str) -> np.ndarray:
         num_s = parts[2].strip()
         log = num_s.endswith("log")
         num_s = num_s[:-3] if log else num_s
-        if not num_s.isdigit() or int(num_s) < 1:
+        if not (num_s.isascii() and num_s.isdigit()) or int(num_s) < 1:
             raise UsageError(flag, text, accepted)
+        if stop < start:
+            raise UsageError(flag, text, "an ascending range start:stop:num (start <= stop)")
         if int(num_s) > MAX_LIST:
             raise UsageError(flag, text, f"a range of at most {MAX_LIST} values")
         num = int(num_s)

@@ -20,7 +20,9 @@ def hybrid(
     flows: int = typer.Option(
         2, "--flows", help="N for the convergence run (and for W* from physical flags)."
     ),
-    capacity: str = typer.Option(None, "--capacity", help='With --rtt, -K: W* from C·d + K ("10Gbps").'),
+    capacity: str = typer.Option(
+        None, "--capacity", help='With --rtt and --marking-threshold: W* from (C·d + K)/N ("10Gbps").'
+    ),
     rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
     marking_threshold: float = typer.Option(
         65.0, "--marking-threshold", help="K in packets, with --capacity."
@@ -65,7 +67,11 @@ def hybrid(
     t.add_row("β_TCP (26)", f"{out['rate_tcp']:.6g} /RTT")
     t.add_row("β_TCP/β_DCTCP", f"{out['rate_ratio']:.4f} (paper's asymptote 2 ln 2 = {hy.LN2X2:.4f})")
     c = out["convergence"]
+
+    def rtts(v: float | None) -> str:
+        return f"{v:.1f}" if v is not None else f"not within {c['epochs']} epochs"
+
     t.add_row(
-        f"worst-case convergence, N={flows}", f"{c['t_window_rtt']:.1f} RTTs (α: {c['t_alpha_rtt']:.1f})"
+        f"worst-case convergence, N={flows}", f"{rtts(c['t_window_rtt'])} RTTs (α: {rtts(c['t_alpha_rtt'])})"
     )
     Console().print(t)

@@ -23,7 +23,7 @@ def limit_cycle(
         None, "--psi", help="ψ = K/(C·d) > 0: queue floor for the throughput (with --wbar)."
     ),
     capacity: str = typer.Option(
-        None, "--capacity", help='Bottleneck capacity ("10Gbps"); with --rtt, --flows, -K.'
+        None, "--capacity", help='Bottleneck capacity ("10Gbps"); with --rtt, --flows, --marking-threshold.'
     ),
     rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us").'),
     flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="N, with --capacity."),

@@ -69,7 +69,7 @@ def check_scheduler(address: str, timeout: float = 3.0) -> None:
         if proto not in ("tcp", "tls"):
             raise UsageError("--scheduler", address, accepted)
     host, sep, port_s = addr.rpartition(":")
-    if not sep or not host or not port_s.isdigit() or not 0 < int(port_s) < 65536:
+    if not sep or not host or not (port_s.isascii() and port_s.isdigit()) or not 0 < int(port_s) < 65536:
         raise UsageError("--scheduler", address, accepted)
     try:
         with socket.create_connection((host.strip("[]"), int(port_s)), timeout=timeout):

@@ -9,7 +9,7 @@ import typer
 
 from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import dctcp_app
-from .common import UsageError, echo_inputs, emit_json, link_from_flags, usage_from
+from .common import UsageError, check_duration, echo_inputs, emit_json, link_from_flags, usage_from
 
 __all__ = ["network"]
 
@@ -56,6 +56,7 @@ def network(
         T = parse_time(duration)
     except ValueError:
         raise UsageError("--duration", duration, 'a time such as "100ms"') from None
+    check_duration(link, T)
     given = {
         "topology": ("--topology", topology),
         "flows": ("--flows", flows),

@@ -15,7 +15,7 @@ from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWT
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
-from .common import UsageError, emit_json, link_from_flags, require_unit
+from .common import UsageError, check_duration, emit_json, link_from_flags, require_unit
 from .outputs import check_figure
 
 #: Laws whose cross-check runs its own settings (flows, link, rates, d): law -> (module, function). The function
@@ -57,7 +57,12 @@ def compare_fluid(
     ),
     beta: float = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP: β (byte convention), 0 < β ≤ 1."),
     target: float = typer.Option(DWTCP_TARGET, "--target", help="DWTCP: " + TARGET_HELP),
-    buffer: int = typer.Option(5000, "--buffer", help="DWTCP: data buffer of the packet run, packets."),
+    buffer: int = typer.Option(
+        5000,
+        "--buffer",
+        help="DWTCP: data buffer of the packet run, packets (5000: no drops, as the fluid models it is compared "
+        "with have no buffer; packet run's 250 is [DWTCP]'s switch buffer).",
+    ),
     models: str = typer.Option(
         None, "--models", help="DWTCP: comma-separated fluid predictors (default: all)."
     ),
@@ -136,6 +141,7 @@ def compare_fluid(
     except ValueError:
         raise UsageError("--duration", duration, 'a positive time such as "100ms"') from None
     _check("--duration", duration, 200.0 / link.C <= dur <= 10.0, "a time between 200 slots and 10 s")
+    check_duration(link, dur)
     out, data = run_compare_fluid(
         "dctcp",
         [int(n) for n in ns],

@@ -109,6 +109,7 @@ def _times(kw: dict[str, Any]) -> dict[str, float]:
         ("--jitter", "jitter"),
         ("--delack-timeout", "delack_timeout"),
         ("--rtt-noise", "rtt_noise"),
+        ("--rto-min", "rto_min"),
     ):
         require_unit(flag, kw[key], "time")
         try:
@@ -142,11 +143,32 @@ def _laws(kw: dict[str, Any]) -> tuple[list[Any], dict[str, float]]:
         laws.append(LAWS[n](**static))
     echo_inputs(chosen)  # the JSON's inputs show a choice flag as defaulted by the law, not None
     options = {
-        opt.dest: kw[opt.dest]
+        opt.dest: _quantity(opt, kw[opt.dest])
         for opt, _ in law_flags().values()
         if opt.option is None and kw[opt.dest] is not None
     }
     return laws, options
+
+
+def _quantity(opt: Any, value: Any) -> float:
+    """A law option's value in its unit: a time or a rate is typed with its unit ("50us", "10Mbps")."""
+    if opt.quantity is None:
+        return float(value)
+    from ..units import parse_rate, parse_time
+
+    kind, scale = opt.quantity
+    require_unit(opt.flag, value, kind)
+    try:
+        si = parse_time(value) if kind == "time" else parse_rate(value).bps(1500.0)
+    except ValueError:
+        raise UsageError(opt.flag, value, f"a {kind} with its unit, such as {_example(opt)}") from None
+    return float(f"{si / scale:.12g}")  # 500e-6 s in µs is 500, not 500.00000000000006
+
+
+def _example(opt: Any) -> str:
+    """The option's default typed with its unit ("50us", "10Mbps")."""
+    unit = {"us": "us", "ms": "ms", "s": "s", "mbps": "Mbps", "gbps": "Gbps"}[opt.unit]
+    return f'"{opt.default:g}{unit}"'
 
 
 def _choice_param(flag: str, opt: Any, owners: list[str]) -> inspect.Parameter:
@@ -174,7 +196,17 @@ def _run(**kw: Any) -> None:
     laws, options = _laws(kw)
     link = link_from_flags(kw["capacity"], kw["rtt"], kw["packet_size"], warn_now=False)
     times = _times(kw)
-    keys = ("flows", "marking_threshold", "seed", "buffer", "mark_at", "mark_cmp", "jitter_dist", "reorder")
+    keys = (
+        "flows",
+        "marking_threshold",
+        "seed",
+        "buffer",
+        "mark_at",
+        "mark_cmp",
+        "jitter_dist",
+        "reorder",
+        "min_cwnd",
+    )
     plan = plan_packet_run(
         laws,
         options,
@@ -315,6 +347,23 @@ def build_run_command() -> Any:
             default=O("1ms", "--delack-timeout", help="Delayed-ACK timeout."),
             annotation=str,
         ),
+        P(
+            "rto_min",
+            kw,
+            default=O("1ms", "--rto-min", help="Retransmission timeout of every sender (Linux's rto_min)."),
+            annotation=str,
+        ),
+        P(
+            "min_cwnd",
+            kw,
+            default=O(
+                None,
+                "--min-cwnd",
+                help="Window floor after a decrease, packets (default: the law's, 2 for DCTCP, Reno and CUBIC, "
+                "1 for DWTCP).",
+            ),
+            annotation=float | None,
+        ),
         P("rtt_noise", kw, default=rtt_noise_option(), annotation=str),
         P("rtt_noise_dist", kw, default=rtt_noise_dist_option(), annotation=str),
     ]
@@ -324,6 +373,15 @@ def build_run_command() -> Any:
             params.append(_choice_param(flag, opt, owners))
         elif opt.option is not None:
             params.append(P(opt.dest, kw, default=O(False, flag, help=help_), annotation=bool))
+        elif opt.quantity is not None:  # a time or a rate: typed with its unit
+            params.append(
+                P(
+                    opt.dest,
+                    kw,
+                    default=O(None, flag, help=f"{help_} Default {_example(opt)[1:-1]}."),
+                    annotation=str | None,
+                )
+            )
         else:
             params.append(
                 P(

@@ -1,4 +1,4 @@
-"""``dwtcp-fluid phase dwtcp|dctcp --out FILE``: phase portraits (format from the extension: png, svg, pdf)."""
+"""``dwtcp-fluid phase dwtcp|dctcp --plot FILE``: phase portraits (format from the extension: png, svg, pdf)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,15 @@ from ..params import (
     DwtcpParams,
 )
 from .app import app
-from .common import UsageError, emit_json, link_from_flags, print_written, require_unit, status
+from .common import (
+    UsageError,
+    emit_json,
+    link_from_flags,
+    print_written,
+    require_unit,
+    status,
+    warn_implausible,
+)
 from .outputs import check_figure
 
 phase_app = typer.Typer(
@@ -31,12 +39,14 @@ app.add_typer(phase_app, name="phase")
 _CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
 _RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
 _PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
-_OUT = typer.Option(..., "--out", help="Output file; the format follows the extension (.png, .svg, .pdf).")
+_PLOT = typer.Option(
+    ..., "--plot", help="Figure file to write; the format follows the extension (.png, .svg, .pdf)."
+)
 _JSON = typer.Option(False, "--json", help="Also print one JSON object (equilibria, end states).")
 
 
-def _check_out(out: str) -> Path:
-    return check_figure("--out", out)
+def _check_plot(plot: str) -> Path:
+    return check_figure("--plot", plot)
 
 
 def _save(pp, path: Path) -> None:
@@ -50,7 +60,7 @@ def _save(pp, path: Path) -> None:
 
 @phase_app.command("dwtcp")
 def phase_dwtcp(
-    out: str = _OUT,
+    plot: str = _PLOT,
     capacity: str = _CAP,
     rtt: str = _RTT,
     packet_size: str = _PKT,
@@ -74,7 +84,7 @@ def phase_dwtcp(
     from .. import units
     from ..reports.phase import run_phase_dwtcp
 
-    path = _check_out(out)
+    path = _check_plot(plot)
     link = link_from_flags(capacity, rtt, packet_size)
     if not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")
@@ -93,6 +103,7 @@ def phase_dwtcp(
     if not (math.isfinite(T) and 0 < T <= 10.0):
         raise UsageError("--duration", duration, accepted)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
+    warn_implausible(link, T)
     with status("phase dwtcp: integrating the trajectories"):
         doc, pp = run_phase_dwtcp(P, duration=T, delay=delay, variant=variant, out=path)
     _save(pp, path)
@@ -102,7 +113,7 @@ def phase_dwtcp(
 
 @phase_app.command("dctcp")
 def phase_dctcp(
-    out: str = _OUT,
+    plot: str = _PLOT,
     wbar: float | None = typer.Option(
         None, "--wbar", help="w̄ = (C·d + K)/N in packets (default 10, Fig. 4)."
     ),
@@ -128,7 +139,7 @@ def phase_dctcp(
     from ..experiments.phase_dctcp import DCTCP_STARTS
     from ..reports.phase import run_phase_dctcp
 
-    path = _check_out(out)
+    path = _check_plot(plot)
     if not (math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     psi = None

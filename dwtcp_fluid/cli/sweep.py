@@ -16,10 +16,12 @@ from .common import (
     WorkError,
     accepted_of,
     emit_json,
+    flush_warnings,
     is_quiet,
     parse_list,
     print_written,
     require_unit,
+    warn,
 )
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
@@ -50,6 +52,13 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
                 {"--beta": beta, "--bdp": bdp, "--flows": flows, "--kbar-ratio": kbar_ratio}[flag],
                 accepted_of(e),
             ) from None
+    if (
+        float(axes["--bdp"].min()) < 1.0
+    ):  # legal but odd: warned as every command warns a BDP below one packet
+        warn(
+            f"--bdp {bdp!r} holds BDPs below one packet (smallest {float(axes['--bdp'].min()):.3g}): the fluid "
+            "models and the packet runs are not meant for them"
+        )
     try:
         return SweepGrid(
             beta=axes["--beta"],
@@ -187,6 +196,7 @@ def sweep(
         check_scheduler(scheduler)
     store = out / f"{stem}.zarr"
     created = not out.exists()
+    flush_warnings()  # every check passed: the warnings come before the work
     try:
         with output_lock(out / f".{stem}.lock"):
             # again under the lock: another sweep may have finished between the first check and the lock

@@ -19,8 +19,12 @@ __all__ = ["config_of", "estimate", "stem_of"]
 
 def stem_of(grid: SweepGrid, config: dict) -> str:
     """``sweep-beta<β>`` for the default grid and settings (what ``make sweep`` writes), else that name plus a hash
-    of the whole configuration: a sweep with other BDPs, flows or options never replaces another one's results."""
-    stem = "sweep-beta" + "_".join(f"{b:g}" for b in grid.beta)
+    of the whole configuration: a sweep with other BDPs, flows or options never replaces another one's results.
+    More than three β are named by the first, the last and their count (``sweep-beta0.0001-0.1x30-<hash>``), so a
+    name stays short whatever the axis."""
+    betas = [f"{b:g}" for b in grid.beta]
+    # at most three β by name; a longer axis is named by its ends and length (the hash tells grids apart)
+    stem = "sweep-beta" + ("_".join(betas) if len(betas) <= 3 else f"{betas[0]}-{betas[-1]}x{len(betas)}")
     if config == config_of(SweepGrid(beta=grid.beta), **_DEFAULT_OPTIONS):
         return stem
     digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:8]

@@ -47,7 +47,7 @@ def network(
     from ..units import parse_time
 
     kind, _, k = topology.partition(":")
-    if kind != "parking-lot" or not k.isdigit() or not 1 <= int(k) <= 6:
+    if kind != "parking-lot" or not (k.isascii() and k.isdigit()) or not 1 <= int(k) <= 6:
         raise UsageError("--topology", topology, "parking-lot:K with K in [1, 6]")
     if law not in _LAWS:
         raise UsageError("--law", law, " | ".join(_LAWS))
@@ -65,7 +65,13 @@ def network(
     if not 20 * link.d <= T <= 2.0:
         raise UsageError("--duration", duration, "between 20 base RTTs and 2 s")
     s = TimelySetting(int(k), law, signal, flows, cross_flows, capacity, rtt, duration)
-    doc = timely_network_report(s, packet=packet, seed=seed)
+    from ..analysis.timely_network import OutsideBandError
+
+    try:
+        doc = timely_network_report(s, packet=packet, seed=seed)
+    except OutsideBandError as e:
+        head, _, accepted = str(e).partition(": accepted ")
+        raise UsageError("--rtt", rtt, f"{accepted} ({head})") from None
     if json:
         emit_json(doc)
         return

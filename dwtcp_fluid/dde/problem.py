@@ -88,15 +88,28 @@ def uses_delayed_state(model: FluidModel) -> bool:
 def numeric_params(model: FluidModel, params: Any) -> dict[str, float]:
     """Parameters as ``{name: float}``: a parameter object goes through ``model.numeric_params``.
 
-    Raises ``ValueError`` naming a missing or non-finite parameter.
+    Raises ``ValueError`` naming a missing, unknown, non-finite or out-of-range parameter (the ranges are the
+    model's declaration, :meth:`~dwtcp_fluid.models.base.FluidModel.bounds`).
     """
     if not isinstance(params, Mapping):
-        params = model.numeric_params(params)
+        try:
+            params = model.numeric_params(params)
+        except (AttributeError, TypeError, KeyError):
+            raise ValueError(
+                f"params={params!r} is invalid: accepted a parameter object of {model.name} "
+                f"(DctcpParams, DwtcpParams ...) or a mapping with keys {list(model.param_names)}"
+            ) from None
     missing = [k for k in model.param_names if k not in params]
     if missing:
         raise ValueError(
             f"params={dict(params)!r} is invalid: missing {missing}; accepted keys {list(model.param_names)}"
         )
+    unknown = [k for k in params if k not in model.param_names]
+    if unknown:
+        raise ValueError(
+            f"params[{unknown[0]!r}] is not a parameter of {model.name}: accepted keys {list(model.param_names)}"
+        )
+    bounds = model.bounds()
     out: dict[str, float] = {}
     for k, v in params.items():
         try:
@@ -105,6 +118,8 @@ def numeric_params(model: FluidModel, params: Any) -> dict[str, float]:
             raise ValueError(f"params[{k!r}]={v!r} is invalid: accepted a finite number") from None
         if not math.isfinite(fv):
             raise ValueError(f"params[{k!r}]={v!r} is out of range: accepted a finite number")
+        if k in bounds:
+            bounds[k].check(k, fv)
         out[k] = fv
     return out
 

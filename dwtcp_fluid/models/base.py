@@ -35,6 +35,8 @@ from typing import Any, ClassVar
 import numpy as np
 import sympy as sp
 
+from ..params import Bound
+
 __all__ = ["FluidModel", "SYMPY_NS", "ModelParamsError"]
 
 
@@ -81,6 +83,11 @@ class FluidModel:
     #: Where the contract tests draw states and parameters: name → ``(lo, hi)`` (log-uniform, lo > 0) or
     #: ``("lin", lo, hi)`` (uniform). Every state and parameter name must have an entry.
     sample_domain: ClassVar[Mapping[str, tuple]] = {}
+    #: Accepted range of each parameter (name → :class:`~dwtcp_fluid.params.Bound`), checked by both solvers before
+    #: any work; a parameter without an entry need only be finite. The package's DCTCP and DWTCP models declare the
+    #: shared :data:`~dwtcp_fluid.params.MODEL_BOUNDS`; None (default): no ranges (a user's model whose ``d`` is
+    #: not a delay keeps its meaning).
+    param_bounds: ClassVar[Mapping[str, Bound] | None] = None
 
     # --- the definition ------------------------------------------------------------------------------------
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
@@ -185,6 +192,11 @@ class FluidModel:
         return x, p
 
     # --- derived machinery ---------------------------------------------------------------------------------
+    def bounds(self) -> dict[str, Bound]:
+        """The declared range of each parameter that has one (:attr:`param_bounds`)."""
+        table = self.param_bounds or {}
+        return {n: table[n] for n in self.param_names if n in table}
+
     def check_params(self, p: Mapping[str, Any]) -> None:
         missing = [n for n in self.param_names if n not in p]
         if missing:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..params import DctcpParams
+from ..params import MODEL_BOUNDS, Bound, DctcpParams
 from .base import FluidModel
 
 __all__ = ["DctcpFluid", "DctcpNormalized", "source_rates"]
@@ -40,6 +40,8 @@ class DctcpFluid(FluidModel):
     queue_floor : bool
         Physical queue q ≥ 0 (a sliding mode while N·W/R < C). The paper's equations omit it.
     """
+
+    param_bounds: ClassVar[Mapping[str, Bound] | None] = MODEL_BOUNDS
 
     queue_floor: bool = True
 
@@ -106,6 +108,8 @@ class DctcpNormalized(FluidModel):
         Apply the queue floor q̃ ≥ −ψ/(1+ψ) of section 3.3.2 (needs the parameter ``psi``). The paper's limit-cycle
         analysis (sections 3.2-3.3.1) runs without it.
     """
+
+    param_bounds: ClassVar[Mapping[str, Bound] | None] = MODEL_BOUNDS
 
     underflow: bool = False
 

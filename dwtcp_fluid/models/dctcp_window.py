@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..formulas import dctcp_fixed_point_queue
-from ..params import DctcpParams, check_range
+from ..params import MODEL_BOUNDS, Bound, DctcpParams, check_range
 from .base import FluidModel
 from .dctcp import DctcpFluid, source_rates
 
@@ -51,6 +51,8 @@ class DctcpWindowFluid(FluidModel):
     No queue state and no floor: the queue follows the windows instantly, and the switching surface is
     σ = N·W − C·d − K (q > K, eq. (8), since K ≥ 0).
     """
+
+    param_bounds: ClassVar[Mapping[str, Bound] | None] = MODEL_BOUNDS
 
     name: ClassVar[str] = "dctcp-window"
     states: ClassVar[tuple[str, ...]] = ("W", "alpha")
@@ -106,6 +108,8 @@ class DctcpLagFluid(FluidModel):
     queue_floor : bool
         Physical queue q ≥ 0, as in :class:`~.dctcp.DctcpFluid`.
     """
+
+    param_bounds: ClassVar[Mapping[str, Bound] | None] = MODEL_BOUNDS
 
     lag: float = 1.0
     queue_floor: bool = True

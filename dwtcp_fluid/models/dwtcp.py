@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 import sympy as sp
 
-from ..params import DwtcpParams
+from ..params import MODEL_BOUNDS, Bound, DwtcpParams
 from .base import FluidModel
 
 __all__ = [
@@ -60,6 +60,8 @@ class DwtcpFluid(FluidModel):
     queue_floor : bool
         Hold q at 0 while N·w/τ < C (a physical queue). ``False`` lets q go negative, as an unconstrained ODE.
     """
+
+    param_bounds: ClassVar[Mapping[str, Bound] | None] = MODEL_BOUNDS
 
     variant: Variant = "paper"
     delay_rtts: float = 0.0

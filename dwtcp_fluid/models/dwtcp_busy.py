@@ -55,7 +55,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..params import DwtcpParams, check_range
+from ..params import MODEL_BOUNDS, Bound, DwtcpParams, check_range
 from .base import FluidModel
 
 __all__ = ["DwtcpBusyFluid", "busy_queue", "busy_utilization"]
@@ -98,6 +98,8 @@ class DwtcpBusyFluid(FluidModel):
     ripple : float
         Depth of the queue's trough below the fluid queue, in packets per flow (measured, module docstring).
     """
+
+    param_bounds: ClassVar[Mapping[str, Bound] | None] = MODEL_BOUNDS
 
     lag_rtts: float = 1.5
     alpha_min: float = 1.0

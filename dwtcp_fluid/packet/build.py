@@ -19,6 +19,7 @@ from ..units import parse_time
 from .impair import capacity_schedule as _capacity_schedule
 from .impair import jitter_table
 from .laws import Law, get_law
+from .laws.base import check_law_params
 from .state import INFINITE_SIZE, PacketConfig, Scenario
 from .switch import mark_threshold
 
@@ -227,6 +228,7 @@ def build(
     params = []
     for lw, over in zip(laws, overrides, strict=True):
         p = lw.default_params(dctcp=dctcp, dwtcp=dwtcp)
+        check_law_params(lw, p, over)
         p.update(over)
         params.append({k: np.float32(v) for k, v in p.items()})
     init_cwnd = np.asarray([params[i].get("init_cwnd", 10.0) for i in idx])

@@ -136,6 +136,14 @@ def run_topology(
         raise ValueError("topology='single' is invalid here: the single bottleneck runs on packet.build/run")
     link = LinkParams() if link is None else link
     lw = get_law(law) if isinstance(law, str) else law
+    if lw.uses_scouts:  # the multi-port core carries data and ACKs only
+        from .laws import LAWS
+
+        usable = [n for n, cls in LAWS.items() if not cls.uses_scouts]
+        raise ValueError(
+            f"law={lw.name!r} is invalid on {topo.name}: it needs Scouts, which the multi-port core does not "
+            f"carry (single bottleneck only); accepted {' | '.join(usable)}"
+        )
     ls = None
     if topo.kind == "leaf-spine":
         if not isinstance(flows, int):

@@ -98,13 +98,13 @@ def parse_topology(text: str) -> Topology:
     s = str(text).strip().lower()
     if s == "single":
         return Topology("single", 1, ((0,),))
-    m = re.fullmatch(r"leaf-spine:(\d+)x(\d+)", s)
+    m = re.fullmatch(r"leaf-spine:(\d+)x(\d+)", s, re.ASCII)
     if m:
         L, S = int(m.group(1)), int(m.group(2))
         if not (2 <= L <= MAX_LEAVES and 1 <= S <= MAX_SPINES and 2 * L * S <= 64):
             raise ValueError(f"topology={text!r} is invalid: accepted {TOPOLOGY_FORMS}")
         return Topology("leaf-spine", 2 * L * S, (), L, S)
-    m = re.fullmatch(r"(path|parking-lot):(\d+)", s)
+    m = re.fullmatch(r"(path|parking-lot):(\d+)", s, re.ASCII)
     if not m or not 1 <= int(m.group(2)) <= MAX_HOPS:
         raise ValueError(f"topology={text!r} is invalid: accepted {TOPOLOGY_FORMS}")
     k = int(m.group(2))

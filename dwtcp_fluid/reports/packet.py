@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ..params import LinkParams
+from ..params import BOUNDS, LinkParams
 from ._json import to_jsonable
 
 __all__ = [
@@ -105,10 +105,16 @@ def law_options(
             if opt.option is not None:
                 continue
             v = options.get(opt.dest, opt.default)
-            lo_ok = opt.lo is None or (v > opt.lo if opt.lo_open else v >= opt.lo)
-            hi_ok = opt.hi is None or (v < opt.hi if opt.hi_open else v <= opt.hi)
-            _check(opt.dest, v, math.isfinite(v) and lo_ok and hi_ok, opt.help)
+            from ..packet.laws.base import float32_ok
+
+            _check(opt.dest, v, opt.bound.ok(v), f"{opt.bound.accepted(opt.dest)}: {opt.help}")
+            if opt.below is not None:
+                other = next(o for o in type(lw).options if o.flag == opt.below)
+                w = options.get(other.dest, other.default)
+                unit = f" {opt.unit}" if opt.unit else ""
+                _check(opt.dest, v, v < w, f"{opt.dest} below {other.dest} = {w:g}{unit}")
             p[opt.param] = opt.convert(v, link) if opt.convert else float(v)
+            _check(opt.dest, v, float32_ok(p[opt.param]), f"{opt.bound.accepted(opt.dest)}: {opt.help}")
         params.append(p)
     echo: dict[str, Any] = {}
     for dest, opt in owned.items():
@@ -249,6 +255,8 @@ def plan_packet_run(
     topology: str = "single",
     traffic: str = "all-to-all",
     engine: str = "auto",
+    rto_min: float = 1e-3,
+    min_cwnd: float | None = None,
 ) -> PacketRunPlan:
     """Check ``packet run``'s inputs and build the run (cheap: nothing runs yet, so a caller can estimate the cost).
 
@@ -274,6 +282,11 @@ def plan_packet_run(
     topology, traffic
         ``"single"``, ``"path:K"``, ``"parking-lot:K"`` or ``"leaf-spine:LxS"``; leaf-spine traffic
         ``"all-to-all"`` or ``"permutation"``. Multi-port runs take one law and none of :data:`SINGLE_ONLY`.
+    rto_min : float
+        Retransmission timeout of every sender, s (the packet core's RTO; Linux's rto_min).
+    min_cwnd : float, optional
+        The window floor after a decrease, packets, for every law of the run that keeps one (the laws' own
+        default where None: 2 for DCTCP, Reno and CUBIC, 1 for DWTCP); refused when no law of the run has one.
     engine : {"auto", "jax", "native"}
         Which slot loop runs a single-bottleneck run (:func:`~dwtcp_fluid.packet.batch.choose_engine`): "auto"
         takes the native loop where it is proven bit-identical to the JAX reference, else JAX; results do not
@@ -299,12 +312,33 @@ def plan_packet_run(
     slots = f"at most 2^31 slots ({2**31 / link.C:.3g} s here)"  # the engine counts slots in int32
     _check("duration", duration, duration * link.C < 2**31 - 1, slots)
     # a run shorter than one RTT returns no ACK at all: nothing to report, refused rather than reported as zeros
-    _check("rtt", link.d, link.d <= duration, f"an RTT no longer than the duration ({duration:g} s)")
+    _check("duration", duration, link.d <= duration, f"at least one base RTT ({link.d:g} s)")
     params, echo = law_options(laws, options, link)
+    BOUNDS["rto_min"].check("rto_min", rto_min)
+    _check("rto_min", rto_min, rto_min * link.C >= 1.0, f"at least one slot ({1.0 / link.C:.3g} s)")
+    if min_cwnd is not None:
+        BOUNDS["min_cwnd"].check("min_cwnd", min_cwnd)
+        floors = [_has_param(lw, "min_cwnd", link) for lw in laws]
+        windowed = " | ".join(n for n in _window_laws(link))
+        _check("min_cwnd", min_cwnd, any(floors), f"only with a law that keeps a window floor: {windowed}")
+        for p, has in zip(params, floors, strict=True):
+            if has:
+                p["min_cwnd"] = float(min_cwnd)
+        echo["min_cwnd_packets"] = float(min_cwnd)
+    echo["rto_min_s"] = float(rto_min)
     check_rtt_noise(rtt_noise, laws)
     topo = parse_topology(topology)
     common = {"flows": flows, "buffer": buffer, "mark_cmp": mark_cmp, "packet_size_bytes": link.L}
-    base = dict(link=link, flows=flows, K=K, duration=duration, seed=seed, buffer=buffer, mark_cmp=mark_cmp)
+    base = dict(
+        link=link,
+        flows=flows,
+        K=K,
+        duration=duration,
+        seed=seed,
+        buffer=buffer,
+        mark_cmp=mark_cmp,
+        rto=rto_min,
+    )
     impair = dict(mark_at=mark_at, jitter=jitter, loss=loss, delack=delack, rtt_noise=rtt_noise)
     if topo.kind == "single":
         _check("traffic", traffic, traffic == "all-to-all", "all-to-all (the only value off leaf-spine)")
@@ -359,6 +393,20 @@ def plan_packet_run(
     if topo.kind == "leaf-spine":
         echo["traffic"] = traffic
     return PacketRunPlan(topo.name, echo, link, duration, flows, chain=chain)
+
+
+def _has_param(law: Any, name: str, link: LinkParams) -> bool:
+    """Whether ``law`` has the numeric parameter ``name`` (in its defaults for a run on ``link``)."""
+    from ..params import DctcpParams, DwtcpParams
+
+    return name in law.default_params(dctcp=DctcpParams(link=link), dwtcp=DwtcpParams(link=link))
+
+
+def _window_laws(link: LinkParams) -> list[str]:
+    """The registered laws that keep a window floor ``min_cwnd``."""
+    from ..packet.laws import LAWS
+
+    return [n for n, cls in LAWS.items() if _has_param(cls(), "min_cwnd", link)]
 
 
 def run_packet_report(

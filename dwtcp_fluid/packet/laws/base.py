@@ -37,6 +37,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import jax.numpy as jnp
 
+from ...params import Bound
+
 __all__ = [
     "Events",
     "Law",
@@ -48,12 +50,28 @@ __all__ = [
     "window_closed",
     "reno_increase",
     "window_init",
+    "float32_ok",
+    "check_law_params",
 ]
 
 #: Floating dtype of law state. float32 halves memory traffic; per-ACK increments (≥ 1/W_max ≈ 1e-3) stay far
 #: above float32 resolution for windows below ~10⁴ packets.
 FLOAT = jnp.float32
 INT = jnp.int32
+#: The magnitudes a law parameter may take in ``FLOAT`` arithmetic: far enough inside float32's normal range
+#: (1.2e-38 to 3.4e38) that products and quotients of two parameters neither underflow nor overflow.
+FLOAT_RANGE = (1e-18, 1e18)
+
+
+def float32_ok(value: Any) -> bool:
+    """Whether a law parameter is 0 or a finite number inside :data:`FLOAT_RANGE` in magnitude."""
+    try:
+        v = abs(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return v == 0.0 or FLOAT_RANGE[0] <= v <= FLOAT_RANGE[1]
+
+
 #: "Never" as a slot (largest int32).
 NEVER = 2**31 - 1
 #: Signals a law may declare (see the module docstring).
@@ -133,6 +151,16 @@ class Events(NamedTuple):
     deadline: Any = NEVER
 
 
+#: Units of a law option that make it a quantity (a time or a rate): unit → (kind, the unit in seconds or bit/s).
+QUANTITY_UNITS: dict[str, tuple[str, float]] = {
+    "us": ("time", 1e-6),
+    "ms": ("time", 1e-3),
+    "s": ("time", 1.0),
+    "mbps": ("rate", 1e6),
+    "gbps": ("rate", 1e9),
+}
+
+
 @dataclass(frozen=True)
 class LawOption:
     """A command-line flag a law owns (``packet run`` builds its flags and help from the registry).
@@ -149,7 +177,13 @@ class LawOption:
         The numeric law parameter the flag sets (after ``convert``).
     option : str, optional
         The static option (dataclass field of the law) a bool flag or a choice flag sets.
-    lo, hi, lo_open, hi_open : range of accepted values (numeric flags).
+    lo, hi, lo_open, hi_open : range of accepted values (numeric flags), in the flag's unit; or
+    bound : Bound, optional
+        The range as a shared declaration (e.g. ``BOUNDS["g"]`` of :mod:`dwtcp_fluid.params`); built from ``lo``,
+        ``hi``, ``lo_open``, ``hi_open`` when not given. Every check of the option's value reads ``bound``.
+    below : str, optional
+        The flag of another option of the same law whose value this one must stay below (``--t-low`` below
+        ``--t-high``).
     convert : callable, optional
         ``convert(value, link) -> float``: the parameter from the flag's value and the link (e.g. β in the
         paper's byte convention to β for windows in packets).
@@ -173,13 +207,28 @@ class LawOption:
     convert: Callable[[float, Any], float] | None = None
     unit: str = ""
     choices: tuple[str, ...] | None = None
+    bound: Bound | None = None
+    below: str | None = None
 
     def __post_init__(self) -> None:
+        if self.bound is None:
+            object.__setattr__(self, "bound", Bound(self.lo, self.hi, self.lo_open, self.hi_open))
+        else:
+            b = self.bound
+            for k in ("lo", "hi", "lo_open", "hi_open"):
+                object.__setattr__(self, k, getattr(b, k))
         if self.choices is not None and (self.option is None or self.default not in self.choices):
             raise ValueError(
                 f"LawOption {self.flag}: choices={self.choices!r} with option={self.option!r}, "
                 f"default={self.default!r} is invalid: accepted a static option and a default among the choices"
             )
+
+    @property
+    def quantity(self) -> tuple[str, float] | None:
+        """``("time", seconds per unit)`` or ``("rate", bit/s per unit)`` for an option whose value is a time or a
+        rate (its ``unit`` is one of :data:`QUANTITY_UNITS`): typed with its unit on the command line ("50us",
+        "10Mbps") like every other time and rate; None for a plain number."""
+        return QUANTITY_UNITS.get(self.unit)
 
     @property
     def is_switch(self) -> bool:
@@ -265,3 +314,22 @@ def reno_increase(cwnd: Any, ssthresh: Any, ack: Any, n_acked: Any = 1) -> Any:
     k = jnp.asarray(n_acked).astype(FLOAT)
     inc = jnp.where(cwnd < ssthresh, k, k / cwnd)
     return jnp.where(ack, cwnd + inc, cwnd)
+
+
+def check_law_params(law: Law, defaults: Mapping[str, float], overrides: Mapping[str, Any]) -> None:
+    """Refuse ``law_params`` overrides of a law before any work: a key the law has no parameter of, a value that is
+    not a finite number inside :data:`FLOAT_RANGE`, or one outside the range its :class:`LawOption` declares (for
+    an option whose value is the parameter itself, without ``convert``)."""
+    for key, v in overrides.items():
+        if key not in defaults:
+            raise ValueError(
+                f"law_params[{key!r}] is not a parameter of law {law.name!r}: accepted keys {sorted(defaults)}"
+            )
+        opt = next((o for o in law.options if o.param == key and o.convert is None), None)
+        if opt is not None and not opt.bound.ok(v):
+            raise ValueError(f"law_params[{key!r}]={v!r} is out of range: accepted {opt.bound.accepted(key)}")
+        if isinstance(v, bool) or not float32_ok(v):
+            raise ValueError(
+                f"law_params[{key!r}]={v!r} is out of range: accepted 0 or a magnitude in "
+                f"[{FLOAT_RANGE[0]:g}, {FLOAT_RANGE[1]:g}] (float32 law arithmetic)"
+            )

@@ -53,7 +53,9 @@ class Cubic(Law):
     name: ClassVar[str] = "cubic"
     signals: ClassVar[frozenset[str]] = frozenset({"ecn", "rtt"})
     options: ClassVar[tuple[LawOption, ...]] = (
-        LawOption("--cubic-c", "CUBIC constant C, packets/s³, > 0.", 0.4, param="c", lo=0.0, lo_open=True),
+        LawOption(
+            "--cubic-c", "CUBIC constant C, packets/s³, 1e-6 ≤ C ≤ 1e6.", 0.4, param="c", lo=1e-6, hi=1e6
+        ),
         LawOption(
             "--cubic-beta",
             "CUBIC multiplicative decrease factor β, 0 < β < 1.",

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from ...params import DEFAULT_G
+from ...params import BOUNDS, DEFAULT_G
 from .base import FLOAT, INT, Events, Law, LawOption, reno_increase, window_closed, window_init
 from .registry import register_law
 from .reno import SSTHRESH_INF
@@ -53,7 +53,7 @@ def alpha_update(s: Mapping[str, Any], ev: Events, g: Any) -> dict[str, Any]:
 
 #: ``--g``: DCTCP's EWMA gain, shared by the DCTCP laws.
 G_OPTION: LawOption = LawOption(
-    "--g", "DCTCP EWMA gain g, 0 < g ≤ 1.", DEFAULT_G, param="g", lo=0.0, hi=1.0, lo_open=True
+    "--g", "DCTCP EWMA gain g, 1e-6 ≤ g ≤ 1.", DEFAULT_G, param="g", bound=BOUNDS["g"]
 )
 
 

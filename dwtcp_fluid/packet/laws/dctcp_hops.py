@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from ...params import BOUNDS
 from ..hop_signals import HOP_SIGNALS, check_signal, hop_signal, signal_option
 from .base import Events, Law, LawOption
 from .dctcp import G_OPTION, Dctcp
@@ -41,7 +42,9 @@ class DctcpHops(Law):
     aux_summary: ClassVar[str | None] = "alpha_mean"
     options: ClassVar[tuple[LawOption, ...]] = (
         G_OPTION,
-        LawOption("--hop-threshold", "Hop-signal threshold K_hop, packets.", 65.0, param="k_hop", lo=0.0),
+        LawOption(
+            "--hop-threshold", "Hop-signal threshold K_hop, packets.", 65.0, param="k_hop", bound=BOUNDS["K"]
+        ),
         signal_option("ind", HOP_SIGNALS),
     )
     signal: str = "ind"

@@ -38,7 +38,7 @@ from typing import Any, ClassVar, Literal
 
 import jax.numpy as jnp
 
-from ...params import DEFAULT_BETA, DWTCP_TARGET, TARGET_HELP
+from ...params import BOUNDS, DEFAULT_BETA, DWTCP_TARGET, TARGET_HELP
 from .base import FLOAT, INT, NEVER, Events, Law, LawOption, window_closed
 from .registry import register_law
 from .reno import SSTHRESH_INF
@@ -78,12 +78,10 @@ class Dwtcp(Law):
             "DWTCP β (paper's byte convention), 0 < β ≤ 1.",
             DEFAULT_BETA,
             param="beta_p",
-            lo=0.0,
-            hi=1.0,
-            lo_open=True,
+            bound=BOUNDS["beta"],
             convert=_beta_packets,
         ),
-        LawOption("--target", "DWTCP: " + TARGET_HELP, DWTCP_TARGET, param="k", lo=0.0),
+        LawOption("--target", "DWTCP: " + TARGET_HELP, DWTCP_TARGET, param="k", bound=BOUNDS["k"]),
         LawOption("--ipg", "DWTCP only: the inter-packet-gap decrease variant.", False, option="ipg"),
     )
     data_increase: Literal["ca", "literal"] = "ca"
