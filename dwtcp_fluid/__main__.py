@@ -1,8 +1,6 @@
 """``python -m dwtcp_fluid``: the same program as ``dwtcp-fluid``."""
 
-import sys
-
-from .cli import main
+from .cli import entry
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    entry()

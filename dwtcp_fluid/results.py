@@ -50,6 +50,8 @@ class Status(enum.IntEnum):
     NOT_CONVERGED = 7
     #: the fast path failed and the element was solved again by the event-exact one (usable)
     RESOLVED = 8
+    #: the work budget derived from the inputs (pieces, steps, iterations) ran out before the end
+    BUDGET = 9
 
     @property
     def ok(self) -> bool:
@@ -72,6 +74,7 @@ _MESSAGES = {
     Status.NO_CROSSING: "no crossing of the switching surface within the time budget",
     Status.NOT_CONVERGED: "the iteration did not converge",
     Status.RESOLVED: "solved again by the event-exact path",
+    Status.BUDGET: "the work budget ran out before the end",
 }
 
 

@@ -21,6 +21,7 @@ from ..params import (
 from .app import app
 from .common import UsageError, emit_json, link_from_flags, print_written, require_unit, status
 from .outputs import check_figure
+from .simulate import check_span
 
 phase_app = typer.Typer(
     help="Phase portraits: vector field per law, nullclines, switching surfaces, equilibria, trajectories.",
@@ -92,6 +93,7 @@ def phase_dwtcp(
         raise UsageError("--duration", duration, accepted) from None
     if not (math.isfinite(T) and 0 < T <= 10.0):
         raise UsageError("--duration", duration, accepted)
+    check_span("--duration", duration, T, link.rtt)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
     with status("phase dwtcp: integrating the trajectories"):
         doc, pp = run_phase_dwtcp(P, duration=T, delay=delay, variant=variant, out=path)
