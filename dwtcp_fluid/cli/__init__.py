@@ -18,7 +18,7 @@ import typer
 
 from ..atomic import WRITE_ERRNOS, is_write_failure, transaction
 from .app import app
-from .common import UsageError, WorkError, drop_warnings, flush_warnings
+from .common import INTERRUPT_CODE, UsageError, WorkError, drop_warnings, flush_warnings
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
 _COMMAND_MODULES = (
@@ -63,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
       SymPy and JAX warnings never reach the terminal (inputs that would produce them are refused up front).
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    _load(args)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
     with warnings.catch_warnings(), _signals():
@@ -72,10 +71,13 @@ def main(argv: list[str] | None = None) -> int:
             # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value; a failed
             # command's new files and the directories it created are removed by the transaction.
             with transaction():
+                _load(args)
                 rv = app(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
                 if isinstance(rv, int) and rv != 0:
                     raise _Failed(rv)
         except _Failed as e:
+            if e.code == 130:  # click turned a KeyboardInterrupt (Ctrl-C, or SIGTERM's) into a return value
+                return _fail(_interrupt_code(), "interrupted (nothing was written)", debug)
             flush_warnings()
             return e.code
         except click.exceptions.NoArgsIsHelpError as e:
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         except WorkError as e:
             if is_write_failure(e) and e.code == 1:
                 return _fail(1, _write_failure(e, args), debug)
-            return _fail(e.code, str(e), debug)
+            # an interrupt reported by the command: its status is the signal's (SIGTERM: 143)
+            return _fail(_interrupt_code() if e.code == 130 else e.code, str(e), debug)
         except OSError as e:
             if not is_write_failure(e):
                 return _fail(1, _failed(e, args), debug)
@@ -142,12 +145,8 @@ def _write_failure(e: BaseException, args: list[str]) -> str:
     return f"{_command(args)} could not write{where}: {why} (nothing was written)"
 
 
-#: The exit status of the interrupt being handled: 130 for SIGINT (Ctrl-C), 143 for SIGTERM.
-_SIGNAL_CODE = [130]
-
-
 def _interrupt_code() -> int:
-    return _SIGNAL_CODE[0]
+    return INTERRUPT_CODE[0]
 
 
 @contextlib.contextmanager
@@ -162,10 +161,10 @@ def _signals():
         return
 
     def on_term(signum: int, frame: object) -> None:
-        _SIGNAL_CODE[0] = 128 + signum
+        INTERRUPT_CODE[0] = 128 + signum
         raise KeyboardInterrupt
 
-    _SIGNAL_CODE[0] = 130
+    INTERRUPT_CODE[0] = 130
     old = signal.signal(signal.SIGTERM, on_term)
     try:
         yield

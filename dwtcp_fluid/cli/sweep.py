@@ -331,6 +331,8 @@ def _run(
     try:
         path = write_netcdf_atomic(ds, out / f"{stem}.nc")
         fig_path = _figures(ds, out, stem, full=full) if figure else None
+    except KeyboardInterrupt:  # every chunk is in the store: the results are one --resume away
+        raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
     except OSError as e:
         raise WorkError(
             f"sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
@@ -425,19 +427,24 @@ def _sweep_error(e: Exception, store: object, refuse_damaged: bool, kept) -> Non
 
 
 class _Interrupts:
-    """A SIGINT handler that remembers it fired and then raises KeyboardInterrupt as the default one does."""
+    """A SIGINT and SIGTERM handler that remembers it fired (and the exit status the signal asks for: 130, 143)
+    and then raises KeyboardInterrupt as the default SIGINT handler does."""
 
     def __init__(self) -> None:
         import signal
         import threading
 
         self.fired = False
-        self._old = None
+        self._old: dict = {}
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handler)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handler)
 
     def _handler(self, signum: int, frame: object) -> None:
+        from .common import INTERRUPT_CODE
+
         self.fired = True
+        INTERRUPT_CODE[0] = 128 + signum
         raise KeyboardInterrupt
 
     def __call__(self) -> bool:
@@ -446,6 +453,6 @@ class _Interrupts:
     def restore(self) -> None:
         import signal
 
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-            self._old = None
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}

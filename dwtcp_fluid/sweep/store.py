@@ -10,7 +10,7 @@ from typing import Any
 import xarray as xr
 
 from .._provenance import provenance_attrs
-from ..atomic import atomic_path
+from ..atomic import write_bytes
 
 __all__ = ["write_netcdf_atomic", "provenance"]
 
@@ -28,11 +28,12 @@ def provenance(parameters: dict[str, Any], solver: str, tolerance: str = "") -> 
 
 
 def write_netcdf_atomic(ds: xr.Dataset, path: str | Path) -> Path:
-    """Write ``ds`` to NetCDF (h5netcdf) under a temporary name in the same directory, then rename.
+    """Write ``ds`` to NetCDF (h5netcdf) at ``path`` through :func:`~dwtcp_fluid.atomic.write_bytes` (temporary
+    name, fsync, rename).
 
-    Nothing is left at ``path`` (or under the temporary name) if writing fails.
+    The file is encoded in memory first and written by Python: HDF5 never writes to the disk itself, so a disk that
+    fills raises one :class:`~dwtcp_fluid.atomic.WriteError` (HDF5 failing inside its own writes printed a trace
+    per open object and could crash the process). Nothing is left at ``path`` or under a temporary name on failure.
     """
-    path = Path(path)
-    with atomic_path(path) as tmp:
-        ds.to_netcdf(tmp, engine="h5netcdf")
-    return path
+    data = ds.to_netcdf(engine="h5netcdf")
+    return write_bytes(path, bytes(data) if data is not None else b"")
