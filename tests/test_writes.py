@@ -121,13 +121,6 @@ WRITERS = {
     ],
 }  # fmt: skip
 FAST = {"sweep (no figure)"}  # the others run in `make test-all`
-    "figures --out",
-    "packet compare-fluid --plot",
-    "dctcp network-sweep",
-    "packet run --plot",
-    "phase dwtcp",
-    "proofs --out",
-}
 
 
 @pytest.mark.parametrize(
@@ -166,4 +159,7 @@ def test_a_disk_filling_during_the_netcdf_write_is_one_error(full_disk):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stderr == "", r.stderr
     assert r.stdout.split() == ["WriteError", str(errno.ENOSPC), str(full_disk / "d" / "x.nc")]
-    assert sorted(p.name for p in full_disk.rglob("*")) == ["d", "filler"]  # the directory: no transaction here
+    assert sorted(p.name for p in full_disk.rglob("*")) == [
+        "d",
+        "filler",
+    ]  # the directory: no transaction here
