@@ -256,6 +256,11 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
     pr0 = problems[0]
     max_tau = max(pr.tau_d for pr in problems) if pr0.uses_xd else 0.0
     buf_len = buffer_length(max_tau, h)
+    if buf_len > MAX_STEPS:  # a span far below the delay: the history buffer alone would take hours to fill
+        raise ValueError(
+            f"t_span={(t0, t1)!r} is out of range: accepted a span whose step dt = {h:.3g} keeps the delay "
+            f"history ({max_tau:.3g}) within {MAX_STEPS:,} steps (it needs {buf_len:,})"
+        )
     S = crossing_buffer
     n, m = pr0.n, len(pr0.switch_delays)
     B = len(problems)
