@@ -187,8 +187,10 @@ def sweep(
     config_json = _json.dumps(config, sort_keys=True)
 
     def keep() -> list[str]:
-        # --resume continues the stores; the finished result of this very configuration is reused (exit 0)
-        return products if resume or _finished(Path(out) / f"{stem}.nc", config_json) else []
+        # --resume continues the stores; the finished result of this very configuration is reused (exit 0), and
+        # one written before results recorded their configuration is refreshed (its name is this configuration's)
+        nc = Path(out) / f"{stem}.nc"
+        return products if resume or _finished(nc, config_json) or _unrecorded(nc) else []
 
     out = check_dir("--out", out, products, force=force, keep=keep())
     if scheduler is not None:
@@ -391,6 +393,20 @@ def _finished(nc: Path, config_json: str) -> bool:
         with xr.open_dataset(nc, engine="h5netcdf") as ds:
             return ds.attrs.get("sweep_config") == config_json and "eig_class" in ds
     except Exception:  # unreadable: not a finished result (refused unless --force replaces it)
+        return False
+
+
+def _unrecorded(nc: Path) -> bool:
+    """Whether ``nc`` is a readable sweep result that does not record its configuration (written by an earlier
+    version): its name says it is this sweep's, so it is refreshed rather than refused."""
+    if not nc.is_file():
+        return False
+    try:
+        import xarray as xr
+
+        with xr.open_dataset(nc, engine="h5netcdf") as ds:
+            return "sweep_config" not in ds.attrs and "eig_class" in ds
+    except Exception:
         return False
 
 
