@@ -52,6 +52,8 @@ class Status(enum.IntEnum):
     RESOLVED = 8
     #: the fixed-step solver's error estimate (the run against one at twice the step) exceeds its tolerance
     INACCURATE = 9
+    #: the work budget derived from the inputs (pieces, steps, iterations) ran out before the end
+    BUDGET = 10
 
     @property
     def ok(self) -> bool:
@@ -75,6 +77,7 @@ _MESSAGES = {
     Status.NOT_CONVERGED: "the iteration did not converge",
     Status.RESOLVED: "solved again by the event-exact path",
     Status.INACCURATE: "the step-doubling error estimate exceeds the solver's tolerance",
+    Status.BUDGET: "the work budget ran out before the end",
 }
 
 

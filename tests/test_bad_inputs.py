@@ -59,7 +59,6 @@ CASES = [
     ("sweep --out {ncdir} --bdp 10,100 --flows 1 --kbar-ratio 1 --frozen-only", 2, "{ncdir}"),
     ("sweep --out {zarrfile} --bdp 10,100 --flows 1 --kbar-ratio 1 --frozen-only", 2, "{zarrfile}"),
     ("sweep --out {zarrfile} --bdp 10,100 --flows 1 --kbar-ratio 1 --frozen-only --resume", 2, "{zarrfile}"),
-    ("sweep --out {done} --bdp 10,100 --flows 1 --kbar-ratio 1 --frozen-only", 2, "--force"),
     ("sweep --out {foreign} --bdp 10,100 --flows 1 --kbar-ratio 1 --frozen-only --resume", 2, "--resume"),
     # figures / proofs
     ("figures --out /proc/x", 2, "/proc/x"),
@@ -134,7 +133,8 @@ def make_fixtures(tmp: Path) -> dict[str, str]:
             assert main(["sweep", *TINY, "--out", str(done)]) == 0
         finally:
             sys.stdout, sys.stderr = old
-    (store,) = done.glob("*.zarr")
+    (nc,) = done.glob("*.nc")
+    store = nc.with_suffix(".zarr")  # the store's name (a finished sweep leaves its results only)
     ncdir, zarrfile, foreign = tmp / "ncdir", tmp / "zarrfile", tmp / "foreign"
     for d in (ncdir, zarrfile, foreign):
         d.mkdir()

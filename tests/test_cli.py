@@ -90,6 +90,16 @@ def test_sweep_json_and_files(capsys, tmp_path):
     assert d["packet_cost"]["seconds"] > 0 and d["packet_cost"]["per_flows"]
     assert Path(d["figure"]).with_name(f"{stem}-outcomes.png").exists()
     assert Path(d["figure"]).with_name(f"{stem}-packet.png").exists()
+    # a finished run leaves its results only; running it again (`make sweep` twice) reuses them: exit 0, same summary
+    assert not list(tmp_path.glob("*.zarr")) and d["store"] is None and d["reused"] is False
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    args = ["--beta", "0.001,0.01", "--bdp", "10,100", "--flows", "1,10", "--kbar-ratio", "0.1:10:5log"]
+    code, out, _ = run(capsys, "sweep", *args, "--out", str(tmp_path), "--json")
+    again = json.loads(out)
+    assert code == 0 and again["reused"] is True
+    drop = {"reused", "seconds", "packet_seconds", "packet_cost", "inputs"}
+    assert {k: v for k, v in again.items() if k not in drop} == {k: v for k, v in d.items() if k not in drop}
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
 
 
 BAD = [

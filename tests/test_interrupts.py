@@ -1,9 +1,13 @@
-"""Ctrl-C during a sweep is reported as an interrupt even when it lands inside a library's lock handshake."""
+"""Ctrl-C and SIGTERM at any moment exit cleanly (130, 143) with the resume hint where chunks were kept, even when
+the signal lands inside a library's lock handshake; a SIGKILL's lock and temporary files are removed by the next run."""
 
 from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +33,112 @@ def test_without_an_interrupt_nothing_is_recorded():
         assert not seen()
     finally:
         seen.restore()
+
+
+def test_a_killed_runs_lock_and_temporaries_are_removed_by_the_next_run(tmp_path):
+    """SIGKILL leaves the lock file (no process holds its flock any more, its pid is dead), a temporary NetCDF and a
+    half-created store: the next run of that output removes them; a lock a live writer holds is kept."""
+    from dwtcp_fluid.sweep.integrity import output_lock, remove_stale
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    (tmp_path / ".s.lock").write_text(f"pid {dead.pid}")
+    (tmp_path / ".s.nc.x1y2.tmp").write_bytes(b"partial")
+    (tmp_path / "s.zarr.creating").mkdir()
+    (tmp_path / "s.zarr.creating" / "zarr.json").write_text("{")
+    (tmp_path / "s.nc").write_bytes(b"a result")
+    with output_lock(tmp_path / ".other.lock"):
+        removed = remove_stale(tmp_path, "s")
+        assert (tmp_path / ".other.lock").exists()  # held by this live process
+    assert sorted(p.name for p in removed) == [".s.lock", ".s.nc.x1y2.tmp", "s.zarr.creating"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.nc"]
+
+
+ROOT = Path(__file__).resolve().parents[1]
+SWEEP = ["sweep", "--bdp", "10:10000:30log", "--flows", "1,10", "--kbar-ratio", "0.1,1,10", "--frozen-only"]
+SWEEP += ["--beta", "0.001,0.01", "--no-figure", "--json"]
+
+
+def _sweep(out: Path, *extra: str) -> subprocess.Popen:
+    exe = str(Path(sys.executable).with_name("dwtcp-fluid"))
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    return subprocess.Popen(
+        [exe, *SWEEP, "--out", str(out), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=ROOT,
+    )
+
+
+def _debris(out: Path) -> list[str]:
+    pats = ("*.creating", "*.tmp", ".*.tmp", ".*.lock")
+    return sorted(str(p.relative_to(out)) for pat in pats for p in out.rglob(pat))
+
+
+@pytest.mark.slow
+def test_interrupts_at_random_moments_exit_cleanly_and_resume(tmp_path):
+    """SIGINT or SIGTERM at a random moment of a sweep (start-up, chunks, the NetCDF, teardown): exit 130 or 143
+    (or 0 when it finished first), never a signal death; one error line with the resume hint when chunks were kept;
+    no temporary file, half-created store or lock left; --resume then gives the uninterrupted dataset."""
+    import random
+    import time
+
+    import numpy as np
+    import xarray as xr
+
+    ref_dir = tmp_path / "ref"
+    t0 = time.time()
+    ref = _sweep(ref_dir)
+    _, err = ref.communicate(timeout=600)
+    span = time.time() - t0
+    assert ref.returncode == 0, err
+    (nc,) = ref_dir.glob("*.nc")
+    truth = xr.load_dataset(nc, engine="h5netcdf")
+    rng = random.Random(20261128)
+    codes = []
+    for trial in range(8):
+        out = tmp_path / f"t{trial}"
+        sig = rng.choice([signal.SIGINT, signal.SIGTERM])
+        run = _sweep(out)
+        time.sleep(rng.uniform(1.0, 1.1 * span))  # after the interpreter and numpy start (~0.7 s)
+        run.send_signal(sig)
+        _, err = run.communicate(timeout=600)
+        codes.append(run.returncode)
+        assert run.returncode in (0, 128 + sig), (trial, sig, run.returncode, err)
+        assert "Traceback" not in err and "Segmentation" not in err, err
+        assert _debris(out) == [] if out.exists() else True, _debris(out)
+        if run.returncode == 0:
+            continue
+        lines = [x for x in err.strip().splitlines() if x.startswith("error")]
+        assert len(lines) == 1 and "interrupted" in lines[0], err
+        if "--resume" in lines[0]:
+            resumed = _sweep(out, "--resume")
+            _, err = resumed.communicate(timeout=600)
+            assert resumed.returncode == 0, err
+            got = xr.load_dataset(out / nc.name, engine="h5netcdf")
+            for v in truth.data_vars:
+                assert np.array_equal(got[v].values, truth[v].values, equal_nan=got[v].dtype.kind == "f"), v
+            assert not list(out.glob("*.zarr"))
+        else:  # nothing was kept: nothing is there
+            assert not out.exists() or not any(out.iterdir()), list(out.iterdir())
+    assert any(c != 0 for c in codes), codes
+
+
+@pytest.mark.slow
+def test_sigkill_then_resume_removes_the_stale_lock(tmp_path):
+    """The next run takes over the dead writer's lock, finishes from the kept chunks, and leaves no lock."""
+    import time
+
+    run = _sweep(tmp_path)
+    t0 = time.time()
+    while time.time() - t0 < 300 and len(list(tmp_path.glob("*.zarr/integrity/*.json"))) < 1:
+        time.sleep(0.02)
+    run.kill()
+    run.wait()
+    assert list(tmp_path.glob(".*.lock"))  # what a SIGKILL leaves (its flock died with the process)
+    resumed = _sweep(tmp_path, "--resume")
+    _, err = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, err
+    assert _debris(tmp_path) == [] and len(list(tmp_path.glob("*.nc"))) == 1

@@ -136,11 +136,26 @@ def _cli(*extra: str) -> subprocess.Popen:
     )
 
 
+def _cli_store(nc: Path) -> Path:
+    """The store the CLI sweep of ARGS keeps while work remains (a finished run removes it): rebuilt complete here
+    by the library, with the CLI's plan, under the CLI's name."""
+    from dwtcp_fluid.sweep.run import FROZEN, make_plan
+
+    grid = SweepGrid(
+        beta=(0.001, 0.01), bdp=np.geomspace(10, 1e4, 30), flows=(1, 10), kbar_ratio=(0.1, 1, 10)
+    )
+    store = nc.with_suffix(".zarr")
+    run_sweep(grid, plan=make_plan(grid, (FROZEN,)), store=store)
+    return store
+
+
 def test_cli_resume_reports_one_line_per_damaged_chunk(tmp_path):
     first = _cli("--out", str(tmp_path))
     assert first.wait(300) == 0, first.stderr.read()
-    (store,) = tmp_path.glob("*.zarr")
-    truth = xr.load_dataset(store.with_suffix(".nc"), engine="h5netcdf")
+    assert not list(tmp_path.glob("*.zarr"))  # a finished run leaves its results only
+    (nc,) = tmp_path.glob("*.nc")
+    truth = xr.load_dataset(nc, engine="h5netcdf")
+    store = _cli_store(nc)
     _damage("swap", store)
     _chunk(store, "kbar", 1, 3).unlink()
     r = _cli("--out", str(tmp_path), "--resume", "--refuse-damaged")
@@ -164,9 +179,9 @@ def test_two_sweeps_into_one_output_never_interleave(tmp_path):
     first = _cli("--out", str(tmp_path))
     assert first.wait(300) == 0, first.stderr.read()
     assert not list(tmp_path.glob(".*.lock"))  # released and removed at the end
-    (store,) = tmp_path.glob("*.zarr")
+    (nc,) = tmp_path.glob("*.nc")
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
-    with output_lock(tmp_path / f".{store.stem}.lock"):
+    with output_lock(tmp_path / f".{nc.stem}.lock"):
         second = _cli("--out", str(tmp_path), "--force")
         _, err = second.communicate(timeout=300)
     assert second.returncode == 2 and len(err.strip().splitlines()) == 1, err
@@ -203,3 +218,94 @@ def test_ctrl_c_keeps_complete_chunks_and_says_how_to_resume(tmp_path):
         beta=(0.001, 0.01), bdp=np.geomspace(10, 1e4, 30), flows=(1, 10), kbar_ratio=(0.1, 1, 10)
     )
     _same(xr.load_dataset(nc, engine="h5netcdf"), run_sweep(grid))
+
+
+def _layout_damage(kind: str, store: Path) -> None:
+    """Damage that no chunk-by-chunk repair can mend: a variable's metadata, type or presence, or the done flags."""
+    import json
+
+    meta = store / "eig_real" / "zarr.json"
+    if kind == "dtype":  # the variable now claims float32: a "repair" into it would write float32 results
+        doc = json.loads(meta.read_text())
+        doc["data_type"] = "float32"
+        meta.write_text(json.dumps(doc))
+    elif kind == "metadata":
+        meta.write_text(meta.read_text()[: len(meta.read_text()) // 2])
+    elif kind == "variable":
+        shutil.rmtree(store / "kbar")
+    elif kind == "done":
+        f = store / "done" / "c" / "0" / "1"
+        assert f.is_file()
+        f.write_bytes(f.read_bytes()[:1])
+    else:
+        raise AssertionError(kind)
+
+
+@pytest.mark.parametrize(
+    "kind", ["dtype", *(pytest.param(k, marks=pytest.mark.slow) for k in ("metadata", "variable", "done"))]
+)
+def test_damaged_layout_recreates_the_store_once(reference, tmp_path, kind):
+    """A damaged variable or flag array is reported in one line and the store recreated: the resumed dataset is the
+    uninterrupted one, types included (never float32 written as the result), and the next resume is clean (the
+    same error never comes back)."""
+    truth, base = reference
+    store = tmp_path / "s.zarr"
+    shutil.copytree(base, store)
+    _layout_damage(kind, store)
+    lines: list[str] = []
+    ds = run_sweep(GRID, store=store, resume=True, report=lines.append)
+    _same(ds, truth)
+    assert {v: ds[v].dtype for v in ds.data_vars} == {v: truth[v].dtype for v in truth.data_vars}
+    assert len(lines) == 1 and lines[0].startswith("store s.zarr: ") and "recreated" in lines[0], lines
+    again: list[str] = []
+    _same(run_sweep(GRID, store=store, resume=True, report=again.append), truth)
+    assert again == []
+
+
+def test_damaged_layout_can_be_refused(reference, tmp_path):
+    _, base = reference
+    store = tmp_path / "s.zarr"
+    shutil.copytree(base, store)
+    _layout_damage("dtype", store)
+    with pytest.raises(StoreDamagedError, match="data type float32"):
+        run_sweep(GRID, store=store, resume=True, repair=False)
+
+
+@pytest.mark.parametrize("kind", ["truncate", "dtype", "variable"])
+def test_packet_store_damage_is_repaired_not_looped(tmp_path, kind):
+    """The packet pass's store (one chunk per variable): a truncated chunk, a changed type or a deleted variable is
+    reported once and the store recreated with every point to recompute; opening it again is clean."""
+    import json
+
+    import zarr
+
+    from dwtcp_fluid.sweep.outcomes_packet import empty_outcomes
+    from dwtcp_fluid.sweep.packet_pass import _Store
+
+    path = tmp_path / "s.packet.zarr"
+    template = empty_outcomes(4)
+    st = _Store(path, "sig", template, resume=False)
+    values = {k: v.copy() for k, v in template.items()}
+    values["packet_kbar_obs"][:] = [1.0, 2.0, 3.0, 4.0]
+    st.write(np.arange(4), values)
+    assert _Store(path, "sig", template, resume=True).done().all()  # intact: every point kept
+    var = path / "packet_kbar_obs"
+    if kind == "truncate":
+        (f,) = [p for p in (var / "c").rglob("*") if p.is_file()]
+        f.write_bytes(f.read_bytes()[:3])
+    elif kind == "dtype":
+        doc = json.loads((var / "zarr.json").read_text())
+        doc["data_type"] = "float32"
+        (var / "zarr.json").write_text(json.dumps(doc))
+    else:
+        shutil.rmtree(var)
+    lines: list[str] = []
+    st = _Store(path, "sig", template, resume=True, on_damage=lines.append)
+    assert len(lines) == 1 and "recreated" in lines[0], lines
+    assert not st.done().any()
+    st.write(np.arange(4), values)  # writing into the recreated store works (it failed on every rerun before)
+    again: list[str] = []
+    st = _Store(path, "sig", template, resume=True, on_damage=again.append)
+    assert again == [] and st.done().all()
+    got = np.asarray(zarr.open_group(str(path), mode="r")["packet_kbar_obs"][...])
+    assert got.dtype == np.float64 and list(got) == [1.0, 2.0, 3.0, 4.0]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -225,6 +226,10 @@ class TuneResult(Result):
         return ax
 
 
+class _OutOfTime(Exception):
+    """The time budget of :func:`tune_dctcp` ran out (raised at the next new evaluation)."""
+
+
 class _Problem:
     """The epigraph problem in z = (K/(C·d_lo), ln g, t/(C·d_lo)), evaluations cached by (K, g)."""
 
@@ -236,10 +241,13 @@ class _Problem:
         self.y: np.ndarray | None = None
         self.cache: dict[tuple[float, float], Any] = {}
         self.solves = self.maps = 0
+        self.deadline = math.inf
 
     def eval(self, z: np.ndarray) -> Any:
         key = (float(z[0]), float(z[1]))
         if key not in self.cache:
+            if time.perf_counter() > self.deadline:
+                raise _OutOfTime
             K, g = z[0] * self.scale, math.exp(z[1])
             o = cycle_observables(K, g, self.N, self.C, self.D, y0=self.y)
             if not np.all(o["status"] == int(Status.OK)) and self.y is not None:
@@ -278,6 +286,8 @@ def tune_dctcp(
     K0: float | None = None,
     g0: float | None = None,
     maxiter: int = 40,
+    max_seconds: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> TuneResult:
     """K and g for DCTCP over an operating range by SLSQP with implicit-differentiation gradients.
 
@@ -295,6 +305,12 @@ def tune_dctcp(
         Start; default the [DCTCP-A] guideline K = 0.17·C·d_hi, g = 1/sqrt(C·d_hi + K).
     maxiter : int
         SLSQP iterations.
+    max_seconds : float, optional
+        Time budget; default derived from the first evaluation: 4 of them per allowed iteration, within [120, 900] s.
+        When it runs out the best point so far is returned with status ``BUDGET`` (an infeasible target, such as
+        ``rho_max`` = 1e-320, otherwise spends every iteration on ever harder cycles).
+    progress : callable, optional
+        ``progress(iterations, maxiter)`` after each SLSQP iteration (and ``(n, n)`` when it stops after n).
     """
     from scipy.optimize import minimize
 
@@ -311,27 +327,48 @@ def tune_dctcp(
     t_start = time.perf_counter()
     z0 = np.array([K0 / prob.scale, math.log(g0), 0.0])
     _, v0, _ = prob.eval(z0)
+    first = time.perf_counter() - t_start
+    budget = min(900.0, max(120.0, 4 * maxiter * first)) if max_seconds is None else float(max_seconds)
+    prob.deadline = t_start + budget
     z0[2] = np.nanmax(v0) / prob.scale * 1.01
     path = [z0[:2].copy()]
-    res = minimize(
-        lambda z: z[2], z0, jac=lambda z: np.array([0.0, 0.0, 1.0]), method="SLSQP",
-        constraints=[{"type": "ineq", "fun": prob.cons, "jac": prob.cons_jac}],
-        bounds=[(1.0 / prob.scale, 2 * bdp_hi / prob.scale), (math.log(G_LO), 0.0), (None, None)],
-        options={"maxiter": maxiter, "ftol": 1e-6}, callback=lambda z: path.append(np.array(z[:2])),
-    )  # fmt: skip
-    z = res.x
+    spent = False
+
+    def step(z: np.ndarray) -> None:
+        path.append(np.array(z[:2]))
+        if progress is not None:
+            progress(len(path) - 1, maxiter)
+
+    if progress is not None:
+        progress(0, maxiter)
+    try:
+        res = minimize(
+            lambda z: z[2], z0, jac=lambda z: np.array([0.0, 0.0, 1.0]), method="SLSQP",
+            constraints=[{"type": "ineq", "fun": prob.cons, "jac": prob.cons_jac}],
+            bounds=[(1.0 / prob.scale, 2 * bdp_hi / prob.scale), (math.log(G_LO), 0.0), (None, None)],
+            options={"maxiter": maxiter, "ftol": 1e-6}, callback=lambda z: step(z),
+        )  # fmt: skip
+        z, nit, message, success = res.x, int(res.nit), str(res.message), bool(res.success)
+    except _OutOfTime:
+        spent, success = True, False
+        z = np.array([*path[-1], z0[2]])
+        nit, message = len(path) - 1, f"time budget of {budget:.3g} s spent"
+    prob.deadline = math.inf
+    if progress is not None:
+        progress(nit, nit)
     o, _, _ = prob.eval(z)
     path_arr = np.array([[p[0] * prob.scale, math.exp(p[1])] for p in path])
     feasible = np.all(prob.cons(z) >= -1e-4)
-    ok = bool(res.success or feasible) and np.all(o["status"] == int(Status.OK))
-    msg = "" if ok else f"SLSQP: {res.message}" + ("" if feasible else " (constraints violated at the end)")
+    ok = bool(success or feasible) and np.all(o["status"] == int(Status.OK)) and not spent
+    msg = "" if ok else f"SLSQP: {message}" + ("" if feasible else " (constraints violated at the end)")
     return TuneResult(
         range=rng, objective=objective, throughput_min=thr, rho_max=rmax, K=float(z[0] * prob.scale),
         g=float(math.exp(z[1])), points_d=prob.D, points_N=prob.N,
         observables={k: np.asarray(o[k]) for k in _OBS + ("cycle",)},
-        path=path_arr, iterations=int(res.nit), cycle_solves=prob.solves, period_maps=prob.maps,
-        seconds=time.perf_counter() - t_start, optimizer_message=str(res.message),
-        status=np.array([int(Status.OK if ok else Status.NOT_CONVERGED)]), messages=[msg],
+        path=path_arr, iterations=nit, cycle_solves=prob.solves, period_maps=prob.maps,
+        seconds=time.perf_counter() - t_start, optimizer_message=message,
+        status=np.array([int(Status.OK if ok else Status.BUDGET if spent else Status.NOT_CONVERGED)]),
+        messages=[msg],
     )  # fmt: skip
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import re
@@ -16,8 +17,9 @@ except ImportError:  # pragma: no cover
     import click
 import typer
 
+from ..atomic import WRITE_ERRNOS, is_write_failure, transaction
 from .app import app
-from .common import UsageError, WorkError, drop_warnings, flush_warnings
+from .common import INTERRUPT_CODE, UsageError, WorkError, drop_warnings, flush_warnings
 from .flags import install_checks
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
@@ -63,17 +65,26 @@ def main(argv: list[str] | None = None) -> int:
       SymPy and JAX warnings never reach the terminal (inputs that would produce them are refused up front).
     """
     args = list(sys.argv[1:] if argv is None else argv)
-    _load(args)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
     args = _global_flags_first(args)
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), _signals():
         warnings.simplefilter("default" if debug else "ignore")
         try:
-            # every option checked against the flag vocabulary while parsing (cli/flags.py)
-            command = _command()
-            # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value.
-            rv = command.main(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
+            # In non-standalone mode a command's ``typer.Exit(code)`` comes back as the return value; a failed
+            # command's new files and the directories it created are removed by the transaction.
+            with transaction():
+                _load(args)
+                # every option checked against the flag vocabulary while parsing (cli/flags.py)
+                command = _command()
+                rv = command.main(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
+                if isinstance(rv, int) and rv != 0:
+                    raise _Failed(rv)
+        except _Failed as e:
+            if e.code == 130:  # click turned a KeyboardInterrupt (Ctrl-C, or SIGTERM's) into a return value
+                return _fail(_interrupt_code(), "interrupted (nothing was written)", debug)
+            flush_warnings()
+            return e.code
         except click.exceptions.NoArgsIsHelpError as e:
             e.show()
             return 0
@@ -82,24 +93,27 @@ def main(argv: list[str] | None = None) -> int:
         except UsageError as e:
             return _fail(2, str(e), debug)
         except WorkError as e:
-            return _fail(e.code, str(e), debug)
+            if is_write_failure(e) and e.code == 1:
+                return _fail(1, _write_failure(e, args), debug)
+            # an interrupt reported by the command: its status is the signal's (SIGTERM: 143)
+            return _fail(_interrupt_code() if e.code == 130 else e.code, str(e), debug)
+        except OSError as e:
+            if not is_write_failure(e):
+                return _fail(1, _failed(e, args), debug)
+            return _fail(1, _write_failure(e, args), debug)
         except ValueError as e:
             return _fail(2, _as_flag(_first_line(e), args), debug)
         except (typer.Abort, KeyboardInterrupt):
-            return _fail(130, "interrupted (nothing was written)", debug)
+            return _fail(_interrupt_code(), "interrupted (nothing was written)", debug)
         except typer.Exit as e:
             flush_warnings()
             return getattr(e, "exit_code", 0)
         except SystemExit as e:
             return e.code if isinstance(e.code, int) else 1
         except Exception as e:
-            cmd = " ".join(a for a in args[:2] if not a.startswith("-"))
-            return _fail(
-                1,
-                f"{cmd or 'dwtcp-fluid'} failed: {type(e).__name__}: {_first_line(e)} "
-                "(no result was written; --debug shows the traceback)",
-                debug,
-            )
+            if is_write_failure(e):
+                return _fail(1, _write_failure(e, args), debug)
+            return _fail(1, _failed(e, args), debug)
     flush_warnings()
     return rv if isinstance(rv, int) else 0
 
@@ -137,6 +151,65 @@ def _global_flags_first(args: list[str]) -> list[str]:
     return [*dict.fromkeys(moved), *rest]
 
 
+class _Failed(Exception):
+    """A command that returned a non-zero status: its new outputs are rolled back like a raised failure's."""
+
+    def __init__(self, code: int) -> None:
+        self.code = code
+        super().__init__(code)
+
+
+def _command_name(args: list[str]) -> str:
+    return " ".join(a for a in args[:2] if not a.startswith("-")) or "dwtcp-fluid"
+
+
+def _failed(e: BaseException, args: list[str]) -> str:
+    return (
+        f"{_command_name(args)} failed: {type(e).__name__}: {_first_line(e)} "
+        "(no result was written; --debug shows the traceback)"
+    )
+
+
+def _write_failure(e: BaseException, args: list[str]) -> str:
+    """One line for a device that could not take the output (full disk, I/O error): which file, why, what was
+    kept (a resumable store's own message says so; otherwise nothing: the transaction removed the new files)."""
+    cause: BaseException | None = e
+    while cause is not None and not (isinstance(cause, OSError) and cause.errno in WRITE_ERRNOS):
+        cause = cause.__cause__ or cause.__context__
+    why = os.strerror(cause.errno) if isinstance(cause, OSError) and cause.errno else "write failed"
+    where = f" {cause.filename}" if isinstance(cause, OSError) and cause.filename else ""
+    if isinstance(e, WorkError) and "--resume" in str(e):
+        return f"{_command_name(args)} could not write{where}: {why}; {str(e).rsplit('; ', 1)[-1]}"
+    return f"{_command_name(args)} could not write{where}: {why} (nothing was written)"
+
+
+def _interrupt_code() -> int:
+    return INTERRUPT_CODE[0]
+
+
+@contextlib.contextmanager
+def _signals():
+    """SIGTERM is handled as Ctrl-C is (KeyboardInterrupt: the same clean exit, resume hints and rollback), with
+    exit status 143; outside the main thread (a test runner's worker) nothing is installed."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: object) -> None:
+        INTERRUPT_CODE[0] = 128 + signum
+        raise KeyboardInterrupt
+
+    INTERRUPT_CODE[0] = 130
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def _as_flag(message: str, args: list[str] | None = None) -> str:
     """A library message ``name=value is out of range: …`` names the CLI flag ``--name`` (the library's parameter
     names are the flags' names) when the user gave that flag; otherwise it says which given inputs led to it, and
@@ -165,4 +238,28 @@ def _fail(code: int, message: str, debug: bool) -> int:
     return code
 
 
-__all__ = ["app", "main"]
+def entry() -> None:
+    """The console script ``dwtcp-fluid``: :func:`main`, and after an interrupt an immediate exit.
+
+    An interrupted command may leave JAX/XLA or Dask threads mid-computation; letting the interpreter finalize
+    under them can end in a signal death (SIGSEGV) after the clean message. After an interrupt the output streams
+    are flushed and the process exits at once with the status (130 or 143), skipping interpreter teardown.
+    """
+    try:
+        code = main()
+    except KeyboardInterrupt:  # a second Ctrl-C while the first one's cleanup ran
+        sys.stderr.write("error: interrupted\n")
+        code = _interrupt_code()
+    if code in (130, 143):
+        import signal
+
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, signal.SIG_IGN)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+    sys.exit(code)
+
+
+__all__ = ["app", "entry", "main"]

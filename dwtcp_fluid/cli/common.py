@@ -24,6 +24,7 @@ __all__ = [
     "is_quiet",
     "link_from_flags",
     "parse_list",
+    "progress_bar",
     "require_unit",
     "set_quiet",
     "to_jsonable",
@@ -32,6 +33,9 @@ __all__ = [
 ]
 
 _QUIET = False
+
+#: The exit status of the interrupt being handled: 130 for SIGINT (Ctrl-C), 143 for SIGTERM (set by the handler).
+INTERRUPT_CODE = [130]
 
 
 def set_quiet(quiet: bool) -> None:
@@ -365,31 +369,56 @@ def status(message: str) -> Iterator[None]:
         yield
 
 
+def _bar_columns() -> tuple:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    return (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[unit]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+
+
+@contextmanager
+def progress_bar(description: str, unit: str = "steps") -> Iterator[Callable[[float, float], None]]:
+    """The CLI's one progress convention for work over a few seconds: a rich bar on stderr with whole counts
+    ("3/12 runs"), elapsed time and ETA (none with ``--quiet``). Yields ``update(done, total)``, the signature of
+    the library's ``progress=`` hooks (:func:`dwtcp_fluid.run_sweep`, :func:`dwtcp_fluid.solve`, ...), so a
+    command passes it straight through."""
+    flush_warnings()
+    from rich.console import Console
+    from rich.progress import Progress
+
+    console = Console(stderr=True)
+    with Progress(*_bar_columns(), console=console, disable=_QUIET, transient=False) as bar:
+        task = bar.add_task(description, total=None, unit=unit)
+
+        def update(done: float, total: float) -> None:
+            bar.update(task, completed=int(done), total=max(int(total), 1))
+
+        yield update
+
+
 @contextmanager
 def steps(total: int, description: str) -> Iterator[Callable[[str], None]]:
     """A rich progress bar on stderr over ``total`` named steps, with elapsed time and ETA; yields
     ``start(name)``, called as each step begins (the previous one is then counted done)."""
     flush_warnings()
     from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
+    from rich.progress import Progress
 
-    cols = (
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*cols, console=Console(stderr=True), disable=_QUIET, transient=False) as bar:
-        task = bar.add_task(description, total=total)
+    with Progress(*_bar_columns(), console=Console(stderr=True), disable=_QUIET, transient=False) as bar:
+        task = bar.add_task(description, total=total, unit="")
         started = [0]
 
         def start(name: str) -> None:

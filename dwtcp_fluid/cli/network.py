@@ -9,7 +9,7 @@ import typer
 
 from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import dctcp_app
-from .common import UsageError, check_duration, echo_inputs, emit_json, link_from_flags, usage_from
+from .common import UsageError, check_duration, echo_inputs, emit_json, link_from_flags, progress_bar, usage_from
 
 __all__ = ["network"]
 
@@ -71,17 +71,21 @@ def network(
         )
     except ValueError as e:
         raise usage_from(e, given) from None
-    doc = dctcp_network_report(
-        topo,
-        flows=flows,
-        link=link,
-        K=marking_threshold,
-        duration=T,
-        traffic=traffic,
-        seed=seed,
-        packet=packet,
-        perturb=perturb,
-    )
+    with progress_bar(
+        "dctcp network: fluid" + (" and packet runs" if packet else " run"), "µs simulated"
+    ) as bar:
+        doc = dctcp_network_report(
+            topo,
+            flows=flows,
+            link=link,
+            K=marking_threshold,
+            duration=T,
+            traffic=traffic,
+            seed=seed,
+            packet=packet,
+            perturb=perturb,
+            progress=lambda d, t: bar(d * 1e6, t * 1e6),
+        )
     if "perturb" in doc:
         echo_inputs({"perturb": doc["perturb"]})  # the JSON's inputs show the start's asymmetry as defaulted
     if json:

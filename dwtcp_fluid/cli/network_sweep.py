@@ -61,11 +61,12 @@ def network_sweep(
     model (per-group delays) and the packet chain — long-flow share, per-link queue and utilization, run classes —
     and their agreement within the cross-check's tolerances; writes <out>/network-sweep-<hash>.nc."""
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+    from ..atomic import remove_tree
     from ..crosscheck.network_sweep import NetworkGrid, network_stem, run_network_sweep
     from ..reports.network import network_sweep_report
-    from ..sweep.integrity import OutputBusyError, output_lock
+    from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
     from ..sweep.store import write_netcdf_atomic
     from ..units import parse_time
 
@@ -103,11 +104,16 @@ def network_sweep(
     try:
         with output_lock(out / f".{stem}.lock"):
             check_dir("--out", out, products, force=force, keep=products if resume else ())
+            for p in remove_stale(out, stem):
+                if not is_quiet():
+                    err.print(f"removed {p} (left by a killed run)", highlight=False)
             with Progress(
                 TextColumn("[bold]network sweep[/] {task.description}"),
                 BarColumn(),
-                TextColumn("{task.completed:.4g}/{task.total:.4g} points"),
+                TextColumn("{task.completed:.0f}/{task.total:.0f} points"),
                 TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
                 console=err,
                 transient=json or not err.is_terminal,
                 disable=(not err.is_terminal and json) or is_quiet(),
@@ -126,7 +132,14 @@ def network_sweep(
                         f"network sweep interrupted: finished points kept in {store}; rerun with --resume",
                         code=130,
                     ) from None
-            nc = write_netcdf_atomic(ds, out / f"{stem}.nc")
+            try:
+                nc = write_netcdf_atomic(ds, out / f"{stem}.nc")
+            except OSError as e:
+                raise WorkError(
+                    f"network sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
+                    f"every point is kept in {store}: free space and rerun the same command with --resume"
+                ) from e
+            remove_tree(store)  # finished: the store served the resume; the result is the NetCDF
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
     summary = network_sweep_report(ds, dataset=nc, seconds=round(time.perf_counter() - t0, 1))

@@ -15,8 +15,13 @@ from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWT
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
-from .common import UsageError, check_duration, emit_json, link_from_flags, require_unit
+from .common import UsageError, check_duration, emit_json, link_from_flags, progress_bar, require_unit
+from .limits import check_budget
 from .outputs import check_figure
+
+#: Seconds of one packet-vs-fluid comparison (one N, one RTT) on the reference machine (2 cores), for the estimate:
+#: dwtcp runs the packet core and every fluid predictor (3 settings took 141 s), dctcp one packet and two fluid runs.
+_SECONDS_PER_COMPARISON = {"dwtcp": 47.0, "dctcp": 10.0}
 
 #: Laws whose cross-check runs its own settings (flows, link, rates, d): law -> (module, function). The function
 #: takes ``(law, *, seed, as_json)``; one line here adds a law to ``compare-fluid`` (the others, dctcp and dwtcp,
@@ -74,6 +79,7 @@ def compare_fluid(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the packet run."),
     plot: str = typer.Option(None, "--plot", help="Write the packet-vs-fluid overlay figure to FILE."),
+    yes: bool = typer.Option(False, "--yes", help="Run a comparison estimated to need over 1 h or 2 GiB."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """The packet core next to fluid models at the same parameters.
@@ -105,6 +111,15 @@ def compare_fluid(
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):
         raise UsageError("--flows", flows, "comma-separated integers >= 1")
+    n_rtts = len([r for r in str(rtt).split(",") if r.strip()]) if law == "dwtcp" else 1
+    check_budget(
+        "--flows",
+        flows if len(str(flows)) <= 40 else f"{str(flows)[:40]}…",
+        f"{len(ns) * n_rtts} comparisons",
+        seconds=len(ns) * n_rtts * _SECONDS_PER_COMPARISON[law],
+        nbytes=50e6,  # the comparisons run one after another
+        yes=yes,
+    )
     if law == "dwtcp":
         from .packet_dwtcp import compare_fluid_dwtcp
 
@@ -142,15 +157,17 @@ def compare_fluid(
         raise UsageError("--duration", duration, 'a positive time such as "100ms"') from None
     _check("--duration", duration, 200.0 / link.C <= dur <= 10.0, "a time between 200 slots and 10 s")
     check_duration(link, dur)
-    out, data = run_compare_fluid(
-        "dctcp",
-        [int(n) for n in ns],
-        links=[link],
-        marking_threshold=marking_threshold,
-        g=g,
-        duration=dur,
-        seed=seed,
-    )
+    with progress_bar("compare-fluid dctcp", "settings") as bar:
+        out, data = run_compare_fluid(
+            "dctcp",
+            [int(n) for n in ns],
+            links=[link],
+            marking_threshold=marking_threshold,
+            g=g,
+            duration=dur,
+            seed=seed,
+            progress=bar,
+        )
     rows = out["rows"]
     if plot:
         import matplotlib.pyplot as plt

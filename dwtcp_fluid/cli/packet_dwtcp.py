@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .common import UsageError, emit_json, link_from_flags, print_written
+from .common import UsageError, emit_json, link_from_flags, print_written, progress_bar
 from .outputs import check_figure
 
 
@@ -80,18 +80,20 @@ def compare_fluid_dwtcp(
         bad = [m for m in chosen if m not in names]
         _check("--models", models, bool(chosen) and not bad, " | ".join(names))
         names = chosen
-    doc, results = run_compare_fluid(
-        "dwtcp",
-        flows,
-        links=links,
-        beta=beta,
-        k=target,
-        buffer=buffer,
-        models=names,
-        packet_rtts=packet_rtts,
-        fluid_rtts=fluid_rtts,
-        seed=seed,
-    )
+    with progress_bar("compare-fluid dwtcp", "runs") as bar:
+        doc, results = run_compare_fluid(
+            "dwtcp",
+            flows,
+            links=links,
+            beta=beta,
+            k=target,
+            buffer=buffer,
+            models=names,
+            packet_rtts=packet_rtts,
+            fluid_rtts=fluid_rtts,
+            seed=seed,
+            progress=bar,
+        )
     if plot:
         from ..plots.dwtcp_packet import plot_dwtcp_overlay
         from ..plots.style import save_figure, style

@@ -26,9 +26,11 @@ from .common import (
     print_written,
     require_unit,
     status,
+    warn,
     warn_implausible,
 )
 from .outputs import check_figure
+from .simulate import _run, check_span
 
 phase_app = typer.Typer(
     help="Phase portraits: vector field per law, nullclines, switching surfaces, equilibria, trajectories.",
@@ -51,6 +53,14 @@ def _check_plot(plot: str) -> Path:
 
 def _save(pp, path: Path) -> None:
     from ..plots.style import save_figure, style
+    from ..results import Status
+
+    stopped = [Status(tr.status) for tr in pp.trajectories if not Status(tr.status).ok]
+    if stopped:  # a budget or a solver failure: said, and drawn up to where each trajectory stopped
+        warn(
+            f"{len(stopped)} of {len(pp.trajectories)} trajectories stopped early ({stopped[0].name.lower()}: "
+            f"{stopped[0].message}); they are drawn up to where they stopped"
+        )
 
     with style():
         fig, _, _ = pp.plot()
@@ -102,10 +112,11 @@ def phase_dwtcp(
         raise UsageError("--duration", duration, accepted) from None
     if not (math.isfinite(T) and 0 < T <= 10.0):
         raise UsageError("--duration", duration, accepted)
+    check_span("--duration", duration, T, link.rtt)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
     warn_implausible(link, T)
     with status("phase dwtcp: integrating the trajectories"):
-        doc, pp = run_phase_dwtcp(P, duration=T, delay=delay, variant=variant, out=path)
+        doc, pp = _run(run_phase_dwtcp, P, duration=T, delay=delay, variant=variant, out=path)
     _save(pp, path)
     if json:
         emit_json(doc)

@@ -57,8 +57,26 @@ def _duration(text: str, link: Any = None) -> float:
     if not (math.isfinite(d) and d > 0):
         raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"')
     if link is not None:
+        check_span("--duration", text, d, link.rtt)
         warn_implausible(link, d)
     return d
+
+
+#: The most RTTs one fluid run may span: both solvers take at least one piece or step per RTT (the delay), so the
+#: work grows with duration/RTT; 10⁶ RTTs take minutes, 10³⁰⁰ (an RTT of 1e-320 s) would never end.
+MAX_SPAN_RTTS = 1e6
+
+
+def check_span(flag: str, text: str, duration: float, rtt: float) -> None:
+    """The pre-flight estimate of a fluid run: refuse a duration of more than :data:`MAX_SPAN_RTTS` RTTs."""
+    n = duration / rtt if rtt > 0 else math.inf
+    if not n <= MAX_SPAN_RTTS:
+        raise UsageError(
+            flag,
+            text,
+            f"at most {MAX_SPAN_RTTS:.0e} RTTs ({n:.3g} RTTs of {rtt:.3g} s asked: the solvers take at least one "
+            "step per RTT)",
+        )
 
 
 def _flows(flows: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json as _json
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
+from ..atomic import remove_tree
 from .app import app
 from .common import (
     UsageError,
@@ -132,7 +134,7 @@ def sweep(
     the frozen Jacobian (8) at every grid point, the delayed fluid runs and delay-aware roots, and against the
     packet-level DWTCP law at every (β, BDP, N) point (--packet); write results/sweep-beta<β>.nc and maps next to
     it."""
-    from ..sweep.integrity import OutputBusyError, output_lock
+    from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
     from ..sweep.packet_batch import PacketPassOptions
     from ..sweep.packet_pass import PACKET_MODES
     from ..sweep.run import FROZEN, make_plan
@@ -191,7 +193,15 @@ def sweep(
     products = [f"{stem}.nc", f"{stem}.zarr", f"{stem}.packet.zarr"]
     if figure:
         products += [f"{stem}.png", f"{stem}-outcomes.png", f"{stem}-packet.png"]
-    out = check_dir("--out", out, products, force=force, keep=products if resume else ())
+    config_json = _json.dumps(config, sort_keys=True)
+
+    def keep() -> list[str]:
+        # --resume continues the stores; the finished result of this very configuration is reused (exit 0), and
+        # one written before results recorded their configuration is refreshed (its name is this configuration's)
+        nc = Path(out) / f"{stem}.nc"
+        return products if resume or _finished(nc, config_json) or _unrecorded(nc) else []
+
+    out = check_dir("--out", out, products, force=force, keep=keep())
     if scheduler is not None:
         check_scheduler(scheduler)
     store = out / f"{stem}.zarr"
@@ -200,7 +210,13 @@ def sweep(
     try:
         with output_lock(out / f".{stem}.lock"):
             # again under the lock: another sweep may have finished between the first check and the lock
-            check_dir("--out", out, products, force=force, keep=products if resume else ())
+            check_dir("--out", out, products, force=force, keep=keep())
+            for p in remove_stale(out, stem):
+                if not is_quiet():
+                    Console(stderr=True).print(f"removed {p} (left by a killed run)", highlight=False)
+            if not force and not resume and _finished(out / f"{stem}.nc", config_json):
+                _reuse(out, stem, figure=figure, full=full, json=json)
+                return
             _run(
                 grid=grid,
                 plan=plan,
@@ -218,6 +234,7 @@ def sweep(
                 figure=figure,
                 full=full,
                 json=json,
+                config_json=config_json,
             )
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
@@ -244,8 +261,10 @@ def _run(
     figure,
     full,
     json,
+    config_json,
 ) -> None:
-    """Run a checked sweep; every failure says what was kept."""
+    """Run a checked sweep; every failure says what was kept. A finished sweep leaves its results only (the
+    NetCDF and the maps): its stores, kept while resumable work remains, are removed."""
     from ..reports.sweep import sweep_report
     from ..sweep import run_sweep, write_netcdf_atomic
 
@@ -256,6 +275,9 @@ def _run(
 
     def kept() -> str:
         if chunks_done[0] == 0:
+            if not resume:  # a store this run created and filled with nothing: not left behind
+                remove_tree(store)
+                remove_tree(store.with_suffix(".packet.zarr"))
             return "nothing was kept"
         return f"{chunks_done[0]} of {chunks_done[1]} chunks kept in {store}: rerun the same command with --resume"
 
@@ -265,7 +287,7 @@ def _run(
     with Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
-        TextColumn("{task.completed:.4g}/{task.total:.4g} {task.fields[unit]}"),
+        TextColumn("{task.completed:.0f}/{task.total:.0f} {task.fields[unit]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
@@ -317,34 +339,98 @@ def _run(
         finally:
             interrupted.restore()
     elapsed = time.perf_counter() - t0
-    path = write_netcdf_atomic(ds, out / f"{stem}.nc")
-    fig_path = None
-    if figure:
-        from ..plots.style import save_figure, style
-        from ..plots.sweep_maps import plot_condition_map
-
-        with style():
-            fig_path = out / f"{stem}.png"
-            save_figure(plot_condition_map(ds), fig_path)
-            if full:
-                from ..plots.sweep_outcomes import plot_outcome_maps
-
-                save_figure(plot_outcome_maps(ds), out / f"{stem}-outcomes.png")
-            if "packet_class" in ds:
-                from ..experiments.dwtcp_packet_truth import plot_packet_truth
-
-                save_figure(plot_packet_truth(ds), out / f"{stem}-packet.png")
+    ds.attrs["sweep_config"] = config_json
+    try:
+        path = write_netcdf_atomic(ds, out / f"{stem}.nc")
+        fig_path = _figures(ds, out, stem, full=full) if figure else None
+    except KeyboardInterrupt:  # every chunk is in the store: the results are one --resume away
+        raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
+    except OSError as e:
+        raise WorkError(
+            f"sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
+            f"every chunk is kept in {store}: free space and rerun the same command with --resume"
+        ) from e
+    # finished: the stores served the resume and go; the results are the NetCDF and the maps
+    remove_tree(store)
+    remove_tree(store.with_suffix(".packet.zarr"))
     print_written([path, *sorted(out.glob(f"{stem}*.png"))] if figure else [path])
     summary = sweep_report(
         ds,
         dataset=path,
-        store=store,
+        store=None,
         figure=fig_path,
         seconds=elapsed,
         packet_report=report,
         workers=workers,
         scheduler=scheduler,
     )
+    summary["reused"] = False
+    if json:
+        emit_json(summary)
+        return
+    print_summary(summary)
+
+
+def _figures(ds, out: Path, stem: str, *, full: bool, only_missing: bool = False) -> Path:
+    """Draw the sweep's maps next to its dataset (``only_missing``: those not there yet); the condition map's path."""
+    from ..plots.style import save_figure, style
+    from ..plots.sweep_maps import plot_condition_map
+
+    def draw(path: Path, plot) -> None:
+        if not (only_missing and path.exists()):
+            save_figure(plot(ds), path)
+
+    with style():
+        draw(out / f"{stem}.png", plot_condition_map)
+        if full:
+            from ..plots.sweep_outcomes import plot_outcome_maps
+
+            draw(out / f"{stem}-outcomes.png", plot_outcome_maps)
+        if "packet_class" in ds:
+            from ..experiments.dwtcp_packet_truth import plot_packet_truth
+
+            draw(out / f"{stem}-packet.png", plot_packet_truth)
+    return out / f"{stem}.png"
+
+
+def _finished(nc: Path, config_json: str) -> bool:
+    """Whether ``nc`` is the finished result of this very sweep configuration (readable, its config recorded)."""
+    if not nc.is_file():
+        return False
+    try:
+        import xarray as xr
+
+        with xr.open_dataset(nc, engine="h5netcdf") as ds:
+            return ds.attrs.get("sweep_config") == config_json and "eig_class" in ds
+    except Exception:  # unreadable: not a finished result (refused unless --force replaces it)
+        return False
+
+
+def _unrecorded(nc: Path) -> bool:
+    """Whether ``nc`` is a readable sweep result that does not record its configuration (written by an earlier
+    version): its name says it is this sweep's, so it is refreshed rather than refused."""
+    if not nc.is_file():
+        return False
+    try:
+        import xarray as xr
+
+        with xr.open_dataset(nc, engine="h5netcdf") as ds:
+            return "sweep_config" not in ds.attrs and "eig_class" in ds
+    except Exception:
+        return False
+
+
+def _reuse(out: Path, stem: str, *, figure: bool, full: bool, json: bool) -> None:
+    """A second run of a finished sweep: its result is reused (maps drawn if missing) and summarized, exit 0."""
+    import xarray as xr
+
+    from ..reports.sweep import sweep_report
+
+    path = out / f"{stem}.nc"
+    ds = xr.load_dataset(path, engine="h5netcdf")
+    fig_path = _figures(ds, out, stem, full=full, only_missing=True) if figure else None
+    summary = sweep_report(ds, dataset=path, store=None, figure=fig_path, seconds=0.0)
+    summary["reused"] = True
     if json:
         emit_json(summary)
         return
@@ -367,19 +453,24 @@ def _sweep_error(e: Exception, store: object, refuse_damaged: bool, kept) -> Non
 
 
 class _Interrupts:
-    """A SIGINT handler that remembers it fired and then raises KeyboardInterrupt as the default one does."""
+    """A SIGINT and SIGTERM handler that remembers it fired (and the exit status the signal asks for: 130, 143)
+    and then raises KeyboardInterrupt as the default SIGINT handler does."""
 
     def __init__(self) -> None:
         import signal
         import threading
 
         self.fired = False
-        self._old = None
+        self._old: dict = {}
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGINT, self._handler)
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handler)
 
     def _handler(self, signum: int, frame: object) -> None:
+        from .common import INTERRUPT_CODE
+
         self.fired = True
+        INTERRUPT_CODE[0] = 128 + signum
         raise KeyboardInterrupt
 
     def __call__(self) -> bool:
@@ -388,6 +479,6 @@ class _Interrupts:
     def restore(self) -> None:
         import signal
 
-        if self._old is not None:
-            signal.signal(signal.SIGINT, self._old)
-            self._old = None
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}

@@ -46,7 +46,10 @@ def print_summary(s: dict) -> None:
     for b, r in s["kbar_crit_over_bdp"].items():
         con.print(f"β = {b}: k̄* = {r:.1f}·BDP — far above real switch buffers (a few hundred packets).")
     figure = f" and {s['figure']}" if s["figure"] else ""
-    con.print(f"wrote {s['dataset']}{figure} ({s['seconds']:.2f} s)")
+    if s.get("reused"):
+        con.print(f"reused {s['dataset']}{figure} (the finished result of this sweep; --force recomputes it)")
+    else:
+        con.print(f"wrote {s['dataset']}{figure} ({s['seconds']:.2f} s)")
 
 
 def print_outcomes(con: Console, s: dict) -> None:

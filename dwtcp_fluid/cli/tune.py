@@ -13,7 +13,7 @@ from rich.table import Table
 from ..analysis.tune_objectives import DWTCP_OBJECTIVES, OBJECTIVES
 from ..units import parse_time
 from .app import app
-from .common import UsageError, emit_json
+from .common import UsageError, emit_json, progress_bar
 
 tune_app = typer.Typer(
     help="Choose protocol parameters over an operating range by gradients through the fluid models.",
@@ -112,9 +112,10 @@ def dctcp(
     if not (2 <= points <= 9):
         raise UsageError("--points", points, "an integer in 2..9")
     rng = _range(capacity, rtt, flows, points, packet_size)
-    err = Console(stderr=True)
-    with err.status("tuning K and g (compiling the JAX period map on the first call)...", spinner="dots"):
-        s = tune_dctcp_report(rng, objective=objective, throughput_min=throughput_min, rho_max=rho_max)
+    with progress_bar("tune dctcp: SLSQP over K and g", "iterations (at most)") as bar:
+        s = tune_dctcp_report(
+            rng, objective=objective, throughput_min=throughput_min, rho_max=rho_max, progress=bar
+        )
     if json:
         emit_json(s)
     else:
@@ -188,10 +189,13 @@ def dwtcp(
     if not (2 <= points <= 9):
         raise UsageError("--points", points, "an integer in 2..9")
     rng = _range(capacity, rtt, flows, points, packet_size)
-    err = Console(stderr=True)
-    with err.status("tuning beta and K (busy-period model, batched JAX solves)...", spinner="dots"):
+    with progress_bar("tune dwtcp: compass search over beta and K", "polls (at most)") as bar:
         s = tune_dwtcp_report(
-            rng, objective=objective, utilization_min=utilization_min, steady=not allow_oscillation
+            rng,
+            objective=objective,
+            utilization_min=utilization_min,
+            steady=not allow_oscillation,
+            progress=bar,
         )
     if json:
         emit_json(s)

@@ -22,6 +22,7 @@ packets or 20 %, utilization within 0.02).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -143,6 +144,7 @@ def compare_dwtcp(
     packet_rtts: float = 200.0,
     fluid_rtts: float = 1000.0,
     seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Packet core and fluid predictors at one setting (10 Gbps, β = 0.001, k = 100, buffer 5000 by default).
 
@@ -162,6 +164,8 @@ def compare_dwtcp(
         summarised: 1000 RTTs hold ≥ 3 periods of the delayed fluid cycle, ≈ π/√β + 2 ≈ 100-160 RTTs).
     seed : int
         Seed of the packet run (start jitter, send order).
+    progress : callable, optional
+        ``progress(done, total)`` after the packet run and after each fluid model (total = 1 + models).
 
     Returns
     -------
@@ -176,7 +180,12 @@ def compare_dwtcp(
     unknown = [m for m in names if m not in reg]
     if unknown:
         raise ValueError(f"models={unknown[0]!r} is not a registered fluid predictor: accepted {sorted(reg)}")
+    total = 1 + len(names)
+    if progress:
+        progress(0, total)
     pk = packet_setting(P, buffer=buffer, packet_rtts=packet_rtts, seed=seed)
+    if progress:
+        progress(1, total)
     out: dict[str, Any] = {
         "setting": {
             "flows": int(flows),
@@ -202,4 +211,6 @@ def compare_dwtcp(
             out["models"][n]["regime"] = r["summary"]["regime"]
         out["gaps"][n] = tolerance_verdict(pk["summary"], out["models"][n])
         out["traces"][n] = r["traces"]
+        if progress:
+            progress(2 + names.index(n), total)
     return out

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -231,6 +232,8 @@ def tune_dwtcp(
     maxiter: int = 40,
     warmup_rtts: float = 100.0,
     window_rtts: float = 300.0,
+    max_seconds: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> DwtcpTuneResult:
     """β and K for DWTCP over an operating range by a batched compass search on the busy-period model, comparing
     candidates on a working set of operating points and certifying the incumbent over every point.
@@ -253,6 +256,11 @@ def tune_dwtcp(
         Polls (pattern move, axes and boundary directions counted separately).
     warmup_rtts, window_rtts : float
         The model's warm-up and measured RTTs at every point.
+    max_seconds : float, optional
+        Time budget; default derived from the first evaluation: 4 of them per allowed poll, within [120, 900] s. When it
+        runs out the best point so far is returned with status ``BUDGET``.
+    progress : callable, optional
+        ``progress(polls, maxiter)`` after each poll (and ``(n, n)`` when the search stops after n).
     """
     if not isinstance(rng, TuneRange):
         raise ValueError(f"rng={rng!r} is invalid: accepted a TuneRange")
@@ -271,20 +279,30 @@ def tune_dwtcp(
     S = Search(rng, objective, u_min, bool(steady), warmup_rtts=warmup_rtts, window_rtts=window_rtts)
     z = np.log10([beta0, K0])
     S.start()
+    first = time.perf_counter() - t0
+    budget = min(900.0, max(120.0, 4 * maxiter * first)) if max_seconds is None else float(max_seconds)
     path: list[np.ndarray] = [z.copy()]
-    z, it = compass(S, z, h, min_step, maxiter, path)
+    z, it = compass(S, z, h, min_step, maxiter, path, deadline=t0 + budget, progress=progress)
+    if progress is not None:
+        progress(it, it)
+    spent = time.perf_counter() > t0 + budget
     kz = S.key(z)  # the point the model ran at (rounded to 1e-9 decade): β and K are reported as run
     val, viol, _ = S.merit(kz, range(S.n))
     obs = {n: np.array([S.cache[(kz, p)][n] for p in range(S.n)]) for n in _KEYS}
-    ok = viol == 0
+    ok = viol == 0 and not spent
     msg = "" if ok else f"no feasible (beta, K) found: constraint violation {viol:.4g} at the best candidate"
+    if spent:
+        msg = f"time budget of {budget:.3g} s spent after {it} polls; " + (
+            msg or "the last point is feasible"
+        )
     D, N = rng.grid()
     return DwtcpTuneResult(
         range=rng, objective=objective, utilization_min=u_min, steady=bool(steady), beta=float(10 ** kz[0]),
         K=float(10 ** kz[1]), points_d=D, points_N=N, observables=obs, path=10.0 ** np.array(path),
         iterations=it, evaluations=len({k for k, _ in S.cache}), model_runs=len(S.cache),
         working_set=S.W, solves=S.solves, seconds=time.perf_counter() - t0,
-        status=np.array([int(Status.OK if ok else Status.NOT_CONVERGED)]), messages=[msg],
+        status=np.array([int(Status.OK if ok else Status.BUDGET if spent else Status.NOT_CONVERGED)]),
+        messages=[msg],
     )  # fmt: skip
 
 

@@ -6,6 +6,8 @@ parameters and step, batched (candidate, point) runs, and the compass search wit
 from __future__ import annotations
 
 import math
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -200,11 +202,19 @@ class Search:
 
 
 def compass(
-    S: Search, z: np.ndarray, h: float, min_step: float, maxiter: int, path: list[np.ndarray]
+    S: Search,
+    z: np.ndarray,
+    h: float,
+    min_step: float,
+    maxiter: int,
+    path: list[np.ndarray],
+    *,
+    deadline: float = math.inf,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[np.ndarray, int]:
     """Compass search with pattern and boundary moves on the working set from ``z`` at step ``h`` until the step is
-    below ``min_step`` or ``maxiter`` polls are spent; appends accepted iterates to ``path``; returns the last
-    iterate and the number of polls.
+    below ``min_step``, ``maxiter`` polls are spent or ``time.perf_counter()`` passes ``deadline``; appends
+    accepted iterates to ``path``; returns the last iterate and the number of polls.
 
     The incumbent is certified over every point (:meth:`Search.grow`) before the step shrinks and whenever it is
     a first step ``h`` away from where it was last certified; when the working set grows, the incumbent is re-ranked
@@ -213,7 +223,7 @@ def compass(
     axes = [np.array(v, float) for v in ((1, 0), (-1, 0), (0, 1), (0, -1))]
     last: np.ndarray | None = None  # the last successful displacement, in units of its step
     best, zc, far, it = S.merit(S.key(z), S.W)[:2], z, h, 0
-    while h >= min_step and it < maxiter:
+    while h >= min_step and it < maxiter and time.perf_counter() < deadline:
         moved = False
         for kind in ("pattern", "axes", "ridge"):
             if kind == "pattern":  # Hooke-Jeeves: repeat the last successful move first (one candidate)
@@ -228,6 +238,8 @@ def compass(
                     break
             it += 1
             res = S.poll(cands)
+            if progress is not None:
+                progress(it, maxiter)
             j = min(
                 range(len(cands)), key=lambda i: (res[i][1], res[i][0]) if res[i][1] > 0 else (-1, res[i][0])
             )

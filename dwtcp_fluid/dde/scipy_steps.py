@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -98,8 +99,16 @@ def solve_reference(
     *,
     solver: Reference | None = None,
     max_events: int = 1_000_000,
+    max_pieces: int = 2_000_000,
+    progress: Callable[[float], None] | None = None,
 ) -> dict[str, Any]:
     """Integrate one trajectory from t0 to t1; see the module docstring for the event logic.
+
+    Every piece spans at most the shortest delay, so a span of many delays (a delay of 1e-320 s, say) would need
+    more pieces than any run can take: past ``max_pieces`` pieces the run stops with :attr:`Status.BUDGET` (the
+    pieces the span needs at least, (t1 − t0)/τ_min, are named in the message).
+
+    ``progress(t)`` is called with the time reached, at most every 0.2 s of wall time and once at the end.
 
     Returns a dict with ``t`` (solver step times), ``x`` (states there, shape (T, n)), ``dense``
     (:class:`StitchedDense`), ``crossings``, ``status``, ``fail_t``, ``fail_x``, ``message``.
@@ -140,7 +149,18 @@ def solve_reference(
     status, message, fail_t, fail_x = Status.OK, "", math.nan, np.full(prob.n, math.nan)
     n_events = 0
     stalled = 0
+    n_pieces = 0
+    shown = time.monotonic()
     while t < t1 - eps:
+        n_pieces += 1
+        if progress is not None and time.monotonic() - shown > 0.2:
+            progress(t)
+            shown = time.monotonic()
+        if n_pieces > max_pieces:
+            status, fail_t, fail_x = Status.BUDGET, t, x
+            need = f"; the span needs at least {(t1 - t0) / tau_min:.3g}" if tau_min > 0 else ""
+            message = f"more than max_pieces={max_pieces} pieces at t={t:.9g}{need}"
+            break
         t_next = min(t1, log.next_switch_after(t, sdel, eps))
         if tau_d > 0:
             t_next = min(t_next, t + tau_min)
@@ -188,6 +208,8 @@ def solve_reference(
             message = "100 events without progress in time (chattering on the switching surface)"
             break
         t, x = t_end, y_end
+    if progress is not None:
+        progress(t)
     return {
         "t": np.concatenate(ts),
         "x": np.concatenate(xs, axis=0),

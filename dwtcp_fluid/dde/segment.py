@@ -48,6 +48,15 @@ def _event(fn: Callable[..., float], terminal: bool, direction: float) -> Any:
 Bound = tuple[int, float, int]
 
 
+#: The right-hand-side evaluations one piece (at most one delay long) may take: a piece of a sane problem takes
+#: hundreds to thousands; a time scale 10³⁰⁰ below the span (w̄ = 1e-320) would step forever.
+MAX_PIECE_EVALS = 50_000
+
+
+class _BudgetSpent(Exception):
+    """Raised inside ``solve_ivp`` when a piece exceeds :data:`MAX_PIECE_EVALS`."""
+
+
 @dataclass
 class Piece:
     """One piece: ``solve_ivp``'s output from ``t0`` to ``t_end`` and what ended it.
@@ -203,9 +212,29 @@ class SegmentCore:
         for xe in self.extra_events:
             events.append(_event(lambda tt, y, xe=xe: xe(tt, y, u), False, 0.0))
         sv = self.solver
-        sol = solve_ivp(
-            fun, (t0, t1), y0, method=sv.method, rtol=sv.rtol, atol=sv.atol, dense_output=dense, events=events
-        )
+        evals = [0]
+
+        def counted(tt: float, y: np.ndarray) -> np.ndarray:
+            evals[0] += 1
+            if evals[0] > MAX_PIECE_EVALS:
+                raise _BudgetSpent
+            return fun(tt, y)
+
+        try:
+            sol = solve_ivp(
+                counted, (t0, t1), y0, method=sv.method, rtol=sv.rtol, atol=sv.atol, dense_output=dense,
+                events=events,
+            )  # fmt: skip
+        except _BudgetSpent:
+            out = Piece(
+                t0, np.array([t0]), np.asarray(y0)[None, :], None, t0, np.asarray(y0).copy(), list(held)
+            )
+            out.status = Status.BUDGET
+            out.message = (
+                f"one piece took more than {MAX_PIECE_EVALS:,} right-hand-side evaluations at t={t0:.9g} "
+                "(a time scale far below the span: check the parameters' magnitudes)"
+            )
+            return out
         n_term = len(kinds)
         extra_t = [np.asarray(sol.t_events[j]) for j in range(n_term, len(events))]
         extra_y = [np.asarray(sol.y_events[j]) for j in range(n_term, len(events))]

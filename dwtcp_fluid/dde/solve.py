@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -108,6 +108,7 @@ def solve(
     *,
     solver: Reference | JaxRK4 | None = None,
     method: str | None = None,
+    progress: Callable[[float, float], None] | None = None,
     **options: Any,
 ) -> DdeSolution:
     """Solve a fluid model's switched delay system on ``t_span``.
@@ -132,6 +133,10 @@ def solve(
         ``dt``, ``save_every``, ``max_substeps``, ``crossing_buffer``, ``exact_exits``, ``check``, ``atol``, ``rtol``
         (jax; there ``atol``/``rtol`` are the step-doubling check's tolerance). See the solver
         classes for their meaning and ranges.
+    progress : callable, optional
+        ``progress(done, total)``, the package's progress convention (as :func:`~dwtcp_fluid.run_sweep`'s): the
+        simulated time covered, summed over the batch, of ``total`` = batch size × (t1 − t0). The reference solver
+        reports as it goes (at most every 0.2 s); the JAX solver, one compiled loop, at its start and end.
 
     Returns
     -------
@@ -164,16 +169,30 @@ def solve(
         as_history(hh, n, t0, pr.max_delay)
         for hh, pr in zip(_split_history(history, len(problems), n), problems, strict=True)
     ]
+    total = len(problems) * (t1 - t0)
+    if progress is not None:
+        progress(0.0, total)
     if isinstance(solver, Reference):
-        return _run_reference(model, problems, hists, t0, t1, solver, batched)
+        return _run_reference(model, problems, hists, t0, t1, solver, batched, progress)
     import jax
 
     with jax.enable_x64(True):  # the inputs are built as float64 too (no global switch at import)
-        return _run_jax(model, problems, hists, t0, t1, solver, batched)
+        sol = _run_jax(model, problems, hists, t0, t1, solver, batched)
+    if progress is not None:
+        progress(total, total)
+    return sol
 
 
-def _run_reference(model, problems, hists, t0, t1, solver: Reference, batched) -> DdeSolution:
-    runs = [solve_reference(pr, hh, t0, t1, solver=solver) for pr, hh in zip(problems, hists, strict=True)]
+def _run_reference(model, problems, hists, t0, t1, solver: Reference, batched, progress=None) -> DdeSolution:
+    total = len(problems) * (t1 - t0)
+
+    def reached(i: int):
+        return (lambda t: progress(i * (t1 - t0) + (t - t0), total)) if progress is not None else None
+
+    runs = [
+        solve_reference(pr, hh, t0, t1, solver=solver, progress=reached(i))
+        for i, (pr, hh) in enumerate(zip(problems, hists, strict=True))
+    ]
     if len(runs) == 1:
         t, x = runs[0]["t"], runs[0]["x"][None]
     else:  # elements have different step times: put all on the union grid through their dense outputs
@@ -235,6 +254,11 @@ def _run_jax(model, problems, hists, t0, t1, solver: JaxRK4, batched) -> DdeSolu
     pr0 = problems[0]
     max_tau = max(pr.tau_d for pr in problems) if pr0.uses_xd else 0.0
     buf_len = buffer_length(max_tau, h)
+    if buf_len > MAX_STEPS:  # a span far below the delay: the history buffer alone would take hours to fill
+        raise ValueError(
+            f"t_span={(t0, t1)!r} is out of range: accepted a span whose step dt = {h:.3g} keeps the delay "
+            f"history ({max_tau:.3g}) within {MAX_STEPS:,} steps (it needs {buf_len:,})"
+        )
     # the step-doubling check, first at twice the step in the same compiled call (the step is per element; the
     # check's elements run the same number of steps, to twice the span, and their saved points are every other
     # one of the run's); |x_h − x_2h| is an upper estimate of the run's error for any convergence order >= 1

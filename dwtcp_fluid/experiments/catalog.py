@@ -152,8 +152,16 @@ def build_all(
     """
     if jobs < 1:
         raise ValueError(f"jobs={jobs!r} is invalid: accepted an integer >= 1")
+    from ..atomic import make_dirs, publish_new
+
     reg = registry()
     selected = selected_names(names)
+    make_dirs(outdir)
+    for (
+        n
+    ) in selected:  # a failed command removes the new figures again, those written by worker processes too
+        if not (target := Path(outdir) / f"{n}.{fmt}").exists():
+            publish_new(target)
     if jobs == 1 or len(selected) <= 1:
         out = []
         for n in selected:

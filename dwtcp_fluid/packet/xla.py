@@ -31,6 +31,8 @@ from typing import Any
 
 import jax
 
+from ..atomic import write_bytes
+
 __all__ = ["compile_packet", "hoisting_active", "cache_dir", "SMALL_LOOP_THRESHOLD", "PINNED_OPTIONS"]
 
 #: Byte threshold given to XLA's small-while-loop pass for the packet core (loop state up to 256 MB: every
@@ -189,10 +191,7 @@ def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: An
             from jax.experimental.serialize_executable import serialize
 
             blob = pickle.dumps(serialize(compiled))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-            tmp.write_bytes(blob)
-            os.replace(tmp, path)
+            write_bytes(path, blob, journal=False)
         except Exception:  # the cache is an optimisation only
             pass
     return compiled

@@ -7,7 +7,6 @@ rcParams: the toolkit draws inside :func:`style`, a context manager that restore
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, cast
@@ -73,31 +72,15 @@ def save_figure(fig, path, dpi: float | None = None) -> None:
 
     ``dpi`` is the raster resolution (default the style's ``savefig.dpi``, 110); vector formats keep their text.
     """
-    import os
-    import tempfile
     from pathlib import Path
+
+    from ..atomic import atomic_path
 
     path = Path(path)
     ext = path.suffix.lower().lstrip(".")
     meta = {"png": PNG_METADATA, "svg": SVG_METADATA, "pdf": PDF_METADATA}.get(ext)
     if meta is None:
         raise ValueError(f"out={str(path)!r} is invalid: accepted a file ending in .png, .svg or .pdf")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        with style():  # savefig.dpi, svg.hashsalt, fonttypes are read at save time
-            kw = {} if dpi is None else {"dpi": dpi}  # None: rcParams["savefig.dpi"] of the style
-            fig.savefig(tmp, format=ext, metadata=meta, **kw)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    """The process umask (mkstemp creates files 0600; published files get the usual permissions)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    with atomic_path(path) as tmp, style():  # savefig.dpi, svg.hashsalt, fonttypes are read at save time
+        kw = {} if dpi is None else {"dpi": dpi}  # None: rcParams["savefig.dpi"] of the style
+        fig.savefig(tmp, format=ext, metadata=meta, **kw)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..params import DEFAULT_BETA, DEFAULT_G, DWTCP_TARGET, DctcpParams, LinkParams
@@ -67,9 +67,11 @@ def run_compare_fluid(
     packet_rtts: float = 200.0,
     fluid_rtts: float = 1000.0,
     seed: int = 0,
+    progress: Callable[[int, int], None] | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """:func:`compare_fluid_report` and what its figure draws (dctcp: ``{N: comparison}``; dwtcp: the
-    comparisons with their traces; timely: None)."""
+    comparisons with their traces; timely: None). ``progress(done, total)`` counts the runs: per setting the
+    packet run and each fluid model (dwtcp), or one comparison per N (dctcp)."""
     if law not in COMPARE_LAWS:
         raise ValueError(f"law={law!r} is invalid: accepted {' | '.join(COMPARE_LAWS)}")
     if law in OWN_SETTINGS_LAWS:  # the cross-check's own settings (flows, rates, link); only the seed applies
@@ -78,6 +80,12 @@ def run_compare_fluid(
     if law == "dwtcp":
         from ..crosscheck.compare_dwtcp import TOLERANCES as DW_TOL
         from ..crosscheck.compare_dwtcp import compare_dwtcp
+
+        settings = [(link, n) for link in links for n in flows]
+        per = 1 + (len(models) if models is not None else len(_dwtcp_models()))
+
+        def part(i: int):
+            return (lambda d, _t: progress(i * per + d, len(settings) * per)) if progress else None
 
         results = [
             compare_dwtcp(
@@ -92,23 +100,35 @@ def run_compare_fluid(
                 packet_rtts=packet_rtts,
                 fluid_rtts=fluid_rtts,
                 seed=seed,
+                progress=part(i),
             )
-            for link in links
-            for n in flows
+            for i, (link, n) in enumerate(settings)
         ]
         rows = [{key: v for key, v in r.items() if key != "traces"} for r in results]
         return to_jsonable({"law": "dwtcp", "tolerances": DW_TOL, "rows": rows}), results
     from ..packet.crosscheck import TOLERANCES, compare_dctcp, within_tolerance
 
     rows, data = [], {}
-    for n in (int(x) for x in flows):
+    ns = [int(x) for x in flows]
+    for i, n in enumerate(ns):
+        if progress:
+            progress(i, len(ns))
         P = DctcpParams(link=links[0], flows=n, K=marking_threshold, g=g)
         c = compare_dctcp(n, params=P, duration=duration, seed=seed)
         ok, text = within_tolerance(c)
         data[n] = c
         keys = ("wbar", "packet", "fluid", "fluid_window", "diff", "diff_window", "ratio", "ratio_window")
         rows.append({"flows": n, **{key: c[key] for key in keys}, "within_tolerance": ok, "measured": text})
+    if progress:
+        progress(len(ns), len(ns))
     return to_jsonable({"law": "dctcp", "tolerances": TOLERANCES, "rows": rows, "duration_s": duration}), data
+
+
+def _dwtcp_models() -> tuple[str, ...]:
+    """The fluid predictors compare_dwtcp runs by default (every one with a ``simulate`` face)."""
+    from ..sweep.predictors import predictors
+
+    return tuple(predictors(simulate=True))
 
 
 def compare_fluid_report(

@@ -8,6 +8,7 @@ output lock, ``--resume`` and the progress bar.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +71,7 @@ def dctcp_network_report(
     seed: int = 1,
     packet: bool = False,
     perturb: float | None = None,
+    progress: Callable[[float, float], None] | None = None,
 ) -> dict[str, Any]:
     """``dctcp network --json``'s document: DCTCP over several bottlenecks, [DCTCP-A] eqs. (5)-(8) per link.
 
@@ -102,18 +104,34 @@ def dctcp_network_report(
         Chains: packets added to the first link's starting queue, in [0, 1] (default
         :data:`~dwtcp_fluid.analysis.multihop_dde.START_ASYMMETRY`, 1e-3). 0 starts exactly symmetric, where the
         fluid hops stay synchronized whatever their stability (proofs/multihop.md); the document echoes it.
+    progress : callable, optional
+        ``progress(done, total)`` in simulated seconds: the fluid run as it goes (chains), then the packet run.
     """
     link = link if link is not None else LinkParams(DEFAULT_CAPACITY, DEFAULT_RTT)
     topo = check_network(
         topology, flows=flows, link=link, K=K, duration=duration, traffic=traffic, perturb=perturb
     )
+    total = duration * (2 if packet else 1)
+    if progress is not None:
+        progress(0.0, total)
     if topo.kind == "leaf-spine":
-        return _fabric(topo, link, flows, K, duration, traffic, seed, packet)
-    return _chain(topo, link, flows, K, duration, packet, perturb)
+        doc = _fabric(topo, link, flows, K, duration, traffic, seed, packet)
+    else:
+        doc = _chain(topo, link, flows, K, duration, packet, perturb, progress)
+    if progress is not None:
+        progress(total, total)
+    return doc
 
 
 def _chain(
-    topo: Any, link: LinkParams, flows: int, K: float, T: float, packet: bool, perturb: float | None
+    topo: Any,
+    link: LinkParams,
+    flows: int,
+    K: float,
+    T: float,
+    packet: bool,
+    perturb: float | None,
+    progress: Callable[[float, float], None] | None = None,
 ) -> dict[str, Any]:
     import numpy as np
 
@@ -151,7 +169,8 @@ def _chain(
     eps = START_ASYMMETRY if perturb is None else perturb
     out["perturb"] = eps
     hist = tuple(hist_W) + (0.5,) * model.groups + start_queues(K, model.links, eps)
-    sol = solve(model, P, hist, (0.0, T))
+    total = T * (2 if packet else 1)
+    sol = solve(model, P, hist, (0.0, T), progress=(lambda d, _t: progress(d, total)) if progress else None)
     ts = np.linspace(T / 2, T, 10001)
     obs = model.observables(tuple(sol(ts, 0).T), p, np)
     out["fluid"] = {

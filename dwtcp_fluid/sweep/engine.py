@@ -25,8 +25,16 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ..atomic import make_dirs
 from .grid import SweepGrid
-from .integrity import StoreDamagedError, chunk_checksum, read_record, remove_record, write_record
+from .integrity import (
+    StoreDamagedError,
+    chunk_checksum,
+    layout_damage,
+    read_record,
+    remove_record,
+    write_record,
+)
 
 __all__ = ["Evaluator", "SweepPlan", "evaluate_chunk", "run_plan", "open_store_dataset"]
 
@@ -166,16 +174,55 @@ def _open_store(plan: SweepPlan, path: Path, resume: bool):
     tmp = path.with_name(path.name + ".creating")
     if tmp.exists():
         shutil.rmtree(tmp)
-    root = zarr.open_group(str(tmp), mode="w")
-    root.attrs["signature"] = plan.signature()
-    for name, (dims, dtype, _attrs) in plan.variables().items():
-        shape = tuple(sizes[d] for d in dims)
-        chunks = (1, plan.chunk_bdp) + shape[2:]
-        fill = np.nan if np.dtype(dtype).kind == "f" else 0
-        root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=fill)
-    root.create_array("done", shape=plan.done_shape, chunks=(1, 1), dtype=bool, fill_value=False)
-    os.replace(tmp, path)  # the store appears complete with every chunk not done, or not at all
+    try:
+        root = zarr.open_group(str(tmp), mode="w")
+        root.attrs["signature"] = plan.signature()
+        for name, (dims, dtype, _attrs) in plan.variables().items():
+            shape = tuple(sizes[d] for d in dims)
+            chunks = (1, plan.chunk_bdp) + shape[2:]
+            fill = np.nan if np.dtype(dtype).kind == "f" else 0
+            root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=fill)
+        root.create_array("done", shape=plan.done_shape, chunks=(1, 1), dtype=bool, fill_value=False)
+        os.replace(tmp, path)  # the store appears complete with every chunk not done, or not at all
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)  # a full disk or an interrupt leaves no half-created store
+        raise
     return zarr.open_group(str(path), mode="r+")
+
+
+def _layout(plan: SweepPlan) -> dict[str, tuple[tuple[int, ...], Any]]:
+    """The arrays a store of ``plan`` holds: ``{name: (shape, dtype)}``, the done flags included."""
+    sizes = plan.dim_sizes()
+    out: dict[str, tuple[tuple[int, ...], Any]] = {
+        name: (tuple(sizes[d] for d in dims), dtype)
+        for name, (dims, dtype, _attrs) in plan.variables().items()
+    }
+    out["done"] = (tuple(plan.done_shape), bool)
+    return out
+
+
+def _resumable(plan: SweepPlan, root, path: Path, repair: bool, report: Callable[[str], None] | None):
+    """The resumed store ``root`` and its done flags, or a new empty store when its layout is damaged (a variable
+    missing, unreadable or of another shape or type; unreadable done flags): such damage cannot be repaired chunk by
+    chunk, so the store is recreated and every chunk recomputed (``repair=False``: refused)."""
+    why = layout_damage(root, _layout(plan))
+    done = None
+    if why is None:
+        try:
+            done = np.asarray(root["done"][...], dtype=bool)
+        except Exception as e:  # a truncated or garbled flag chunk
+            why = f"its done flags are unreadable ({type(e).__name__})"
+    if why is None:
+        return root, done
+    if report:
+        report(
+            f"store {path.name}: {why}; "
+            + ("recreated, every chunk recomputed" if repair else "kept as found")
+        )
+    if not repair:
+        raise StoreDamagedError(f"{path}: {why}; nothing was changed")
+    root = _open_store(plan, path, resume=False)
+    return root, np.asarray(root["done"][...], dtype=bool)
 
 
 def _chunk_coords(plan: SweepPlan, ib: int, c: int) -> dict[str, Any]:
@@ -273,9 +320,12 @@ def run_plan(
     if workers is not None and not (isinstance(workers, int) and workers >= 1):
         raise ValueError(f"workers={workers!r} is out of range: accepted an integer >= 1")
     store = Path(store)
-    store.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(store.parent)
     root = _open_store(plan, store, resume)
-    done = np.asarray(root["done"][...])
+    if resume:
+        root, done = _resumable(plan, root, store, repair, report)
+    else:
+        done = np.asarray(root["done"][...])
     if resume:
         bad = verify_store(root, store, plan, done)
         for (ib, c), why in sorted(bad.items()):

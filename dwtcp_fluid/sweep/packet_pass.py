@@ -23,7 +23,14 @@ from typing import Any
 import numpy as np
 
 from .grid import SweepGrid
-from .integrity import StoreDamagedError, chunk_checksum, read_record, remove_record, write_record
+from .integrity import (
+    StoreDamagedError,
+    chunk_checksum,
+    layout_damage,
+    read_record,
+    remove_record,
+    write_record,
+)
 from .outcomes_packet import (
     NOT_RUN,
     PACKET_CLASS_ATTRS,
@@ -77,7 +84,8 @@ class _Store:
         import zarr
 
         m = next(iter(template.values())).size
-        if path.exists() and resume:
+        resumed = path.exists() and resume
+        if resumed:
             try:
                 root = zarr.open_group(str(path), mode="r+")
                 stored = root.attrs.get("signature")
@@ -91,22 +99,47 @@ class _Store:
                     f"resume={str(path)!r} is invalid: the packet pass was written for another grid, sample or "
                     "options; accepted a store from the same sweep command (or run without --resume)"
                 )
-        else:
-            if path.exists():
-                shutil.rmtree(path)
-            tmp = path.with_name(path.name + ".creating")
-            if tmp.exists():
-                shutil.rmtree(tmp)
+            layout = {name: ((m,), arr.dtype) for name, arr in template.items()} | {"done": ((m,), bool)}
+            why = layout_damage(root, layout)
+            if why is None:
+                try:
+                    np.asarray(root["done"][...])
+                except Exception as e:  # a truncated or garbled flag chunk
+                    why = f"its done flags are unreadable ({type(e).__name__})"
+            if why is not None:
+                # a variable or the flags cannot be repaired point by point: the store is recreated
+                if on_damage:
+                    action = "recreated, every point recomputed" if repair else "kept as found"
+                    on_damage(f"packet store {path.name}: {why}; {action}")
+                if not repair:
+                    raise StoreDamagedError(f"{path}: {why}; nothing was changed")
+                resumed = False
+        if not resumed:
+            root = self._create(path, signature, template, m)
+        self.root, self.path, self._template = root, path, template
+        if resumed:
+            self._verify(on_damage, repair)
+
+    @staticmethod
+    def _create(path: Path, signature: str, template: dict[str, np.ndarray], m: int):
+        import zarr
+
+        if path.exists():
+            shutil.rmtree(path)
+        tmp = path.with_name(path.name + ".creating")
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        try:
             root = zarr.open_group(str(tmp), mode="w")
             root.attrs["signature"] = signature
             for name, arr in template.items():
                 root.create_array(name, shape=(m,), chunks=(m,), dtype=arr.dtype, fill_value=arr[0])
             root.create_array("done", shape=(m,), chunks=(m,), dtype=bool, fill_value=False)
             os.replace(tmp, path)
-            root = zarr.open_group(str(path), mode="r+")
-        self.root, self.path = root, path
-        if path.exists() and resume:
-            self._verify(on_damage, repair)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)  # a full disk or an interrupt leaves no half-created store
+            raise
+        return zarr.open_group(str(path), mode="r+")
 
     def _point_sums(self, values: dict[str, np.ndarray], idx: np.ndarray) -> list[str]:
         return [chunk_checksum({name: values[name][i : i + 1] for name in PACKET_VARIABLES}) for i in idx]
@@ -119,8 +152,15 @@ class _Store:
             return
         try:
             sums = self._point_sums(self.read(), idx)
-        except Exception as e:  # truncated or garbled: fails to decode, every point is suspect
-            sums = [f"unreadable ({type(e).__name__})"] * idx.size
+        except Exception as e:  # truncated or garbled: no point can be trusted nor written into it
+            why = f"its values are unreadable ({type(e).__name__})"
+            if on_damage:
+                action = "recreated, every point recomputed" if repair else "kept as found"
+                on_damage(f"packet store {self.path.name}: {why}; {action}")
+            if not repair:
+                raise StoreDamagedError(f"{self.path}: {why}; nothing was changed") from None
+            self.root = self._create(self.path, self.root.attrs["signature"], self._template, done.size)
+            return
         bad = []
         for i, got in zip(idx, sums, strict=True):
             rec = read_record(self.path, 0, int(i))

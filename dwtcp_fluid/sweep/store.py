@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import xarray as xr
 
 from .._provenance import provenance_attrs
+from ..atomic import write_bytes
 
 __all__ = ["write_netcdf_atomic", "provenance"]
 
@@ -29,26 +28,12 @@ def provenance(parameters: dict[str, Any], solver: str, tolerance: str = "") -> 
 
 
 def write_netcdf_atomic(ds: xr.Dataset, path: str | Path) -> Path:
-    """Write ``ds`` to NetCDF (h5netcdf) under a temporary name in the same directory, then rename.
+    """Write ``ds`` to NetCDF (h5netcdf) at ``path`` through :func:`~dwtcp_fluid.atomic.write_bytes` (temporary
+    name, fsync, rename).
 
-    Nothing is left at ``path`` (or under the temporary name) if writing fails.
+    The file is encoded in memory first and written by Python: HDF5 never writes to the disk itself, so a disk that
+    fills raises one :class:`~dwtcp_fluid.atomic.WriteError` (HDF5 failing inside its own writes printed a trace
+    per open object and could crash the process). Nothing is left at ``path`` or under a temporary name on failure.
     """
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        ds.to_netcdf(tmp, engine="h5netcdf")
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def _umask() -> int:
-    """The process umask (mkstemp creates files 0600; published files get the usual permissions)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    data = ds.to_netcdf(engine="h5netcdf")
+    return write_bytes(path, bytes(data) if data is not None else b"")

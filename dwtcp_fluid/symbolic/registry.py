@@ -248,14 +248,13 @@ def _checked(names: tuple[str, ...] | None) -> tuple[tuple[Derivation, ...], tup
 def write_all(outdir: Path | str | None = None, names: Iterable[str] | None = None) -> list[Path]:
     """Regenerate proofs/ (files written to a temporary name, then renamed); ``names``: those derivations' files."""
     outdir = Path(outdir) if outdir is not None else default_proofs_dir()
-    outdir.mkdir(parents=True, exist_ok=True)
+    from ..atomic import make_dirs, write_text
+
+    files = render_all(names=names)  # every check runs before the first file is written
+    make_dirs(outdir)
     written = []
-    for name, text in render_all(names=names).items():
-        path = outdir / name
-        tmp = path.with_suffix(".md.tmp")
-        tmp.write_bytes(plain(text).encode("utf-8"))
-        tmp.replace(path)
-        written.append(path)
+    for name, text in files.items():
+        written.append(write_text(outdir / name, plain(text)))
     return written
 
 

@@ -1,0 +1,47 @@
+"""One progress convention: the library's ``progress(done, total)`` hooks (tested as the sweep's is, in
+test_sweep_progress.py) and the CLI's bar over them, with whole counts and an ETA."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pytest
+
+import dwtcp_fluid as dw
+
+
+@pytest.mark.parametrize("method", ["reference", pytest.param("jax", marks=pytest.mark.slow)])
+def test_solve_reports_the_time_covered(method):
+    """dw.solve(progress=...): starts at 0, never goes back, ends at batch × span for a run that reached t1."""
+    from dwtcp_fluid.models import DctcpFluid
+
+    calls: list[tuple[float, float]] = []
+    P = dw.DCTCP_ANALYSIS
+    span = (0.0, 40 * P.link.rtt)
+    sol = dw.solve(DctcpFluid(), [P, P.replace(flows=5)], [1.0, 0.0, 0.0], span, method=method,
+                   progress=lambda d, t: calls.append((d, t)))  # fmt: skip
+    assert all(sol.status == 0)
+    total = 2 * span[1]
+    assert calls[0] == (0.0, total) and {t for _, t in calls} == {total}
+    done = [d for d, _ in calls]
+    assert all(b >= a for a, b in zip(done, done[1:], strict=False)), done
+    assert math.isclose(done[-1], total, rel_tol=1e-12), (done[-1], total)
+
+
+def test_the_cli_bar_shows_whole_counts_and_an_eta(monkeypatch):
+    """common.progress_bar: "3/12 runs" (no fractions such as the sweep's former "0.3333/1 chunks") and ETA."""
+    from rich.console import Console
+
+    from dwtcp_fluid.cli import common
+
+    buf = io.StringIO()
+    monkeypatch.setattr(
+        "rich.console.Console", lambda **kw: Console(file=buf, width=120, force_terminal=False)
+    )
+    with common.progress_bar("compare-fluid", "runs") as update:
+        update(0.0, 12)
+        update(3.4, 12)
+    text = buf.getvalue()
+    assert "compare-fluid" in text and "3/12" in text and "runs" in text and "ETA" in text, text
+    assert "3.4" not in text
