@@ -104,7 +104,7 @@ def law_options(
         for opt in type(lw).options:
             if opt.option is not None:
                 continue
-            v = options.get(opt.dest, opt.default)
+            v = options.get(opt.dest, opt.default_for(link))
             lo_ok = opt.lo is None or (v > opt.lo if opt.lo_open else v >= opt.lo)
             hi_ok = opt.hi is None or (v < opt.hi if opt.hi_open else v <= opt.hi)
             _check(opt.dest, v, math.isfinite(v) and lo_ok and hi_ok, opt.help)
@@ -117,7 +117,7 @@ def law_options(
             v = next(getattr(lw, opt.option) for lw in laws if opt in type(lw).options)
             echo[key] = v if opt.choices is not None else bool(v)
         else:
-            echo[key] = options.get(dest, opt.default)
+            echo[key] = options.get(dest, opt.default_for(link))
     return params, echo
 
 
