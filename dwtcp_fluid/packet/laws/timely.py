@@ -11,7 +11,9 @@ not per packet) the law takes the RTT of the ACK that completes the segment and 
 * otherwise g ≤ 0: rate ← rate + N·δ with N = 5 after ``hai_after`` consecutive non-positive gradients (HAI),
   else 1; g > 0: rate ← rate·(1 − β·g).
 
-Interpretations (the algorithm does not say): the first completion event has no previous RTT, so its new_rtt_diff
+Interpretations (the algorithm does not say): losses and retransmission timeouts leave the rate unchanged
+(Algorithm 1 reacts to RTT only; [TIMELY]'s NIC retransmits, the rate law never sees a loss), and the window is a
+loose cap, so no sender rule (:mod:`.recovery`) applies; the first completion event has no previous RTT, so its new_rtt_diff
 is 0; the HAI count is reset by any decrease (gradient or T_high); the rate is clipped to [``rate_min``, 1] (a
 factor 1 − β·g < 0 would otherwise make it negative).
 
