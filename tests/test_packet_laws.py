@@ -305,3 +305,16 @@ def test_get_law_rejects_unknown():
         get_law("bbr")
     with pytest.raises(ValueError, match="data_increase"):
         Dwtcp(data_increase="bytes")
+
+
+def test_reduction_flag_on_the_command_line(capsys):
+    """``--reduction`` is one flag of every window law that owns it: a value outside the rules, or the flag with a
+    law without it, is one error line naming the flag and what is accepted (exit 2, nothing run)."""
+    from dwtcp_fluid.cli import main
+
+    assert main(["packet", "run", "--reduction", "fast", "--duration", "1ms", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--reduction" in err and "prr | immediate | hold" in err
+    assert main(["packet", "run", "--law", "dwtcp", "--reduction", "prr", "--duration", "1ms"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--reduction" in err and "dctcp" in err and "Traceback" not in err
