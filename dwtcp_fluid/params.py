@@ -55,6 +55,19 @@ DEFAULT_G = 1.0 / 16.0
 #: queue as congestion. The library's :class:`DwtcpParams` keeps ``k = 0`` for the analysis of appendix A.
 DWTCP_TARGET = 100.0
 #: Help text of every ``--target`` flag.
+#: [PROXY] §2.4's Patched TIMELY RTT_ref (s), chosen "since RTTs are on the order of 30 µs ... to achieve positive
+#: queues": 20 µs above the base RTT.
+PATCHED_RTT_REF = 50e-6
+PATCHED_RTT_REF_MARGIN = 20e-6
+
+
+def patched_rtt_ref(d: float) -> float:
+    """Patched TIMELY's default RTT_ref (s) at base RTT ``d`` (s): [PROXY] §2.4's 50 µs, or the base RTT + 20 µs
+    where that is higher ([PROXY] chose 50 µs for RTTs of about 30 µs so that the queue is positive; an RTT_ref at or
+    below the base RTT has its fixed point below an empty queue, and the patch decreases the rate forever)."""
+    return max(PATCHED_RTT_REF, float(d) + PATCHED_RTT_REF_MARGIN)
+
+
 TARGET_HELP = (
     f"Target queue K of d_t = τ + K·L/C, packets ≥ 0 ({DWTCP_TARGET:g}: [DWTCP]'s evaluation; "
     "0: d_t = τ, the analysis of eq. (6))."

@@ -62,7 +62,7 @@ def val(s, k):
 
 
 def test_reno_slow_start_then_congestion_avoidance_and_halving_once_per_window():
-    law = Reno()
+    law = Reno(reduction="immediate")
     p, s = setup(law, cwnd=2.0, ssthresh=3.0)
     w = 2.0
     s = law.step(s, ev(ack=True, snd_una=1, snd_nxt=2), p)
@@ -85,7 +85,7 @@ def test_reno_slow_start_then_congestion_avoidance_and_halving_once_per_window()
 
 
 def test_dctcp_alpha_once_per_window_and_cut():
-    law = Dctcp()
+    law = Dctcp(reduction="immediate")
     p, s = setup(law, cwnd=10.0, ssthresh=5.0)
     g = 1 / 16
     alpha, w = 1.0, 10.0
@@ -108,8 +108,8 @@ def test_dctcp_alpha_once_per_window_and_cut():
     assert val(s, "cwnd") == pytest.approx(w, rel=1e-5)
 
 
-def test_dctcp_cut_floor_and_cwr_hold():
-    law = Dctcp(cwr_hold=True)
+def test_dctcp_cut_floor_and_hold():
+    law = Dctcp(reduction="hold")
     p, s = setup(law, cwnd=2.5, ssthresh=1.0, alpha=1.0)
     s = law.step(s, ev(ack=True, mark=True, snd_una=1, snd_nxt=5), p)
     assert val(s, "cwnd") == 2.0  # 2.5·(1 − 1/2) = 1.25 floored at min_cwnd = 2
@@ -117,6 +117,93 @@ def test_dctcp_cut_floor_and_cwr_hold():
     assert val(s, "cwnd") == 2.0  # in CWR: no additive increase
     s = law.step(s, ev(ack=True, snd_una=5, snd_nxt=6), p)
     assert val(s, "cwnd") == pytest.approx(2.5)  # window of the cut acknowledged: +1/W again
+
+
+def _acks(law, p, s, marks, nxt, una, losses=()):
+    """Feed one data ACK per entry of ``marks`` (packet ``una`` acknowledged; ``losses``: ACK indices that report
+    one loss), the sender sending new packets while inflight + 1 ≤ cwnd after each (the engine's window rule).
+    Returns the window after each ACK and the final state, snd_nxt, snd_una."""
+    seq = []
+    for i, m in enumerate(marks):
+        nl = 1 if i in losses else 0
+        una += 1 + nl
+        s = law.step(s, ev(ack=True, mark=m, nloss=nl, snd_una=una, snd_nxt=nxt), p)
+        seq.append(val(s, "cwnd"))
+        while nxt - una + 1 <= seq[-1]:
+            nxt += 1
+    return seq, s, nxt, una
+
+
+def test_reno_prr_cwr_linux_tcp_cwnd_reduction():
+    """Reno's default sender rule, hand-computed from Linux ``tcp_enter_cwr`` / ``tcp_cwnd_reduction`` /
+    ``tcp_end_cwnd_reduction``: 10 packets in flight, cwnd 10, the first ACK echoes ECN → CWR with ssthresh 5,
+    prior_cwnd 10, high_seq 10. Per ACK: inflight = snd_nxt − snd_una, prr_delivered = ACKs since the entry,
+    prr_out = packets sent since it; while inflight > ssthresh cwnd = inflight + ⌈5·prr_delivered/10⌉ − prr_out
+    (≥ 1 while prr_out = 0), then inflight + min(ssthresh − inflight, max(prr_delivered − prr_out, 1) + 1).
+    Echoes in CWR change nothing; snd_una = high_seq does not end CWR (something *above* it must be acknowledged);
+    the exit sets cwnd = ssthresh and the same ACK grows it by 1/5."""
+    law = Reno()
+    p, s = setup(law, cwnd=10.0, ssthresh=1.0)
+    marks = [True, True] + [False] * 7 + [True, False]
+    seq, s, nxt, una = _acks(law, p, s, marks, nxt=10, una=0)
+    assert seq[:10] == [10.0, 9.0, 9.0, 8.0, 8.0, 7.0, 7.0, 6.0, 5.0, 5.0]
+    assert val(s, "ssthresh") == 5.0 and int(s["ca"][0]) == 0
+    assert seq[10] == pytest.approx(5.2, rel=1e-6)
+    assert (
+        nxt == 16
+    )  # five packets sent while ten were delivered in CWR (the rate halved), one after the exit
+
+
+def test_reno_prr_immediate_and_hold_differ_from_linux():
+    """The same ACKs under the one-step cut: 5 at the first echo, +1/W per ACK at once (``immediate``) or only
+    after the window of the cut (``hold``) — the rules ``--reduction`` names."""
+    marks = [True, True] + [False] * 7 + [True, False]
+    imm = _acks(Reno(reduction="immediate"), *setup(Reno(reduction="immediate"), cwnd=10.0, ssthresh=1.0),
+                marks, nxt=10, una=0)[0]  # fmt: skip
+    hold = _acks(Reno(reduction="hold"), *setup(Reno(reduction="hold"), cwnd=10.0, ssthresh=1.0),
+                 marks, nxt=10, una=0)[0]  # fmt: skip
+    assert imm[0] == hold[0] == 5.0
+    assert imm[1] == 5.0 and imm[2] == pytest.approx(5.2, rel=1e-6)  # the second echo is in the cut's window
+    assert hold[1:9] == [5.0] * 8
+    # snd_una = 10 closes the cut's window for the one-step rules (≥): the echo there cuts again (PRR: no)
+    assert hold[9] == 2.5 and imm[9] == pytest.approx(imm[8] / 2, rel=1e-6)
+
+
+def test_dctcp_prr_target_alpha_and_recovery():
+    """DCTCP under PRR: the echo's target is max(W(1 − α/2), 2) (``dctcp_ssthresh``, α after this ACK's update);
+    a loss reported in CWR moves to Recovery with ssthresh reset to max(cwnd/2, 2) (``dctcp_react_to_loss``)
+    and no new prior_cwnd/high_seq; Recovery ends once snd_una ≥ high_seq (not above it), cwnd = ssthresh."""
+    law = Dctcp()
+    p, s = setup(law, cwnd=20.0, ssthresh=1.0, alpha=0.5, win_end=1000)
+    s = law.step(s, ev(ack=True, mark=True, snd_una=1, snd_nxt=20), p)
+    assert val(s, "ssthresh") == 15.0 and val(s, "prior_cwnd") == 20.0 and int(s["recover"][0]) == 20
+    # inflight 19 > 15: cwnd = 19 + ⌈15·1/20⌉ − 0
+    assert val(s, "cwnd") == 20.0
+    s = law.step(s, ev(ack=True, nloss=1, snd_una=3, snd_nxt=21), p)
+    # Recovery: ssthresh = 20/2; inflight 18, prr_delivered 2, prr_out 1: 18 + ⌈10·2/20⌉ − 1
+    assert int(s["ca"][0]) == 2 and val(s, "ssthresh") == 10.0 and int(s["recover"][0]) == 20
+    assert val(s, "cwnd") == 18.0
+    s = law.step(s, ev(ack=True, snd_una=20, snd_nxt=21), p)
+    assert int(s["ca"][0]) == 0 and val(s, "cwnd") == pytest.approx(10.1, rel=1e-6)  # exit at 10, then +1/10
+
+
+def test_reno_prr_loss_keeps_cwr_target_and_no_ecn_option():
+    """Reno: a loss in CWR keeps CWR's ssthresh (``tcp_enter_recovery`` does not re-run the reduction's init);
+    with ``ecn=False`` an echo starts nothing and the window grows."""
+    law = Reno()
+    p, s = setup(law, cwnd=10.0, ssthresh=1.0)
+    s = law.step(s, ev(ack=True, mark=True, snd_una=1, snd_nxt=10), p)
+    s = law.step(s, ev(ack=True, nloss=1, snd_una=3, snd_nxt=11), p)
+    assert int(s["ca"][0]) == 2 and val(s, "ssthresh") == 5.0
+    law = Reno(ecn=False)
+    p, s = setup(law, cwnd=10.0, ssthresh=1.0)
+    s = law.step(s, ev(ack=True, mark=True, snd_una=1, snd_nxt=10), p)
+    assert int(s["ca"][0]) == 0 and val(s, "cwnd") == pytest.approx(10.1, rel=1e-6)
+
+
+def test_reduction_refused_by_name():
+    with pytest.raises(ValueError, match=r"reduction='fast' is invalid for law 'dctcp': accepted one of prr"):
+        Dctcp(reduction="fast")
 
 
 def test_dctcp_per_ack_eq36_every_marked_ack():
@@ -218,3 +305,16 @@ def test_get_law_rejects_unknown():
         get_law("bbr")
     with pytest.raises(ValueError, match="data_increase"):
         Dwtcp(data_increase="bytes")
+
+
+def test_reduction_flag_on_the_command_line(capsys):
+    """``--reduction`` is one flag of every window law that owns it: a value outside the rules, or the flag with a
+    law without it, is one error line naming the flag and what is accepted (exit 2, nothing run)."""
+    from dwtcp_fluid.cli import main
+
+    assert main(["packet", "run", "--reduction", "fast", "--duration", "1ms", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--reduction" in err and "prr | immediate | hold" in err
+    assert main(["packet", "run", "--law", "dwtcp", "--reduction", "prr", "--duration", "1ms"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--reduction" in err and "dctcp" in err and "Traceback" not in err

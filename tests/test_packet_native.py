@@ -1,8 +1,9 @@
 """The native slot loop against the JAX reference engine: every raw record array bit-identical, and the dispatch.
 
 The native loop (:mod:`dwtcp_fluid.packet.native`) is a second copy of the slot semantics, accepted only because
-these tests prove it equal to the reference on its whole set: DCTCP and Reno (both options), drops and
-retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the timer wheel),
+these tests prove it equal to the reference on its whole set: DCTCP and Reno (every option: the sender rules
+``prr`` — Linux's CWR and Recovery with proportional rate reduction, the default —, ``immediate`` and ``hold``; Reno
+without ECN), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the timer wheel),
 finite flows with start and stop slots, marking at enqueue and dequeue,
 heterogeneous RTTs, several seeds, flow counts and lengths. (The hand-computed slot-by-slot tests of
 ``test_packet_switch.py`` also run through both engines.)
@@ -16,6 +17,7 @@ import pytest
 from dwtcp_fluid.packet import build, run, run_many
 from dwtcp_fluid.packet import engine as E
 from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
+from dwtcp_fluid.packet.laws import get_law
 from dwtcp_fluid.packet.laws.dctcp import Dctcp
 from dwtcp_fluid.packet.laws.reno import Reno
 
@@ -23,11 +25,11 @@ _RTTS = ["100us", "200us", "50us", "400us", "100us", "100us", "100us", "300us", 
 
 # (law, build kwargs, what the run must exercise so that equality is not vacuous)
 CASES = {
-    "dctcp-n10": ("dctcp", dict(flows=10, duration="6ms", seed=3, trace_points=30), ("marks",)),
+    "dctcp-n10": ("dctcp", dict(flows=10, duration="6ms", seed=3, trace_points=30), ("marks", "cwr", "prr")),
     "reno-drops-timeouts": (
         "reno",
         dict(flows=30, duration="6ms", buffer=20, K=10, seed=7, rto="200us", trace_points=10),
-        ("drops", "timeouts"),
+        ("drops", "timeouts", "recovery", "prr"),
     ),
     "dctcp-finite-dequeue": (
         "dctcp",
@@ -60,12 +62,28 @@ SLOW_CASES = {
     ),
     "reno-small-buffer": ("reno", dict(flows=8, duration="8ms", buffer=12, K=6, seed=5), ("drops",)),
     "reno-no-ecn": (Reno(ecn=False), dict(flows=6, duration="10ms", buffer=30, seed=12), ("drops",)),
-    "dctcp-cwr-hold-rtts": (
-        Dctcp(cwr_hold=True),
+    "dctcp-hold-rtts": (
+        Dctcp(reduction="hold"),
         dict(flows=10, duration="10ms", rtts=_RTTS, seed=14),
         ("marks",),
     ),
     "dctcp-n64": ("dctcp", dict(flows=64, duration="5ms", K=30, buffer=100, seed=11), ("marks",)),
+    "dctcp-immediate-drops": (
+        Dctcp(reduction="immediate"),
+        dict(flows=30, duration="8ms", buffer=20, K=10, rto="200us", seed=6),
+        ("marks", "drops", "timeouts"),
+    ),
+    "reno-immediate-rtts": (
+        Reno(reduction="immediate"),
+        dict(flows=10, duration="10ms", rtts=_RTTS, buffer=40, K=15, seed=8),
+        ("marks", "drops"),
+    ),
+    "reno-hold": (Reno(reduction="hold"), dict(flows=8, duration="8ms", buffer=12, K=6, seed=5), ("drops",)),
+    "dctcp-prr-recovery-rtts": (
+        "dctcp",
+        dict(flows=20, duration="10ms", rtts=_RTTS * 2, buffer=30, K=10, seed=15),
+        ("marks", "drops", "cwr", "recovery", "prr"),
+    ),
     "dctcp-n3-long": ("dctcp", dict(flows=3, duration="60ms", K=20, seed=4, trace_points=25), ("marks",)),
     "reno-n100-long": ("reno", dict(flows=100, duration="40ms", seed=21, rto="500us"), ("drops", "timeouts")),
     # a timeout longer than the timer wheel: re-armed at the wheel's last row until due
@@ -102,22 +120,41 @@ def _assert_identical(ref: list[dict], nat: list[dict]) -> None:
             assert np.array_equal(x, y), f"{k}: first difference at {np.argwhere(x != y)[:1].tolist()}"
 
 
-def _assert_exercised(raw: dict, what: tuple[str, ...]) -> None:
+def _reduction(law) -> str:
+    return (get_law(law) if isinstance(law, str) else law).reduction
+
+
+def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> None:
+    """What the run must contain. ``cwr``/``recovery``: under the ``prr`` rule every echo (drop) reported in the
+    Open state enters CWR (Recovery), so marks (drops) in a ``prr`` run are reductions by PRR; ``prr``: the same
+    scenario under the ``immediate`` rule gives other records (the PRR code ran and changed the windows)."""
+    prr = law is not None and _reduction(law) == "prr"
     checks = {
-        "marks": raw["marks_cum"][-1] > 0,
-        "drops": raw["drops_cum"][-1].sum() > 0,
-        "timeouts": raw["timeouts_cum"][-1].sum() > 0,
-        "finished": np.any(raw["finish"] != 2**31 - 1),
-        "overflow": raw["tw_over"] > 0,
+        "marks": lambda: raw["marks_cum"][-1] > 0,
+        "drops": lambda: raw["drops_cum"][-1].sum() > 0,
+        "timeouts": lambda: raw["timeouts_cum"][-1].sum() > 0,
+        "finished": lambda: np.any(raw["finish"] != 2**31 - 1),
+        "overflow": lambda: raw["tw_over"] > 0,
+        "cwr": lambda: prr and raw["marks_cum"][-1] > 0,
+        "recovery": lambda: prr and raw["drops_cum"][-1].sum() > 0,
+        "prr": lambda: prr and not np.array_equal(raw["cwnd_sum"], _immediate_cwnd(law, kw)),
     }
     for w in what:
-        assert checks[w], f"the run has no {w}: the equality would be vacuous"
+        assert checks[w](), f"the run has no {w}: the equality would be vacuous"
+
+
+def _immediate_cwnd(law, kw: dict) -> np.ndarray:
+    """The window integrals of the same scenario under ``reduction="immediate"`` (native loop)."""
+    name = law if isinstance(law, str) else law.name
+    r = build(get_law(name, reduction="immediate"), **kw)
+    spec = E.spec_for(r.cfg, r.engine_laws, stack([r.scenario]))
+    return run_prepared(spec, [E.prepare(spec, r.scenario)], engine="native")[0]["cwnd_sum"]
 
 
 def _case(law, kw, what, seeds=()):
     ref, nat, spec = _both(law, dict(kw), seeds)
     assert choose_engine(spec) == "native"
-    _assert_exercised(ref[0], what)
+    _assert_exercised(ref[0], what, law, dict(kw, trace_points=kw.get("trace_points", 20)))
     _assert_identical(ref, nat)
 
 

@@ -197,3 +197,24 @@ def test_bad_noise_distribution():
 
     with pytest.raises(ValueError, match="rtt_noise_dist='normal'"):
         build("timely", flows=1, rtt_noise_dist="normal")
+
+
+def test_patched_rtt_ref_follows_the_base_rtt_and_a_meaningless_reference_is_warned():
+    """Patched TIMELY's RTT_ref defaults to [PROXY] §2.4's 50 µs where that is above the base RTT (20 µs: the
+    TIMELY findings' setting), else to the base RTT + 20 µs; an RTT_ref at or below the base RTT (the fixed point
+    below an empty queue), T_high at or below it, or T_low above the largest RTT the buffer allows is one warning
+    line of the run (``meta["warnings"]``, printed by ``packet run``)."""
+    from dwtcp_fluid.packet import build
+    from dwtcp_fluid.params import patched_rtt_ref
+
+    assert patched_rtt_ref(20e-6) == 50e-6 and patched_rtt_ref(100e-6) == pytest.approx(120e-6)
+    for rtt, ref_us in (("20us", 50.0), ("100us", 120.0)):
+        pr = build("timely-patched", flows=2, duration="1ms", link=LinkParams(rtt=rtt))
+        slot_us = pr.slot * 1e6
+        assert float(pr.scenario.law[0]["rtt_ref"]) * slot_us == pytest.approx(ref_us, rel=1e-6)
+        assert "warnings" not in pr.meta
+    pr = build("timely-patched", flows=2, duration="1ms", law_params={"rtt_ref": 40.0})  # 48 µs < 100 µs
+    (line,) = pr.meta["warnings"]
+    assert "RTT_ref = 48 µs is not above the base RTT 99.6 µs" in line and "\n" not in line
+    pr = build("timely", flows=2, duration="1ms", buffer=50, law_params={"t_high": 50.0, "t_low": 200.0})
+    assert [w.split(":")[1].split("=")[0].strip() for w in pr.meta["warnings"]] == ["T_high", "T_low"]

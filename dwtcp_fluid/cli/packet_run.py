@@ -28,6 +28,7 @@ from .common import (
     print_written,
     require_unit,
     status,
+    warn,
     warn_implausible,
 )
 from .limits import check_budget
@@ -235,6 +236,8 @@ def _run(**kw: Any) -> None:
         yes=bool(kw.get("yes")),
     )
     warn_implausible(link, times["duration"])  # the inputs passed every check: warn before the work starts
+    for line in plan.packet_run.meta.get("warnings", ()) if plan.packet_run is not None else ():
+        warn(line)
     flush_warnings()
     with status(f"packet run: {packets:.3g} slots of {kw['law']} on {plan.topology}"):
         doc, data = plan.run()
@@ -387,7 +390,9 @@ def build_run_command() -> Any:
                 P(
                     opt.dest,
                     kw,
-                    default=O(None, flag, help=f"{help_} Default {opt.default:g}."),
+                    default=O(
+                        None, flag, help=f"{help_} Default {opt.default_note or format(opt.default, 'g')}."
+                    ),
                     annotation=float | None,
                 )
             )

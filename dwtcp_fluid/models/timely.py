@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from .. import units
-from ..params import LinkParams, check_range
+from ..params import LinkParams, check_range, patched_rtt_ref
 from .base import FluidModel
 
 __all__ = [
@@ -119,7 +119,8 @@ class TimelyParams:
     delta : str or float
         Additive step δ ("10Mbps" or bits/s).
     t_low, t_high, min_rtt, rtt_ref : str or float
-        T_low, T_high, minRTT and Patched TIMELY's RTT_ref ("50us" or seconds).
+        T_low, T_high, minRTT and Patched TIMELY's RTT_ref ("50us" or seconds; RTT_ref None: max(50 µs, d + 20 µs),
+        :func:`~dwtcp_fluid.params.patched_rtt_ref`).
     segment : float
         Bytes per completion event S (16 KB).
     hai : float
@@ -136,7 +137,7 @@ class TimelyParams:
     t_low: str | float = "50us"
     t_high: str | float = "500us"
     min_rtt: str | float = "20us"
-    rtt_ref: str | float = "50us"
+    rtt_ref: str | float | None = None
     segment: float = 16384.0
     hai: float = 1.0
     rate_min: str | float = "10Mbps"
@@ -150,6 +151,8 @@ class TimelyParams:
         check_range("beta", self.beta, lo=0.0, hi=1.0, lo_open=True)
         check_range("segment", self.segment, lo=1.0, why="bytes")
         check_range("hai", self.hai, lo=1.0)
+        if self.rtt_ref is None:
+            object.__setattr__(self, "rtt_ref", patched_rtt_ref(self.link.d))
         for k in ("t_low", "t_high", "min_rtt", "rtt_ref"):
             v = check_range(k, units.parse_time(getattr(self, k)), lo=0.0, why="seconds")
             object.__setattr__(self, k, v)

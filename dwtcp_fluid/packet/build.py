@@ -281,6 +281,11 @@ def build(
     )
     name = "+".join(lw.name for lw in laws)
     meta = {"law": name, "flows": flows, "K": float(K), "seed": seed, "duration_s": n_slots * slot}
+    # a law reference (an RTT threshold, a target) that makes the run meaningless at this RTT: one line each
+    warns = [m for lw, p in zip(laws, params, strict=True) for m in lw.reference_warnings(
+        {k: float(v) for k, v in p.items()}, rtt=float(rtt.min()), buffer=float(buffer), slot_s=slot)]  # fmt: skip
+    if warns:
+        meta["warnings"] = list(dict.fromkeys(warns))
     return PacketRun(
         laws[0], cfg, scen, slot, link, int(n_chunks * warmup_fraction), meta, laws if len(laws) > 1 else ()
     )

@@ -16,7 +16,9 @@ itself is on the path; :func:`imminence_bounds` proves after the run, from the r
 sent, that T_c/D never left the clipped side (``held``: a run where it did is not scored).
 
 Compared over the last half (10 Gbps, d = 100 µs, K = 65, g = 1/16, seed 0, 100 ms) against the ACK-clocked model
-(:data:`~.crosscheck.REFERENCE`, as DCTCP's check): mean queue, q_min/q_max (5th and 95th percentiles of the chunk-mean
+(:data:`~.crosscheck.REFERENCE`, as DCTCP's check), with the packet law under the one-step cut the fluid models
+describe (:data:`~.crosscheck.FLUID_REDUCTION`; under the laws' default, Linux's proportional rate reduction, the
+period moves toward the paper's lagged queue as DCTCP's does, :mod:`.crosscheck`): mean queue, q_min/q_max (5th and 95th percentiles of the chunk-mean
 queue), period and utilization. Measured (seed 0; packet / ACK-clocked fluid):
 
 ==  ===  ===========  ===========  ===========  =====================  =============  ===================

@@ -104,7 +104,7 @@ def law_options(
         for opt in type(lw).options:
             if opt.option is not None:
                 continue
-            v = options.get(opt.dest, opt.default)
+            v = options.get(opt.dest, opt.default_for(link))
             from ..packet.laws.base import float32_ok
 
             _check(opt.dest, v, opt.bound.ok(v), f"{opt.bound.accepted(opt.dest)}: {opt.help}")
@@ -123,7 +123,7 @@ def law_options(
             v = next(getattr(lw, opt.option) for lw in laws if opt in type(lw).options)
             echo[key] = v if opt.choices is not None else bool(v)
         else:
-            echo[key] = options.get(dest, opt.default)
+            echo[key] = options.get(dest, opt.default_for(link))
     return params, echo
 
 

@@ -193,6 +193,12 @@ class LawOption:
     choices : tuple of str, optional
         A choice flag: the accepted values of the static option ``option`` (e.g. a hop signal), ``default``
         among them. The law's own check of the field should test membership in this tuple (one definition).
+    default_from_link : callable, optional
+        ``default_from_link(link) -> value``: a default that follows the link (e.g. Patched TIMELY's RTT_ref
+        above the base RTT); ``default`` is then its value at the paper's setting and ``default_note`` says the
+        rule in the help.
+    default_note : str
+        The rule of ``default_from_link``, for the help.
     """
 
     flag: str
@@ -209,6 +215,12 @@ class LawOption:
     choices: tuple[str, ...] | None = None
     bound: Bound | None = None
     below: str | None = None
+    default_from_link: Callable[[Any], float] | None = None
+    default_note: str = ""
+
+    def default_for(self, link: Any) -> float | bool | str:
+        """The default on ``link``: ``default_from_link(link)`` where the default follows the link."""
+        return self.default_from_link(link) if self.default_from_link is not None else self.default
 
     def __post_init__(self) -> None:
         if self.bound is None:
@@ -284,6 +296,14 @@ class Law:
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         """One event of the law for one flow (or elementwise for many): returns the new state."""
         raise NotImplementedError
+
+    def reference_warnings(
+        self, p: Mapping[str, Any], *, rtt: float, buffer: float, slot_s: float
+    ) -> tuple[str, ...]:
+        """One line for each reference of the law (a target delay, an RTT threshold) that makes a run meaningless
+        at base RTT ``rtt`` (slots) with a ``buffer``-packet queue (``p``: the law's parameters in the engine's
+        units; ``slot_s``: the slot in seconds, for the message). Empty: nothing to say."""
+        return ()
 
     def next_wake(self, s: Mapping[str, Any], ev: Events, p: Mapping[str, Any]) -> Any:
         """The next slot after ``ev.t`` at which the law must be called without an ACK (:data:`NEVER`: none)."""

@@ -9,6 +9,11 @@ where W_cubic(t) < W_est, the window is W_est, which grows by α = 3(1 − β)/(
 convergence when cwnd is below the previous W_max (RFC 8312 §4.6); cwnd ← β·cwnd. Loss-based: ECN marks are
 ignored unless ``ecn`` (then a mark is a loss, RFC 8312 §4.5 style). Time comes from the engine's slot clock
 (``ev.t`` slots × the slot length), the RTT from the smoothed per-ACK samples (RFC 6298, gain 1/8).
+
+How the window reaches β·cwnd is the law's ``reduction`` (:mod:`.recovery`): by default Linux's Recovery (and CWR
+with ``ecn``) with proportional rate reduction, W_max recorded at the entry (``cubictcp_recalc_ssthresh``, called
+from ``tcp_init_cwnd_reduction``) and the epoch restarted at the first increase after the exit, as Linux's
+``tcp_cubic.c`` does (``epoch_start = 0``); ``"immediate"`` cuts at once and grows on.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 
 from .base import FLOAT, INT, Events, Law, LawOption, window_closed, window_init
+from .recovery import REDUCTION_OPTION, check_reduction, prr_step, reduction_init
 from .registry import register_law
 from .reno import SSTHRESH_INF
 
@@ -48,6 +54,8 @@ class Cubic(Law):
         React to an ECN mark as to a loss (default False: CUBIC is loss-based).
     fast_convergence : bool
         RFC 8312 §4.6 (default True, as Linux).
+    reduction : {"prr", "immediate", "hold"}
+        The sender rule (:mod:`.recovery`, default Linux's PRR).
     """
 
     name: ClassVar[str] = "cubic"
@@ -66,9 +74,14 @@ class Cubic(Law):
             lo_open=True,
             hi_open=True,
         ),
+        REDUCTION_OPTION,
     )
     ecn: bool = False
     fast_convergence: bool = True
+    reduction: str = "prr"
+
+    def __post_init__(self) -> None:
+        check_reduction(self.name, self.reduction)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """``c`` = 0.4, ``beta`` = 0.7 (RFC 8312 §5), ``slot_s`` (slot length in seconds, from the link of the
@@ -91,22 +104,25 @@ class Cubic(Law):
             "w_est": jnp.zeros(n, FLOAT),
             "epoch": jnp.full(n, -1, INT),
             "srtt": jnp.zeros(n, FLOAT),
+            **(reduction_init(n) if self.reduction == "prr" else {}),
         }
 
-    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
-        cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
+    def _grow(
+        self,
+        s: Mapping[str, Any],
+        cwnd: Any,
+        ssthresh: Any,
+        grow: Any,
+        ev: Events,
+        p: Mapping[str, Any],
+        rtt_s: Any,
+    ) -> dict[str, Any]:
+        """The increase of one ACK where ``grow``: slow start, or the cubic window (a congestion-avoidance epoch
+        starts at the first ACK after a reduction, or after slow start ends) and the TCP-friendly region. Returns the new ``cwnd`` and
+        the epoch state ``w_max``, ``k``, ``w_est``, ``epoch``."""
         c, beta, slot = p["c"], p["beta"], p["slot_s"]
-        sample = jnp.asarray(ev.rtt_sample, FLOAT)
-        got = ev.ack & (sample > 0)
-        srtt = jnp.where(got, jnp.where(s["srtt"] > 0, 0.875 * s["srtt"] + 0.125 * sample, sample), s["srtt"])
-        rtt_s = jnp.where(srtt > 0, srtt, jnp.asarray(ev.rtt, FLOAT)) * slot
-        loss = ev.nloss > 0
-        congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
-        react = congestion & window_closed(ev.snd_una, recover)
-        grow = ev.ack & ~congestion
         n = jnp.asarray(ev.n_acked).astype(FLOAT)
         slow = cwnd < ssthresh
-        # A congestion-avoidance epoch starts at the first ACK after a reduction (or after slow start ends).
         start = grow & ~slow & (s["epoch"] < 0)
         w_max0 = jnp.where(start & (s["w_max"] < cwnd), cwnd, s["w_max"])
         k = jnp.where(start, cubic_k(w_max0, cwnd, c), s["k"])
@@ -118,7 +134,64 @@ class Cubic(Law):
         friendly = cubic_window(t_s, k, w_max0, c) < w_est
         ca = jnp.where(friendly, w_est, cwnd + n * (target - cwnd) / cwnd)
         grown = jnp.where(slow, cwnd + n, ca)
-        cwnd_new = jnp.where(grow, grown, cwnd)
+        return {"cwnd": jnp.where(grow, grown, cwnd), "w_max": w_max0, "k": k, "w_est": w_est, "epoch": epoch}
+
+    def _step_prr(
+        self, s: dict[str, Any], ev: Events, p: Mapping[str, Any], srtt: Any, rtt_s: Any
+    ) -> dict[str, Any]:
+        """``reduction="prr"``: :func:`.recovery.prr_step` with CUBIC's targets, W_max at the entry."""
+        beta = p["beta"]
+        side: dict[str, Any] = {}
+
+        def increase(w: Any, ss: Any, grow: Any) -> Any:
+            side.update(self._grow(s, w, ss, grow, ev, p, rtt_s))
+            return side["cwnd"]
+
+        cut = lambda w: jnp.maximum(w * beta, p["min_cwnd"])  # noqa: E731
+        st = prr_step(
+            s,
+            ev,
+            ecn_target=cut,
+            loss_target=cut,
+            timeout_target=lambda w: jnp.maximum(w * beta, 2.0),
+            increase=increase,
+            loss_resets=False,
+            ecn=self.ecn,
+        )
+        entered, w0 = st.pop("entered"), st["prior_cwnd"]
+        st.pop("open_ack")
+        fc = (w0 < side["w_max"]) if self.fast_convergence else jnp.zeros_like(entered)
+        w_max = jnp.where(entered, jnp.where(fc, w0 * (1.0 + beta) * 0.5, w0), side["w_max"])
+        epoch = jnp.where(entered, -1, side["epoch"])
+        to = jnp.asarray(ev.timeout)
+        w_max = jnp.where(to, s["cwnd"], w_max)
+        epoch = jnp.where(to, -1, epoch)
+        return {
+            **st,
+            "w_max": w_max.astype(FLOAT),
+            "k": side["k"].astype(FLOAT),
+            "w_est": side["w_est"].astype(FLOAT),
+            "epoch": epoch.astype(INT),
+            "srtt": srtt.astype(FLOAT),
+        }
+
+    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
+        beta, slot = p["beta"], p["slot_s"]
+        sample = jnp.asarray(ev.rtt_sample, FLOAT)
+        got = ev.ack & (sample > 0)
+        srtt = jnp.where(got, jnp.where(s["srtt"] > 0, 0.875 * s["srtt"] + 0.125 * sample, sample), s["srtt"])
+        rtt_s = jnp.where(srtt > 0, srtt, jnp.asarray(ev.rtt, FLOAT)) * slot
+        if self.reduction == "prr":
+            return self._step_prr(s, ev, p, srtt, rtt_s)
+        loss = ev.nloss > 0
+        congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
+        react = congestion & window_closed(ev.snd_una, recover)
+        grow = ev.ack & ~congestion
+        if self.reduction == "hold":
+            grow = grow & window_closed(ev.snd_una, recover)
+        g = self._grow(s, cwnd, ssthresh, grow, ev, p, rtt_s)
+        cwnd_new, w_max0, k, w_est, epoch = g["cwnd"], g["w_max"], g["k"], g["w_est"], g["epoch"]
         # Reduction: W_max (with fast convergence), cwnd ← β·cwnd, a new epoch at the next ACK.
         fc = (cwnd < s["w_max"]) if self.fast_convergence else jnp.zeros_like(react)
         w_max = jnp.where(react, jnp.where(fc, cwnd * (1.0 + beta) * 0.5, cwnd), w_max0)

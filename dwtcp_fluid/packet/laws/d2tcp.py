@@ -5,6 +5,10 @@ window, W + 1 per RTT otherwise ([D2TCP] eq. (2)); α is DCTCP's estimate. The d
 T_c = B/(3W/4) RTTs the time the remaining B packets need at the sawtooth's mean window 3W/4 ([D2TCP] §3.2.3) and
 D the time left until the deadline, clipped to [d_min, d_max] = [0.5, 2]; a flow without a deadline has d = 1 and
 behaves exactly as DCTCP.
+
+[D2TCP] gives the target W(1 − p/2), not how the window reaches it; its implementation is built on the public DCTCP
+kernel source ([D2TCP] §4.1.1), so the sender rule is DCTCP's (``reduction``, :mod:`.recovery`): by default Linux's CWR with
+proportional rate reduction toward max(W(1 − p/2), 2), p taken at the ACK that enters CWR.
 """
 
 from __future__ import annotations

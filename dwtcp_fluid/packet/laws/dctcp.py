@@ -1,7 +1,11 @@
-"""DCTCP: α estimated once per window of data, W ← W(1 − α/2) at most once per window.
+"""DCTCP: α estimated once per window of data, the window brought to W(1 − α/2) at most once per window.
 
-Eqs. (3), (4) of [DCTCP-A] (and Linux ``tcp_dctcp.c``): α ← (1 − g)α + g·F with F = marked/acked
-over the last window of data; on the first marked ACK of a window, W ← max(W(1 − α/2), W_min).
+Eqs. (3), (4) of [DCTCP-A] and Linux ``tcp_dctcp.c``: α ← (1 − g)α + g·F with F = marked/acked over the last
+window of data (``dctcp_update_alpha``, run on every ACK before the congestion state is processed); an ECN echo
+sets ssthresh = max(W(1 − α/2), 2) (``dctcp_ssthresh``), a loss max(W/2, 2) (``dctcp_react_to_loss``). How the
+window reaches ssthresh is the law's ``reduction`` (:mod:`.recovery`): by default Linux's CWR state with
+proportional rate reduction, as Linux and ns-3's ``TcpDctcp`` run it; ``"immediate"`` is [DCTCP-A] eq. (4) read
+as a one-step cut with the increase going on (the fluid models' reading).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import jax.numpy as jnp
 
 from ...params import BOUNDS, DEFAULT_G
 from .base import FLOAT, INT, Events, Law, LawOption, reno_increase, window_closed, window_init
+from .recovery import REDUCTION_OPTION, check_reduction, prr_step, reduction_init
 from .registry import register_law
 from .reno import SSTHRESH_INF
 
@@ -60,14 +65,15 @@ G_OPTION: LawOption = LawOption(
 @register_law
 @dataclass(frozen=True)
 class Dctcp(Law):
-    """DCTCP (Linux semantics by default).
+    """DCTCP, [DCTCP-A] eqs. (3), (4) with Linux's sender rules by default.
 
     Parameters
     ----------
-    cwr_hold : bool
-        ns-3-style CWR: no additive increase until the window in which the cut happened is acknowledged. Default
-        False: the window keeps growing by 1/W per ACK after a cut, as in Linux's steady state and the fluid
-        model (5), where the increase term 1/R never switches off.
+    reduction : {"prr", "immediate", "hold"}
+        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's and ns-3's CWR with proportional rate
+        reduction, no increase while reducing; ``"immediate"`` W ← max(W(1 − α/2), 2) on the first marked ACK of
+        a window and +1/W per ACK at once (the fluid model (5)); ``"hold"`` the same cut, no increase until the
+        window of the cut is acknowledged (ns-3's ``TcpClassicRecovery``).
     """
 
     name: ClassVar[str] = "dctcp"
@@ -75,8 +81,11 @@ class Dctcp(Law):
     has_alpha: ClassVar[bool] = True
     aux: ClassVar[str | None] = "alpha"
     aux_summary: ClassVar[str | None] = "alpha_mean"
-    options: ClassVar[tuple[LawOption, ...]] = (G_OPTION,)
-    cwr_hold: bool = False
+    options: ClassVar[tuple[LawOption, ...]] = (G_OPTION, REDUCTION_OPTION)
+    reduction: str = "prr"
+
+    def __post_init__(self) -> None:
+        check_reduction(self.name, self.reduction)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """``g`` (EWMA gain), ``alpha0`` (1, Linux's ``dctcp_alpha_on_init``), ``init_cwnd`` (10),
@@ -86,9 +95,11 @@ class Dctcp(Law):
         return {"g": g, "alpha0": 1.0, "init_cwnd": float(context.get("init_cwnd", 10.0)), "min_cwnd": 2.0}
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+        prr = reduction_init(n) if self.reduction == "prr" else {}
         return {
             **window_init(p, n, SSTHRESH_INF),
             **alpha_init(p, n),
+            **prr,
         }
 
     def penalty(self, alpha: Any, cwnd: Any, ev: Events, p: Mapping[str, Any]) -> Any:
@@ -97,6 +108,20 @@ class Dctcp(Law):
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         est = alpha_update(s, ev, p["g"])
+        if self.reduction == "prr":
+            st = prr_step(
+                s,
+                ev,
+                ecn_target=lambda w: jnp.maximum(
+                    w * (1.0 - self.penalty(est["alpha"], w, ev, p) * 0.5), p["min_cwnd"]
+                ),
+                loss_target=lambda w: jnp.maximum(w * 0.5, p["min_cwnd"]),
+                timeout_target=lambda w: jnp.maximum(w * 0.5, 2.0),
+                increase=lambda w, ss, grow: reno_increase(w, ss, grow, ev.n_acked),
+                loss_resets=True,
+            )
+            st.pop("open_ack"), st.pop("entered")
+            return {**est, **st}
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
         pen = self.penalty(est["alpha"], cwnd, ev, p)
         loss = ev.nloss > 0
@@ -109,7 +134,7 @@ class Dctcp(Law):
         cut_w = jnp.maximum(cut_w, p["min_cwnd"]).astype(FLOAT)
         react = ecn_cut | loss_cut
         grow = ev.ack & ~loss
-        if self.cwr_hold:
+        if self.reduction == "hold":
             grow = grow & open_
         cwnd_new = jnp.where(react, cut_w, reno_increase(cwnd, ssthresh, grow, ev.n_acked))
         ssthresh = jnp.where(react, cut_w, ssthresh)

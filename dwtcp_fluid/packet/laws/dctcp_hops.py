@@ -19,6 +19,7 @@ from ...params import BOUNDS
 from ..hop_signals import HOP_SIGNALS, check_signal, hop_signal, signal_option
 from .base import Events, Law, LawOption
 from .dctcp import G_OPTION, Dctcp
+from .recovery import REDUCTION_OPTION, check_reduction
 from .registry import register_law
 
 __all__ = ["DctcpHops"]
@@ -33,6 +34,8 @@ class DctcpHops(Law):
     ----------
     signal : {"ind", "max", "sum", "sum_squ"}
         The hop signal f (MAX marks the same packets as IND).
+    reduction : {"prr", "immediate", "hold"}
+        DCTCP's sender rule (:mod:`.recovery`, default Linux's CWR with proportional rate reduction).
     """
 
     name: ClassVar[str] = "dctcp-hops"
@@ -46,11 +49,14 @@ class DctcpHops(Law):
             "--hop-threshold", "Hop-signal threshold K_hop, packets.", 65.0, param="k_hop", bound=BOUNDS["K"]
         ),
         signal_option("ind", HOP_SIGNALS),
+        REDUCTION_OPTION,
     )
     signal: str = "ind"
+    reduction: str = "prr"
 
     def __post_init__(self) -> None:
         check_signal(self.name, self.signal, HOP_SIGNALS)
+        check_reduction(self.name, self.reduction)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """DCTCP's parameters and ``k_hop`` (packets, default the DCTCP threshold K or 65)."""
@@ -60,7 +66,7 @@ class DctcpHops(Law):
         return p
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        return Dctcp().init(p, n)
+        return Dctcp(reduction=self.reduction).init(p, n)
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         if ev.hop_queues is None:
@@ -69,4 +75,4 @@ class DctcpHops(Law):
             )
         f = hop_signal(ev.hop_queues, self.signal, p["k_hop"])
         mark = (f >= 0.5) if self.signal == "ind" else (f >= p["k_hop"])
-        return Dctcp().step(s, ev._replace(mark=ev.ack & mark), p)
+        return Dctcp(reduction=self.reduction).step(s, ev._replace(mark=ev.ack & mark), p)

@@ -23,7 +23,10 @@ Interpretations of ambiguous lines (each a named option; defaults first):
   ``alpha_max`` = 1000 (α·S = 64 kB ≈ 43 packets per Scout ACK, about half a 10 Gbps × 100 µs BDP: doubling
   without a cap would make one Scout ACK add more than the whole buffer within a dozen RTTs).
 * Order on a Scout ACK: the window grows by the current α·S, then α doubles.
-* Data losses (not covered by the paper) halve the window once per window, like Reno; timeouts restart at 1.
+* Data losses (not covered by the paper) halve the window at once, once per window, like Reno's ``"immediate"``
+  rule; timeouts restart at 1. [DWTCP] §6.1's implementation is a kernel module over Linux's unchanged TCP stack,
+  whose loss recovery is PRR (:mod:`.recovery`); the law keeps the one-step halving (no option) because Algorithm 1's
+  own decrease (line 22) is a one-step cut and data losses are rare where the Scouts keep the queue short.
 
 The engine calls the law at every event of the flow (data ACK, Scout ACK, Scout loss, timeout) and at the slot
 :meth:`Dwtcp.next_wake` returns: the first slot at which "ScoutDelayed" can fire without another event (d_s only

@@ -1,4 +1,9 @@
-"""TCP Reno/NewReno congestion avoidance with ECN (RFC 5681, RFC 3168), the baseline law of the packet core."""
+"""TCP Reno/NewReno congestion avoidance with ECN (RFC 5681, RFC 3168), the baseline law of the packet core.
+
+ssthresh = max(W/2, 2) after an ECN echo or a loss (Linux ``tcp_reno_ssthresh``); how the window reaches it is the
+law's ``reduction`` (:mod:`.recovery`): by default Linux's CWR and SACK Recovery with proportional rate reduction
+(Linux ``tcp_input.c``, ns-3 ``TcpPrrRecovery``).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from .base import FLOAT, Events, Law, reno_increase, window_closed, window_init
+from .base import FLOAT, Events, Law, LawOption, reno_increase, window_closed, window_init
+from .recovery import REDUCTION_OPTION, check_reduction, prr_step, reduction_init
 from .registry import register_law
 
 __all__ = ["Reno", "SSTHRESH_INF"]
@@ -27,26 +33,53 @@ class Reno(Law):
     ----------
     ecn : bool
         React to ECN marks like a loss (RFC 3168 ECN-Reno, default True); False ignores marks.
+    reduction : {"prr", "immediate", "hold"}
+        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's and ns-3's CWR/Recovery with
+        proportional rate reduction; ``"immediate"`` W ← max(W/2, 2) at once, the increase going on;
+        ``"hold"`` the same cut, no increase until the window of the cut is acknowledged.
     """
 
     name: ClassVar[str] = "reno"
     signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
+    options: ClassVar[tuple[LawOption, ...]] = (REDUCTION_OPTION,)
     ecn: bool = True
+    reduction: str = "prr"
+
+    def __post_init__(self) -> None:
+        check_reduction(self.name, self.reduction)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """``init_cwnd`` (packets, default 10 as Linux IW10) and ``min_cwnd`` (packets, 2 after a halving)."""
         return {"init_cwnd": float(context.get("init_cwnd", 10.0)), "min_cwnd": 2.0}
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        return window_init(p, n, SSTHRESH_INF)
+        prr = reduction_init(n) if self.reduction == "prr" else {}
+        return {**window_init(p, n, SSTHRESH_INF), **prr}
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        if self.reduction == "prr":
+            half = lambda w: jnp.maximum(w * 0.5, p["min_cwnd"])  # noqa: E731
+            st = prr_step(
+                s,
+                ev,
+                ecn_target=half,
+                loss_target=half,
+                timeout_target=lambda w: jnp.maximum(w * 0.5, 2.0),
+                increase=lambda w, ss, grow: reno_increase(w, ss, grow, ev.n_acked),
+                loss_resets=False,
+                ecn=self.ecn,
+            )
+            st.pop("open_ack"), st.pop("entered")
+            return st
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
         loss = ev.nloss > 0
         congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
         react = congestion & window_closed(ev.snd_una, recover)
         halved = jnp.maximum(cwnd * 0.5, p["min_cwnd"]).astype(FLOAT)
-        grown = reno_increase(cwnd, ssthresh, ev.ack & ~congestion, ev.n_acked)
+        grow = ev.ack & ~congestion
+        if self.reduction == "hold":
+            grow = grow & window_closed(ev.snd_una, recover)
+        grown = reno_increase(cwnd, ssthresh, grow, ev.n_acked)
         cwnd_new = jnp.where(react, halved, grown)
         ssthresh = jnp.where(react, halved, ssthresh)
         recover = jnp.where(react, ev.snd_nxt, recover)

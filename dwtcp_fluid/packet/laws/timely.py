@@ -11,7 +11,9 @@ not per packet) the law takes the RTT of the ACK that completes the segment and 
 * otherwise g ≤ 0: rate ← rate + N·δ with N = 5 after ``hai_after`` consecutive non-positive gradients (HAI),
   else 1; g > 0: rate ← rate·(1 − β·g).
 
-Interpretations (the algorithm does not say): the first completion event has no previous RTT, so its new_rtt_diff
+Interpretations (the algorithm does not say): losses and retransmission timeouts leave the rate unchanged
+(Algorithm 1 reacts to RTT only; [TIMELY]'s NIC retransmits, the rate law never sees a loss), and the window is a
+loose cap, so no sender rule (:mod:`.recovery`) applies; the first completion event has no previous RTT, so its new_rtt_diff
 is 0; the HAI count is reset by any decrease (gradient or T_high); the rate is clipped to [``rate_min``, 1] (a
 factor 1 − β·g < 0 would otherwise make it negative).
 
@@ -37,7 +39,15 @@ from ...params import LinkParams
 from .base import FLOAT, INT, Events, Law, LawOption
 from .registry import register_law
 
-__all__ = ["Timely", "timely_params", "timely_init", "timely_measure", "TIMELY_OPTIONS", "clip_rate"]
+__all__ = [
+    "Timely",
+    "timely_params",
+    "timely_init",
+    "timely_measure",
+    "timely_reference_warnings",
+    "TIMELY_OPTIONS",
+    "clip_rate",
+]
 
 #: The in-flight cap of a rate-based TIMELY sender (packets): far above any BDP here, so pacing alone limits it.
 CWND_CAP = 1.0e5
@@ -124,6 +134,28 @@ def timely_measure(s: Mapping[str, Any], ev: Events, p: Mapping[str, Any]) -> di
         "grad": jnp.where(done, diff / p["min_rtt"], s["grad"]).astype(FLOAT),
         "seg_acked": jnp.where(done, 0, acked).astype(INT),
     }
+
+
+def timely_reference_warnings(
+    name: str, p: Mapping[str, Any], rtt: float, buffer: float, slot_s: float
+) -> tuple[str, ...]:
+    """TIMELY's thresholds against the base RTT ``rtt`` and the largest queueing delay (``buffer`` slots), in slots:
+    T_high at or below the base RTT puts every sample above it (the rate only decreases, to ``rate_min``); T_low
+    above base RTT + buffer puts every sample below it (the rate only increases, the buffer overflows). [TIMELY]
+    fixes T_low = 50 µs and T_high = 500 µs for its datacenter; neither follows the RTT, so a mismatch is warned."""
+    us = slot_s * 1e6
+    out = []
+    if p["t_high"] <= rtt:
+        out.append(
+            f"{name}: T_high = {p['t_high'] * us:.4g} µs is not above the base RTT {rtt * us:.4g} µs: every RTT "
+            "sample is above it and the rate only decreases (set --t-high above the RTT)"
+        )
+    if p["t_low"] > rtt + buffer:
+        out.append(
+            f"{name}: T_low = {p['t_low'] * us:.4g} µs is above the largest RTT the buffer allows "
+            f"({(rtt + buffer) * us:.4g} µs): every sample is below it and the rate only increases (set --t-low lower)"
+        )
+    return tuple(out)
 
 
 def clip_rate(rate: Any, p: Mapping[str, Any]) -> Any:
@@ -241,6 +273,12 @@ class Timely(Law):
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
         return timely_init(p, n)
+
+    def reference_warnings(
+        self, p: Mapping[str, Any], *, rtt: float, buffer: float, slot_s: float
+    ) -> tuple[str, ...]:
+        """T_low and T_high against the RTT (:func:`timely_reference_warnings`)."""
+        return timely_reference_warnings(self.name, p, rtt, buffer, slot_s)
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         m = timely_measure(s, ev, p)

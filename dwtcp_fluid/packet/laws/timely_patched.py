@@ -5,7 +5,11 @@ The gradient branch of [TIMELY] Algorithm 1 is replaced, at every completion eve
     w(g) = 0 for g ≤ −1/4,  2g + 1/2 for −1/4 < g < 1/4,  1 for g ≥ 1/4       (gradient weight)
     rate ← δ·(1 − w(g)) + rate·(1 − β·w(g)·(RTT − RTT_ref)/RTT_ref)
 
-with RTT_ref = 50 µs ([PROXY] §2.4's choice: "RTTs are on the order of 30 µs"). At a constant queue g = 0 and
+with RTT_ref = 50 µs ([PROXY] §2.4's choice: "Since RTTs are on the order of 30 µs, we choose RTT_ref = 50 µs as a
+reasonable parameter to achieve positive queues"), by default raised to the base RTT + 20 µs where that is higher
+(:func:`~dwtcp_fluid.params.patched_rtt_ref`): at or below the base RTT the fixed point lies below an empty queue
+and the rate falls to about δ/β per flow (at 100 µs with 50 µs: 0.6 % utilization). Such an RTT_ref, given
+explicitly, is warned (:meth:`TimelyPatched.reference_warnings`). At a constant queue g = 0 and
 w = 1/2, so the rate stops moving where β·rate·(RTT − RTT_ref)/RTT_ref = δ: one RTT for all flows fixes one rate
 (``proofs/timely.md``). The error is normalized by RTT_ref ([PROXY]: RTT_ref "scales the rate decrease"); the
 threshold branches, the RTT measurement and the gradient EWMA are TIMELY's (:mod:`.timely`), shared, not copied.
@@ -19,6 +23,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
+from ...params import patched_rtt_ref
 from .base import FLOAT, Events, Law, LawOption
 from .registry import register_law
 from .timely import (
@@ -30,6 +35,7 @@ from .timely import (
     timely_init,
     timely_measure,
     timely_params,
+    timely_reference_warnings,
 )
 
 __all__ = ["TimelyPatched", "weight"]
@@ -43,7 +49,8 @@ def weight(g: Any, xp: Any = jnp) -> Any:
 @register_law
 @dataclass(frozen=True)
 class TimelyPatched(Law):
-    """Patched TIMELY (see the module docstring); ``rtt_ref`` is a law parameter (slots, default 50 µs)."""
+    """Patched TIMELY (see the module docstring); ``rtt_ref`` is a law parameter (slots, default max(50 µs, base
+    RTT + 20 µs))."""
 
     name: ClassVar[str] = "timely-patched"
     signals: ClassVar[frozenset[str]] = frozenset({"rtt"})
@@ -61,16 +68,33 @@ class TimelyPatched(Law):
             hi=1e8,
             convert=_us,
             unit="us",
+            default_from_link=lambda link: round(patched_rtt_ref(link.d) * 1e6, 9),
+            default_note="max(50, base RTT + 20) µs ([PROXY] §2.4: 50 µs for RTTs of about 30 µs)",
         ),
     )
 
     def default_params(self, **context: Any) -> dict[str, float]:
-        """TIMELY's defaults plus ``rtt_ref`` = 50 µs in slots."""
+        """TIMELY's defaults plus ``rtt_ref`` = max(50 µs, base RTT + 20 µs) in slots."""
         link = _link(context)
-        return timely_params(link, rtt_ref=_us(50.0, link))
+        return timely_params(link, rtt_ref=_us(patched_rtt_ref(link.d) * 1e6, link))
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
         return timely_init(p, n)
+
+    def reference_warnings(
+        self, p: Mapping[str, Any], *, rtt: float, buffer: float, slot_s: float
+    ) -> tuple[str, ...]:
+        """TIMELY's thresholds, and RTT_ref at or below the base RTT (the patch then decreases the rate to about
+        δ/β per flow: no queue can bring the RTT down to RTT_ref)."""
+        out = timely_reference_warnings(self.name, p, rtt, buffer, slot_s)
+        if p["rtt_ref"] <= rtt:
+            us = slot_s * 1e6
+            out += (
+                f"{self.name}: RTT_ref = {p['rtt_ref'] * us:.4g} µs is not above the base RTT {rtt * us:.4g} µs: "
+                "the fixed point lies below an empty queue and the rate falls to about δ/β per flow (set --rtt-ref "
+                "above the RTT; [PROXY] §2.4 chose 50 µs for RTTs of about 30 µs)",
+            )
+        return out
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         m = timely_measure(s, ev, p)

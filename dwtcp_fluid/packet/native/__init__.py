@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from ..laws.dctcp import Dctcp
+from ..laws.recovery import REDUCTIONS
 from ..laws.reno import Reno
 from ..state import EngineSpec
 
@@ -34,7 +35,7 @@ __all__ = ["unsupported", "run_prepared_native"]
 
 _KINDS = {Dctcp: 0, Reno: 1}
 #: The static options of each law that the native loop implements (a new option is unsupported until it is).
-_OPTIONS = {Dctcp: ("cwr_hold",), Reno: ("ecn",)}
+_OPTIONS = {Dctcp: ("reduction",), Reno: ("ecn", "reduction")}
 _ZERO_CUM = (
     "scouts_sent_cum",
     "scouts_served_cum",
@@ -62,10 +63,10 @@ def unsupported(spec: EngineSpec) -> list[str]:
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     law = spec.laws[0]
     p = s["law"][0]
-    opt = law.cwr_hold if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
+    opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
     sc = np.array(
         [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
-         _KINDS[type(law)], opt],
+         _KINDS[type(law)], opt, REDUCTIONS.index(law.reduction)],
         np.int64,
     )  # fmt: skip
     lawp = np.array([p.get("g", 0.0), p.get("alpha0", 0.0), p["init_cwnd"], p["min_cwnd"]], np.float32)

@@ -4,7 +4,7 @@
 
 A transcription of the reference (:mod:`..engine`, :mod:`..events`, :mod:`..wheels`, :mod:`..receiver`,
 :mod:`..records`) for the set of :func:`.unsupported` — one bottleneck, ACK-clocked :class:`~..laws.dctcp.Dctcp`
-or :class:`~..laws.reno.Reno` flows, no Scouts or impairments — keeping every ring as the reference keeps it (ACK
+or :class:`~..laws.reno.Reno` flows under any of their sender rules (:mod:`..laws.recovery`), no Scouts or impairments — keeping every ring as the reference keeps it (ACK
 wheel lanes, timer wheel and overflow list, departure ring, the two halves of the ready list, the seeded rotation
 of simultaneous senders), so that every record is bit-identical. Step numbers below are those of
 :mod:`..engine`'s docstring.
@@ -48,13 +48,17 @@ _TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest nor
 _M32 = 0xFFFFFFFF
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
-RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED = range(11, 21)
-NS = 21
-# fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, α (the aux)
-CWINT, AUXINT, CWND, SSTH, ALPHA = range(5)
-NX = 5
+RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
+NS = 23
+# fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, α (the aux),
+# PRR's prior_cwnd
+CWINT, AUXINT, CWND, SSTH, ALPHA, PRIOR = range(6)
+NX = 6
 # scenario scalars (``sc``) and counters (``cnt``)
-KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT = range(9)
+KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED = range(10)
+# the sender rule (``sc[RED]``, :data:`..laws.recovery.REDUCTIONS` order) and the congestion states
+RED_PRR, RED_IMMEDIATE, RED_HOLD = 0, 1, 2
+CA_OPEN, CA_CWR, CA_RECOVERY = 0, 1, 2
 OVN, DENSE, TWOVER, TWLOST = range(4)
 
 
@@ -97,7 +101,7 @@ def _borrow(typingctx: Any, arr: Any) -> Any:
 
 def work_sizes(N: int, R: int, La: int, Rd: int, Rt: int, Lt: int) -> tuple[int, int]:
     """Sizes of the work arrays of :func:`run_scenario` (int64, float32)."""
-    return NS * N + R * La * 6 + Rt * Lt * 2 + Rd * 4 + 8 * N + Lt + 4, 5 * N
+    return NS * N + R * La * 6 + Rt * Lt * 2 + Rd * 4 + 8 * N + Lt + 4, NX * N
 
 
 _JIT = dict(cache=True, nogil=True, inline="always")
@@ -197,16 +201,62 @@ def _send(S: Any, X: Any, dep: Any, sc: Any, f: int, t: int, qlen: int) -> tuple
 
 
 @njit(**_JIT)
+def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int, ece_ok: bool,
+         dctcp: bool) -> None:  # fmt: skip
+    """:func:`..laws.recovery.prr_step` (with :func:`..laws.recovery.cwnd_reduction`) for DCTCP (``dctcp``: the
+    echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option), in the
+    reference's float32 operations."""
+    cw, ssth, ca, rec = X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER]
+    una, snd_nxt = S[f * NS + UNA], S[f * NS + NXT]
+    if ack and ((ca == CA_CWR and una > rec) or (ca == CA_RECOVERY and una >= rec)):
+        cw, ca = ssth, CA_OPEN
+    to_rec = nloss > 0 and ca != CA_RECOVERY
+    init = ca == CA_OPEN and (to_rec or (ack and mark and ece_ok))
+    if init or (to_rec and dctcp):
+        if to_rec or not dctcp:
+            ssth = max(cw * _HALF, lp[3])
+        else:
+            ssth = max(cw * (_F1 - ftz32(X[f * NX + ALPHA] * _HALF)), lp[3])
+    if init:
+        X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = cw, 0, snd_nxt
+    if to_rec:
+        ca = CA_RECOVERY
+    elif init:
+        ca = CA_CWR
+    if ack and ca != CA_OPEN:
+        infl = snd_nxt - una
+        pd = S[f * NS + PRRDEL] + k
+        pout = snd_nxt - rec
+        delta = ssth - np.float32(infl)
+        if delta < _F0:
+            snd = np.float32(np.ceil(ssth * np.float32(pd) / X[f * NX + PRIOR])) - np.float32(pout)
+        else:
+            snd = min(delta, np.float32(max(pd - pout, k) + (1 if nloss == 0 else 0)))
+        snd = max(snd, _F0 if pout > 0 else _F1)
+        cw = np.float32(infl) + snd
+        S[f * NS + PRRDEL] = pd
+    elif ack:
+        kf = np.float32(k)
+        cw = cw + (kf if cw < ssth else kf / cw)
+    if timeout:
+        ssth, cw, rec, ca = max(cw * _HALF, _TWO), _F1, snd_nxt, CA_OPEN
+    X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER] = cw, ssth, ca, rec
+
+
+@njit(**_JIT)
 def _law(
     S: Any, X: Any, lp: Any, sc: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int
 ) -> None:
-    """One event of :class:`~..laws.dctcp.Dctcp` (option ``cwr_hold``) or :class:`~..laws.reno.Reno` (option
-    ``ecn``) for flow ``f``, in the reference's float32 operations (``k``: packets the ACK acknowledges)."""
+    """One event of :class:`~..laws.dctcp.Dctcp` or :class:`~..laws.reno.Reno` (option ``ecn``) under the
+    sender rule ``sc[RED]`` (option ``reduction``) for flow ``f``, in the reference's float32 operations (``k``:
+    packets the ACK acknowledges)."""
     cw, snd_nxt = X[f * NX + CWND], S[f * NS + NXT]
     loss = nloss > 0
     open_ = S[f * NS + UNA] >= S[f * NS + RECOVER]
     opt = sc[OPT] != 0
-    if sc[KIND] == LAW_DCTCP:
+    hold = sc[RED] == RED_HOLD
+    dctcp = sc[KIND] == LAW_DCTCP
+    if dctcp:
         kk = k if ack else 0
         na, nm = S[f * NS + NACK] + kk, S[f * NS + NMARK] + (kk if mark else 0)
         if ack and S[f * NS + UNA] >= S[f * NS + WINEND]:
@@ -215,13 +265,17 @@ def _law(
             S[f * NS + WINEND] = snd_nxt
             na, nm = 0, 0
         S[f * NS + NACK], S[f * NS + NMARK] = na, nm
+    if sc[RED] == RED_PRR:
+        _prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp)
+        return
+    if dctcp:
         react = (ack and mark and (not loss) and open_) or (loss and open_)
-        grow = ack and not loss and (open_ or not opt)
+        grow = ack and not loss and (open_ or not hold)
         cut = cw * _HALF if loss and open_ else cw * (_F1 - ftz32(X[f * NX + ALPHA] * _HALF))
     else:
         congestion = (loss or (ack and mark)) if opt else loss
         react = congestion and open_
-        grow = ack and not congestion
+        grow = ack and not congestion and (open_ or not hold)
         cut = cw * _HALF
     new = cw
     if react:
@@ -255,7 +309,7 @@ def run_scenario(
 ) -> None:  # noqa: E501
     """Run one prepared scenario (inputs of :func:`..engine.prepare`), filling the output arrays.
 
-    ``fin`` [N, 8] int32 per-flow inputs; ``sc`` int64 scalars (indices ``KTH`` ... ``OPT``); ``lp`` float32 law
+    ``fin`` [N, 8] int32 per-flow inputs; ``sc`` int64 scalars (indices ``KTH`` ... ``RED``); ``lp`` float32 law
     parameters (g, alpha0, init_cwnd, min_cwnd); ``shape`` int64 (ack_rows, ack_lanes, dep_rows, timer_rows,
     timer_lanes, n_chunks); ``wi``, ``wf`` work arrays of :func:`work_sizes`. Outputs: ``out_f`` [chunk, 4, N]
     (cwnd_sum, alpha_sum, cwnd_end, alpha_end), ``out_i`` [chunk, 7, N] (active, inflight_end, pending_end and the
@@ -295,11 +349,12 @@ def run_scenario(
             fin[f, 3],
         )
         S[f * NS + LAST], S[f * NS + WAKE], S[f * NS + FINISH] = fin[f, 1], NEVER, NEVER
-        X[f * NX + CWINT], X[f * NX + AUXINT], X[f * NX + CWND], X[f * NX + SSTH] = (
+        X[f * NX + CWINT], X[f * NX + AUXINT], X[f * NX + CWND], X[f * NX + SSTH], X[f * NX + PRIOR] = (
             _F0,
             _F0,
             lp[2],
             np.float32(1e9),
+            _F0,
         )
         X[f * NX + ALPHA] = lp[1] if dctcp else _F0
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]

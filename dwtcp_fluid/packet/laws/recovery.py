@@ -1,0 +1,185 @@
+"""How a window law brings its window down after an ECN echo or a loss: the sender rule, one definition.
+
+A law's congestion signal sets the *target* (ssthresh: W(1 − α/2) for DCTCP, W/2 for Reno, βW for CUBIC); this
+module says how the window gets there, with three named rules (the law field ``reduction``, flag ``--reduction``):
+
+``"prr"`` (default): Linux's CWR and Recovery states with proportional rate reduction, as Linux
+  (``net/ipv4/tcp_input.c``) and ns-3 (``TcpSocketBase`` with ``TcpPrrRecovery``) run DCTCP, Reno and CUBIC:
+
+  * entry (``tcp_fastretrans_alert`` → ``tcp_try_to_open`` → ``tcp_enter_cwr`` on an ECN echo in the Open
+    state; ``tcp_enter_recovery`` on a reported loss): ``tcp_init_cwnd_reduction`` sets ssthresh to the law's
+    target, ``prior_cwnd`` = cwnd, ``prr_delivered`` = ``prr_out`` = 0, ``high_seq`` = snd_nxt (the law field
+    ``recover``). An echo in CWR or Recovery changes nothing; a loss in CWR moves to Recovery without a new
+    reduction (Linux ``tcp_enter_recovery`` skips ``tcp_init_cwnd_reduction`` while in a reduction) — except
+    that DCTCP resets ssthresh to max(cwnd/2, 2) on entering Recovery (``dctcp_state`` → ``dctcp_react_to_loss``,
+    ``loss_resets``);
+  * while in CWR or Recovery, every data ACK runs :func:`cwnd_reduction` (Linux ``tcp_cong_control`` →
+    ``tcp_cwnd_reduction``, RFC 6937 PRR with the slow-start reduction bound) and *no* increase
+    (``tcp_cong_avoid`` is not called);
+  * exit (``tcp_fastretrans_alert`` "D"): CWR ends when something above high_seq is acknowledged
+    (snd_una > high_seq: "CWR is to be held something *above* high_seq is ACKed"; ns-3 the same, ack > m_recover),
+    Recovery when high_seq is (snd_una ≥ high_seq, SACK); both set cwnd = ssthresh (``tcp_end_cwnd_reduction``).
+    The same ACK is then processed in the Open state: it may enter a new CWR (an echo) or Recovery (a loss), or
+    it grows the window (``tcp_cong_avoid``);
+  * a retransmission timeout: ssthresh from the law, cwnd = 1, Open (``tcp_enter_loss``; Linux's Loss state ends
+    when snd_una passes high_seq, which here is at once: the engine declares every outstanding packet lost).
+
+  In packets: snd_una counts packets acknowledged or reported lost, so inflight = snd_nxt − snd_una is Linux's
+  ``tcp_packets_in_flight`` (SACKed and lost packets out); the engine sends new packets in place of lost ones,
+  so ``prr_out`` (packets sent since the entry) is snd_nxt − high_seq and needs no state. Windows stay float32
+  (Linux keeps integer packets and a fractional counter; ns-3 bytes): ssthresh is the law's exact target, and
+  PRR's ceil is taken of the float32 quotient.
+
+``"immediate"``: the cut in one step, W ← target on the first echo (or loss) of a window, at most once per window
+  (snd_una ≥ the snd_nxt of the last cut), and the increase goes on at once: [DCTCP-A] eq. (4) read as the fluid
+  models (5) and [DCTCP-A] eq. (7) do, where the 1/R term never switches off.
+
+``"hold"``: the same one-step cut, then no increase until the window of the cut is acknowledged: ns-3's CWR with
+  ``TcpClassicRecovery`` (cwnd ← ssthresh at entry, no ``IncreaseWindow`` while in CWR).
+
+The laws keep their ``"immediate"``/``"hold"`` code in their own modules (it is two lines of each law); this
+module holds the ``"prr"`` state machine they share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import jax.numpy as jnp
+
+from .base import FLOAT, INT, Events, LawOption
+
+__all__ = [
+    "REDUCTIONS",
+    "REDUCTION_OPTION",
+    "OPEN",
+    "CWR",
+    "RECOVERY",
+    "check_reduction",
+    "reduction_init",
+    "cwnd_reduction",
+    "prr_step",
+]
+
+#: The sender rules (see the module docstring), the default first.
+REDUCTIONS = ("prr", "immediate", "hold")
+#: Congestion states (Linux ``TCP_CA_Open``, ``TCP_CA_CWR``, ``TCP_CA_Recovery``).
+OPEN, CWR, RECOVERY = 0, 1, 2
+
+#: ``--reduction``: the sender rule of the window laws (one definition, shared by every law that owns it).
+REDUCTION_OPTION: LawOption = LawOption(
+    "--reduction",
+    "How the window comes down after an ECN echo or a loss: prr = Linux/ns-3 CWR and Recovery with proportional "
+    "rate reduction (RFC 6937, Linux tcp_cwnd_reduction), no increase until the reduction ends; immediate = the cut "
+    "at once and the increase goes on (the fluid models' reading); hold = the cut at once, no increase until the "
+    "window of the cut is acknowledged (ns-3 TcpClassicRecovery).",
+    REDUCTIONS[0],
+    option="reduction",
+    choices=REDUCTIONS,
+)
+
+
+def check_reduction(law: str, reduction: str) -> None:
+    """``ValueError`` naming the law's ``reduction`` and the accepted values unless it is one of them."""
+    if reduction not in REDUCTIONS:
+        raise ValueError(
+            f"reduction={reduction!r} is invalid for law {law!r}: accepted one of {', '.join(REDUCTIONS)}"
+        )
+
+
+def reduction_init(n: int) -> dict[str, Any]:
+    """The PRR state: congestion state ``ca`` (Open), ``prior_cwnd`` and ``prr_delivered``."""
+    return {
+        "ca": jnp.zeros(n, INT),
+        "prior_cwnd": jnp.zeros(n, FLOAT),
+        "prr_delivered": jnp.zeros(n, INT),
+    }
+
+
+def cwnd_reduction(
+    ssthresh: Any, prior_cwnd: Any, prr_delivered: Any, recover: Any, ev: Events
+) -> tuple[Any, Any]:
+    """One data ACK in CWR or Recovery: Linux ``tcp_cwnd_reduction`` (RFC 6937 PRR, slow-start reduction bound).
+
+    delta = ssthresh − inflight; prr_delivered += newly acknowledged; if delta < 0, sndcnt = ⌈ssthresh ·
+    prr_delivered / prior_cwnd⌉ − prr_out (proportional); else sndcnt = min(delta, max(prr_delivered − prr_out,
+    newly acknowledged) + 1), the + 1 only when the ACK reports no new loss (``FLAG_SND_UNA_ADVANCED &&
+    !newly_lost``: every data ACK here advances snd_una); sndcnt ≥ 1 while nothing was sent since the entry
+    ("force a fast retransmit"); cwnd = inflight + sndcnt. Returns the new cwnd and prr_delivered (float32 and
+    int32, in this order of operations: the native loop repeats it).
+    """
+    infl = jnp.asarray(ev.snd_nxt - ev.snd_una, INT)
+    n = jnp.asarray(ev.n_acked, INT)
+    prr_del = prr_delivered + n
+    prr_out = jnp.asarray(ev.snd_nxt - recover, INT)
+    delta = ssthresh - infl.astype(FLOAT)
+    prop = jnp.ceil(ssthresh * prr_del.astype(FLOAT) / prior_cwnd) - prr_out.astype(FLOAT)
+    bound = jnp.maximum(prr_del - prr_out, n) + (jnp.asarray(ev.nloss) == 0).astype(INT)
+    sndcnt = jnp.where(delta < 0.0, prop, jnp.minimum(delta, bound.astype(FLOAT)))
+    sndcnt = jnp.maximum(sndcnt, jnp.where(prr_out > 0, 0.0, 1.0))
+    return (infl.astype(FLOAT) + sndcnt).astype(FLOAT), prr_del
+
+
+def prr_step(
+    s: Mapping[str, Any],
+    ev: Events,
+    *,
+    ecn_target: Callable[[Any], Any],
+    loss_target: Callable[[Any], Any],
+    timeout_target: Callable[[Any], Any],
+    increase: Callable[[Any, Any, Any], Any],
+    loss_resets: bool,
+    ecn: bool = True,
+) -> dict[str, Any]:
+    """One event of a window law under ``reduction="prr"`` (the module docstring gives the rule and its sources).
+
+    ``ecn_target(cwnd)``/``loss_target(cwnd)``/``timeout_target(cwnd)``: the law's ssthresh after an echo, a loss,
+    a timeout; ``increase(cwnd, ssthresh, grow)``: the law's increase of ``cwnd`` where ``grow`` (``tcp_cong_avoid``, run
+    only in the Open state); ``loss_resets``: entering Recovery from CWR resets ssthresh to ``loss_target``
+    (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes. Returns ``cwnd``, ``ssthresh``,
+    ``recover`` (high_seq), ``ca``, ``prior_cwnd``, ``prr_delivered``, ``entered`` (a new reduction began:
+    ``tcp_init_cwnd_reduction``, where CUBIC records W_max) and ``open_ack`` (a data ACK processed in the Open
+    state, after any exit).
+    """
+    cwnd, ssthresh, recover, ca = s["cwnd"], s["ssthresh"], s["recover"], s["ca"]
+    prior, prr_del = s["prior_cwnd"], s["prr_delivered"]
+    ack = jnp.asarray(ev.ack)
+    # exit: CWR once snd_una > high_seq, Recovery once snd_una ≥ high_seq; cwnd = ssthresh
+    done = ack & (((ca == CWR) & (ev.snd_una > recover)) | ((ca == RECOVERY) & (ev.snd_una >= recover)))
+    cwnd = jnp.where(done, ssthresh, cwnd)
+    ca = jnp.where(done, OPEN, ca)
+    # entry: a reported loss → Recovery; an echo in Open → CWR
+    loss = jnp.asarray(ev.nloss) > 0
+    ece = ack & jnp.asarray(ev.mark) & ecn
+    to_rec = loss & (ca != RECOVERY)
+    init = (ca == OPEN) & (to_rec | ece)
+    target = jnp.where(to_rec, loss_target(cwnd), ecn_target(cwnd))
+    reset = init | (to_rec & loss_resets)
+    ssthresh = jnp.where(reset, target, ssthresh).astype(FLOAT)
+    prior = jnp.where(init, cwnd, prior).astype(FLOAT)
+    prr_del = jnp.where(init, 0, prr_del)
+    recover = jnp.where(init, ev.snd_nxt, recover)
+    ca = jnp.where(to_rec, RECOVERY, jnp.where(init, CWR, ca))
+    # cong_control: PRR while reducing, the law's increase in Open
+    reducing = ack & (ca != OPEN)
+    cw_prr, prr_new = cwnd_reduction(ssthresh, prior, prr_del, recover, ev)
+    open_ack = ack & (ca == OPEN)
+    cwnd = jnp.where(reducing, cw_prr, increase(cwnd, ssthresh, open_ack))
+    prr_del = jnp.where(reducing, prr_new, prr_del)
+    # retransmission timeout
+    to = jnp.asarray(ev.timeout)
+    ssthresh = jnp.where(to, timeout_target(cwnd), ssthresh).astype(FLOAT)
+    cwnd = jnp.where(to, 1.0, cwnd).astype(FLOAT)
+    recover = jnp.where(to, ev.snd_nxt, recover)
+    ca = jnp.where(to, OPEN, ca)
+    return {
+        "cwnd": cwnd,
+        "ssthresh": ssthresh,
+        "recover": jnp.asarray(recover, INT),
+        "ca": jnp.asarray(ca, INT),
+        "prior_cwnd": prior,
+        "prr_delivered": jnp.asarray(prr_del, INT),
+        "entered": init,
+        "open_ack": open_ack,
+    }
