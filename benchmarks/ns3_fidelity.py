@@ -402,8 +402,15 @@ def print_table(results: list[dict[str, Any]]) -> None:
         print()
 
 
+class _Parser(argparse.ArgumentParser):
+    """Argument errors as one line and exit 2 (no usage block)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        fail(message)
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = _Parser(description=__doc__.splitlines()[0])
     ap.add_argument(
         "--settings", default=",".join(BY_NAME), help=f"comma-separated, from: {', '.join(BY_NAME)}"
     )
