@@ -228,6 +228,8 @@ def run_ns3(exe: Path, s: Setting, seed: int, recovery: str, duration: float, bi
 
 
 def ns3_metrics(raw: dict[str, Any], s: Setting) -> dict[str, Any]:
+    if raw["drops_elsewhere"]:
+        raise RuntimeError(f"ns-3 {s.name}: {raw['drops_elsewhere']} drops outside the bottleneck queue")
     bins = int(raw["bins"])
     dt = raw["duration_s"] / bins
     half = bins // 2

@@ -14,8 +14,8 @@
 //
 // Output (stdout, one JSON object): the bottleneck's waiting packets (queue disc + device queue) averaged
 // exactly over `bins` equal bins of the run, per-flow bytes received over the last half, packets the
-// bottleneck sent over the last half, drops and CE marks over the whole run, and (DCTCP) each sender's
-// time-averaged alpha over the last half.
+// bottleneck sent over the last half, drops and CE marks over the whole run (and drops at any other device,
+// expected 0), and (DCTCP) each sender's time-averaged alpha over the last half.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -41,6 +41,7 @@ uint32_t g_qDisc = 0;
 uint32_t g_qDev = 0;
 double g_qLast = 0.0;
 uint64_t g_drops = 0;
+uint64_t g_dropsElsewhere = 0; // any other device queue (sender NICs, the ACK path): expected 0
 uint64_t g_marks = 0;
 uint64_t g_txLastHalf = 0;
 std::vector<double> g_alpha;      // current alpha per flow
@@ -96,6 +97,12 @@ void
 DeviceDrop(Ptr<const Packet>)
 {
     ++g_drops;
+}
+
+void
+OtherDrop(Ptr<const Packet>)
+{
+    ++g_dropsElsewhere;
 }
 
 void
@@ -292,6 +299,20 @@ main(int argc, char* argv[])
     neckDev->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&DevicePackets));
     neckDev->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&DeviceDrop));
     neckDev->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&BottleneckTxEnd));
+    // The reverse direction of the bottleneck carries the ACKs: no one-packet limit there.
+    DynamicCast<PointToPointNetDevice>(nd.Get(1))->GetQueue()->SetMaxSize(QueueSize("100000p"));
+    for (uint32_t n = 0; n < NodeList::GetNNodes(); ++n)
+    {
+        Ptr<Node> node = NodeList::GetNode(n);
+        for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+        {
+            Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(i));
+            if (dev && dev != neckDev)
+            {
+                dev->GetQueue()->TraceConnectWithoutContext("Drop", MakeCallback(&OtherDrop));
+            }
+        }
+    }
 
     Ptr<UniformRandomVariable> jitter = CreateObject<UniformRandomVariable>();
     ApplicationContainer sinks;
@@ -342,6 +363,7 @@ main(int argc, char* argv[])
     }
     out << "], \"bottleneck_packets_last_half\": " << g_txLastHalf;
     out << ", \"packet_rate_pps\": " << capacityBps / (ipBytes * 8.0);
+    out << ", \"drops_elsewhere\": " << g_dropsElsewhere;
     out << ", \"drops\": " << g_drops << ", \"marks\": " << g_marks << ", \"alpha_mean_flows\": [";
     for (uint32_t i = 0; i < flows && law == "dctcp"; ++i)
     {
