@@ -201,6 +201,9 @@ def ns3_binary(root: Path) -> Path:
         first = next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr.strip()[:300])
         fail(f"g++ failed on {SOURCE.name}: {first}")
     os.replace(tmp, exe)
+    for stale in CACHE.glob("dumbbell-*"):  # builds of an older source or ns-3 version
+        if stale != exe:
+            stale.unlink(missing_ok=True)
     return exe
 
 
