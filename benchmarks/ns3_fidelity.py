@@ -30,7 +30,9 @@ Targets (:data:`TARGETS`, against ns-3): mean queue within max(3 packets, 5 %), 
 10 %, swing within 15 %. A missed target is printed with the rule that differs (:func:`explain`).
 
 The core's sender rule: ``--core-reduction prr|immediate`` sets the DCTCP/Reno law's ``reduction`` field where
-the law has one (the default is the law's own); a core without that field runs its immediate cut.
+the law has one (the default is the law's own); a core without that field runs its immediate cut (and accepts
+only ``immediate``). ns-3 runs are deterministic and kept in ``.cache/ns3/runs/``, so comparing another core
+setting against the same ns-3 runs costs only the core's time (``--fresh`` runs ns-3 again).
 
 Run: ``.venv/bin/python benchmarks/ns3_fidelity.py [--settings dctcp-n10-k65,...] [--seeds 3] [--duration 0.2]
 [--core-reduction prr] [--ns3-reduction prr] [--jobs 2] [--json out.json]``. Cost: one ns-3 run of 200 ms at
@@ -75,6 +77,8 @@ NS3_LIBS = ("applications", "internet", "traffic-control", "point-to-point", "br
 TARGETS = {"queue_packets": 3.0, "queue_rel": 0.05, "period_rel": 0.10, "alpha_rel": 0.10, "swing_rel": 0.15}
 #: Lower and upper percentiles of the binned queue that define its swing.
 SWING_PERCENTILES = (5.0, 95.0)
+#: Run ns-3 again even where ``.cache/ns3/runs/`` holds the run (``--fresh``).
+FRESH = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,16 +205,16 @@ def ns3_binary(root: Path) -> Path:
         first = next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr.strip()[:300])
         fail(f"g++ failed on {SOURCE.name}: {first}")
     os.replace(tmp, exe)
-    for stale in CACHE.glob("dumbbell-*"):  # builds of an older source or ns-3 version
-        if stale != exe:
+    for stale in (*CACHE.glob("dumbbell-*"), *CACHE.glob("runs/dumbbell-*")):  # of an older source or ns-3
+        if not stale.name.startswith(exe.name):
             stale.unlink(missing_ok=True)
     return exe
 
 
 def run_ns3(exe: Path, s: Setting, seed: int, recovery: str, duration: float, bins: int) -> dict[str, Any]:
-    """One ns-3 run; its raw series and counters."""
+    """One ns-3 run; its raw series and counters. A run is deterministic given the binary and its arguments, so
+    its output is kept in ``.cache/ns3/runs/`` (keyed by both) and reused (``--fresh``: run again)."""
     args = [
-        str(exe),
         f"--flows={s.flows}",
         f"--capacity={s.capacity!r}",
         f"--rtt={s.rtt!r}",
@@ -224,10 +228,20 @@ def run_ns3(exe: Path, s: Setting, seed: int, recovery: str, duration: float, bi
         f"--bins={bins}",
         f"--seed={seed + 1}",
     ]
-    r = subprocess.run(args, capture_output=True, text=True)
+    key = hashlib.sha256(" ".join([exe.name, *args]).encode()).hexdigest()[:16]
+    cached = CACHE / "runs" / f"{exe.name}-{key}.json"
+    if cached.is_file() and not FRESH:
+        return json.loads(cached.read_text())
+    r = subprocess.run([str(exe), *args], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"ns-3 {s.name} seed {seed}: exit {r.returncode}: {r.stderr.strip()[-300:]}")
-    return json.loads(r.stdout.strip().splitlines()[-1])
+    out = r.stdout.strip().splitlines()[-1]
+    raw = json.loads(out)
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_suffix(f".tmp{os.getpid()}.{seed}")
+    tmp.write_text(out)
+    os.replace(tmp, cached)
+    return raw
 
 
 def ns3_metrics(raw: dict[str, Any], s: Setting) -> dict[str, Any]:
@@ -254,19 +268,24 @@ def ns3_metrics(raw: dict[str, Any], s: Setting) -> dict[str, Any]:
 
 
 def core_law(s: Setting, reduction: str | None) -> Any:
-    """The packet core's law for a setting; ``reduction`` goes to the law only where it has that field."""
+    """The packet core's law for a setting; ``reduction`` goes to the law only where it has that field (a law
+    without one runs the immediate cut, so "immediate" is accepted there and anything else refused)."""
     from dwtcp_fluid.packet import LAWS, get_law
 
     opts: dict[str, Any] = {} if s.law == "dctcp" else {"ecn": False}
     if reduction is not None:
         fields = {f.name for f in dataclasses.fields(LAWS[s.law])}
-        if "reduction" not in fields:
+        if "reduction" in fields:
+            opts["reduction"] = reduction
+        elif reduction != "immediate":
             fail(
                 f"--core-reduction={reduction}: this packet core's {s.law} law has no 'reduction' field "
-                "(it runs the immediate cut): accepted no --core-reduction"
+                "(it runs the immediate cut): accepted immediate"
             )
-        opts["reduction"] = reduction
-    return get_law(s.law, **opts)
+    try:
+        return get_law(s.law, **opts)
+    except ValueError as e:
+        fail(f"--core-reduction={reduction}: {e}")
 
 
 def core_reduction_name(s: Setting, reduction: str | None) -> str:
@@ -423,9 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--duration", type=float, default=0.2, help="simulated seconds, 0.01-2 (default 0.2)")
     ap.add_argument(
         "--core-reduction",
-        choices=("prr", "immediate"),
         default=None,
-        help="the core law's 'reduction' (default: the law's own; needs a law with that field)",
+        help="the core law's 'reduction': prr, immediate (or another the law offers); default: the law's own",
     )
     ap.add_argument(
         "--ns3-reduction",
@@ -435,6 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--jobs", type=int, default=1, help="ns-3 runs in parallel, 1-64 (default 1)")
     ap.add_argument("--json", default=None, help="also write the results here")
+    ap.add_argument("--fresh", action="store_true", help="run ns-3 again instead of reusing cached runs")
     a = ap.parse_args(argv)
     names = [x.strip() for x in a.settings.split(",") if x.strip()]
     for x in names:
@@ -449,6 +468,8 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= a.jobs <= 64:
         fail(f"--jobs={a.jobs}: accepted 1 to 64")
     settings = [BY_NAME[x] for x in names]
+    global FRESH
+    FRESH = a.fresh
     for s in settings:
         core_law(s, a.core_reduction)  # refuse an unsupported --core-reduction before any work
 
