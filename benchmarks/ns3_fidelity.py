@@ -277,10 +277,12 @@ def core_law(s: Setting, reduction: str | None) -> Any:
         fields = {f.name for f in dataclasses.fields(LAWS[s.law])}
         if "reduction" in fields:
             opts["reduction"] = reduction
+        elif reduction == "hold" and "cwr_hold" in fields:
+            opts["cwr_hold"] = True
         elif reduction != "immediate":
             fail(
                 f"--core-reduction={reduction}: this packet core's {s.law} law has no 'reduction' field "
-                "(it runs the immediate cut): accepted immediate"
+                "(it runs the immediate cut): accepted immediate (or hold where it has cwr_hold)"
             )
     try:
         return get_law(s.law, **opts)
@@ -289,8 +291,10 @@ def core_law(s: Setting, reduction: str | None) -> Any:
 
 
 def core_reduction_name(s: Setting, reduction: str | None) -> str:
-    """The reduction the core's law runs: its ``reduction`` field, or "immediate" for a law without one."""
-    return str(getattr(core_law(s, reduction), "reduction", "immediate"))
+    """The reduction the core's law runs: its ``reduction`` field; for a law without one, "hold" where its
+    ``cwr_hold`` is set, else "immediate"."""
+    law = core_law(s, reduction)
+    return str(getattr(law, "reduction", "hold" if getattr(law, "cwr_hold", False) else "immediate"))
 
 
 def core_build(s: Setting, seed: int, duration: float, reduction: str | None) -> Any:
@@ -360,15 +364,22 @@ def verdicts(ns3: dict[str, Any], core: dict[str, Any]) -> dict[str, tuple[bool 
     return out
 
 
+#: The core's reduction that runs ns-3's recovery type: PRR with PRR; ns-3's classic recovery sets cwnd to
+#: ssthresh at once and adds nothing until the recovery point is acknowledged (the core's "hold").
+MATCHING_REDUCTION = {"prr": "prr", "classic": "hold"}
+
+
 def explain(
     s: Setting, key: str, ns3: dict[str, Any], core: dict[str, Any], core_red: str, ns3_red: str
 ) -> str:
     """Why a target is missed: the sender or switch rule that differs, with the numbers that show it."""
     why = []
-    if s.law == "dctcp" and key in ("period_s", "swing") and (core_red == "prr") != (ns3_red == "prr"):
+    matched = MATCHING_REDUCTION[ns3_red] == core_red
+    if not matched and key != "alpha":
         why.append(
-            f"window reduction differs: core {core_red}, ns-3 {ns3_red} (PRR spreads the cut over an "
-            "RTT and holds the increase, lengthening the cycle)"
+            f"window reduction differs: core {core_red}, ns-3 {ns3_red} (the match of ns-3 {ns3_red} is the core's "
+            f"{MATCHING_REDUCTION[ns3_red]}; PRR spreads the cut over an RTT, and PRR and classic add nothing until "
+            "the window of the cut is acknowledged)"
         )
     wbar = (s.capacity / (1500 * 8) * s.rtt + ns3["queue_mean"]) / s.flows
     if s.law == "dctcp" and wbar < 4.0:
@@ -381,14 +392,16 @@ def explain(
     if s.law == "reno":
         why.append(
             f"loss recovery differs: drops ns-3 {ns3['drops']:.0f} vs core {core['drops']:.0f} per run "
-            "(ns-3 NewReno ssthresh = max(2, flight/2) with RFC 6675 SACK recovery; the core halves cwnd)"
+            "(ns-3 NewReno: ssthresh = max(2, flight/2), RFC 6675 SACK recovery, RFC 6298 timeouts)"
         )
     if key == "alpha" and not why:
         why.append(
             f"α ns-3/core = {ns3['alpha'] / core['alpha']:.3f} with the queue means within "
             f"{abs(ns3['queue_mean'] - core['queue_mean']):.1f} packets: not explained by the marking "
-            "threshold or the reduction (see docs/ns3.md)"
+            "threshold or the reduction"
         )
+    if not why and matched:
+        why.append(f"same reduction ({core_red}) on both sides: the two implementations of it differ")
     return "; ".join(why) or "no rule difference identified"
 
 
