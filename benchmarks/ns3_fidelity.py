@@ -29,9 +29,11 @@ bins). Per setting, the seed means of
 Targets (:data:`TARGETS`, against ns-3): mean queue within max(3 packets, 5 %), period within 10 %, α within
 10 %, swing within 15 %. A missed target is printed with the rule that differs (:func:`explain`).
 
-The core's sender rule: ``--core-reduction prr|immediate`` sets the DCTCP/Reno law's ``reduction`` field where
-the law has one (the default is the law's own); a core without that field runs its immediate cut (and accepts
-only ``immediate``). ns-3 runs are deterministic and kept in ``.cache/ns3/runs/``, so comparing another core
+The core's sender rule: ``--core-reduction`` sets the DCTCP/Reno law's ``reduction`` field where the law has
+one (the default is the law's own); a law without that field runs its immediate cut and accepts ``immediate``,
+or ``hold`` where it has ``cwr_hold``. ns-3's PRR is matched by the core's ``prr``, ns-3's classic recovery
+(cwnd to ssthresh at once, no increase until the recovery point is acknowledged) by ``hold``
+(:data:`MATCHING_REDUCTION`). ns-3 runs are deterministic and kept in ``.cache/ns3/runs/``, so comparing another core
 setting against the same ns-3 runs costs only the core's time (``--fresh`` runs ns-3 again).
 
 Run: ``.venv/bin/python benchmarks/ns3_fidelity.py [--settings dctcp-n10-k65,...] [--seeds 3] [--duration 0.2]
