@@ -3,6 +3,7 @@ against the packet core on a matched DCTCP dumbbell."""
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 import math
@@ -67,12 +68,13 @@ def test_bad_input_one_line_exit_2(args: list[str], needle: str, capsys: pytest.
 
 
 @pytest.mark.slow
-def test_ns3_agrees_with_core_on_matched_reduction(tmp_path: Path) -> None:
-    """DCTCP N = 10, K = 65, 10 Gbps, 100 µs, 100 ms, one seed. Matched: ns-3's TcpClassicRecovery (cwnd set to
-    ssthresh at once, no increase until the recovery point is acknowledged) against the core's "hold"; the mean
-    queue, swing and period meet the benchmark's targets. Mismatched: ns-3's TcpPrrRecovery against the core's
-    immediate cut (which keeps growing after the cut): the period misses its target by far (the comparison can
-    tell the rules apart)."""
+def test_ns3_against_core_reductions(tmp_path: Path) -> None:
+    """DCTCP N = 2, K = 65, 10 Gbps, 100 µs, 200 ms, one seed, ns-3 with its default TcpPrrRecovery.
+
+    Against the core's immediate cut (which keeps growing after the cut) the mean queue agrees but the period
+    misses its target by far (the comparison tells the sender rules apart). Where the core's DCTCP law has a
+    ``reduction`` field, its "prr" meets every target: mean queue, swing, period and α.
+    """
     if shutil.which("g++") is None:
         pytest.skip("no g++ to compile the ns-3 scenario")
     m = _module()
@@ -80,14 +82,21 @@ def test_ns3_agrees_with_core_on_matched_reduction(tmp_path: Path) -> None:
         m.ns3_root()
     except SystemExit as e:  # pip could not install the wheel (an offline machine)
         pytest.skip(f"ns-3 3.44 wheel unavailable (exit {e.code})")
+    from dwtcp_fluid.packet import LAWS
+
+    runs = ["immediate"] + (
+        ["prr"] if "reduction" in {f.name for f in dataclasses.fields(LAWS["dctcp"])} else []
+    )
     results = {}
-    for name, core_red, ns3_red in (("matched", "hold", "classic"), ("mismatched", "immediate", "prr")):
-        out = tmp_path / f"{name}.json"
-        args = ["--settings", "dctcp-n10-k65", "--seeds", "1", "--duration", "0.1", "--json", str(out)]
-        assert m.main([*args, "--core-reduction", core_red, "--ns3-reduction", ns3_red]) == 0
-        results[name] = json.loads(out.read_text())[0]
-    v = results["matched"]["verdicts"]
-    assert v["queue_mean"][0] and v["swing"][0] and v["period_s"][0], results["matched"]
-    assert results["matched"]["ns3"]["utilization"] == pytest.approx(1.0, abs=0.02)
-    mis = results["mismatched"]
-    assert mis["ns3"]["period_s"] > 1.3 * mis["core"]["period_s"], mis
+    for core_red in runs:
+        out = tmp_path / f"{core_red}.json"
+        args = ["--settings", "dctcp-n2-k65", "--seeds", "1", "--duration", "0.2", "--json", str(out)]
+        assert m.main([*args, "--core-reduction", core_red, "--ns3-reduction", "prr"]) == 0
+        results[core_red] = json.loads(out.read_text())[0]
+    imm = results["immediate"]
+    assert imm["verdicts"]["queue_mean"][0], imm
+    assert imm["ns3"]["utilization"] == pytest.approx(1.0, abs=0.02)
+    assert imm["ns3"]["period_s"] > 1.1 * imm["core"]["period_s"], imm
+    if "prr" in results:
+        v = results["prr"]["verdicts"]
+        assert all(v[k][0] for k in ("queue_mean", "swing", "period_s", "alpha")), results["prr"]
