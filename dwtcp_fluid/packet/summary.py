@@ -10,7 +10,14 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["summarize", "fct_summary"]
+__all__ = ["summarize", "fct_summary", "jain_index"]
+
+
+def jain_index(x: np.ndarray) -> float | None:
+    """Jain's fairness index (Σx)² / (n·Σx²) of per-flow throughputs ``x`` (1: equal shares; None: no flow or
+    nothing delivered)."""
+    x = np.asarray(x, float)
+    return float(x.sum() ** 2 / (x.size * (x**2).sum())) if x.size and (x**2).sum() > 0 else None
 
 
 def fct_summary(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -77,8 +84,7 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
     delivered = rec["delivered"][w].sum(0).astype(float)
     active = rec["active"][w].sum(0).astype(float)
     on = active > 0
-    x = delivered[on]
-    jain = float(x.sum() ** 2 / (x.size * (x**2).sum())) if x.size and (x**2).sum() > 0 else None
+    jain = jain_index(delivered[on])
     cwnd_mean = float(rec["cwnd_sum"][w].sum() / max(active.sum(), 1.0))
     n_del = float(delivered.sum())
     busy = float(rec["busy"][w].sum())
