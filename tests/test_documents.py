@@ -160,3 +160,45 @@ def test_no_internal_tracker_numbers_or_version_labels_in_what_users_read():
         if (m := re.search(r"\bissue \d+|\bcore v\d\b|\(v\d\)|\bthe \d× target", t, re.I))
     }
     assert not bad, bad
+
+
+@pytest.mark.slow
+def test_the_recorded_sweep_is_what_the_sweep_prints_today(tmp_path):
+    """Re-run ``make sweep``'s command and compare every number the documents quote from the record, within the
+    tolerance each marker states (timings excepted): a change of the code that moves a quoted number beyond its
+    tolerance fails here until ``make docs-data`` re-records the sweep."""
+    import subprocess
+
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "dwtcp_fluid",
+            "--quiet",
+            "sweep",
+            "--beta",
+            "0.001",
+            "--out",
+            str(tmp_path),
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    assert r.returncode == 0, r.stderr[-2000:]
+    fresh = {"sweep": json.loads(r.stdout)}
+    recorded = {"sweep": json.loads(dv.SOURCES["sweep"].read_text(encoding="utf-8"))}
+    quoted = {
+        (m.expr, str(m.tol))
+        for path in dv.documents()
+        for m in dv.markers(dv._all_text(path))
+        if "sweep." in m.expr and "seconds" not in m.expr
+    }
+    assert len(quoted) >= 15
+    moved = []
+    for expr, tol in sorted(quoted):
+        was, now = dv.evaluate(expr, recorded), dv.evaluate(expr, fresh)
+        if not dv.Tolerance.parse(tol).holds(now, was):
+            moved.append(f"{expr}: recorded {was:.6g}, now {now:.6g} (tolerance {tol})")
+    assert not moved, "\n".join(moved)
