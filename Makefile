@@ -11,7 +11,7 @@ export MPLBACKEND ?= Agg
 # make test runs the tests (pytest-xdist, one file per worker) and the figure builds in parallel, one process per core
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: install install-test sweep test test-all test-portable figures proofs lint docs clean
+.PHONY: install install-test sweep test test-all test-portable figures proofs lint docs doc-values docs-data clean
 
 install: $(STAMP_RUN)
 
@@ -42,6 +42,18 @@ test: $(STAMP_TEST)
 docs: $(STAMP_TEST)
 	COLUMNS=100 NO_COLOR=1 $(CLI) --help > docs/cli-help.txt
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
+
+# Numbers the README, docs/ and notebook prose quote are rendered from docs/data/ (tools/docvalues.py; the tests check
+# them). doc-values re-renders them; docs-data re-records the data (the default sweep and the packet benchmark
+# against htsim: several minutes), then re-renders.
+doc-values: $(STAMP_RUN)
+	$(PY) tools/docvalues.py --write
+
+docs-data: $(STAMP_RUN)
+	$(CLI) --quiet sweep --beta 0.001 --out results/docs-data --force --json | $(PY) -m json.tool --indent 1 --no-ensure-ascii > docs/data/sweep-beta0.001.json.tmp
+	mv docs/data/sweep-beta0.001.json.tmp docs/data/sweep-beta0.001.json
+	$(PY) benchmarks/packet.py --repeat 2 --record docs/data/packet-benchmark.json
+	$(PY) tools/docvalues.py --write
 
 test-all: $(STAMP_TEST)
 	$(PY) -m pytest -q -n $(JOBS) --dist loadfile -m "slow or not slow"

@@ -1,4 +1,4 @@
-"""Packet core against htsim, built and run in the same run: the four targets of the packet core v2.
+"""Packet core against htsim, built and run in the same run: its four speed targets.
 
 Setting (as the htsim driver ``dctcp_bench``): DCTCP, 10 Gbps, 100 µs, K = 65, 1500-byte packets, 250-packet
 buffer, g = 1/16. A data packet is one bottleneck departure. Rows:
@@ -26,7 +26,11 @@ the CPU-time ratio is the comparison to quote from a shared machine.
 short and long scenarios, called bare and through the batch path, and the native loop's; a naive ``vmap`` of the
 JAX run over scenarios).
 
+``--record PATH`` also writes the measurements as JSON (machine, load, settings, every row's numbers): the
+documentation's speed figures are rendered from ``docs/data/packet-benchmark.json`` (``tools/docvalues.py``).
+
     .venv/bin/python benchmarks/packet.py [--repeat 3] [--batch 256] [--quick] [--htsim DIR] [--profile]
+                                          [--record docs/data/packet-benchmark.json]
 """
 
 from __future__ import annotations
@@ -262,6 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--quick", action="store_true", help="batch 32, one repeat (a smoke run)")
     ap.add_argument("--htsim", default=None, help="an already built htsim directory (with dctcp_bench)")
     ap.add_argument("--profile", action="store_true", help="where the time goes, instead of the table")
+    ap.add_argument("--record", type=Path, default=None, help="also write the measurements to this JSON file")
     a = ap.parse_args(argv)
     if a.profile:
         os.environ.setdefault("DWTCP_FLUID_CACHE_DIR", "off")
@@ -270,8 +275,9 @@ def main(argv: list[str] | None = None) -> None:
     if a.quick:
         a.batch, a.repeat = 32, 1
     cores = os.cpu_count() or 1
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     print(
-        f"packet core v2 vs htsim, DCTCP 10 Gbps 100 us K=65 buffer 250; {cores} cores; load average {_load()}"
+        f"packet core vs htsim, DCTCP 10 Gbps 100 us K=65 buffer 250; {cores} cores; load average {_load()}"
     )
     os.environ.setdefault("DWTCP_FLUID_CACHE_DIR", "off")  # time real compiles below (row 4 times the cache)
     with tempfile.TemporaryDirectory() as tmp:
@@ -373,12 +379,105 @@ def main(argv: list[str] | None = None) -> None:
         ),
     ]
     w = [max(len(r[i]) for r in rows) for i in range(4)]
-    head = ("", "htsim", "packet core v2", "target")
+    head = ("", "htsim", "packet core", "target")
     print(" | ".join(x.ljust(w[i]) for i, x in enumerate(head)))
     print("-+-".join("-" * n for n in w))
     for r in rows:
         print(" | ".join(x.ljust(w[i]) for i, x in enumerate(r)))
     print(f"load average after: {_load()}")
+    if a.record is not None:
+        rec = record(
+            a,
+            cores,
+            load_before,
+            h,
+            eng,
+            (h10c, h1000c, rh),
+            (c10, c1000, r1000, c1000b, r1000b),
+            comp,
+            ncomp,
+        )
+        a.record.parent.mkdir(parents=True, exist_ok=True)
+        tmp = a.record.with_suffix(".tmp")
+        tmp.write_text(json.dumps(rec, indent=1) + "\n")
+        tmp.replace(a.record)
+        print(f"wrote {a.record}")
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+
+    return platform.processor() or platform.machine()
+
+
+def record(a, cores, load_before, h, eng, htsim_like, defaults, comp, ncomp) -> dict:
+    """The measurements as one JSON-able dict (the file ``--record`` writes)."""
+    import datetime
+
+    from dwtcp_fluid import __version__
+    from dwtcp_fluid._provenance import git_revision
+
+    h10c, h1000c, rh = htsim_like
+    c10, c1000, r1000, c1000b, r1000b = defaults
+    ht = None
+    if h:
+        ht = {
+            "one_s": h["one"],
+            "one_cpu_ns": h["one_cpu"],
+            "batch_pps": h["pps_all"],
+            "batch_pps_per_core": h["pps_core"],
+            "batch_cpu_ns": h["cpu_all"],
+            "n1000_ratio": h["ratio"],
+            "n1000_cpu_ratio": h["ratio_cpu"],
+        }
+    engines = {}
+    for e, x in eng.items():
+        c = comp if e == "jax" else ncomp
+        engines[e] = {
+            "one_s": x["one"],
+            "one_cpu_ns": x["one_cpu"],
+            "first_call_extra_s": x["one_compile"],
+            "batch_pps": x["bat"],
+            "batch_cpu_ns": x["bat_cpu"],
+            "compile_s": c["compile_s"],
+            "cache_load_s": c["load_s"],
+            "one_time_over_htsim": x["one"] / h["one"] if h else None,
+            "batch_vs_htsim": x["bat"] / h["pps_all"] if h else None,
+            "batch_cpu_vs_htsim": h["cpu_all"] / x["bat_cpu"] if h else None,
+        }
+    return {
+        "benchmark": "benchmarks/packet.py",
+        "setting": "DCTCP, N = 10, 10 Gbps, 100 us, K = 65, 1500-byte packets, buffer 250, g = 1/16",
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "package_version": __version__,
+        "git_revision": git_revision(),
+        "repeat": a.repeat,
+        "batch": a.batch,
+        "machine": {
+            "cpu": _cpu_model(),
+            "cores": cores,
+            "load_before": load_before,
+            "load_after": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        },
+        "htsim": ht,
+        "engines": engines,
+        "n1000": {
+            "engine": "native",
+            "core_ratio": h1000c[0] / h10c[0],
+            "core_cpu_ratio": h1000c[1] / h10c[1],
+            "sends_per_pkt": rh[0]["sends_per_pkt"],
+            "defaults_cpu_ratio": c1000[1] / c10[1],
+            "defaults_sends_per_pkt": r1000[0]["sends_per_pkt"],
+            "buffer2500_cpu_ratio": c1000b[1] / c10[1],
+            "buffer2500_sends_per_pkt": r1000b[0]["sends_per_pkt"],
+        },
+    }
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from pathlib import Path
 __all__ = ["__version__", "dependency_versions", "git_dirty", "git_revision", "provenance_attrs"]
 
 #: The package version (pyproject.toml's); re-exported as ``dwtcp_fluid.__version__``.
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 #: The dependencies whose versions can change a result (solvers, arrays, symbolic algebra, file formats).

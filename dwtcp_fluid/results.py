@@ -99,7 +99,7 @@ class Summary:
         return out
 
     def __getitem__(self, key: str) -> Any:
-        # read like the dicts the summaries used to be (``s["queue_mean"]``)
+        # read like dicts (``s["queue_mean"]``)
         if key not in {f.name for f in fields(self)}:
             raise KeyError(key)
         return getattr(self, key)

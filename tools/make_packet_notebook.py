@@ -1,5 +1,5 @@
 """Writes notebooks/packet_vs_fluid.ipynb (outputs stripped): packet core vs the paper's DCTCP fluid model and the
-ACK-clocked one (issue 7)."""
+ACK-clocked one."""
 
 import nbformat as nbf
 
@@ -8,7 +8,7 @@ nb = nbf.v4.new_notebook()
 nb["cells"] = [
     md(r"""# DCTCP: packet core vs fluid model — which one is wrong?
 
-Issue 7 asks that, for DCTCP at C = 10 Gbps, d = 100 µs, K = 65, g = 1/16 and N = 2, 10 long flows, the packet
+The cross-check (`dw.PACKET_TOLERANCES`) asks that, for DCTCP at C = 10 Gbps, d = 100 µs, K = 65, g = 1/16 and N = 2, 10 long flows, the packet
 core's queue period be within 15 % and its mean queue within 10 packets of the fluid model. Against the paper's
 model (5)-(8) of [DCTCP-A] the mean queue agrees but the packet period is only ≈ 0.65× the
 fluid one.

@@ -212,11 +212,32 @@ def compare_dctcp(
 ) -> dict[str, Any]:
     """Run one DCTCP setting through the packet core and both fluid models; return summaries, diffs and traces.
 
-    ``fluid_models`` replaces the pair (paper's model, ACK-clocked model), e.g. by D2TCP's at a fixed imminence
-    (:mod:`.crosscheck_d2tcp`); ``reduction`` is the packet law's sender rule (default :data:`FLUID_REDUCTION`);
-    ``build_options`` go to the packet run (e.g. flow sizes and deadlines).
+    Parameters
+    ----------
+    flows : int
+        Number of long-lived flows N.
+    params : DctcpParams, optional
+        Link, K and g (default :data:`~dwtcp_fluid.params.DCTCP_ANALYSIS`: 10 Gbps, 100 µs, K = 65, g = 1/16);
+        its ``flows`` is replaced by ``flows``.
+    duration : float
+        Simulated seconds of every run; the last half is compared.
+    seed : int
+        Seed of the packet run (order of simultaneous senders, start jitter).
+    fluid_method : str
+        DDE solver of the fluid runs: ``"reference"`` (SciPy, event-exact) or ``"jax"``.
+    law : str
+        Packet law of the flows (a DCTCP-family law of the registry, e.g. ``"dctcp"``, ``"d2tcp"``).
+    fluid_models : (FluidModel, FluidModel), optional
+        Replaces the pair (paper's model, ACK-clocked model), e.g. by D2TCP's at a fixed imminence
+        (:mod:`.crosscheck_d2tcp`).
+    reduction : str, optional
+        The packet law's sender rule (default :data:`FLUID_REDUCTION`).
+    **build_options
+        Passed to the packet run's build (e.g. flow sizes and deadlines).
 
-    Returns a dict with the summaries ``packet``, ``fluid`` (the paper's (5)-(8)) and ``fluid_window``
+    Returns
+    -------
+    dict with the summaries ``packet``, ``fluid`` (the paper's (5)-(8)) and ``fluid_window``
     (ACK-clocked), each with queue_mean, queue_min, queue_max, amplitude (packets), period_s (s), window_mean
     (packets), alpha_mean, utilization; ``diff`` (packet − fluid) and ``diff_window`` (packet − fluid_window);
     ``ratio`` and ``ratio_window`` (packet / model for period_s and alpha_mean); ``table`` (one row per
@@ -271,8 +292,15 @@ def compare_dctcp(
 
 
 def within_tolerance(c: dict[str, Any], against: str = REFERENCE) -> tuple[bool, str]:
-    """Check one comparison against :data:`TOLERANCES` (``against``: ``"fluid_window"`` or ``"fluid"``);
-    returns (passed, what was measured)."""
+    """Check one comparison against :data:`TOLERANCES`; returns (passed, what was measured).
+
+    Parameters
+    ----------
+    c : dict
+        A comparison returned by :func:`compare_dctcp`.
+    against : {"fluid_window", "fluid"}
+        The fluid model to score: the ACK-clocked one (default) or the paper's (5)-(8).
+    """
     if against not in ("fluid", "fluid_window"):
         raise ValueError(f"against={against!r} is invalid: accepted 'fluid' or 'fluid_window'")
     pk, fl = c["packet"], c[against]

@@ -11,20 +11,17 @@ One slot (one data packet's transmission time at the highest rate) proceeds as f
 5. One slot of service: the head packet leaves (its receiver files the ACK at its arrival slot) or, when the
    data queue is empty, every queued Scout is served.
 
-**Semantics** are those of the previous core (one packet per busy slot, drop-tail, ECN at enqueue or dequeue,
-strict-priority Scout queue served in idle slots, per-flow access link at line rate, retransmission timeout after
-every outstanding packet is lost, losses reported by the flow's next delivered packet), checked by the same
-hand-computed slot-by-slot tests. What changed, on purpose:
+**Semantics**: one packet per busy slot, drop-tail, ECN at enqueue or dequeue, a strict-priority Scout queue
+served in idle slots, a per-flow access link at line rate, a retransmission timeout after every outstanding packet
+is lost, losses reported by the flow's next delivered packet — checked by hand-computed slot-by-slot tests. Also:
 
 * simultaneous senders of a slot are enqueued in the order of the ready list (flows in the order they could
-  send) rotated by a seeded offset, instead of flow-index order rotated by a seeded offset: same purpose (no flow
-  always last when the buffer overflows), another permutation, so a seed gives another (equally valid) run;
+  send) rotated by a seeded offset, so that no flow is always last when the buffer overflows;
 * the events of one flow in one slot are applied one at a time (ACKs in arrival order, then timers), each with
-  one call of its law; the old core merged them into one call. They differ only when a flow gets a Scout ACK and
-  a data ACK in the same slot (DWTCP's decrease is then checked after each, not once after both);
+  one call of its law: when a flow gets a Scout ACK and a data ACK in the same slot, DWTCP's decrease is checked
+  after each;
 * an access link slower than the bottleneck (``access`` < 1), and a rate-based law, pace on a fractional
-  schedule: the long-run rate is exactly the pacing rate (the old token bucket of depth 1 lost the fraction:
-  0.3 of the line rate gave 0.25).
+  schedule: the long-run rate is exactly the pacing rate.
 
 A run is ``lax.scan`` over record chunks around a ``while`` over the slots of a chunk; the whole slot loop is
 compiled into one native kernel (:mod:`.xla`). At each chunk end a vectorised pass over the flows records

@@ -37,7 +37,16 @@ def _spec(pr: PacketRun, min_shape: Mapping[str, int] | None = None) -> Any:
 
 
 def run(pr: PacketRun, engine: str = "auto") -> dict[str, Any]:
-    """Run one scenario and return its summary (:func:`~.summary.summarize`) with the per-chunk records."""
+    """Run one scenario and return its summary (:func:`~.summary.summarize`) with the per-chunk records.
+
+    Parameters
+    ----------
+    pr : PacketRun
+        The scenario (:func:`~.build.build`, :func:`scenario`).
+    engine : {"auto", "jax", "native"}
+        "auto" (default: the native loop where it is bit-identical to the JAX reference, else JAX), "jax" or
+        "native" (:func:`~.batch.choose_engine`).
+    """
     return run_many([pr], engine=engine)[0]
 
 
@@ -274,7 +283,15 @@ SCENARIOS: dict[str, Callable[[bool], list[PacketRun]]] = {
 
 
 def scenario(name: str, quick: bool = False) -> list[PacketRun]:
-    """The registered scenario ``name`` (see :data:`SCENARIOS`)."""
+    """The runs of the registered scenario ``name``.
+
+    Parameters
+    ----------
+    name : str
+        A key of :data:`SCENARIOS` (``dwtcp-fluid packet scenario --list``).
+    quick : bool
+        Shorter runs (the test suite's setting); the same scenario otherwise.
+    """
     if name not in SCENARIOS:
         raise ValueError(f"scenario={name!r} is invalid: accepted one of {', '.join(SCENARIOS)}")
     return SCENARIOS[name](quick)

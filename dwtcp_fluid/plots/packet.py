@@ -9,7 +9,15 @@ PACKET_VS_FLUID_FLOWS = (2, 10, 100)
 
 def plot_packet_vs_fluid(data: dict[Any, Any], flows: tuple[int, ...] = PACKET_VS_FLUID_FLOWS) -> Any:
     """Queue and mean window, packet vs the paper's fluid model and the ACK-clocked one, the first 10 ms of the
-    compared window, one row per N."""
+    compared window, one row per N.
+
+    Parameters
+    ----------
+    data : dict
+        :func:`~dwtcp_fluid.compare_dctcp` results by N.
+    flows : tuple of int
+        The N drawn, one row each (keys of ``data``).
+    """
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(len(flows), 2, figsize=(9, 2.3 * len(flows) + 0.4), sharex=True, squeeze=False)

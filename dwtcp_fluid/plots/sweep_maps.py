@@ -20,8 +20,13 @@ _BUFFERS = ((250.0, "250-pkt sim buffer"), (200.0, "300 KB testbed buffer"))
 def plot_condition_map(ds: xr.Dataset, flows: float | None = None) -> MplFigure:
     """Class of the frozen Jacobian (8) over BDP × k̄/k̄* and over BDP × k̄ (packets), one row per β.
 
-    ``flows`` selects the N shown (default: the middle of the grid); the summary's
-    ``eigenvalue_spread_over_flows`` shows the map is the same for every N.
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A sweep dataset (:func:`dwtcp_fluid.run_sweep`, or read back from its NetCDF).
+    flows : float, optional
+        The N shown (nearest grid value; default: the middle of the grid); the summary's
+        ``eigenvalue_spread_over_flows`` shows the map is the same for every N.
     """
     nb = ds.sizes["beta"]
     if flows is None:

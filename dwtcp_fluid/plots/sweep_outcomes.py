@@ -27,7 +27,13 @@ def _agreement_codes(s: xr.Dataset) -> np.ndarray:
 
 
 def plot_outcome_maps(ds: xr.Dataset) -> MplFigure:
-    """Four maps over BDP × N per β (rows) from a full sweep dataset."""
+    """Four maps over BDP × N per β (rows): what the delayed fluid model does.
+
+    Parameters
+    ----------
+    ds : xarray.Dataset
+        A sweep dataset with the fluid runs and the delay-aware roots (``sweep_plan(grid, "full")``).
+    """
     nb = ds.sizes["beta"]
     fig = MplFigure(figsize=(13.0, 3.3 * nb + 0.6), layout="constrained")
     axes = fig.subplots(nb, 4, squeeze=False)

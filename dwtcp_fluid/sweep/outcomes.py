@@ -1,4 +1,4 @@
-"""Per-point outcomes of the DWTCP sweep (issue 8): pure, deterministic, batched functions of numpy arrays.
+"""Per-point outcomes of the DWTCP sweep: pure, deterministic, batched functions of numpy arrays.
 
 * :func:`fluid_outcomes` — delayed / sqrt / undelayed fluid runs (:mod:`.outcomes_fluid`);
 * :func:`delay_outcomes` — delay-aware characteristic roots at the frozen points (:mod:`.outcomes_delay`);

@@ -10,7 +10,7 @@ Every point (β, BDP, N) is one run of the packet core's DWTCP law (Algorithm 1 
   ``min_rtts`` base RTTs.
 
 Run lengths are the point's own (:func:`point_plan`): ``warmup_rtts + window`` base RTTs rounded up to whole
-chunks, the chunk being the largest power of two not above RTT/:data:`CHUNKS_PER_RTT`. The packet core (v2) is
+chunks, the chunk being the largest power of two not above RTT/:data:`CHUNKS_PER_RTT`. The packet core is
 event-driven: its cost is per packet, not per flow-slot, and runs of different lengths, buffers or flow counts
 within one shape bucket share one compiled program (:mod:`dwtcp_fluid.packet.state`), so no batching of points is
 needed here: :func:`simulate` hands the runs to :func:`dwtcp_fluid.packet.run_many`, which groups them by shape and

@@ -118,7 +118,7 @@ OSC_BUFFER_FRACTION = 0.25
 
 #: A queue whose cycle lengths vary by this fraction of their mean or more has no period to compare.
 MAX_CYCLE_CV = 0.5
-#: Tolerances of a model against the packet law ([DWTCP] issue 12, in the spirit of the DCTCP ACK-clocked model's):
+#: Tolerances of a fluid model against the DWTCP packet law (in the spirit of the DCTCP ACK-clocked model's):
 #: mean queue within max(10 packets, 20 %), utilization within 0.02, period within 15 % (where regular).
 TOLERANCES = {"queue_mean_abs": 10.0, "queue_mean_rel": 0.20, "utilization_abs": 0.02, "period_rel": 0.15}
 

@@ -137,7 +137,18 @@ FROZEN = Evaluator("frozen", FROZEN_VARIABLES, _frozen_fn)
 def make_plan(
     grid: SweepGrid, evaluators: tuple[Evaluator, ...] | str = (FROZEN,), chunk_bdp: int = 5
 ) -> SweepPlan:
-    """A sweep plan over ``grid``; ``evaluators="full"`` adds the delayed fluid runs and the delay-aware roots."""
+    """A sweep plan over ``grid``, for ``run_sweep(grid, plan=...)``.
+
+    Parameters
+    ----------
+    grid : SweepGrid
+        The points (β, BDP, N, k̄/k̄*).
+    evaluators : tuple of Evaluator or "full"
+        What runs at each point: the frozen-Jacobian check alone (default), or ``"full"``, which adds the delayed
+        fluid runs and the delay-aware roots (what ``dwtcp-fluid sweep`` runs).
+    chunk_bdp : int
+        BDP values per chunk (the unit of work, of the Zarr store and of resume).
+    """
     if isinstance(evaluators, str):
         if evaluators != "full":
             raise ValueError(f"evaluators={evaluators!r} is invalid: accepted 'full' or a tuple of Evaluator")

@@ -310,7 +310,7 @@ def dwtcp_busy() -> Derivation:
             " busy link no Scout returns and line 18's pending term (now − send time of the oldest unacknowledged"
             " Scout) grows with the busy age, whatever the queue. Packet core, 10 Gbps, 100 µs, N = 50: 0 Scouts"
             " served in 300 RTTs (seeds 0-2), every flow cuts every RTT, all from the pending term; N = 10: 0.70-1.03"
-            " Scouts per RTT (seeds 0-2; 97 % of the cuts from the pending term, traced on packet core v1). At 1 ms the Scout also waits behind line-rate trains with an"
+            " Scouts per RTT (seeds 0-2; most cuts from the pending term). At 1 ms the Scout also waits behind line-rate trains with an"
             " empty queue (step 4).",
             "refuted (mechanism)",
             "Line 18: d_s is the busy age, not the queue",
@@ -363,7 +363,7 @@ def dwtcp_busy() -> Derivation:
             " utilization there. The packet pass's stationarity test (trends between the halves of a 300-600-RTT"
             " window) does not see this slow wander: seed 0 is not stationary (never scored), seeds 1 and 2 read"
             " steady at 0.43 and 0.61, so one fails and one passes against the model's 0.625 by chance.",
-            "Cross-check on packet core v2 (10 Gbps, β = 0.001, K = 100, buffer 5000, seeds 0-2), each run by the one"
+            "Cross-check on the packet core (10 Gbps, β = 0.001, K = 100, buffer 5000, seeds 0-2), each run by the one"
             " definition of a DWTCP packet run the sweep and packet compare-fluid use"
             " (dwtcp_fluid/crosscheck/compare_dwtcp.py, packet_setting: the sweep's fair-share start, 2 record chunks"
             " per RTT, a second round for runs that are not stationary; warm-up 100 RTTs, window 300 RTTs, 1,500 at"

@@ -151,8 +151,7 @@ def leafspine() -> Derivation:
             + " of the fair share) and SUM's RTT is the highest ("
             + ", ".join(f"{v[1]:.1f}" for v in NOISY_EQUAL_LOOPS.values())
             + " µs): 'SUM the lowest RTT' is not reproduced. Figure proxy_signals checks the first setting"
-            " (FCT on seeds 0-2 at 40 %). These numbers are from the multi-hop engine with fractional pacing (an"
-            " earlier engine rounded a paced rate r down to 1/⌈1/r⌉ and gave MAX a 0.4-13 % edge over SUM at 40 %).",
+            " (FCT on seeds 0-2 at 40 %).",
             "not reproduced (TIMELY signals within 2-6 % per seed; MAX below SUM on 3 of 5 seeds at 40 % load, 4 of 5"
             " at 60 %)",
             "Below T_low TIMELY ignores the signal",
