@@ -134,6 +134,7 @@ def test_checker_finds_a_second_spelling_and_an_undeclared_flag():
     assert second_spellings(twice) == ["--plot and --figure-file: figure file"]
 
 
+@pytest.mark.slow
 def test_rto_and_window_floor_from_the_command_line(capsys):
     """``--rto-min`` sets the packet core's RTO (in slots of L/C) and ``--min-cwnd`` the laws' window floor: 10
     flows held at ≥ 40 packets each put 400 packets in flight over a BDP of 83 with a 250-packet buffer, so the queue
@@ -167,6 +168,7 @@ def test_quiet_works_after_the_subcommand(capsys):
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_sweep_warns_a_bdp_below_one_packet_before_the_work(capsys, tmp_path):
     """A BDP below one packet is legal but odd: one warning line, before the work, as every command with a link."""
     from dwtcp_fluid.cli import main
