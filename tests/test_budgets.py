@@ -28,14 +28,18 @@ def test_a_piece_past_its_evaluation_budget_stops_with_a_status(monkeypatch):
 
 
 def test_a_span_of_too_many_pieces_stops_with_a_status():
+    """Pieces span at most one delay: 5 delays cannot fit in 2 pieces, and the message says how many are needed."""
     from dwtcp_fluid.dde.history import as_history
     from dwtcp_fluid.dde.problem import make_problem
     from dwtcp_fluid.dde.scipy_steps import solve_reference
+    from dwtcp_fluid.models import DwtcpFluid
 
-    pr = make_problem(DctcpFluid(), P)
-    hist = as_history(np.array([1.0, 0.0, 0.0]), 3, 0.0, pr.max_delay)
-    run = solve_reference(pr, hist, 0.0, SPAN[1], max_pieces=3)
-    assert run["status"] == Status.BUDGET and "max_pieces=3" in run["message"]
+    Q = dw.DWTCP_EVALUATION
+    pr = make_problem(DwtcpFluid(delay_rtts=1.0), Q)
+    hist = as_history(np.array([1.0, 0.0]), 2, 0.0, pr.max_delay)
+    run = solve_reference(pr, hist, 0.0, 5 * Q.link.rtt, max_pieces=2)
+    assert run["status"] == Status.BUDGET and "max_pieces=2" in run["message"]
+    assert "needs at least 5" in run["message"]
 
 
 def test_the_jax_solver_refuses_a_span_far_below_the_delay():
@@ -46,10 +50,11 @@ def test_the_jax_solver_refuses_a_span_far_below_the_delay():
         dw.solve(DwtcpFluid(delay_rtts=1.0), dw.DWTCP_EVALUATION, [1.0, 0.0], (0.0, 1e-12), method="jax")
 
 
-def test_simulate_refuses_a_span_of_more_than_a_million_rtts(capsys):
+def test_simulate_refuses_a_span_of_more_than_a_million_delays(capsys):
     from dwtcp_fluid.cli import main
 
-    assert main(["dctcp", "simulate", "--rtt", "1ns", "--duration", "10ms"]) == 2
+    args = ["dctcp", "simulate", "--rtt", "1ns", "--marking-threshold", "0", "--duration", "10ms"]
+    assert main(args) == 2  # 10⁷ RTTs of 1 ns: no queue at the operating point to lengthen them
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--duration" in err and "RTTs" in err, err
 

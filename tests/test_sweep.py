@@ -62,13 +62,15 @@ def test_atomic_write_leaves_nothing_on_failure(ds, tmp_path, monkeypatch):
     target = tmp_path / "out.nc"
     target.write_bytes(b"previous complete file")
 
-    def boom(self, path, *a, **k):
-        with open(path, "wb") as f:
-            f.write(b"half a file")
-        raise RuntimeError("disk full")
+    import errno
 
-    monkeypatch.setattr(xr.Dataset, "to_netcdf", boom)
-    with pytest.raises(RuntimeError, match="disk full"):
+    from dwtcp_fluid import atomic
+
+    def full(fd):  # the encoded file is written, then the device refuses to sync it
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(atomic.os, "fsync", full)
+    with pytest.raises(atomic.WriteError, match="No space left"):
         write_netcdf_atomic(ds, target)
     assert target.read_bytes() == b"previous complete file"
     assert [p.name for p in tmp_path.iterdir()] == ["out.nc"]

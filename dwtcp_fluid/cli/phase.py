@@ -112,8 +112,8 @@ def phase_dwtcp(
         raise UsageError("--duration", duration, accepted) from None
     if not (math.isfinite(T) and 0 < T <= 10.0):
         raise UsageError("--duration", duration, accepted)
-    check_span("--duration", duration, T, link.rtt)
     P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
+    check_span("--duration", duration, T, link.rtt + P.k / link.C)
     warn_implausible(link, T)
     with status("phase dwtcp: integrating the trajectories"):
         doc, pp = _run(run_phase_dwtcp, P, duration=T, delay=delay, variant=variant, out=path)

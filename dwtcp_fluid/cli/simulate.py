@@ -47,7 +47,9 @@ _PLOT = typer.Option(None, "--plot", help="Write a time-series plot to FILE (.pn
 _JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
 
 
-def _duration(text: str, link: Any = None) -> float:
+def _duration(text: str, link: Any = None, queue: float = 0.0) -> float:
+    """``--duration`` in seconds; with ``link``, the span is checked against the delay at the operating point
+    (base RTT plus ``queue`` packets of queueing delay, :func:`check_span`)."""
 
     require_unit("--duration", text, "time")
     try:
@@ -57,25 +59,26 @@ def _duration(text: str, link: Any = None) -> float:
     if not (math.isfinite(d) and d > 0):
         raise UsageError("--duration", text, 'a positive time such as "100ms" or "0.1s"')
     if link is not None:
-        check_span("--duration", text, d, link.rtt)
+        check_span("--duration", text, d, link.rtt + queue / link.C)
         warn_implausible(link, d)
     return d
 
 
-#: The most RTTs one fluid run may span: both solvers take at least one piece or step per RTT (the delay), so the
-#: work grows with duration/RTT; 10⁶ RTTs take minutes, 10³⁰⁰ (an RTT of 1e-320 s) would never end.
+#: The most delays one fluid run may span: both solvers take at least one piece or step per delay (the RTT at the
+#: operating point, base RTT plus queueing delay), so the work grows with duration/delay; 10⁶ take minutes, 10³⁰⁰
+#: (an RTT of 1e-320 s with no queue) would never end.
 MAX_SPAN_RTTS = 1e6
 
 
-def check_span(flag: str, text: str, duration: float, rtt: float) -> None:
-    """The pre-flight estimate of a fluid run: refuse a duration of more than :data:`MAX_SPAN_RTTS` RTTs."""
-    n = duration / rtt if rtt > 0 else math.inf
+def check_span(flag: str, text: str, duration: float, delay: float) -> None:
+    """The pre-flight estimate of a fluid run: refuse a duration of more than :data:`MAX_SPAN_RTTS` delays."""
+    n = duration / delay if delay > 0 else math.inf
     if not n <= MAX_SPAN_RTTS:
         raise UsageError(
             flag,
             text,
-            f"at most {MAX_SPAN_RTTS:.0e} RTTs ({n:.3g} RTTs of {rtt:.3g} s asked: the solvers take at least one "
-            "step per RTT)",
+            f"at most {MAX_SPAN_RTTS:.0e} RTTs ({n:.3g} RTTs of {delay:.3g} s at the operating point asked: the "
+            "solvers take at least one step per RTT)",
         )
 
 
@@ -156,7 +159,7 @@ def dctcp_simulate(
     if not (math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
-    T = _duration(duration, link)
+    T = _duration(duration, link, queue=P.K)
     out, sol = _run(run_dctcp_simulate, P, duration=T, solver=_solver(solver))
     if plot and out["status"] == "ok":
         _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
@@ -212,7 +215,7 @@ def dwtcp_simulate(
     from ..reports.dwtcp import run_dwtcp_simulate
 
     model = dwtcp_model(variant, delay)
-    T = _duration(duration, link)
+    T = _duration(duration, link, queue=P.k)
     out, sol = _run(run_dwtcp_simulate, P, duration=T, variant=variant, delay=delay, solver=_solver(solver))
     if plot and out["status"] == "ok":
         _plot(
