@@ -139,11 +139,12 @@ def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
     seed : int
         Seed of the packet run.
     """
+    from ..packet.crosscheck import fluid_law
     from ..packet.multihop_run import run_topology
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
     s = run_topology(
-        f"parking-lot:{setting.hops}", "dctcp", link=link, flows=(setting.flows,) + (setting.n_cross,) * setting.hops,
+        f"parking-lot:{setting.hops}", fluid_law("dctcp"), link=link, flows=(setting.flows,) + (setting.n_cross,) * setting.hops,
         K=setting.K,
         duration=setting.duration, seed=seed, rtt=setting.group_rtts,
     )  # fmt: skip
