@@ -13,6 +13,7 @@ from dwtcp_fluid.packet.laws import Dctcp, Events, get_law
 from dwtcp_fluid.packet.laws.base import NEVER
 from dwtcp_fluid.packet.laws.cubic import Cubic, cubic_k, cubic_window
 from dwtcp_fluid.packet.laws.d2tcp import D2tcp, gamma_penalty, imminence
+from dwtcp_fluid.packet.laws.recovery import reduction_init
 
 F = jnp.float32
 
@@ -65,11 +66,15 @@ def test_gamma_penalty_hand_values():
 @pytest.mark.parametrize(("deadline", "w_after"), [(1500 + 500, 40 * (1 - 0.0625 / 2)), (1500 + 1000, 35.0),
                                                    (1500 + 4000, 40 * (1 - 0.5 / 2)), (NEVER, 35.0)])  # fmt: skip
 def test_d2tcp_cut_hand_computed(deadline, w_after):
-    """α = 1/4, W = 40, B = 300, RTT = 100 slots at t = 1500: d = 2, 1, 0.5 and no deadline (d = 1)."""
-    law = D2tcp()
+    """α = 1/4, W = 40, B = 300, RTT = 100 slots at t = 1500: d = 2, 1, 0.5 and no deadline (d = 1); the one-step
+    cut shows the target W(1 − α^d/2) at once (under PRR it is ssthresh)."""
+    law = D2tcp(reduction="immediate")
     p, s = setup(law, cwnd=40.0, ssthresh=20.0, alpha=0.25, win_end=10**6, recover=0)
-    out = law.step(s, ev(t=1500, mark=True, snd_nxt=45, snd_una=5, size=305, deadline=deadline), p)
+    e = ev(t=1500, mark=True, snd_nxt=45, snd_una=5, size=305, deadline=deadline)
+    out = law.step(s, e, p)
     assert v(out, "cwnd") == pytest.approx(w_after, rel=1e-6)
+    prr = D2tcp()
+    assert v(prr.step({**s, **reduction_init(1)}, e, p), "ssthresh") == pytest.approx(w_after, rel=1e-6)
     assert v(out, "alpha") == 0.25  # window not closed: α unchanged
 
 
@@ -115,7 +120,7 @@ def test_cubic_window_known_times():
 
 
 def test_cubic_loss_then_epoch_then_growth():
-    law = Cubic()
+    law = Cubic(reduction="immediate")
     p, s = setup(law, {"slot_s": 1e-3}, cwnd=100.0, ssthresh=50.0)
     s = law.step(s, ev(t=10, nloss=1, snd_nxt=200, snd_una=100), p)  # loss: β·W, W_max = W
     assert (v(s, "cwnd"), v(s, "w_max"), v(s, "ssthresh"), v(s, "epoch")) == pytest.approx(
@@ -147,17 +152,26 @@ def test_cubic_tcp_friendly_region():
 
 
 def test_cubic_fast_convergence_and_ecn_off():
-    law = Cubic()
+    law = Cubic(reduction="immediate")
     p, s = setup(law, {"slot_s": 1e-3}, cwnd=80.0, ssthresh=50.0, w_max=100.0, k=1.0, epoch=0)
     out = law.step(s, ev(t=5, nloss=1, snd_nxt=100, snd_una=20), p)
     assert (v(out, "w_max"), v(out, "cwnd")) == pytest.approx((80 * 1.7 / 2, 56.0))
-    slow = Cubic(fast_convergence=False).step(s, ev(t=5, nloss=1, snd_nxt=100, snd_una=20), p)
+    slow = Cubic(fast_convergence=False, reduction="immediate").step(
+        s, ev(t=5, nloss=1, snd_nxt=100, snd_una=20), p
+    )
     assert v(slow, "w_max") == pytest.approx(80.0)
     marked = law.step(s, ev(t=5, mark=True, snd_nxt=100, snd_una=20), p)
     assert v(marked, "cwnd") > 80.0  # loss-based: a mark is no congestion signal
     assert v(
-        Cubic(ecn=True).step(s, ev(t=5, mark=True, snd_nxt=100, snd_una=20), p), "cwnd"
+        Cubic(ecn=True, reduction="immediate").step(s, ev(t=5, mark=True, snd_nxt=100, snd_una=20), p), "cwnd"
     ) == pytest.approx(56.0)
+    # Linux's rule (the default): W_max at the entry (fast convergence), ssthresh β·W, Recovery, and the window
+    # by PRR: inflight 80 + ⌈56·1/80⌉ − 0 (Linux cubictcp_recalc_ssthresh from tcp_init_cwnd_reduction)
+    prr = Cubic()
+    out = prr.step({**s, **reduction_init(1)}, ev(t=5, nloss=1, snd_nxt=100, snd_una=20), p)
+    assert (v(out, "w_max"), v(out, "ssthresh"), v(out, "cwnd"), v(out, "ca")) == pytest.approx(
+        (68.0, 56.0, 81.0, 2)
+    )
 
 
 def test_cubic_slot_from_link_and_registry():
@@ -178,7 +192,8 @@ def test_cubic_packet_loss_cycle_matches_the_closed_form():
     from dwtcp_fluid.params import LinkParams
 
     link = LinkParams(capacity="1Gbps", rtt="20ms")
-    pr = build("cubic", link=link, flows=1, buffer=200, rto="200ms", duration=6.0, trace_points=3000,
+    # the closed form is the one-step β cut's (RFC 8312); Linux's PRR (the law's default) is not what it describes
+    pr = build(Cubic(reduction="immediate"), link=link, flows=1, buffer=200, rto="200ms", duration=6.0, trace_points=3000,
                capacity_schedule=[(0.0, "950Mbps")], law_params={"c": 400.0}, start_jitter=False)  # fmt: skip
     rec = run(pr)["records"]
     drops = np.asarray(rec["drops"]).reshape(len(rec["drops"]), -1).sum(-1)

@@ -80,10 +80,11 @@ def packet_cycle(s: Setting, *, seed: int = 0, trace: bool = False) -> dict[str,
     over the last half, ``episodes`` (loss episodes there) and ``flows_hit`` (mean flows losing a packet per
     episode); with ``trace``, ``trace`` = {t (s), window (flow 1's cwnd), queue (packets)} at the chunk ends."""
     from ..packet import build, run
+    from ..packet.crosscheck import fluid_law
 
     P = s.params()
     pr = build(
-        "cubic",
+        fluid_law("cubic"),
         link=LinkParams(capacity="1Gbps", rtt=s.rtt),
         capacity_schedule=[(0.0, s.rate)],
         flows=s.flows,

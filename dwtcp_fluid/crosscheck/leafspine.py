@@ -166,12 +166,13 @@ def fluid_fabric(
 
 def compare_fabric(setting: FabricSetting) -> FabricComparison:
     """Run the packet fabric for ``setting`` and the network fluid model on the same routing; compare."""
+    from ..packet.crosscheck import fluid_law
     from ..packet.multihop_run import run_topology
     from ..units import parse_time
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
     s = run_topology(
-        setting.fabric, "dctcp", link=link, flows=setting.flows, K=setting.K, duration=setting.duration,
+        setting.fabric, fluid_law("dctcp"), link=link, flows=setting.flows, K=setting.K, duration=setting.duration,
         seed=setting.seed, traffic=setting.traffic,
     )  # fmt: skip
     assert s.traffic is not None

@@ -1,6 +1,6 @@
 """The tuned (K, g) through the packet core at the operating range's corners: the packet law judges the tuning.
 
-Each corner (shortest/longest RTT × fewest/most flows) runs the packet core's DCTCP law (Linux semantics,
+Each corner (shortest/longest RTT × fewest/most flows) runs the packet core's DCTCP law (the one-step cut of the fluid models,
 :func:`dwtcp_fluid.packet.crosscheck.packet_run`) with the tuned K and g; its mean queue (above the standing queue
 2N − C·d, as the objective counts it) and utilization over the last half are set next to the fluid values of
 :mod:`.cycle_grad`. Classes:

@@ -66,6 +66,7 @@ from ..periods import autocorr_period
 __all__ = [
     "REFERENCE",
     "FLUID_REDUCTION",
+    "fluid_law",
     "SUMMARY_KEYS",
     "TOLERANCES",
     "autocorr_period",
@@ -95,8 +96,10 @@ SUMMARY_KEYS = (
 )
 
 
-def _with_reduction(law: Any, reduction: str) -> Any:
-    """``law`` by name with the sender rule ``reduction`` where the law has one (a law object: as given)."""
+def fluid_law(law: Any, reduction: str = FLUID_REDUCTION) -> Any:
+    """``law`` by name with the sender rule ``reduction`` (default :data:`FLUID_REDUCTION`, the one-step cut the
+    fluid models describe) where the law has one; a law object as given. The packet side of every packet-vs-fluid
+    cross-check (single bottleneck, parking lot, leaf-spine, CUBIC) runs its law through this."""
     import dataclasses
 
     from .laws import LAWS, get_law
@@ -127,7 +130,7 @@ def packet_run(
     """
     from . import build, run
 
-    law = _with_reduction(law, reduction)
+    law = fluid_law(law, reduction)
     n_slots = int(duration * P.link.C)
     pr = build(
         law,
