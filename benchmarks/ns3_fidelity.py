@@ -37,9 +37,10 @@ or ``hold`` where it has ``cwr_hold``. ns-3's PRR is matched by the core's ``prr
 setting against the same ns-3 runs costs only the core's time (``--fresh`` runs ns-3 again).
 
 Run: ``.venv/bin/python benchmarks/ns3_fidelity.py [--settings dctcp-n10-k65,...] [--seeds 3] [--duration 0.2]
-[--core-reduction prr] [--ns3-reduction prr] [--jobs 2] [--json out.json]``. Cost: one ns-3 run of 200 ms at
-10 Gbps takes 5-30 s of CPU (N = 2 to 100); the default (8 settings × 3 seeds) about 10 minutes of CPU;
-``--seeds 1 --duration 0.1`` a sixth of that.
+[--core-reduction prr] [--ns3-reduction prr] [--jobs 2] [--json out.json] [--fresh]``. Cost: an ns-3 run of
+200 ms at 10 Gbps takes tens of seconds of CPU (more with N); the default (8 settings × 3 seeds: 24 ns-3 and 24
+core runs) tens of minutes of CPU on a shared machine, once: later runs reuse the cached ns-3 runs.
+``--seeds 1`` costs a third.
 """
 
 from __future__ import annotations
