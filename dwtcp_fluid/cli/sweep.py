@@ -364,7 +364,6 @@ def _run(
         workers=workers,
         scheduler=scheduler,
     )
-    summary["reused"] = False
     if json:
         emit_json(summary)
         return
@@ -429,8 +428,7 @@ def _reuse(out: Path, stem: str, *, figure: bool, full: bool, json: bool) -> Non
     path = out / f"{stem}.nc"
     ds = xr.load_dataset(path, engine="h5netcdf")
     fig_path = _figures(ds, out, stem, full=full, only_missing=True) if figure else None
-    summary = sweep_report(ds, dataset=path, store=None, figure=fig_path, seconds=0.0)
-    summary["reused"] = True
+    summary = sweep_report(ds, dataset=path, store=None, figure=fig_path, seconds=0.0, reused=True)
     if json:
         emit_json(summary)
         return

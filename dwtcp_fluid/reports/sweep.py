@@ -41,6 +41,7 @@ def sweep_report(
     packet_report: dict[str, Any] | None = None,
     workers: int | None = None,
     scheduler: str | None = None,
+    reused: bool = False,
 ) -> dict[str, Any]:
     """``sweep --json``'s document: the DWTCP condition k̄ < 2·BDP/√β ([DWTCP] eq. (14)) against the frozen
     Jacobian (8) and, when evaluated, the delayed fluid runs, the delay-aware roots and the packet law.
@@ -58,6 +59,8 @@ def sweep_report(
         pass ran, its cost per N (:func:`packet_cost`).
     workers, scheduler : optional
         The Dask settings of the run (both None: in-process).
+    reused : bool
+        Whether the dataset is the finished result of an earlier identical run, reused rather than recomputed.
 
     Returns
     -------
@@ -83,6 +86,7 @@ def sweep_report(
             "engine": "in-process"
             if workers is None and scheduler is None
             else f"dask ({workers or scheduler})",
+            "reused": bool(reused),
         }
     )
     return to_jsonable(doc)
