@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from typing import Any
 
+from rich.console import Console
 from rich.table import Table
 
-__all__ = ["COMPARE_COLUMNS", "compare_table", "fmt"]
+__all__ = ["COMPARE_COLUMNS", "compare_console", "compare_table", "fmt"]
 
 #: The quantity columns: (header with its unit, summary key, factor from the summary's unit to the header's).
 COMPARE_COLUMNS: tuple[tuple[str, str, float], ...] = (
@@ -34,10 +36,15 @@ def fmt(v: Any, scale: float = 1.0, digits: int = 4) -> str:
 def compare_table(title: str, rows: Sequence[tuple[str, dict[str, Any], str]]) -> Table:
     """A table of ``rows`` = (source, summary with the keys of :data:`COMPARE_COLUMNS`, verdict text)."""
     t = Table(title=title)
-    t.add_column("source", justify="left")
+    t.add_column("source", justify="left", max_width=26)
     for header, _, _ in COMPARE_COLUMNS:
-        t.add_column(header, justify="right")
-    t.add_column("verdict", justify="left")
+        t.add_column(header, justify="right", no_wrap=True, max_width=9)
+    t.add_column("verdict", justify="left", ratio=1, min_width=36)
     for source, summary, verdict in rows:
         t.add_row(source, *(fmt(summary.get(k), f) for _, k, f in COMPARE_COLUMNS), verdict)
     return t
+
+
+def compare_console() -> Console:
+    """The console the tables print on: the terminal's width, 170 columns when the output is not a terminal."""
+    return Console(width=None if sys.stdout.isatty() else 170)

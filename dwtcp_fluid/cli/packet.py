@@ -8,7 +8,6 @@ from importlib import import_module
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWTCP_TARGET, TARGET_HELP
@@ -17,6 +16,7 @@ from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWT
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
 from .common import UsageError, check_duration, emit_json, link_from_flags, progress_bar, require_unit
+from .compare_table import compare_console
 from .limits import check_budget
 from .outputs import check_figure
 
@@ -183,7 +183,7 @@ def compare_fluid(
         emit_json(out)
         return
     tables = dctcp_tables(rows, link, marking_threshold, g)
-    console = Console()
+    console = compare_console()
     for t in tables:
         console.print(t)
     for r in rows:

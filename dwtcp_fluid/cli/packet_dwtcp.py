@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from .common import UsageError, emit_json, link_from_flags, print_written, progress_bar
+from .compare_table import compare_console
 from .outputs import check_figure
 
 
@@ -98,7 +97,7 @@ def compare_fluid_dwtcp(
     if as_json:
         emit_json(doc)
         return
-    con = Console(width=None if sys.stdout.isatty() else 130)
+    con = compare_console()
     for t in dwtcp_tables(results):
         con.print(t)
     con.print(
