@@ -22,7 +22,7 @@ SUMMARY = {
 
 
 def _headers(t):
-    return [c.header for c in t.columns]
+    return [" ".join(str(c.header).split()) for c in t.columns]
 
 
 def _text(t):

@@ -37,8 +37,8 @@ def compare_table(title: str, rows: Sequence[tuple[str, dict[str, Any], str]]) -
     """A table of ``rows`` = (source, summary with the keys of :data:`COMPARE_COLUMNS`, verdict text)."""
     t = Table(title=title)
     t.add_column("source", justify="left", max_width=26)
-    for header, _, _ in COMPARE_COLUMNS:
-        t.add_column(header, justify="right", no_wrap=True, max_width=9)
+    for header, _, _ in COMPARE_COLUMNS:  # the unit on a second header line keeps the columns narrow
+        t.add_column(header.replace(" (", "\n("), justify="right", no_wrap=True)
     t.add_column("verdict", justify="left", ratio=1, min_width=36)
     for source, summary, verdict in rows:
         t.add_row(source, *(fmt(summary.get(k), f) for _, k, f in COMPARE_COLUMNS), verdict)
