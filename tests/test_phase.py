@@ -104,6 +104,9 @@ def test_delayed_switch_input_reads_the_queue_one_rtt_back():
         q_back = np.interp(tr.t[late] - tau, tr.t, tr.x[:, 1])
         clear = np.abs(q_back) > 1.0  # away from the switch, where linear interpolation decides the sign
         assert np.array_equal(tr.u[late][clear], (q_back[clear] > 0).astype(np.int8))
+    # the delayed overshoot passes the requested box (q ≤ 800): the frame holds it (``phase dwtcp``'s default)
+    q_max = max(float(tr.x[:, 1].max()) for tr in pp.trajectories)
+    assert q_max > 800.0 and pp.ylim[1] > q_max
 
 
 def test_dwtcp_layers_and_first_integral():
@@ -214,3 +217,26 @@ def test_dctcp_fixed_point_found_and_classified_for_small_wbar():
     assert e.stability == "asymptotically stable" and np.all(e.eigenvalues.real < 0)
     # α̃ relaxes at rate ≈ g/(1 + q̃) ≈ 0.047 per R*: within 1e-3 after 200 R*
     assert all(np.allclose(tr.x[-1], e.x, atol=1e-3) for tr in pp.trajectories)
+
+
+def test_the_frame_holds_every_trajectory():
+    # an unstable spiral from (1, 0) leaves the box (-1.2, 1.2)²: its radius grows as e^{0.2 t} (closed form)
+    A = np.array([[0.2, -2.0], [2.0, 0.2]])
+    x0 = np.array([[1.0, 0.0]])
+    box = (-1.2, 1.2)
+    pp = phase_portrait(Linear2(), _p(A), x0, (0.0, 3.0), xlim=box, ylim=box, grid=7, nullcline_grid=11,
+                        equilibria=False)  # fmt: skip
+    r_max = np.exp(0.2 * 3.0)  # the largest |x| and |y| the spiral reaches is below its radius e^{0.6}
+    xy = pp.trajectories[0].x
+    assert np.abs(xy).max() > 1.5 and np.abs(xy).max() <= r_max * (1 + 1e-6)
+    (x_lo, x_hi), (y_lo, y_hi) = pp.xlim, pp.ylim
+    assert x_lo < xy[:, 0].min() and x_hi > xy[:, 0].max() and y_lo < xy[:, 1].min() and y_hi > xy[:, 1].max()
+    fig, ax, _ = pp.plot()
+    assert ax.get_xlim() == pytest.approx(pp.xlim) and ax.get_ylim() == pytest.approx(pp.ylim)
+    # a trajectory inside the box keeps it; fit=False keeps the box as given
+    inside = phase_portrait(Linear2(), _p(KNOWN["node"]), [[0.5, 0.5]], (0.0, 2.0), xlim=box, ylim=box, grid=7,
+                            nullcline_grid=11, equilibria=False)  # fmt: skip
+    assert inside.xlim == box and inside.ylim == box
+    cut = phase_portrait(Linear2(), _p(A), x0, (0.0, 3.0), xlim=box, ylim=box, grid=7, nullcline_grid=11,
+                         equilibria=False, fit=False)  # fmt: skip
+    assert cut.xlim == box and cut.ylim == box

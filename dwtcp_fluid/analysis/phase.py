@@ -103,7 +103,8 @@ class PhasePortrait:
     axes : (int, int)
         State indices on the horizontal and vertical axes.
     xlim, ylim : (float, float)
-        Plotted box (state units).
+        Plotted box (state units): the requested box, widened to contain every trajectory unless the portrait
+        was computed with ``fit=False``.
     fixed : ndarray, shape (n,)
         Values of every state used for the vector field, nullclines and surfaces; the two axis states vary.
     regions, nullclines, surfaces, floors, equilibria, trajectories, levels
@@ -202,6 +203,7 @@ def phase_portrait(
     color_by: str | None = None,
     law_names: tuple[str, str] = DEFAULT_LAW_NAMES,
     title: str = "",
+    fit: bool = True,
 ) -> PhasePortrait:
     """Compute a phase portrait of ``model``.
 
@@ -217,7 +219,10 @@ def phase_portrait(
     axes : (str, str), optional
         State names on the axes (default: the first two states).
     xlim, ylim : (float, float)
-        The box shown (state units).
+        The box shown (state units); with ``fit`` it is widened where a trajectory leaves it.
+    fit : bool
+        Widen the box to contain every computed trajectory (3 % margin beyond a side it passes), so the picture
+        never cuts one at the frame; False keeps the box as given.
     fixed : mapping, optional
         Values of the states not on the axes for the field, nullclines and surfaces (default: their mean over
         the computed trajectories).
@@ -299,6 +304,9 @@ def phase_portrait(
         else:  # undelayed: u = 1{σ(x(t)) > 0} by definition (exact even when the crossing log is truncated)
             u = (np.asarray(model.surface(list(x.T), p, np), dtype=float) > 0).astype(np.int8)
         trajs.append(Trajectory(x0s[e], t, x, u, int(s.status[j])))
+    if fit and trajs:
+        xlim = _fit_box(xlim, np.concatenate([tr.x[:, ia] for tr in trajs]))
+        ylim = _fit_box(ylim, np.concatenate([tr.x[:, ib] for tr in trajs]))
     fx = np.array(x0s.mean(axis=0) if not trajs else np.concatenate([tr.x for tr in trajs]).mean(axis=0))
     for nm, v in (fixed or {}).items():
         fx[model.state_index(nm)] = float(v)
@@ -340,6 +348,24 @@ def phase_portrait(
             seeds = np.atleast_2d(np.asarray(equilibria, dtype=float))
         pp.equilibria = find_equilibria(model, p, seeds)
     return pp
+
+
+def _fit_box(lim: tuple[float, float], values: np.ndarray, margin: float = 0.03) -> tuple[float, float]:
+    """``lim`` widened to contain the finite ``values`` with a ``margin`` (share of the span) beyond each side they
+    pass; a side is kept when they stay inside it or pass it by at most 0.5 % of the span (a solver's overshoot of a
+    floor)."""
+    v = values[np.isfinite(values)]
+    if v.size == 0:
+        return lim
+    lo, hi = float(lim[0]), float(lim[1])
+    vlo, vhi = float(v.min()), float(v.max())
+    slack = 0.005 * (hi - lo)
+    span = max(hi, vhi) - min(lo, vlo)
+    if vlo < lo - slack:
+        lo = vlo - margin * span
+    if vhi > hi + slack:
+        hi = vhi + margin * span
+    return lo, hi
 
 
 def _layers(pp: PhasePortrait, grid: int, ngrid: int) -> None:

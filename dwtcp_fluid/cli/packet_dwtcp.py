@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any
 
-from rich.console import Console
 from rich.table import Table
 
 from .common import UsageError, emit_json, link_from_flags, print_written, progress_bar
+from .compare_table import compare_console
 from .outputs import check_figure
 
 
 def _check(flag: str, value: Any, ok: bool, accepted: str) -> None:
     if not ok:
         raise UsageError(flag, value, accepted)
-
-
-def _fmt(v: Any, digits: int = 4) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "—"
-    return f"{v:.{digits}g}" if isinstance(v, float) else str(v)
 
 
 def _verdict(g: dict[str, Any]) -> str:
@@ -104,50 +97,8 @@ def compare_fluid_dwtcp(
     if as_json:
         emit_json(doc)
         return
-    con = Console(width=None if sys.stdout.isatty() else 130)
-    for r in results:
-        st = r["setting"]
-        t = Table(
-            title=f"DWTCP, N = {st['flows']}, τ = {st['rtt_s'] * 1e6:.0f} µs (BDP {st['bdp']:.0f}), β = {st['beta']:g}, "
-            f"K = {st['k']:g}, buffer {st['buffer']}"
-        )
-        for col in (
-            "source",
-            "mean q",
-            "min q",
-            "max q",
-            "ampl.",
-            "period (ms)",
-            "util.",
-            "window",
-            "α",
-            "verdict",
-        ):
-            t.add_column(col, justify="right")
-        pk = r["packet"]
-        row = [_fmt(pk[k]) for k in ("queue_mean", "queue_min", "queue_max", "amplitude")]
-        per = None if pk["period_s"] is None else pk["period_s"] * 1e3
-        t.add_row(
-            f"packet ({pk['class']})",
-            *row,
-            _fmt(per),
-            _fmt(pk["utilization"]),
-            _fmt(pk["window_mean"]),
-            _fmt(pk["alpha_mean"]),
-            "",
-        )
-        for name, m in r["models"].items():
-            row = [_fmt(m[k]) for k in ("queue_mean", "queue_min", "queue_max", "amplitude")]
-            per = None if m["period_s"] is None else m["period_s"] * 1e3
-            t.add_row(
-                name,
-                *row,
-                _fmt(per),
-                _fmt(m["utilization"]),
-                _fmt(m["window_mean"]),
-                _fmt(m["alpha_mean"]),
-                _verdict(r["gaps"][name]),
-            )
+    con = compare_console()
+    for t in dwtcp_tables(results):
         con.print(t)
     con.print(
         f"verdict: pass when the mean queue is within {TOLERANCES['queue_mean_abs']:g} packets or "
@@ -155,3 +106,21 @@ def compare_fluid_dwtcp(
         f"within {TOLERANCES['period_rel']:.0%} (where the packet period is regular; a standing-queue model needs a "
         "packet queue that never empties) of the packet run; not scored when the packet run says nothing."
     )
+
+
+def dwtcp_tables(results: list[dict[str, Any]]) -> list[Table]:
+    """One :func:`~.compare_table.compare_table` per setting of
+    :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`'s ``results``: the packet run, then each model."""
+    from .compare_table import compare_table
+
+    out = []
+    for r in results:
+        st, pk = r["setting"], r["packet"]
+        title = (
+            f"DWTCP, N = {st['flows']}, τ = {st['rtt_s'] * 1e6:.0f} µs (BDP {st['bdp']:.0f}), β = {st['beta']:g}, "
+            f"K = {st['k']:g}, buffer {st['buffer']}: packet law vs fluid models"
+        )
+        rows = [(f"packet ({pk['class']})", pk, "")]
+        rows += [(name, m, _verdict(r["gaps"][name])) for name, m in r["models"].items()]
+        out.append(compare_table(title, rows))
+    return out

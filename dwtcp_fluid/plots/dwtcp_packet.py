@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure as MplFigure
 
-__all__ = ["plot_dwtcp_overlay", "plot_packet_truth_maps", "CLASS_COLORS"]
+__all__ = ["plot_dwtcp_overlay", "plot_packet_truth_maps", "readable", "CLASS_COLORS"]
 
 #: Colours of the packet classes (steady, oscillating, collapse, not_stationary, failed, not_run).
 CLASS_COLORS = ("#0072B2", "#D55E00", "#000000", "#BBBBBB", "#CC79A7", "#FFFFFF")
@@ -82,14 +82,37 @@ def _cell_axes(ax: Any, bdp: np.ndarray, N: np.ndarray) -> None:
     ax.set_ylim(0, len(N))
 
 
+def readable(name: str) -> str:
+    """An identifier as a reader sees it: ``not_stationary`` → "not stationary"."""
+    return name.replace("_", " ")
+
+
+def _panel_title(name: str, labels: dict[str, str], width: int = 34) -> str:
+    """A predictor's panel title: its registered label, wrapped (its name where it has none)."""
+    import textwrap
+
+    if name not in labels:
+        return f"{readable(name)} (not registered)"
+    return "\n".join(textwrap.wrap(labels[name], width=width))
+
+
 def plot_packet_truth_maps(
-    ds: Any, predictor_names: list[str], labels: dict[str, str], class_names: list[str], ncols: int = 4
+    ds: Any,
+    predictor_names: list[str],
+    labels: dict[str, str],
+    class_names: list[str],
+    ncols: int = 4,
+    *,
+    sample_note: str | None = None,
 ) -> MplFigure:
     """Panels over BDP × N (one cell per grid point) per β: the packet class, then each predictor's verdict.
 
     ``ds`` is a sweep dataset with the packet pass (``packet_class``, ``packet_<name>_agrees``, ...);
     ``predictor_names`` the panels after the packet class (a name without a registered verdict is drawn as an
-    empty slot), ``labels`` the registered predictors' labels, ``class_names`` the packet classes in code order.
+    empty slot), ``labels`` the registered predictors' labels (the panel titles), ``class_names`` the packet
+    classes in code order. Every annotation lies outside the data cells: each panel's agreement is the last line
+    of its title, and the figure's title says which set the percentages are over (the packet runs on this grid),
+    followed by ``sample_note`` (e.g. that the grid is a sample of a larger sweep).
     """
     from matplotlib.colors import BoundaryNorm, ListedColormap
     from matplotlib.lines import Line2D
@@ -99,11 +122,12 @@ def plot_packet_truth_maps(
     panels = 1 + len(predictor_names)
     ncols = min(ncols, panels)
     nrows = -(-panels // ncols)
-    fig = MplFigure(figsize=(3.3 * ncols + 0.4, (2.9 * nrows) * nb + 1.3), layout="constrained")
+    fig = MplFigure(figsize=(3.5 * ncols + 0.4, (3.3 * nrows) * nb + 1.6), layout="constrained")
     axes = fig.subplots(nb * nrows, ncols, squeeze=False)
     bdp = ds["bdp"].values
     N = ds["flows"].values.astype(float)
     meanings = list(class_names)
+    not_run = meanings.index("not_run") if "not_run" in meanings else None
     ccmap = ListedColormap(list(CLASS_COLORS[: len(meanings)]))
     cnorm = BoundaryNorm(np.arange(len(meanings) + 1) - 0.5, len(meanings))
     # verdict panels: the predicted class (0 steady, 1 oscillation, 2 no prediction); × marks a scored point where
@@ -117,18 +141,20 @@ def plot_packet_truth_maps(
         for ax in panel_axes[panels:]:
             ax.set_visible(False)
         cls = s["packet_class"].transpose("flows", "bdp").values
+        ran = cls != not_run if not_run is not None else np.ones(cls.shape, dtype=bool)
         ax = panel_axes[0]
         ax.pcolormesh(cls, cmap=ccmap, norm=cnorm, edgecolors="white", linewidth=0.3)
-        ax.set_title(f"β = {float(s['beta']):g}: packet law", fontsize="medium")
+        ax.set_title(
+            f"β = {float(s['beta']):g}: packet law\n{int(ran.sum())} packet runs on this grid",
+            fontsize="medium",
+        )
         scored = s["packet_scored"].transpose("flows", "bdp").values
         for j, name in enumerate(predictor_names, start=1):
             ax = panel_axes[j]
             key = name.replace("-", "_")
-            ax.set_title(name + ("" if name in labels else " (not registered)"), fontsize="medium")
+            title = _panel_title(name, labels)
             if f"packet_{key}_agrees" not in s:
-                ax.text(
-                    0.5, 0.5, "slot: no verdict\nregistered", ha="center", va="center", transform=ax.transAxes
-                )
+                ax.set_title(title + "\nslot: no verdict registered", fontsize="small")
                 continue
             agrees = s[f"packet_{key}_agrees"].transpose("flows", "bdp").values
             defined = s[f"packet_{key}_defined"].transpose("flows", "bdp").values
@@ -139,31 +165,37 @@ def plot_packet_truth_maps(
             ax.scatter(cx[wrong], cy[wrong], marker="x", s=18, color="k", linewidths=0.9)
             ax.scatter(cx[~scored & defined], cy[~scored & defined], marker=".", s=6, color="0.45")
             n_sc = int((scored & defined).sum())
-            if n_sc:
-                ax.text(
-                    0.03,
-                    0.95,
-                    f"agrees at {agrees.sum() / n_sc:.0%} of {n_sc}",
-                    transform=ax.transAxes,
-                    va="top",
-                    fontsize="small",
-                    bbox=dict(facecolor="white", alpha=0.85, lw=0),
-                )
+            agreement = (
+                f"agrees at {int((agrees & scored & defined).sum())} of {n_sc} scored runs "
+                f"({(agrees & scored & defined).sum() / n_sc:.0%})"
+                if n_sc
+                else "no scored run"
+            )
+            ax.set_title(f"{title}\n{agreement}", fontsize="small")
         for k, ax in enumerate(panel_axes[:panels]):
             _cell_axes(ax, bdp, N)
             ax.grid(False)
             if k % ncols == 0:
                 ax.set_ylabel("flows N")
             ax.set_xlabel("BDP (packets)")
+    ran_all = (
+        ds["packet_class"].values != not_run if not_run is not None else np.ones(ds["packet_class"].shape)
+    )
+    head = (
+        f"Agreement = share of the scored packet runs (steady or oscillating) among the {int(np.sum(ran_all))} "
+        f"packet runs of this {ds.sizes['bdp']} BDP × {ds.sizes['flows']} N grid"
+    )
+    fig.suptitle(head + ("" if sample_note is None else "\n" + sample_note), fontsize="medium")
     fig.legend(
         handles=[
-            Patch(facecolor=c, edgecolor="0.5", label=m) for m, c in zip(meanings, CLASS_COLORS, strict=False)
+            Patch(facecolor=c, edgecolor="0.5", label=readable(m))
+            for m, c in zip(meanings, CLASS_COLORS, strict=False)
         ]
         + [
             Patch(facecolor=vcols[0], label="predicts steady"),
             Patch(facecolor=vcols[1], label="predicts oscillation"),
             Patch(facecolor=vcols[2], edgecolor="0.5", label="no prediction"),
-            Line2D([], [], marker="x", color="k", ls="", label="wrong (scored point)"),
+            Line2D([], [], marker="x", color="k", ls="", label="wrong (scored run)"),
             Line2D([], [], marker=".", color="0.45", ls="", label="packet run not scored"),
         ],
         loc="outside lower center",

@@ -17,7 +17,11 @@ def plot_fig13(d: dict[str, Any]) -> MplFigure:
     pp.plot(ax=ax)
     tr = d["no_floor"]
     ax.plot(tr.x[:, 0], tr.x[:, 1], color="0.55", lw=0.4, alpha=0.6, zorder=2)
-    ax.set_ylim(min(-60.0, float(tr.x[:, 1].min()) - 10.0), pp.ylim[1])
+    # the frame holds the grey run too (it leaves the portrait's box below q = 0)
+    w, q = tr.x[:, 0], tr.x[:, 1]
+    ax.set_ylim(min(-60.0, float(q.min()) - 10.0), max(pp.ylim[1], float(q.max()) + 10.0))
+    dw = 0.03 * (pp.xlim[1] - pp.xlim[0])
+    ax.set_xlim(min(pp.xlim[0], float(w.min()) - dw), max(pp.xlim[1], float(w.max()) + dw))
     pk = d["no_floor_peaks"]
     ax.text(0.01, 0.02, f"grey: first start without the floor (q < 0 allowed), 0.2 s: still cycling, "
             f"q peaks {pk[0]:.0f} → {pk[-1]:.0f}", transform=ax.transAxes, fontsize=7, color="0.3")  # fmt: skip
