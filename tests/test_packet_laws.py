@@ -169,6 +169,28 @@ def test_reno_prr_immediate_and_hold_differ_from_linux():
     assert hold[9] == 2.5 and imm[9] == pytest.approx(imm[8] / 2, rel=1e-6)
 
 
+def test_reno_ns3_prr_cwr_as_ns3_tcp_prr_recovery():
+    """``reduction="ns3-prr"``, hand-computed from ns-3 3.44 ``TcpSocketBase::EnterCwr`` →
+    ``TcpPrrRecovery::EnterRecovery`` (RecoverFS = bytes in flight after the entering ACK: 9;
+    ``DoRecovery(delivered, isDupAck=true)`` adds one segment) and ``ProcessAck``'s ``CA_CWR`` branch
+    (``DoRecovery(delivered, false)`` on the same ACK): prr_delivered = 1 + 1 + 1 = 3 after the first ACK, one
+    more per ACK after it. While inflight > ssthresh = 5: cwnd = inflight + 5·prr_delivered/9 − prr_out, no ceil
+    (ns-3 counts bytes and sends whole segments, as the engine's inflight + 1 ≤ cwnd). Same ACKs as the Linux
+    test above: six packets go out for ten delivered (Linux: five), and the exit still sets cwnd = 5."""
+    law = Reno(reduction="ns3-prr")
+    p, s = setup(law, cwnd=10.0, ssthresh=1.0)
+    marks = [True, True] + [False] * 7 + [True, False]
+    seq, s, nxt, una = _acks(law, p, s, marks, nxt=10, una=0)
+    # (inflight, prr_delivered, prr_out) after each ACK in CWR, from the sends the window allows
+    hand = [(9, 3, 0), (9, 4, 1), (9, 5, 2), (8, 6, 2), (8, 7, 3), (7, 8, 3), (7, 9, 4), (7, 10, 5), (6, 11, 5),
+            (6, 12, 6)]  # fmt: skip
+    for got, (infl, pd, out) in zip(seq[:10], hand, strict=True):
+        assert got == pytest.approx(infl + max(5.0 * pd / 9.0 - out, 0.0 if out else 1.0), rel=1e-6)
+    assert val(s, "ssthresh") == 5.0 and int(s["ca"][0]) == 0
+    assert seq[10] == pytest.approx(5.2, rel=1e-6)  # exit at ssthresh, then + 1/5
+    assert nxt == 16 and val(s, "prior_cwnd") == 9.0
+
+
 def test_dctcp_prr_target_alpha_and_recovery():
     """DCTCP under PRR: the echo's target is max(W(1 − α/2), 2) (``dctcp_ssthresh``, α after this ACK's update);
     a loss reported in CWR moves to Recovery with ssthresh reset to max(cwnd/2, 2) (``dctcp_react_to_loss``)

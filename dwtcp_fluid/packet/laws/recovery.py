@@ -37,6 +37,17 @@ module says how the window gets there, with three named rules (the law field ``r
 ``"hold"``: the same one-step cut, then no increase until the window of the cut is acknowledged: ns-3's CWR with
   ``TcpClassicRecovery`` (cwnd ← ssthresh at entry, no ``IncreaseWindow`` while in CWR).
 
+``"ns3-prr"``: ``"prr"`` with the CWR episode as ns-3 3.44 runs it (``TcpSocketBase::ReceivedAck`` →
+  ``EnterCwr`` → ``TcpPrrRecovery::EnterRecovery``, then ``ProcessAck``'s ``CA_CWR`` branch), which departs from
+  Linux in three ways on an ECN echo: (i) the entering ACK is credited twice plus one segment — ``EnterRecovery``
+  calls ``DoRecovery(tcb, delivered, isDupAck=true)``, which adds one segment "for the dupack", and
+  ``ProcessAck`` then calls ``DoRecovery(tcb, delivered, false)`` on the same ACK — so prr_delivered starts at
+  2·acked + 1 where Linux has acked; (ii) the proportional divisor is ``m_recoveryFlightSize`` = bytes in flight
+  after the entering ACK, where Linux uses ``prior_cwnd``; (iii) the quotient is taken in bytes (no ceil to whole
+  packets) and PRR-SSRB's extra segment needs ``m_isRetransDataAcked``, never set in CWR. With windows of a
+  dozen packets the send count during CWR then stays near the delivered count: the window comes down at the
+  exit (cwnd ← ssthresh), one RTT late. Loss recovery (Recovery) is run as under ``"prr"``.
+
 The laws keep their ``"immediate"``/``"hold"`` code in their own modules (it is two lines of each law); this
 module holds the ``"prr"`` state machine they share.
 """
@@ -53,6 +64,7 @@ from .base import FLOAT, INT, Events, LawOption
 __all__ = [
     "REDUCTIONS",
     "REDUCTION_OPTION",
+    "PRR_RULES",
     "OPEN",
     "CWR",
     "RECOVERY",
@@ -63,7 +75,9 @@ __all__ = [
 ]
 
 #: The sender rules (see the module docstring), the default first.
-REDUCTIONS = ("prr", "immediate", "hold")
+REDUCTIONS = ("prr", "immediate", "hold", "ns3-prr")
+#: The rules run by :func:`prr_step` (the CWR/Recovery state machine).
+PRR_RULES = ("prr", "ns3-prr")
 #: Congestion states (Linux ``TCP_CA_Open``, ``TCP_CA_CWR``, ``TCP_CA_Recovery``).
 OPEN, CWR, RECOVERY = 0, 1, 2
 
@@ -73,7 +87,8 @@ REDUCTION_OPTION: LawOption = LawOption(
     "How the window comes down after an ECN echo or a loss: prr = Linux/ns-3 CWR and Recovery with proportional "
     "rate reduction (RFC 6937, Linux tcp_cwnd_reduction), no increase until the reduction ends; immediate = the cut "
     "at once and the increase goes on (the fluid models' reading); hold = the cut at once, no increase until the "
-    "window of the cut is acknowledged (ns-3 TcpClassicRecovery).",
+    "window of the cut is acknowledged (ns-3 TcpClassicRecovery); ns3-prr = prr with ns-3 3.44's CWR entry "
+    "(TcpPrrRecovery credits the entering ACK twice plus one segment, divides by the flight after it, no ceil).",
     REDUCTIONS[0],
     option="reduction",
     choices=REDUCTIONS,
@@ -98,7 +113,7 @@ def reduction_init(n: int) -> dict[str, Any]:
 
 
 def cwnd_reduction(
-    ssthresh: Any, prior_cwnd: Any, prr_delivered: Any, recover: Any, ev: Events
+    ssthresh: Any, prior_cwnd: Any, prr_delivered: Any, recover: Any, ev: Events, ns3: Any = False
 ) -> tuple[Any, Any]:
     """One data ACK in CWR or Recovery: Linux ``tcp_cwnd_reduction`` (RFC 6937 PRR, slow-start reduction bound).
 
@@ -107,15 +122,18 @@ def cwnd_reduction(
     newly acknowledged) + 1), the + 1 only when the ACK reports no new loss (``FLAG_SND_UNA_ADVANCED &&
     !newly_lost``: every data ACK here advances snd_una); sndcnt ≥ 1 while nothing was sent since the entry
     ("force a fast retransmit"); cwnd = inflight + sndcnt. Returns the new cwnd and prr_delivered (float32 and
-    int32, in this order of operations: the native loop repeats it).
+    int32, in this order of operations: the native loop repeats it). ``ns3`` (a bool per flow: ``"ns3-prr"`` in
+    CWR): ns-3's ``TcpPrrRecovery::DoRecovery``, the proportional count without the ceil and no extra segment.
     """
     infl = jnp.asarray(ev.snd_nxt - ev.snd_una, INT)
     n = jnp.asarray(ev.n_acked, INT)
     prr_del = prr_delivered + n
     prr_out = jnp.asarray(ev.snd_nxt - recover, INT)
     delta = ssthresh - infl.astype(FLOAT)
-    prop = jnp.ceil(ssthresh * prr_del.astype(FLOAT) / prior_cwnd) - prr_out.astype(FLOAT)
-    bound = jnp.maximum(prr_del - prr_out, n) + (jnp.asarray(ev.nloss) == 0).astype(INT)
+    quot = ssthresh * prr_del.astype(FLOAT) / prior_cwnd
+    prop = jnp.where(ns3, quot, jnp.ceil(quot)) - prr_out.astype(FLOAT)
+    bonus = (jnp.asarray(ev.nloss) == 0) & ~jnp.asarray(ns3)
+    bound = jnp.maximum(prr_del - prr_out, n) + bonus.astype(INT)
     sndcnt = jnp.where(delta < 0.0, prop, jnp.minimum(delta, bound.astype(FLOAT)))
     sndcnt = jnp.maximum(sndcnt, jnp.where(prr_out > 0, 0.0, 1.0))
     return (infl.astype(FLOAT) + sndcnt).astype(FLOAT), prr_del
@@ -131,13 +149,15 @@ def prr_step(
     increase: Callable[[Any, Any, Any], Any],
     loss_resets: bool,
     ecn: bool = True,
+    ns3: bool = False,
 ) -> dict[str, Any]:
     """One event of a window law under ``reduction="prr"`` (the module docstring gives the rule and its sources).
 
     ``ecn_target(cwnd)``/``loss_target(cwnd)``/``timeout_target(cwnd)``: the law's ssthresh after an echo, a loss,
     a timeout; ``increase(cwnd, ssthresh, grow)``: the law's increase of ``cwnd`` where ``grow`` (``tcp_cong_avoid``, run
     only in the Open state); ``loss_resets``: entering Recovery from CWR resets ssthresh to ``loss_target``
-    (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes. Returns ``cwnd``, ``ssthresh``,
+    (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes; ``ns3``: the CWR episode of
+    ``"ns3-prr"`` (module docstring). Returns ``cwnd``, ``ssthresh``,
     ``recover`` (high_seq), ``ca``, ``prior_cwnd``, ``prr_delivered``, ``entered`` (a new reduction began:
     ``tcp_init_cwnd_reduction``, where CUBIC records W_max) and ``open_ack`` (a data ACK processed in the Open
     state, after any exit).
@@ -157,13 +177,15 @@ def prr_step(
     target = jnp.where(to_rec, loss_target(cwnd), ecn_target(cwnd))
     reset = init | (to_rec & loss_resets)
     ssthresh = jnp.where(reset, target, ssthresh).astype(FLOAT)
-    prior = jnp.where(init, cwnd, prior).astype(FLOAT)
-    prr_del = jnp.where(init, 0, prr_del)
+    cwr_ns3 = init & ~to_rec & ns3
+    infl_after = jnp.maximum(jnp.asarray(ev.snd_nxt - ev.snd_una, INT), 1).astype(FLOAT)  # ns-3 divides by it
+    prior = jnp.where(init, jnp.where(cwr_ns3, infl_after, cwnd), prior).astype(FLOAT)
+    prr_del = jnp.where(init, jnp.where(cwr_ns3, jnp.asarray(ev.n_acked, INT) + 1, 0), prr_del)
     recover = jnp.where(init, ev.snd_nxt, recover)
     ca = jnp.where(to_rec, RECOVERY, jnp.where(init, CWR, ca))
     # cong_control: PRR while reducing, the law's increase in Open
     reducing = ack & (ca != OPEN)
-    cw_prr, prr_new = cwnd_reduction(ssthresh, prior, prr_del, recover, ev)
+    cw_prr, prr_new = cwnd_reduction(ssthresh, prior, prr_del, recover, ev, ns3 & (ca == CWR))
     open_ack = ack & (ca == OPEN)
     cwnd = jnp.where(reducing, cw_prr, increase(cwnd, ssthresh, open_ack))
     prr_del = jnp.where(reducing, prr_new, prr_del)

@@ -57,7 +57,7 @@ NX = 6
 # scenario scalars (``sc``) and counters (``cnt``)
 KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED = range(10)
 # the sender rule (``sc[RED]``, :data:`..laws.recovery.REDUCTIONS` order) and the congestion states
-RED_PRR, RED_IMMEDIATE, RED_HOLD = 0, 1, 2
+RED_PRR, RED_IMMEDIATE, RED_HOLD, RED_NS3 = 0, 1, 2, 3
 CA_OPEN, CA_CWR, CA_RECOVERY = 0, 1, 2
 OVN, DENSE, TWOVER, TWLOST = range(4)
 
@@ -202,10 +202,10 @@ def _send(S: Any, X: Any, dep: Any, sc: Any, f: int, t: int, qlen: int) -> tuple
 
 @njit(**_JIT)
 def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int, ece_ok: bool,
-         dctcp: bool) -> None:  # fmt: skip
+         dctcp: bool, ns3: bool) -> None:  # fmt: skip
     """:func:`..laws.recovery.prr_step` (with :func:`..laws.recovery.cwnd_reduction`) for DCTCP (``dctcp``: the
-    echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option), in the
-    reference's float32 operations."""
+    echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option), ``ns3``: the
+    CWR episode of ``"ns3-prr"``, in the reference's float32 operations."""
     cw, ssth, ca, rec = X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER]
     una, snd_nxt = S[f * NS + UNA], S[f * NS + NXT]
     if ack and ((ca == CA_CWR and una > rec) or (ca == CA_RECOVERY and una >= rec)):
@@ -217,7 +217,9 @@ def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, tim
             ssth = max(cw * _HALF, lp[3])
         else:
             ssth = max(cw * (_F1 - ftz32(X[f * NX + ALPHA] * _HALF)), lp[3])
-    if init:
+    if init and ns3 and not to_rec:
+        X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = np.float32(max(snd_nxt - una, 1)), k + 1, snd_nxt
+    elif init:
         X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = cw, 0, snd_nxt
     if to_rec:
         ca = CA_RECOVERY
@@ -228,10 +230,12 @@ def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, tim
         pd = S[f * NS + PRRDEL] + k
         pout = snd_nxt - rec
         delta = ssth - np.float32(infl)
+        ns3_cwr = ns3 and ca == CA_CWR
         if delta < _F0:
-            snd = np.float32(np.ceil(ssth * np.float32(pd) / X[f * NX + PRIOR])) - np.float32(pout)
+            quot = np.float32(ssth * np.float32(pd) / X[f * NX + PRIOR])
+            snd = (quot if ns3_cwr else np.float32(np.ceil(quot))) - np.float32(pout)
         else:
-            snd = min(delta, np.float32(max(pd - pout, k) + (1 if nloss == 0 else 0)))
+            snd = min(delta, np.float32(max(pd - pout, k) + (1 if nloss == 0 and not ns3_cwr else 0)))
         snd = max(snd, _F0 if pout > 0 else _F1)
         cw = np.float32(infl) + snd
         S[f * NS + PRRDEL] = pd
@@ -265,8 +269,8 @@ def _law(
             S[f * NS + WINEND] = snd_nxt
             na, nm = 0, 0
         S[f * NS + NACK], S[f * NS + NMARK] = na, nm
-    if sc[RED] == RED_PRR:
-        _prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp)
+    if sc[RED] == RED_PRR or sc[RED] == RED_NS3:
+        _prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp, sc[RED] == RED_NS3)
         return
     if dctcp:
         react = (ack and mark and (not loss) and open_) or (loss and open_)
