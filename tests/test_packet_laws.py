@@ -181,7 +181,8 @@ def test_reno_ns3_prr_cwr_as_ns3_tcp_prr_recovery():
     p, s = setup(law, cwnd=10.0, ssthresh=1.0)
     marks = [True, True] + [False] * 7 + [True, False]
     seq, s, nxt, una = _acks(law, p, s, marks, nxt=10, una=0)
-    # (inflight, prr_delivered, prr_out) after each ACK in CWR, from the sends the window allows
+    # (inflight, prr_delivered, prr_out) after each ACK in CWR, from the sends the window allows (5·12 packets²:
+    # far below the uint32 wrap of the byte product, test below)
     hand = [(9, 3, 0), (9, 4, 1), (9, 5, 2), (8, 6, 2), (8, 7, 3), (7, 8, 3), (7, 9, 4), (7, 10, 5), (6, 11, 5),
             (6, 12, 6)]  # fmt: skip
     for got, (infl, pd, out) in zip(seq[:10], hand, strict=True):
@@ -189,6 +190,25 @@ def test_reno_ns3_prr_cwr_as_ns3_tcp_prr_recovery():
     assert val(s, "ssthresh") == 5.0 and int(s["ca"][0]) == 0
     assert seq[10] == pytest.approx(5.2, rel=1e-6)  # exit at ssthresh, then + 1/5
     assert nxt == 16 and val(s, "prior_cwnd") == 9.0
+
+
+def test_ns3_prr_uint32_product_wraps():
+    """ns-3's ``m_prrDelivered * m_ssThresh`` is a uint32 product of bytes (1460-byte segments): with ssthresh 50
+    (73000 bytes) and RecoverFS 99 segments, prr_delivered 40 gives 40·1460·73000 = 4 263 200 000 < 2^32 and the
+    count 4263200000/(99·1460²) = 20.202 − prr_out 5; at 41 the product 4 369 780 000 wraps to 74 812 704, the
+    count 0.3545 − 5 < 0 and nothing is sent (cwnd = inflight 60). Linux (``"prr"``): ⌈50·41/99⌉ − 5 = 16."""
+    from dwtcp_fluid.packet.laws.recovery import cwnd_reduction
+
+    def one(pd_before, ns3):
+        e = ev(ack=True, snd_una=40, snd_nxt=100)  # inflight 60 > ssthresh 50; prr_out = 100 − 95
+        cw, _ = cwnd_reduction(
+            jnp.float32(50.0), jnp.float32(99.0), jnp.int32(pd_before), jnp.int32(95), e, ns3
+        )
+        return float(np.asarray(cw).reshape(-1)[0])
+
+    assert one(39, True) == pytest.approx(60 + 4263200000 / (99 * 1460**2) - 5, rel=1e-6)
+    assert one(40, True) == 60.0
+    assert one(40, False) == 60 + 16
 
 
 def test_dctcp_prr_target_alpha_and_recovery():

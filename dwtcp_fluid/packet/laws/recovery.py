@@ -65,6 +65,7 @@ __all__ = [
     "REDUCTIONS",
     "REDUCTION_OPTION",
     "PRR_RULES",
+    "NS3_SEGMENT",
     "OPEN",
     "CWR",
     "RECOVERY",
@@ -76,6 +77,8 @@ __all__ = [
 
 #: The sender rules (see the module docstring), the default first.
 REDUCTIONS = ("prr", "immediate", "hold", "ns3-prr")
+#: ns-3's segment size in bytes for 1500-byte IP packets (the ``"ns3-prr"`` byte arithmetic).
+NS3_SEGMENT = 1460
 #: The rules run by :func:`prr_step` (the CWR/Recovery state machine).
 PRR_RULES = ("prr", "ns3-prr")
 #: Congestion states (Linux ``TCP_CA_Open``, ``TCP_CA_CWR``, ``TCP_CA_Recovery``).
@@ -123,7 +126,10 @@ def cwnd_reduction(
     !newly_lost``: every data ACK here advances snd_una); sndcnt ≥ 1 while nothing was sent since the entry
     ("force a fast retransmit"); cwnd = inflight + sndcnt. Returns the new cwnd and prr_delivered (float32 and
     int32, in this order of operations: the native loop repeats it). ``ns3`` (a bool per flow: ``"ns3-prr"`` in
-    CWR): ns-3's ``TcpPrrRecovery::DoRecovery``, the proportional count without the ceil and no extra segment.
+    CWR): ns-3's ``TcpPrrRecovery::DoRecovery``: the proportional count ``m_prrDelivered * m_ssThresh * 1.0 /
+    m_recoveryFlightSize`` with its product in uint32 bytes (segments of :data:`NS3_SEGMENT` bytes, ssthresh
+    truncated to bytes), which wraps modulo 2^32 once prr_delivered · ssthresh ≥ 2^32/1460² ≈ 2015 packets²,
+    no ceil to whole packets, and no extra segment.
     """
     infl = jnp.asarray(ev.snd_nxt - ev.snd_una, INT)
     n = jnp.asarray(ev.n_acked, INT)
@@ -131,7 +137,11 @@ def cwnd_reduction(
     prr_out = jnp.asarray(ev.snd_nxt - recover, INT)
     delta = ssthresh - infl.astype(FLOAT)
     quot = ssthresh * prr_del.astype(FLOAT) / prior_cwnd
-    prop = jnp.where(ns3, quot, jnp.ceil(quot)) - prr_out.astype(FLOAT)
+    # ns-3: m_prrDelivered * m_ssThresh in uint32 bytes (it wraps modulo 2^32), then / m_recoveryFlightSize
+    ss_b = (ssthresh * NS3_SEGMENT).astype(jnp.uint32)
+    wrapped = prr_del.astype(jnp.uint32) * jnp.uint32(NS3_SEGMENT) * ss_b
+    quot_ns3 = wrapped.astype(FLOAT) / (prior_cwnd * FLOAT(NS3_SEGMENT * NS3_SEGMENT))
+    prop = jnp.where(ns3, quot_ns3, jnp.ceil(quot)) - prr_out.astype(FLOAT)
     bonus = (jnp.asarray(ev.nloss) == 0) & ~jnp.asarray(ns3)
     bound = jnp.maximum(prr_del - prr_out, n) + bonus.astype(INT)
     sndcnt = jnp.where(delta < 0.0, prop, jnp.minimum(delta, bound.astype(FLOAT)))

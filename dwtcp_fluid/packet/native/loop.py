@@ -39,6 +39,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ..laws.recovery import NS3_SEGMENT
+
 __all__ = ["run_scenario", "work_sizes", "fma32", "ftz32", "LAW_DCTCP", "LAW_RENO", "NEVER"]
 
 NEVER = 2**31 - 1
@@ -46,6 +48,7 @@ LAW_DCTCP, LAW_RENO = 0, 1
 _F0, _F1, _HALF, _TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
 _TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest normal float32
 _M32 = 0xFFFFFFFF
+_NS3_SEG, _NS3_SEG2 = np.float32(NS3_SEGMENT), np.float32(NS3_SEGMENT * NS3_SEGMENT)
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
@@ -232,8 +235,13 @@ def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, tim
         delta = ssth - np.float32(infl)
         ns3_cwr = ns3 and ca == CA_CWR
         if delta < _F0:
-            quot = np.float32(ssth * np.float32(pd) / X[f * NX + PRIOR])
-            snd = (quot if ns3_cwr else np.float32(np.ceil(quot))) - np.float32(pout)
+            if ns3_cwr:  # uint32 byte product, wrapping modulo 2^32 (recovery.cwnd_reduction)
+                ss_b = np.int64(np.float32(ssth * _NS3_SEG))
+                wrapped = (np.int64(pd) * np.int64(NS3_SEGMENT) * ss_b) & np.int64(_M32)
+                quot = np.float32(np.float32(wrapped) / np.float32(X[f * NX + PRIOR] * _NS3_SEG2))
+            else:
+                quot = np.float32(np.ceil(np.float32(ssth * np.float32(pd) / X[f * NX + PRIOR])))
+            snd = quot - np.float32(pout)
         else:
             snd = min(delta, np.float32(max(pd - pout, k) + (1 if nloss == 0 and not ns3_cwr else 0)))
         snd = max(snd, _F0 if pout > 0 else _F1)
