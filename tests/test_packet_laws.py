@@ -116,7 +116,9 @@ def test_dctcp_cut_floor_and_hold():
     s = law.step(s, ev(ack=True, snd_una=2, snd_nxt=5), p)
     assert val(s, "cwnd") == 2.0  # in CWR: no additive increase
     s = law.step(s, ev(ack=True, snd_una=5, snd_nxt=6), p)
-    assert val(s, "cwnd") == pytest.approx(2.5)  # window of the cut acknowledged: +1/W again
+    assert val(s, "cwnd") == 2.0  # snd_una = the cut's snd_nxt: still held (ns-3: ackNumber > m_recover)
+    s = law.step(s, ev(ack=True, snd_una=6, snd_nxt=7), p)
+    assert val(s, "cwnd") == pytest.approx(2.5)  # something above the cut's window acknowledged: +1/W again
 
 
 def _acks(law, p, s, marks, nxt, una, losses=()):
@@ -165,8 +167,10 @@ def test_reno_prr_immediate_and_hold_differ_from_linux():
     assert imm[0] == hold[0] == 5.0
     assert imm[1] == 5.0 and imm[2] == pytest.approx(5.2, rel=1e-6)  # the second echo is in the cut's window
     assert hold[1:9] == [5.0] * 8
-    # snd_una = 10 closes the cut's window for the one-step rules (≥): the echo there cuts again (PRR: no)
-    assert hold[9] == 2.5 and imm[9] == pytest.approx(imm[8] / 2, rel=1e-6)
+    # snd_una = 10 closes the cut's window for the immediate rule (≥): the echo there cuts again; hold and PRR wait
+    # for something above it (>, Linux's and ns-3's CWR exit), then grow
+    assert imm[9] == pytest.approx(imm[8] / 2, rel=1e-6)
+    assert hold[9] == 5.0 and hold[10] == pytest.approx(5.2, rel=1e-6)
 
 
 def test_reno_ns3_prr_cwr_as_ns3_tcp_prr_recovery():

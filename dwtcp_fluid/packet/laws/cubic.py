@@ -187,10 +187,11 @@ class Cubic(Law):
             return self._step_prr(s, ev, p, srtt, rtt_s)
         loss = ev.nloss > 0
         congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
-        react = congestion & window_closed(ev.snd_una, recover)
+        hold = self.reduction == "hold"
+        react = congestion & window_closed(ev.snd_una, recover, above=hold)
         grow = ev.ack & ~congestion
-        if self.reduction == "hold":
-            grow = grow & window_closed(ev.snd_una, recover)
+        if hold:
+            grow = grow & window_closed(ev.snd_una, recover, above=True)
         g = self._grow(s, cwnd, ssthresh, grow, ev, p, rtt_s)
         cwnd_new, w_max0, k, w_est, epoch = g["cwnd"], g["w_max"], g["k"], g["w_est"], g["epoch"]
         # Reduction: W_max (with fast convergence), cwnd ← β·cwnd, a new epoch at the next ACK.

@@ -126,7 +126,7 @@ class Dctcp(Law):
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
         pen = self.penalty(est["alpha"], cwnd, ev, p)
         loss = ev.nloss > 0
-        open_ = window_closed(ev.snd_una, recover)
+        open_ = window_closed(ev.snd_una, recover, above=self.reduction == "hold")
         # Eq. (4): W ← W(1 − α/2) on the first marked ACK of a window (floor min_cwnd).
         ecn_cut = ev.ack & ev.mark & ~loss & open_
         # Loss: halve (Linux dctcp_react_to_loss), also at most once per window.

@@ -34,8 +34,10 @@ module says how the window gets there, with three named rules (the law field ``r
   (snd_una ≥ the snd_nxt of the last cut), and the increase goes on at once: [DCTCP-A] eq. (4) read as the fluid
   models (5) and [DCTCP-A] eq. (7) do, where the 1/R term never switches off.
 
-``"hold"``: the same one-step cut, then no increase until the window of the cut is acknowledged: ns-3's CWR with
-  ``TcpClassicRecovery`` (cwnd ← ssthresh at entry, no ``IncreaseWindow`` while in CWR).
+``"hold"``: the same one-step cut, then no increase and no new cut until something above the window of the cut
+  is acknowledged (snd_una > the snd_nxt of the cut, ns-3's ``ackNumber > m_recover``): ns-3's CWR with
+  ``TcpClassicRecovery`` (cwnd ← ssthresh at entry, no ``IncreaseWindow`` while in CWR). The strict ">" matters:
+  the ACK of the last packet sent before the cut is often marked, and with "≥" it would start a second cut.
 
 ``"ns3-prr"``: ``"prr"`` with the CWR episode as ns-3 3.44 runs it (``TcpSocketBase::ReceivedAck`` →
   ``EnterCwr`` → ``TcpPrrRecovery::EnterRecovery``, then ``ProcessAck``'s ``CA_CWR`` branch), which departs from

@@ -75,11 +75,12 @@ class Reno(Law):
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
         loss = ev.nloss > 0
         congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
-        react = congestion & window_closed(ev.snd_una, recover)
+        hold = self.reduction == "hold"
+        react = congestion & window_closed(ev.snd_una, recover, above=hold)
         halved = jnp.maximum(cwnd * 0.5, p["min_cwnd"]).astype(FLOAT)
         grow = ev.ack & ~congestion
-        if self.reduction == "hold":
-            grow = grow & window_closed(ev.snd_una, recover)
+        if hold:
+            grow = grow & window_closed(ev.snd_una, recover, above=True)
         grown = reno_increase(cwnd, ssthresh, grow, ev.n_acked)
         cwnd_new = jnp.where(react, halved, grown)
         ssthresh = jnp.where(react, halved, ssthresh)

@@ -264,7 +264,9 @@ def _law(
     packets the ACK acknowledges)."""
     cw, snd_nxt = X[f * NX + CWND], S[f * NS + NXT]
     loss = nloss > 0
-    open_ = S[f * NS + UNA] >= S[f * NS + RECOVER]
+    # base.window_closed (above= under "hold")
+    una, rec = S[f * NS + UNA], S[f * NS + RECOVER]
+    open_ = una > rec if sc[RED] == RED_HOLD else una >= rec
     opt = sc[OPT] != 0
     hold = sc[RED] == RED_HOLD
     dctcp = sc[KIND] == LAW_DCTCP
