@@ -70,10 +70,11 @@ class Dctcp(Law):
     Parameters
     ----------
     reduction : {"prr", "immediate", "hold", "ns3-prr"}
-        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's and ns-3's CWR with proportional rate
-        reduction, no increase while reducing; ``"immediate"`` W ← max(W(1 − α/2), 2) on the first marked ACK of
-        a window and +1/W per ACK at once (the fluid model (5)); ``"hold"`` the same cut, no increase until the
-        window of the cut is acknowledged (ns-3's ``TcpClassicRecovery``).
+        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's CWR with proportional rate reduction
+        (``tcp_cwnd_reduction``), no increase while reducing; ``"ns3-prr"`` the same state machine with ns-3
+        3.44's ``TcpPrrRecovery`` arithmetic in CWR; ``"immediate"`` W ← max(W(1 − α/2), 2) on the first marked ACK
+        of a window and +1/W per ACK at once (the fluid model (5)); ``"hold"`` the same cut, no increase until
+        something above the window of the cut is acknowledged (ns-3's ``TcpClassicRecovery``).
     """
 
     name: ClassVar[str] = "dctcp"

@@ -4,7 +4,8 @@ A law's congestion signal sets the *target* (ssthresh: W(1 − α/2) for DCTCP, 
 module says how the window gets there, with three named rules (the law field ``reduction``, flag ``--reduction``):
 
 ``"prr"`` (default): Linux's CWR and Recovery states with proportional rate reduction, as Linux
-  (``net/ipv4/tcp_input.c``) and ns-3 (``TcpSocketBase`` with ``TcpPrrRecovery``) run DCTCP, Reno and CUBIC:
+  (``net/ipv4/tcp_input.c``) runs DCTCP, Reno and CUBIC (ns-3's ``TcpSocketBase`` with ``TcpPrrRecovery`` runs
+  the same states with different PRR arithmetic in CWR: ``"ns3-prr"`` below):
 
   * entry (``tcp_fastretrans_alert`` → ``tcp_try_to_open`` → ``tcp_enter_cwr`` on an ECN echo in the Open
     state; ``tcp_enter_recovery`` on a reported loss): ``tcp_init_cwnd_reduction`` sets ssthresh to the law's
@@ -89,11 +90,12 @@ OPEN, CWR, RECOVERY = 0, 1, 2
 #: ``--reduction``: the sender rule of the window laws (one definition, shared by every law that owns it).
 REDUCTION_OPTION: LawOption = LawOption(
     "--reduction",
-    "How the window comes down after an ECN echo or a loss: prr = Linux/ns-3 CWR and Recovery with proportional "
+    "How the window comes down after an ECN echo or a loss: prr = Linux CWR and Recovery with proportional "
     "rate reduction (RFC 6937, Linux tcp_cwnd_reduction), no increase until the reduction ends; immediate = the cut "
-    "at once and the increase goes on (the fluid models' reading); hold = the cut at once, no increase until the "
-    "window of the cut is acknowledged (ns-3 TcpClassicRecovery); ns3-prr = prr with ns-3 3.44's CWR entry "
-    "(TcpPrrRecovery credits the entering ACK twice plus one segment, divides by the flight after it, no ceil).",
+    "at once and the increase goes on (the fluid models' reading); hold = the cut at once, no increase until "
+    "something above the window of the cut is acknowledged (ns-3 TcpClassicRecovery); ns3-prr = prr with ns-3 "
+    "3.44's TcpPrrRecovery in CWR (the entering ACK credited twice plus one segment, the flight after it as "
+    "divisor, no ceil, a uint32 byte product that wraps).",
     REDUCTIONS[0],
     option="reduction",
     choices=REDUCTIONS,

@@ -34,9 +34,10 @@ class Reno(Law):
     ecn : bool
         React to ECN marks like a loss (RFC 3168 ECN-Reno, default True); False ignores marks.
     reduction : {"prr", "immediate", "hold", "ns3-prr"}
-        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's and ns-3's CWR/Recovery with
-        proportional rate reduction; ``"immediate"`` W ← max(W/2, 2) at once, the increase going on;
-        ``"hold"`` the same cut, no increase until the window of the cut is acknowledged.
+        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's CWR/Recovery with proportional rate
+        reduction; ``"ns3-prr"`` with ns-3 3.44's ``TcpPrrRecovery`` arithmetic in CWR; ``"immediate"``
+        W ← max(W/2, 2) at once, the increase going on; ``"hold"`` the same cut, no increase until something
+        above the window of the cut is acknowledged.
     """
 
     name: ClassVar[str] = "reno"
