@@ -31,9 +31,10 @@ Targets (:data:`TARGETS`, against ns-3): mean queue within max(3 packets, 5 %), 
 
 The core's sender rule: ``--core-reduction`` sets the DCTCP/Reno law's ``reduction`` field where the law has
 one (the default is the law's own); a law without that field runs its immediate cut and accepts ``immediate``,
-or ``hold`` where it has ``cwr_hold``. ns-3's PRR is matched by the core's ``prr``, ns-3's classic recovery
-(cwnd to ssthresh at once, no increase until the recovery point is acknowledged) by ``hold``
-(:data:`MATCHING_REDUCTION`). ns-3 runs are deterministic and kept in ``.cache/ns3/runs/``, so comparing another core
+or ``hold`` where it has ``cwr_hold``. ns-3 3.44's PRR is matched by the core's ``ns3-prr`` (the core's
+``prr`` is Linux's ``tcp_cwnd_reduction``; ns-3's differs on the ACK that enters CWR and in a uint32 byte product,
+:data:`NS3_PRR_DIFFERS`), ns-3's classic recovery (cwnd to ssthresh at once, no increase until the recovery point is
+acknowledged) by ``hold`` (:data:`MATCHING_REDUCTION`). ns-3 runs are deterministic and kept in ``.cache/ns3/runs/``, so comparing another core
 setting against the same ns-3 runs costs only the core's time (``--fresh`` runs ns-3 again).
 
 Run: ``.venv/bin/python benchmarks/ns3_fidelity.py [--settings dctcp-n10-k65,...] [--seeds 3] [--duration 0.2]
@@ -367,9 +368,21 @@ def verdicts(ns3: dict[str, Any], core: dict[str, Any]) -> dict[str, tuple[bool 
     return out
 
 
-#: The core's reduction that runs ns-3's recovery type: PRR with PRR; ns-3's classic recovery sets cwnd to
-#: ssthresh at once and adds nothing until the recovery point is acknowledged (the core's "hold").
-MATCHING_REDUCTION = {"prr": "prr", "classic": "hold"}
+#: The core's reduction that runs ns-3's recovery type: ns-3 3.44's TcpPrrRecovery in CWR is the core's
+#: "ns3-prr" (Linux's PRR, "prr", with ns-3's entry credit, divisor and uint32 byte product:
+#: :mod:`dwtcp_fluid.packet.laws.recovery`); ns-3's classic recovery sets cwnd to ssthresh at once and adds nothing
+#: until the recovery point is acknowledged (the core's "hold").
+MATCHING_REDUCTION = {"prr": "ns3-prr", "classic": "hold"}
+#: What ns-3 3.44's TcpPrrRecovery does on an ECN echo that Linux's tcp_cwnd_reduction (the core's "prr") does not.
+NS3_PRR_DIFFERS = (
+    "ns-3 3.44's PRR is not Linux's: on the ACK that enters CWR, TcpPrrRecovery::EnterRecovery runs "
+    "DoRecovery(isDupAck=true) (+1 segment) and ProcessAck's CA_CWR branch runs DoRecovery again, so "
+    "prr_delivered starts at 2·acked + 1 (Linux: acked), divided by the flight after the ACK (Linux: prior_cwnd); "
+    "with windows of a dozen packets ns-3 then sends about what is delivered during CWR and cuts at the exit "
+    "(cwnd ← ssthresh), one RTT late; and m_prrDelivered·m_ssThresh is a uint32 byte product that wraps once "
+    "prr_delivered·ssthresh ≥ 2015 packets² (windows ≳ 45), after which ns-3 sends nothing until inflight is at "
+    "ssthresh. The core's ns3-prr runs ns-3's rule"
+)
 
 
 def explain(
@@ -378,7 +391,9 @@ def explain(
     """Why a target is missed: the sender or switch rule that differs, with the numbers that show it."""
     why = []
     matched = MATCHING_REDUCTION[ns3_red] == core_red
-    if not matched and key != "alpha":
+    if ns3_red == "prr" and core_red == "prr":
+        why.append(NS3_PRR_DIFFERS)
+    elif not matched and key != "alpha":
         why.append(
             f"window reduction differs: core {core_red}, ns-3 {ns3_red} (the match of ns-3 {ns3_red} is the core's "
             f"{MATCHING_REDUCTION[ns3_red]}; PRR spreads the cut over an RTT, and PRR and classic add nothing until "
@@ -459,7 +474,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--core-reduction",
         default=None,
-        help="the core law's 'reduction': prr, immediate (or another the law offers); default: the law's own",
+        help="the core law's 'reduction': prr, ns3-prr, immediate, hold; default: the law's own (prr)",
     )
     ap.add_argument(
         "--ns3-reduction",

@@ -3,7 +3,6 @@ against the packet core on a matched DCTCP dumbbell."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import json
 import math
@@ -69,11 +68,12 @@ def test_bad_input_one_line_exit_2(args: list[str], needle: str, capsys: pytest.
 
 @pytest.mark.slow
 def test_ns3_against_core_reductions(tmp_path: Path) -> None:
-    """DCTCP N = 2, K = 65, 10 Gbps, 100 µs, 200 ms, one seed, ns-3 with its default TcpPrrRecovery.
+    """DCTCP N = 10, K = 65, 10 Gbps, 100 µs, 200 ms, one seed, ns-3 with its default TcpPrrRecovery.
 
-    Against the core's immediate cut (which keeps growing after the cut) the mean queue agrees but the period
-    misses its target by far (the comparison tells the sender rules apart). Where the core's DCTCP law has a
-    ``reduction`` field, its "prr" meets every target: mean queue, swing, period and α.
+    The core's "ns3-prr" (ns-3 3.44's PRR rule read from its source) meets every target: mean queue, swing, period
+    and α. The core's "prr" (Linux's tcp_cwnd_reduction) and "immediate" agree on the mean queue but their
+    period is shorter by more than the target: ns-3's PRR lags the cut where Linux's does not, and the comparison
+    tells the rules apart.
     """
     if shutil.which("g++") is None:
         pytest.skip("no g++ to compile the ns-3 scenario")
@@ -82,21 +82,16 @@ def test_ns3_against_core_reductions(tmp_path: Path) -> None:
         m.ns3_root()
     except SystemExit as e:  # pip could not install the wheel (an offline machine)
         pytest.skip(f"ns-3 3.44 wheel unavailable (exit {e.code})")
-    from dwtcp_fluid.packet import LAWS
-
-    runs = ["immediate"] + (
-        ["prr"] if "reduction" in {f.name for f in dataclasses.fields(LAWS["dctcp"])} else []
-    )
     results = {}
-    for core_red in runs:
+    for core_red in ("ns3-prr", "prr", "immediate"):
         out = tmp_path / f"{core_red}.json"
-        args = ["--settings", "dctcp-n2-k65", "--seeds", "1", "--duration", "0.2", "--json", str(out)]
+        args = ["--settings", "dctcp-n10-k65", "--seeds", "1", "--duration", "0.2", "--json", str(out)]
         assert m.main([*args, "--core-reduction", core_red, "--ns3-reduction", "prr"]) == 0
         results[core_red] = json.loads(out.read_text())[0]
-    imm = results["immediate"]
-    assert imm["verdicts"]["queue_mean"][0], imm
-    assert imm["ns3"]["utilization"] == pytest.approx(1.0, abs=0.02)
-    assert imm["ns3"]["period_s"] > 1.1 * imm["core"]["period_s"], imm
-    if "prr" in results:
-        v = results["prr"]["verdicts"]
-        assert all(v[k][0] for k in ("queue_mean", "swing", "period_s", "alpha")), results["prr"]
+    v = results["ns3-prr"]["verdicts"]
+    assert all(v[k][0] for k in ("queue_mean", "swing", "period_s", "alpha")), results["ns3-prr"]
+    assert results["ns3-prr"]["ns3"]["utilization"] == pytest.approx(1.0, abs=0.02)
+    for core_red in ("prr", "immediate"):
+        r = results[core_red]
+        assert r["verdicts"]["queue_mean"][0], r
+        assert r["core"]["period_s"] < 0.9 * r["ns3"]["period_s"], r

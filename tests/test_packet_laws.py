@@ -116,7 +116,9 @@ def test_dctcp_cut_floor_and_hold():
     s = law.step(s, ev(ack=True, snd_una=2, snd_nxt=5), p)
     assert val(s, "cwnd") == 2.0  # in CWR: no additive increase
     s = law.step(s, ev(ack=True, snd_una=5, snd_nxt=6), p)
-    assert val(s, "cwnd") == pytest.approx(2.5)  # window of the cut acknowledged: +1/W again
+    assert val(s, "cwnd") == 2.0  # snd_una = the cut's snd_nxt: still held (ns-3: ackNumber > m_recover)
+    s = law.step(s, ev(ack=True, snd_una=6, snd_nxt=7), p)
+    assert val(s, "cwnd") == pytest.approx(2.5)  # something above the cut's window acknowledged: +1/W again
 
 
 def _acks(law, p, s, marks, nxt, una, losses=()):
@@ -165,8 +167,52 @@ def test_reno_prr_immediate_and_hold_differ_from_linux():
     assert imm[0] == hold[0] == 5.0
     assert imm[1] == 5.0 and imm[2] == pytest.approx(5.2, rel=1e-6)  # the second echo is in the cut's window
     assert hold[1:9] == [5.0] * 8
-    # snd_una = 10 closes the cut's window for the one-step rules (≥): the echo there cuts again (PRR: no)
-    assert hold[9] == 2.5 and imm[9] == pytest.approx(imm[8] / 2, rel=1e-6)
+    # snd_una = 10 closes the cut's window for the immediate rule (≥): the echo there cuts again; hold and PRR wait
+    # for something above it (>, Linux's and ns-3's CWR exit), then grow
+    assert imm[9] == pytest.approx(imm[8] / 2, rel=1e-6)
+    assert hold[9] == 5.0 and hold[10] == pytest.approx(5.2, rel=1e-6)
+
+
+def test_reno_ns3_prr_cwr_as_ns3_tcp_prr_recovery():
+    """``reduction="ns3-prr"``, hand-computed from ns-3 3.44 ``TcpSocketBase::EnterCwr`` →
+    ``TcpPrrRecovery::EnterRecovery`` (RecoverFS = bytes in flight after the entering ACK: 9;
+    ``DoRecovery(delivered, isDupAck=true)`` adds one segment) and ``ProcessAck``'s ``CA_CWR`` branch
+    (``DoRecovery(delivered, false)`` on the same ACK): prr_delivered = 1 + 1 + 1 = 3 after the first ACK, one
+    more per ACK after it. While inflight > ssthresh = 5: cwnd = inflight + 5·prr_delivered/9 − prr_out, no ceil
+    (ns-3 counts bytes and sends whole segments, as the engine's inflight + 1 ≤ cwnd). Same ACKs as the Linux
+    test above: six packets go out for ten delivered (Linux: five), and the exit still sets cwnd = 5."""
+    law = Reno(reduction="ns3-prr")
+    p, s = setup(law, cwnd=10.0, ssthresh=1.0)
+    marks = [True, True] + [False] * 7 + [True, False]
+    seq, s, nxt, una = _acks(law, p, s, marks, nxt=10, una=0)
+    # (inflight, prr_delivered, prr_out) after each ACK in CWR, from the sends the window allows (5·12 packets²:
+    # far below the uint32 wrap of the byte product, test below)
+    hand = [(9, 3, 0), (9, 4, 1), (9, 5, 2), (8, 6, 2), (8, 7, 3), (7, 8, 3), (7, 9, 4), (7, 10, 5), (6, 11, 5),
+            (6, 12, 6)]  # fmt: skip
+    for got, (infl, pd, out) in zip(seq[:10], hand, strict=True):
+        assert got == pytest.approx(infl + max(5.0 * pd / 9.0 - out, 0.0 if out else 1.0), rel=1e-6)
+    assert val(s, "ssthresh") == 5.0 and int(s["ca"][0]) == 0
+    assert seq[10] == pytest.approx(5.2, rel=1e-6)  # exit at ssthresh, then + 1/5
+    assert nxt == 16 and val(s, "prior_cwnd") == 9.0
+
+
+def test_ns3_prr_uint32_product_wraps():
+    """ns-3's ``m_prrDelivered * m_ssThresh`` is a uint32 product of bytes (1460-byte segments): with ssthresh 50
+    (73000 bytes) and RecoverFS 99 segments, prr_delivered 40 gives 40·1460·73000 = 4 263 200 000 < 2^32 and the
+    count 4263200000/(99·1460²) = 20.202 − prr_out 5; at 41 the product 4 369 780 000 wraps to 74 812 704, the
+    count 0.3545 − 5 < 0 and nothing is sent (cwnd = inflight 60). Linux (``"prr"``): ⌈50·41/99⌉ − 5 = 16."""
+    from dwtcp_fluid.packet.laws.recovery import cwnd_reduction
+
+    def one(pd_before, ns3):
+        e = ev(ack=True, snd_una=40, snd_nxt=100)  # inflight 60 > ssthresh 50; prr_out = 100 − 95
+        cw, _ = cwnd_reduction(
+            jnp.float32(50.0), jnp.float32(99.0), jnp.int32(pd_before), jnp.int32(95), e, ns3
+        )
+        return float(np.asarray(cw).reshape(-1)[0])
+
+    assert one(39, True) == pytest.approx(60 + 4263200000 / (99 * 1460**2) - 5, rel=1e-6)
+    assert one(40, True) == 60.0
+    assert one(40, False) == 60 + 16
 
 
 def test_dctcp_prr_target_alpha_and_recovery():

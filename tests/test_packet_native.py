@@ -19,6 +19,7 @@ from dwtcp_fluid.packet import engine as E
 from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
 from dwtcp_fluid.packet.laws import get_law
 from dwtcp_fluid.packet.laws.dctcp import Dctcp
+from dwtcp_fluid.packet.laws.recovery import PRR_RULES
 from dwtcp_fluid.packet.laws.reno import Reno
 
 _RTTS = ["100us", "200us", "50us", "400us", "100us", "100us", "100us", "300us", "120us", "80us"]
@@ -84,6 +85,16 @@ SLOW_CASES = {
         dict(flows=20, duration="10ms", rtts=_RTTS * 2, buffer=30, K=10, seed=15),
         ("marks", "drops", "cwr", "recovery", "prr"),
     ),
+    "dctcp-ns3-prr": (
+        Dctcp(reduction="ns3-prr"),
+        dict(flows=10, duration="6ms", seed=3, trace_points=30),
+        ("marks", "cwr", "prr"),
+    ),
+    "reno-ns3-prr-drops": (
+        Reno(reduction="ns3-prr"),
+        dict(flows=30, duration="6ms", buffer=20, K=10, seed=7, rto="200us", trace_points=10),
+        ("marks", "drops", "cwr", "recovery", "prr"),
+    ),
     "dctcp-n3-long": ("dctcp", dict(flows=3, duration="60ms", K=20, seed=4, trace_points=25), ("marks",)),
     "reno-n100-long": ("reno", dict(flows=100, duration="40ms", seed=21, rto="500us"), ("drops", "timeouts")),
     # a timeout longer than the timer wheel: re-armed at the wheel's last row until due
@@ -128,7 +139,7 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
     """What the run must contain. ``cwr``/``recovery``: under the ``prr`` rule every echo (drop) reported in the
     Open state enters CWR (Recovery), so marks (drops) in a ``prr`` run are reductions by PRR; ``prr``: the same
     scenario under the ``immediate`` rule gives other records (the PRR code ran and changed the windows)."""
-    prr = law is not None and _reduction(law) == "prr"
+    prr = law is not None and _reduction(law) in PRR_RULES
     checks = {
         "marks": lambda: raw["marks_cum"][-1] > 0,
         "drops": lambda: raw["drops_cum"][-1].sum() > 0,

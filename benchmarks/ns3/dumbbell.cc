@@ -151,6 +151,49 @@ ConnectAlpha(Ptr<BulkSendApplication> app, uint32_t f)
     dctcp->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&AlphaChanged, f));
 }
 
+// --traceFlow f: one line per change of flow f's sender state (time in µs, then the values in packets of
+// 1460 bytes): "cwnd", "ssthresh", "inflight", "state" (TcpCongState_t: 0 Open, 1 Disorder, 2 CWR, 3 Recovery,
+// 4 Loss) and "ack" (each ACK received: its acknowledgment number in segments and its ECE flag).
+FILE* g_trace = nullptr;
+double g_traceMss = 1460.0;
+
+void
+TraceValue(const char* what, uint32_t, uint32_t v)
+{
+    std::fprintf(g_trace, "%.3f %s %.4f\n", Simulator::Now().GetSeconds() * 1e6, what, v / g_traceMss);
+}
+
+void
+TraceState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v)
+{
+    std::fprintf(g_trace, "%.3f state %d\n", Simulator::Now().GetSeconds() * 1e6, static_cast<int>(v));
+}
+
+void
+TraceRx(Ptr<const Packet>, const TcpHeader& h, Ptr<const TcpSocketBase>)
+{
+    if (h.GetFlags() & TcpHeader::ACK)
+    {
+        std::fprintf(g_trace,
+                     "%.3f ack %.4f %d\n",
+                     Simulator::Now().GetSeconds() * 1e6,
+                     h.GetAckNumber().GetValue() / g_traceMss,
+                     (h.GetFlags() & TcpHeader::ECE) ? 1 : 0);
+    }
+}
+
+void
+ConnectTrace(Ptr<BulkSendApplication> app)
+{
+    Ptr<TcpSocketBase> sock = DynamicCast<TcpSocketBase>(app->GetSocket());
+    NS_ABORT_MSG_IF(!sock, "the traced flow has no TCP socket at its start");
+    sock->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&TraceValue, "cwnd"));
+    sock->TraceConnectWithoutContext("SlowStartThreshold", MakeBoundCallback(&TraceValue, "ssthresh"));
+    sock->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&TraceValue, "inflight"));
+    sock->TraceConnectWithoutContext("CongState", MakeCallback(&TraceState));
+    sock->TraceConnectWithoutContext("Rx", MakeCallback(&TraceRx));
+}
+
 std::vector<uint64_t> g_rxHalf;
 
 void
@@ -177,6 +220,8 @@ main(int argc, char* argv[])
     double g = 1.0 / 16.0;
     double minRtoS = 1e-3;
     uint32_t seed = 1;
+    int32_t traceFlow = -1;
+    std::string traceFile = "";
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("flows", "number of senders N", flows);
@@ -191,11 +236,19 @@ main(int argc, char* argv[])
     cmd.AddValue("duration", "simulated time (s)", g_duration);
     cmd.AddValue("bins", "queue bins over the run", g_bins);
     cmd.AddValue("seed", "RngRun", seed);
+    cmd.AddValue("traceFlow", "trace this flow's cwnd, ssthresh, bytes in flight, state, ACKs (-1: none)", traceFlow);
+    cmd.AddValue("traceFile", "where --traceFlow writes (a text file)", traceFile);
     cmd.Parse(argc, argv);
     NS_ABORT_MSG_IF(law != "dctcp" && law != "reno", "law=" << law << ": accepted dctcp or reno");
     NS_ABORT_MSG_IF(recovery != "prr" && recovery != "classic",
                     "recovery=" << recovery << ": accepted prr or classic");
     NS_ABORT_MSG_IF(buffer < 2 || K < 3 || g_bins < 1 || flows < 1, "bad buffer, K, bins or flows");
+    NS_ABORT_MSG_IF(traceFlow >= static_cast<int32_t>(flows), "traceFlow=" << traceFlow << ": accepted -1 to N-1");
+    if (traceFlow >= 0)
+    {
+        g_trace = std::fopen(traceFile.c_str(), "w");
+        NS_ABORT_MSG_IF(!g_trace, "traceFile=" << traceFile << ": cannot be written");
+    }
     g_half = g_duration / 2.0;
     g_qArea.assign(g_bins, 0.0);
     RngSeedManager::SetSeed(1);
@@ -342,6 +395,12 @@ main(int argc, char* argv[])
                                 DynamicCast<BulkSendApplication>(a.Get(0)),
                                 i);
         }
+        if (static_cast<int32_t>(i) == traceFlow)
+        {
+            Simulator::Schedule(start + NanoSeconds(1),
+                                &ConnectTrace,
+                                DynamicCast<BulkSendApplication>(a.Get(0)));
+        }
     }
     Simulator::Schedule(Seconds(g_half), &SnapshotRx, sinks);
     Simulator::Stop(Seconds(g_duration));
@@ -377,6 +436,10 @@ main(int argc, char* argv[])
     }
     out << "]}";
     std::cout << out.str() << std::endl;
+    if (g_trace)
+    {
+        std::fclose(g_trace);
+    }
     Simulator::Destroy();
     return 0;
 }

@@ -319,9 +319,11 @@ def window_init(p: Mapping[str, Any], n: int, ssthresh_inf: float) -> dict[str, 
     }
 
 
-def window_closed(snd_una: Any, recover: Any) -> Any:
-    """True once every packet sent before the last reaction has been acknowledged (one reaction per window)."""
-    return snd_una >= recover
+def window_closed(snd_una: Any, recover: Any, above: bool = False) -> Any:
+    """True once every packet sent before the last reaction has been acknowledged (one reaction per window);
+    ``above``: once something above it is (snd_una > recover: Linux's and ns-3's CWR exit, "CWR is to be held
+    something *above* high_seq is ACKed", ns-3 ``ackNumber > m_recover``; the ``"hold"`` rule)."""
+    return snd_una > recover if above else snd_una >= recover
 
 
 def reno_increase(cwnd: Any, ssthresh: Any, ack: Any, n_acked: Any = 1) -> Any:

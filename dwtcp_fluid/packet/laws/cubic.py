@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 
 from .base import FLOAT, INT, Events, Law, LawOption, window_closed, window_init
-from .recovery import REDUCTION_OPTION, check_reduction, prr_step, reduction_init
+from .recovery import PRR_RULES, REDUCTION_OPTION, check_reduction, prr_step, reduction_init
 from .registry import register_law
 from .reno import SSTHRESH_INF
 
@@ -54,7 +54,7 @@ class Cubic(Law):
         React to an ECN mark as to a loss (default False: CUBIC is loss-based).
     fast_convergence : bool
         RFC 8312 §4.6 (default True, as Linux).
-    reduction : {"prr", "immediate", "hold"}
+    reduction : {"prr", "immediate", "hold", "ns3-prr"}
         The sender rule (:mod:`.recovery`, default Linux's PRR).
     """
 
@@ -104,7 +104,7 @@ class Cubic(Law):
             "w_est": jnp.zeros(n, FLOAT),
             "epoch": jnp.full(n, -1, INT),
             "srtt": jnp.zeros(n, FLOAT),
-            **(reduction_init(n) if self.reduction == "prr" else {}),
+            **(reduction_init(n) if self.reduction in PRR_RULES else {}),
         }
 
     def _grow(
@@ -156,6 +156,7 @@ class Cubic(Law):
             timeout_target=lambda w: jnp.maximum(w * beta, 2.0),
             increase=increase,
             loss_resets=False,
+            ns3=self.reduction == "ns3-prr",
             ecn=self.ecn,
         )
         entered, w0 = st.pop("entered"), st["prior_cwnd"]
@@ -182,14 +183,15 @@ class Cubic(Law):
         got = ev.ack & (sample > 0)
         srtt = jnp.where(got, jnp.where(s["srtt"] > 0, 0.875 * s["srtt"] + 0.125 * sample, sample), s["srtt"])
         rtt_s = jnp.where(srtt > 0, srtt, jnp.asarray(ev.rtt, FLOAT)) * slot
-        if self.reduction == "prr":
+        if self.reduction in PRR_RULES:
             return self._step_prr(s, ev, p, srtt, rtt_s)
         loss = ev.nloss > 0
         congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
-        react = congestion & window_closed(ev.snd_una, recover)
+        hold = self.reduction == "hold"
+        react = congestion & window_closed(ev.snd_una, recover, above=hold)
         grow = ev.ack & ~congestion
-        if self.reduction == "hold":
-            grow = grow & window_closed(ev.snd_una, recover)
+        if hold:
+            grow = grow & window_closed(ev.snd_una, recover, above=True)
         g = self._grow(s, cwnd, ssthresh, grow, ev, p, rtt_s)
         cwnd_new, w_max0, k, w_est, epoch = g["cwnd"], g["w_max"], g["k"], g["w_est"], g["epoch"]
         # Reduction: W_max (with fast convergence), cwnd ← β·cwnd, a new epoch at the next ACK.

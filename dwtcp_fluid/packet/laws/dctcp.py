@@ -18,7 +18,7 @@ import jax.numpy as jnp
 
 from ...params import BOUNDS, DEFAULT_G
 from .base import FLOAT, INT, Events, Law, LawOption, reno_increase, window_closed, window_init
-from .recovery import REDUCTION_OPTION, check_reduction, prr_step, reduction_init
+from .recovery import PRR_RULES, REDUCTION_OPTION, check_reduction, prr_step, reduction_init
 from .registry import register_law
 from .reno import SSTHRESH_INF
 
@@ -69,11 +69,12 @@ class Dctcp(Law):
 
     Parameters
     ----------
-    reduction : {"prr", "immediate", "hold"}
-        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's and ns-3's CWR with proportional rate
-        reduction, no increase while reducing; ``"immediate"`` W ← max(W(1 − α/2), 2) on the first marked ACK of
-        a window and +1/W per ACK at once (the fluid model (5)); ``"hold"`` the same cut, no increase until the
-        window of the cut is acknowledged (ns-3's ``TcpClassicRecovery``).
+    reduction : {"prr", "immediate", "hold", "ns3-prr"}
+        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's CWR with proportional rate reduction
+        (``tcp_cwnd_reduction``), no increase while reducing; ``"ns3-prr"`` the same state machine with ns-3
+        3.44's ``TcpPrrRecovery`` arithmetic in CWR; ``"immediate"`` W ← max(W(1 − α/2), 2) on the first marked ACK
+        of a window and +1/W per ACK at once (the fluid model (5)); ``"hold"`` the same cut, no increase until
+        something above the window of the cut is acknowledged (ns-3's ``TcpClassicRecovery``).
     """
 
     name: ClassVar[str] = "dctcp"
@@ -95,7 +96,7 @@ class Dctcp(Law):
         return {"g": g, "alpha0": 1.0, "init_cwnd": float(context.get("init_cwnd", 10.0)), "min_cwnd": 2.0}
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        prr = reduction_init(n) if self.reduction == "prr" else {}
+        prr = reduction_init(n) if self.reduction in PRR_RULES else {}
         return {
             **window_init(p, n, SSTHRESH_INF),
             **alpha_init(p, n),
@@ -108,7 +109,7 @@ class Dctcp(Law):
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         est = alpha_update(s, ev, p["g"])
-        if self.reduction == "prr":
+        if self.reduction in PRR_RULES:
             st = prr_step(
                 s,
                 ev,
@@ -119,13 +120,14 @@ class Dctcp(Law):
                 timeout_target=lambda w: jnp.maximum(w * 0.5, 2.0),
                 increase=lambda w, ss, grow: reno_increase(w, ss, grow, ev.n_acked),
                 loss_resets=True,
+                ns3=self.reduction == "ns3-prr",
             )
             st.pop("open_ack"), st.pop("entered")
             return {**est, **st}
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
         pen = self.penalty(est["alpha"], cwnd, ev, p)
         loss = ev.nloss > 0
-        open_ = window_closed(ev.snd_una, recover)
+        open_ = window_closed(ev.snd_una, recover, above=self.reduction == "hold")
         # Eq. (4): W ← W(1 − α/2) on the first marked ACK of a window (floor min_cwnd).
         ecn_cut = ev.ack & ev.mark & ~loss & open_
         # Loss: halve (Linux dctcp_react_to_loss), also at most once per window.

@@ -34,7 +34,7 @@ class DctcpHops(Law):
     ----------
     signal : {"ind", "max", "sum", "sum_squ"}
         The hop signal f (MAX marks the same packets as IND).
-    reduction : {"prr", "immediate", "hold"}
+    reduction : {"prr", "immediate", "hold", "ns3-prr"}
         DCTCP's sender rule (:mod:`.recovery`, default Linux's CWR with proportional rate reduction).
     """
 

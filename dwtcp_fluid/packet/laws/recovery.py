@@ -4,7 +4,8 @@ A law's congestion signal sets the *target* (ssthresh: W(1 − α/2) for DCTCP, 
 module says how the window gets there, with three named rules (the law field ``reduction``, flag ``--reduction``):
 
 ``"prr"`` (default): Linux's CWR and Recovery states with proportional rate reduction, as Linux
-  (``net/ipv4/tcp_input.c``) and ns-3 (``TcpSocketBase`` with ``TcpPrrRecovery``) run DCTCP, Reno and CUBIC:
+  (``net/ipv4/tcp_input.c``) runs DCTCP, Reno and CUBIC (ns-3's ``TcpSocketBase`` with ``TcpPrrRecovery`` runs
+  the same states with different PRR arithmetic in CWR: ``"ns3-prr"`` below):
 
   * entry (``tcp_fastretrans_alert`` → ``tcp_try_to_open`` → ``tcp_enter_cwr`` on an ECN echo in the Open
     state; ``tcp_enter_recovery`` on a reported loss): ``tcp_init_cwnd_reduction`` sets ssthresh to the law's
@@ -34,8 +35,21 @@ module says how the window gets there, with three named rules (the law field ``r
   (snd_una ≥ the snd_nxt of the last cut), and the increase goes on at once: [DCTCP-A] eq. (4) read as the fluid
   models (5) and [DCTCP-A] eq. (7) do, where the 1/R term never switches off.
 
-``"hold"``: the same one-step cut, then no increase until the window of the cut is acknowledged: ns-3's CWR with
-  ``TcpClassicRecovery`` (cwnd ← ssthresh at entry, no ``IncreaseWindow`` while in CWR).
+``"hold"``: the same one-step cut, then no increase and no new cut until something above the window of the cut
+  is acknowledged (snd_una > the snd_nxt of the cut, ns-3's ``ackNumber > m_recover``): ns-3's CWR with
+  ``TcpClassicRecovery`` (cwnd ← ssthresh at entry, no ``IncreaseWindow`` while in CWR). The strict ">" matters:
+  the ACK of the last packet sent before the cut is often marked, and with "≥" it would start a second cut.
+
+``"ns3-prr"``: ``"prr"`` with the CWR episode as ns-3 3.44 runs it (``TcpSocketBase::ReceivedAck`` →
+  ``EnterCwr`` → ``TcpPrrRecovery::EnterRecovery``, then ``ProcessAck``'s ``CA_CWR`` branch), which departs from
+  Linux in three ways on an ECN echo: (i) the entering ACK is credited twice plus one segment — ``EnterRecovery``
+  calls ``DoRecovery(tcb, delivered, isDupAck=true)``, which adds one segment "for the dupack", and
+  ``ProcessAck`` then calls ``DoRecovery(tcb, delivered, false)`` on the same ACK — so prr_delivered starts at
+  2·acked + 1 where Linux has acked; (ii) the proportional divisor is ``m_recoveryFlightSize`` = bytes in flight
+  after the entering ACK, where Linux uses ``prior_cwnd``; (iii) the quotient is taken in bytes (no ceil to whole
+  packets) and PRR-SSRB's extra segment needs ``m_isRetransDataAcked``, never set in CWR. With windows of a
+  dozen packets the send count during CWR then stays near the delivered count: the window comes down at the
+  exit (cwnd ← ssthresh), one RTT late. Loss recovery (Recovery) is run as under ``"prr"``.
 
 The laws keep their ``"immediate"``/``"hold"`` code in their own modules (it is two lines of each law); this
 module holds the ``"prr"`` state machine they share.
@@ -53,6 +67,8 @@ from .base import FLOAT, INT, Events, LawOption
 __all__ = [
     "REDUCTIONS",
     "REDUCTION_OPTION",
+    "PRR_RULES",
+    "NS3_SEGMENT",
     "OPEN",
     "CWR",
     "RECOVERY",
@@ -63,17 +79,23 @@ __all__ = [
 ]
 
 #: The sender rules (see the module docstring), the default first.
-REDUCTIONS = ("prr", "immediate", "hold")
+REDUCTIONS = ("prr", "immediate", "hold", "ns3-prr")
+#: ns-3's segment size in bytes for 1500-byte IP packets (the ``"ns3-prr"`` byte arithmetic).
+NS3_SEGMENT = 1460
+#: The rules run by :func:`prr_step` (the CWR/Recovery state machine).
+PRR_RULES = ("prr", "ns3-prr")
 #: Congestion states (Linux ``TCP_CA_Open``, ``TCP_CA_CWR``, ``TCP_CA_Recovery``).
 OPEN, CWR, RECOVERY = 0, 1, 2
 
 #: ``--reduction``: the sender rule of the window laws (one definition, shared by every law that owns it).
 REDUCTION_OPTION: LawOption = LawOption(
     "--reduction",
-    "How the window comes down after an ECN echo or a loss: prr = Linux/ns-3 CWR and Recovery with proportional "
+    "How the window comes down after an ECN echo or a loss: prr = Linux CWR and Recovery with proportional "
     "rate reduction (RFC 6937, Linux tcp_cwnd_reduction), no increase until the reduction ends; immediate = the cut "
-    "at once and the increase goes on (the fluid models' reading); hold = the cut at once, no increase until the "
-    "window of the cut is acknowledged (ns-3 TcpClassicRecovery).",
+    "at once and the increase goes on (the fluid models' reading); hold = the cut at once, no increase until "
+    "something above the window of the cut is acknowledged (ns-3 TcpClassicRecovery); ns3-prr = prr with ns-3 "
+    "3.44's TcpPrrRecovery in CWR (the entering ACK credited twice plus one segment, the flight after it as "
+    "divisor, no ceil, a uint32 byte product that wraps).",
     REDUCTIONS[0],
     option="reduction",
     choices=REDUCTIONS,
@@ -98,7 +120,7 @@ def reduction_init(n: int) -> dict[str, Any]:
 
 
 def cwnd_reduction(
-    ssthresh: Any, prior_cwnd: Any, prr_delivered: Any, recover: Any, ev: Events
+    ssthresh: Any, prior_cwnd: Any, prr_delivered: Any, recover: Any, ev: Events, ns3: Any = False
 ) -> tuple[Any, Any]:
     """One data ACK in CWR or Recovery: Linux ``tcp_cwnd_reduction`` (RFC 6937 PRR, slow-start reduction bound).
 
@@ -107,15 +129,25 @@ def cwnd_reduction(
     newly acknowledged) + 1), the + 1 only when the ACK reports no new loss (``FLAG_SND_UNA_ADVANCED &&
     !newly_lost``: every data ACK here advances snd_una); sndcnt ≥ 1 while nothing was sent since the entry
     ("force a fast retransmit"); cwnd = inflight + sndcnt. Returns the new cwnd and prr_delivered (float32 and
-    int32, in this order of operations: the native loop repeats it).
+    int32, in this order of operations: the native loop repeats it). ``ns3`` (a bool per flow: ``"ns3-prr"`` in
+    CWR): ns-3's ``TcpPrrRecovery::DoRecovery``: the proportional count ``m_prrDelivered * m_ssThresh * 1.0 /
+    m_recoveryFlightSize`` with its product in uint32 bytes (segments of :data:`NS3_SEGMENT` bytes, ssthresh
+    truncated to bytes), which wraps modulo 2^32 once prr_delivered · ssthresh ≥ 2^32/1460² ≈ 2015 packets²,
+    no ceil to whole packets, and no extra segment.
     """
     infl = jnp.asarray(ev.snd_nxt - ev.snd_una, INT)
     n = jnp.asarray(ev.n_acked, INT)
     prr_del = prr_delivered + n
     prr_out = jnp.asarray(ev.snd_nxt - recover, INT)
     delta = ssthresh - infl.astype(FLOAT)
-    prop = jnp.ceil(ssthresh * prr_del.astype(FLOAT) / prior_cwnd) - prr_out.astype(FLOAT)
-    bound = jnp.maximum(prr_del - prr_out, n) + (jnp.asarray(ev.nloss) == 0).astype(INT)
+    quot = ssthresh * prr_del.astype(FLOAT) / prior_cwnd
+    # ns-3: m_prrDelivered * m_ssThresh in uint32 bytes (it wraps modulo 2^32), then / m_recoveryFlightSize
+    ss_b = (ssthresh * NS3_SEGMENT).astype(jnp.uint32)
+    wrapped = prr_del.astype(jnp.uint32) * jnp.uint32(NS3_SEGMENT) * ss_b
+    quot_ns3 = wrapped.astype(FLOAT) / (prior_cwnd * FLOAT(NS3_SEGMENT * NS3_SEGMENT))
+    prop = jnp.where(ns3, quot_ns3, jnp.ceil(quot)) - prr_out.astype(FLOAT)
+    bonus = (jnp.asarray(ev.nloss) == 0) & ~jnp.asarray(ns3)
+    bound = jnp.maximum(prr_del - prr_out, n) + bonus.astype(INT)
     sndcnt = jnp.where(delta < 0.0, prop, jnp.minimum(delta, bound.astype(FLOAT)))
     sndcnt = jnp.maximum(sndcnt, jnp.where(prr_out > 0, 0.0, 1.0))
     return (infl.astype(FLOAT) + sndcnt).astype(FLOAT), prr_del
@@ -131,13 +163,15 @@ def prr_step(
     increase: Callable[[Any, Any, Any], Any],
     loss_resets: bool,
     ecn: bool = True,
+    ns3: bool = False,
 ) -> dict[str, Any]:
     """One event of a window law under ``reduction="prr"`` (the module docstring gives the rule and its sources).
 
     ``ecn_target(cwnd)``/``loss_target(cwnd)``/``timeout_target(cwnd)``: the law's ssthresh after an echo, a loss,
     a timeout; ``increase(cwnd, ssthresh, grow)``: the law's increase of ``cwnd`` where ``grow`` (``tcp_cong_avoid``, run
     only in the Open state); ``loss_resets``: entering Recovery from CWR resets ssthresh to ``loss_target``
-    (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes. Returns ``cwnd``, ``ssthresh``,
+    (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes; ``ns3``: the CWR episode of
+    ``"ns3-prr"`` (module docstring). Returns ``cwnd``, ``ssthresh``,
     ``recover`` (high_seq), ``ca``, ``prior_cwnd``, ``prr_delivered``, ``entered`` (a new reduction began:
     ``tcp_init_cwnd_reduction``, where CUBIC records W_max) and ``open_ack`` (a data ACK processed in the Open
     state, after any exit).
@@ -157,13 +191,15 @@ def prr_step(
     target = jnp.where(to_rec, loss_target(cwnd), ecn_target(cwnd))
     reset = init | (to_rec & loss_resets)
     ssthresh = jnp.where(reset, target, ssthresh).astype(FLOAT)
-    prior = jnp.where(init, cwnd, prior).astype(FLOAT)
-    prr_del = jnp.where(init, 0, prr_del)
+    cwr_ns3 = init & ~to_rec & ns3
+    infl_after = jnp.maximum(jnp.asarray(ev.snd_nxt - ev.snd_una, INT), 1).astype(FLOAT)  # ns-3 divides by it
+    prior = jnp.where(init, jnp.where(cwr_ns3, infl_after, cwnd), prior).astype(FLOAT)
+    prr_del = jnp.where(init, jnp.where(cwr_ns3, jnp.asarray(ev.n_acked, INT) + 1, 0), prr_del)
     recover = jnp.where(init, ev.snd_nxt, recover)
     ca = jnp.where(to_rec, RECOVERY, jnp.where(init, CWR, ca))
     # cong_control: PRR while reducing, the law's increase in Open
     reducing = ack & (ca != OPEN)
-    cw_prr, prr_new = cwnd_reduction(ssthresh, prior, prr_del, recover, ev)
+    cw_prr, prr_new = cwnd_reduction(ssthresh, prior, prr_del, recover, ev, ns3 & (ca == CWR))
     open_ack = ack & (ca == OPEN)
     cwnd = jnp.where(reducing, cw_prr, increase(cwnd, ssthresh, open_ack))
     prr_del = jnp.where(reducing, prr_new, prr_del)

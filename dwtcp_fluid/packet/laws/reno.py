@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 
 from .base import FLOAT, Events, Law, LawOption, reno_increase, window_closed, window_init
-from .recovery import REDUCTION_OPTION, check_reduction, prr_step, reduction_init
+from .recovery import PRR_RULES, REDUCTION_OPTION, check_reduction, prr_step, reduction_init
 from .registry import register_law
 
 __all__ = ["Reno", "SSTHRESH_INF"]
@@ -33,10 +33,11 @@ class Reno(Law):
     ----------
     ecn : bool
         React to ECN marks like a loss (RFC 3168 ECN-Reno, default True); False ignores marks.
-    reduction : {"prr", "immediate", "hold"}
-        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's and ns-3's CWR/Recovery with
-        proportional rate reduction; ``"immediate"`` W ← max(W/2, 2) at once, the increase going on;
-        ``"hold"`` the same cut, no increase until the window of the cut is acknowledged.
+    reduction : {"prr", "immediate", "hold", "ns3-prr"}
+        The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's CWR/Recovery with proportional rate
+        reduction; ``"ns3-prr"`` with ns-3 3.44's ``TcpPrrRecovery`` arithmetic in CWR; ``"immediate"``
+        W ← max(W/2, 2) at once, the increase going on; ``"hold"`` the same cut, no increase until something
+        above the window of the cut is acknowledged.
     """
 
     name: ClassVar[str] = "reno"
@@ -53,11 +54,11 @@ class Reno(Law):
         return {"init_cwnd": float(context.get("init_cwnd", 10.0)), "min_cwnd": 2.0}
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        prr = reduction_init(n) if self.reduction == "prr" else {}
+        prr = reduction_init(n) if self.reduction in PRR_RULES else {}
         return {**window_init(p, n, SSTHRESH_INF), **prr}
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
-        if self.reduction == "prr":
+        if self.reduction in PRR_RULES:
             half = lambda w: jnp.maximum(w * 0.5, p["min_cwnd"])  # noqa: E731
             st = prr_step(
                 s,
@@ -67,6 +68,7 @@ class Reno(Law):
                 timeout_target=lambda w: jnp.maximum(w * 0.5, 2.0),
                 increase=lambda w, ss, grow: reno_increase(w, ss, grow, ev.n_acked),
                 loss_resets=False,
+                ns3=self.reduction == "ns3-prr",
                 ecn=self.ecn,
             )
             st.pop("open_ack"), st.pop("entered")
@@ -74,11 +76,12 @@ class Reno(Law):
         cwnd, ssthresh, recover = s["cwnd"], s["ssthresh"], s["recover"]
         loss = ev.nloss > 0
         congestion = loss | (ev.ack & ev.mark) if self.ecn else loss
-        react = congestion & window_closed(ev.snd_una, recover)
+        hold = self.reduction == "hold"
+        react = congestion & window_closed(ev.snd_una, recover, above=hold)
         halved = jnp.maximum(cwnd * 0.5, p["min_cwnd"]).astype(FLOAT)
         grow = ev.ack & ~congestion
-        if self.reduction == "hold":
-            grow = grow & window_closed(ev.snd_una, recover)
+        if hold:
+            grow = grow & window_closed(ev.snd_una, recover, above=True)
         grown = reno_increase(cwnd, ssthresh, grow, ev.n_acked)
         cwnd_new = jnp.where(react, halved, grown)
         ssthresh = jnp.where(react, halved, ssthresh)

@@ -39,6 +39,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from ..laws.recovery import NS3_SEGMENT
+
 __all__ = ["run_scenario", "work_sizes", "fma32", "ftz32", "LAW_DCTCP", "LAW_RENO", "NEVER"]
 
 NEVER = 2**31 - 1
@@ -46,6 +48,7 @@ LAW_DCTCP, LAW_RENO = 0, 1
 _F0, _F1, _HALF, _TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
 _TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest normal float32
 _M32 = 0xFFFFFFFF
+_NS3_SEG, _NS3_SEG2 = np.float32(NS3_SEGMENT), np.float32(NS3_SEGMENT * NS3_SEGMENT)
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
@@ -57,7 +60,7 @@ NX = 6
 # scenario scalars (``sc``) and counters (``cnt``)
 KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED = range(10)
 # the sender rule (``sc[RED]``, :data:`..laws.recovery.REDUCTIONS` order) and the congestion states
-RED_PRR, RED_IMMEDIATE, RED_HOLD = 0, 1, 2
+RED_PRR, RED_IMMEDIATE, RED_HOLD, RED_NS3 = 0, 1, 2, 3
 CA_OPEN, CA_CWR, CA_RECOVERY = 0, 1, 2
 OVN, DENSE, TWOVER, TWLOST = range(4)
 
@@ -202,10 +205,10 @@ def _send(S: Any, X: Any, dep: Any, sc: Any, f: int, t: int, qlen: int) -> tuple
 
 @njit(**_JIT)
 def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int, ece_ok: bool,
-         dctcp: bool) -> None:  # fmt: skip
+         dctcp: bool, ns3: bool) -> None:  # fmt: skip
     """:func:`..laws.recovery.prr_step` (with :func:`..laws.recovery.cwnd_reduction`) for DCTCP (``dctcp``: the
-    echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option), in the
-    reference's float32 operations."""
+    echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option), ``ns3``: the
+    CWR episode of ``"ns3-prr"``, in the reference's float32 operations."""
     cw, ssth, ca, rec = X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER]
     una, snd_nxt = S[f * NS + UNA], S[f * NS + NXT]
     if ack and ((ca == CA_CWR and una > rec) or (ca == CA_RECOVERY and una >= rec)):
@@ -217,7 +220,9 @@ def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, tim
             ssth = max(cw * _HALF, lp[3])
         else:
             ssth = max(cw * (_F1 - ftz32(X[f * NX + ALPHA] * _HALF)), lp[3])
-    if init:
+    if init and ns3 and not to_rec:
+        X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = np.float32(max(snd_nxt - una, 1)), k + 1, snd_nxt
+    elif init:
         X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = cw, 0, snd_nxt
     if to_rec:
         ca = CA_RECOVERY
@@ -228,10 +233,17 @@ def _prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, tim
         pd = S[f * NS + PRRDEL] + k
         pout = snd_nxt - rec
         delta = ssth - np.float32(infl)
+        ns3_cwr = ns3 and ca == CA_CWR
         if delta < _F0:
-            snd = np.float32(np.ceil(ssth * np.float32(pd) / X[f * NX + PRIOR])) - np.float32(pout)
+            if ns3_cwr:  # uint32 byte product, wrapping modulo 2^32 (recovery.cwnd_reduction)
+                ss_b = np.int64(np.float32(ssth * _NS3_SEG))
+                wrapped = (np.int64(pd) * np.int64(NS3_SEGMENT) * ss_b) & np.int64(_M32)
+                quot = np.float32(np.float32(wrapped) / np.float32(X[f * NX + PRIOR] * _NS3_SEG2))
+            else:
+                quot = np.float32(np.ceil(np.float32(ssth * np.float32(pd) / X[f * NX + PRIOR])))
+            snd = quot - np.float32(pout)
         else:
-            snd = min(delta, np.float32(max(pd - pout, k) + (1 if nloss == 0 else 0)))
+            snd = min(delta, np.float32(max(pd - pout, k) + (1 if nloss == 0 and not ns3_cwr else 0)))
         snd = max(snd, _F0 if pout > 0 else _F1)
         cw = np.float32(infl) + snd
         S[f * NS + PRRDEL] = pd
@@ -252,7 +264,9 @@ def _law(
     packets the ACK acknowledges)."""
     cw, snd_nxt = X[f * NX + CWND], S[f * NS + NXT]
     loss = nloss > 0
-    open_ = S[f * NS + UNA] >= S[f * NS + RECOVER]
+    # base.window_closed (above= under "hold")
+    una, rec = S[f * NS + UNA], S[f * NS + RECOVER]
+    open_ = una > rec if sc[RED] == RED_HOLD else una >= rec
     opt = sc[OPT] != 0
     hold = sc[RED] == RED_HOLD
     dctcp = sc[KIND] == LAW_DCTCP
@@ -265,8 +279,8 @@ def _law(
             S[f * NS + WINEND] = snd_nxt
             na, nm = 0, 0
         S[f * NS + NACK], S[f * NS + NMARK] = na, nm
-    if sc[RED] == RED_PRR:
-        _prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp)
+    if sc[RED] == RED_PRR or sc[RED] == RED_NS3:
+        _prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp, sc[RED] == RED_NS3)
         return
     if dctcp:
         react = (ack and mark and (not loss) and open_) or (loss and open_)
