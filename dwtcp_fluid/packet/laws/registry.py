@@ -35,7 +35,7 @@ def law_names() -> tuple[str, ...]:
 
 
 def get_law(name: str, **options: Any) -> Law:
-    """The law called ``name`` with its static options, e.g. ``get_law("dctcp", cwr_hold=True)``."""
+    """The law called ``name`` with its static options, e.g. ``get_law("dctcp", reduction="immediate")``."""
     if name not in LAWS:
         raise ValueError(f"law={name!r} is invalid: accepted one of {', '.join(LAWS)}")
     return LAWS[name](**options)
