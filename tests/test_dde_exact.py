@@ -122,7 +122,7 @@ P_OK = DCTCP_ANALYSIS
         ({"method": "jax", "dt": -1e-6}, "dt"),
         ({"params": {"C": 1e5, "d": 1e-4, "K": 65.0, "g": np.nan, "N": 10.0}}, "g"),
         ({"params": {"C": 1e5, "d": 1e-4, "K": 65.0, "g": 0.1}}, "missing"),
-        ({"params": {"C": 1e5, "d": -1e-3, "K": 65.0, "g": 0.1, "N": 10.0}}, "delay"),
+        ({"params": {"C": 1e5, "d": -1e-3, "K": 65.0, "g": 0.1, "N": 10.0}}, r"\bd=-0.001"),
     ],
 )
 def test_bad_input_names_the_argument(kwargs, word):

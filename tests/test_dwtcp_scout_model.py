@@ -30,7 +30,8 @@ def _both(rtt: float, n: int, rtts: int = 100, refine: int = 1):
     P = setting(rtt, n)
     dt = jax_step(P) / refine
     ref = solve(MODEL, P, busy_history(P), (0.0, rtts * rtt))
-    jx = solve(MODEL, P, busy_history(P), (0.0, rtts * rtt), method="jax", dt=dt)
+    # the JAX solver's own step-doubling check is off: these tests measure its error against the reference
+    jx = solve(MODEL, P, busy_history(P), (0.0, rtts * rtt), method="jax", dt=dt, check=False)
     assert ref.ok and jx.ok
     xr, xj = ref(jx.t, 0), jx.x[0]
     return np.abs(xr - xj).max(axis=0), xr

@@ -9,7 +9,15 @@ import typer
 
 from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import dctcp_app
-from .common import UsageError, check_duration, echo_inputs, emit_json, link_from_flags, progress_bar, usage_from
+from .common import (
+    UsageError,
+    check_duration,
+    echo_inputs,
+    emit_json,
+    link_from_flags,
+    progress_bar,
+    usage_from,
+)
 
 __all__ = ["network"]
 
