@@ -119,6 +119,11 @@ def _leaves(cmd: Any, path: tuple[str, ...] = ()) -> dict[str, Any]:
     return out
 
 
+#: The flags of the package's own vocabulary when the cases were generated (a law that another test registers in the
+#: same worker later adds flags of its own, which the package does not have).
+GENERATED_FROM: set[str] = set()
+
+
 def generate() -> list[tuple[str, list[str], str]]:
     """``(class, argv, flag)`` for every command × numeric flag × bad value."""
     from dwtcp_fluid.cli import _command, _load
@@ -126,6 +131,7 @@ def generate() -> list[tuple[str, list[str], str]]:
 
     _load(["packet"])
     vocab = vocabulary()
+    GENERATED_FROM.update(vocab)
     cases: list[tuple[str, list[str], str]] = []
     for path, cmd in sorted(_leaves(_command()).items()):
         opts = [p for p in cmd.params if p.param_type_name == "option" and not getattr(p, "is_flag", False)]
@@ -206,7 +212,9 @@ def test_the_attack_is_large_and_covers_every_numeric_flag():
     from dwtcp_fluid.cli.flags import vocabulary
 
     assert len(CASES) + len(NAMED_CASES) >= 400
-    numeric = {f for f, s in vocabulary().items() if s.kind not in ("text", "path", "switch")}
+    numeric = {
+        f for f, s in vocabulary().items() if s.kind not in ("text", "path", "switch") and f in GENERATED_FROM
+    }
     attacked = {c[2] for c in CASES}
     # every numeric flag that some command has is attacked (a declared flag no command uses is not)
     used = {c[2] for c in CASES} | {f for f in numeric if f not in attacked and _unused(f)}
