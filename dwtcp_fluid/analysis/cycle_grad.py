@@ -196,28 +196,47 @@ def _converged(r: np.ndarray, y: np.ndarray, tol: float) -> np.ndarray:
 
 
 def _newton(
-    y: np.ndarray, tc: np.ndarray, wbar: np.ndarray, cfg: Cfg, iters: int, tol: float, full: bool
-) -> tuple[np.ndarray, int, np.ndarray, dict | None]:
+    y: np.ndarray, tc: np.ndarray, wbar: np.ndarray, cfg: Cfg, iters: int, tol: float, full: bool,
+    ok: np.ndarray | None = None, last: dict[str, np.ndarray] | None = None,
+) -> tuple[np.ndarray, int, np.ndarray, dict[str, np.ndarray] | None]:  # fmt: skip
     """Damped Newton on P(y) = y with the forward-mode Jacobian.
 
-    Returns (y, period maps evaluated, converged, the partials at y when every element converged)."""
-    n_eval, ok = 0, np.zeros(y.shape[0], dtype=bool)
+    Each iteration evaluates only the elements not yet converged (a converged element does not move, so its
+    partials are those of its last evaluation); :func:`_partials` pads to one compiled chunk size, so the shrinking
+    batch compiles nothing new. ``ok`` and ``last`` continue an earlier call (elements already converged and their
+    partials). Returns (y, period maps evaluated, converged, the partials: at y where converged, at the last
+    evaluated point elsewhere)."""
+    y = y.copy()
+    n_eval = 0
+    ok = np.zeros(y.shape[0], dtype=bool) if ok is None else ok.copy()
     for _ in range(iters):
-        p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg, full=full)
-        n_eval += y.shape[0]
-        r, A = np.asarray(p["r"]), np.asarray(p["J"])[:, :2, :2]
-        ok = _converged(r, y, tol) & (np.asarray(p["status"]) == int(Status.OK))
+        act = np.flatnonzero(~ok)
+        if act.size == 0:
+            break
+        p = _partials(jnp.asarray(y[act]), jnp.asarray(tc[act]), cfg=cfg, full=full)
+        p = {k: np.array(v) for k, v in p.items()}  # writable copies: ``last`` is updated in place
+        n_eval += act.size
+        if last is None:
+            last = p
+        else:
+            for k, v in p.items():
+                last[k][act] = v
+        r, A = p["r"], p["J"][:, :2, :2]
+        done = _converged(r, y[act], tol) & (p["status"] == int(Status.OK))
+        ok[act] = done
         if ok.all():
-            return y, n_eval, ok, {k: np.asarray(v) for k, v in p.items()}
+            break
         with np.errstate(all="ignore"):
             step = np.linalg.solve(A, -r[..., None])[..., 0]
         # damped: a full Newton step from a poor guess can leave the downward-crossing region
-        step = np.where(np.isfinite(step) & ~ok[:, None], step, 0.0)
-        lim = 0.25 * np.maximum(np.abs(y), 0.05)
-        y = y + np.clip(step, -lim, lim)
-        y[:, 0] = np.clip(y[:, 0], 1e-6, wbar * (1 - 1e-9))
-        y[:, 1] = np.clip(y[:, 1], 1e-9, 1.0)
-    return y, n_eval, ok, None
+        step = np.where(np.isfinite(step) & ~done[:, None], step, 0.0)
+        ya = y[act]
+        lim = 0.25 * np.maximum(np.abs(ya), 0.05)
+        ya = ya + np.clip(step, -lim, lim)
+        ya[:, 0] = np.clip(ya[:, 0], 1e-6, wbar[act] * (1 - 1e-9))
+        ya[:, 1] = np.clip(ya[:, 1], 1e-9, 1.0)
+        y[act] = ya
+    return y, n_eval, ok, last
 
 
 def cycle_observables(
@@ -275,12 +294,17 @@ def cycle_observables(
             )  # fmt: skip
             y[~ok] = np.where(np.isfinite(bc.x_alpha[:, :2]), bc.x_alpha[:, :2], y[~ok])
             out["evaluations"] += 13 * 3 * int((~ok).sum())
-            y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, 4, tol, gradients)
+            y, n_eval, ok, p = _newton(y, tc, wbar[cyc], cfg, 4, tol, gradients, ok=ok, last=p)
             out["evaluations"] += n_eval
-        if p is None:  # not every element converged: the partials where Newton stopped, statuses below
-            p = _partials(jnp.asarray(y), jnp.asarray(tc), cfg=cfg, full=gradients)
-            p = {k: np.asarray(v) for k, v in p.items()}
-            out["evaluations"] += y.shape[0]
+        if p is None or not ok.all():  # the partials where Newton stopped (none ran: all), statuses below
+            act = np.flatnonzero(~ok)
+            q = _partials(jnp.asarray(y[act]), jnp.asarray(tc[act]), cfg=cfg, full=gradients)
+            if p is None:
+                p = {k: np.array(v) for k, v in q.items()}
+            else:
+                for k, v in q.items():
+                    p[k][act] = np.asarray(v)
+            out["evaluations"] += act.size
     r = p["r"]
     st = p["status"].astype(int)
     st[(st == int(Status.OK)) & ~_converged(r, y, 1e3 * tol)] = int(Status.NOT_CONVERGED)
