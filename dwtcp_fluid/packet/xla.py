@@ -169,6 +169,19 @@ def _key(static_key: Any, args: Any) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
+def _without_jax_cache() -> contextlib.AbstractContextManager[Any]:
+    """JAX's own persistent compilation cache off for the packet core's compilations (``JAX_COMPILATION_CACHE_DIR``
+    set by a user or the test suite): an executable JAX loads from its cache and this module then serializes does
+    not carry its kernels, and running it fails ("Function ... not found"). This module's cache holds these
+    programs instead; other programs in the process keep JAX's cache."""
+    try:
+        from jax._src.config import enable_compilation_cache
+
+        return enable_compilation_cache(False)
+    except (ImportError, AttributeError, TypeError):  # a JAX without the switch: nothing to turn off
+        return contextlib.nullcontext()
+
+
 def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: Any) -> Any:
     """Compile ``fn(*args)`` (abstract shapes taken from ``args``) with the packet core's options, loading it
     from / storing it in the persistent cache. Returns a compiled callable."""
@@ -182,7 +195,7 @@ def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: An
             return deserialize_and_load(payload, in_tree, out_tree)
         except Exception:  # a cache entry from another build: recompile and overwrite it
             pass
-    with _small_loops():
+    with _small_loops(), _without_jax_cache():
         compiled = jax.jit(fn).lower(*args).compile(compiler_options=dict(PINNED_OPTIONS))
     if not hoisting_active(compiled):
         _warn("XLA did not compile the slot loop into one kernel")
