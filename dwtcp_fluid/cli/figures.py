@@ -32,6 +32,11 @@ def figures(
         "-j",
         help="Build in this many processes (figures are independent; results are the same).",
     ),
+    tier: str = typer.Option(
+        "all",
+        "--tier",
+        help="all | fast | slow: every figure, or those whose build takes seconds (make test), or minutes.",
+    ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """Build every registered figure into figures/, or with --check verify claims and committed images."""
@@ -44,9 +49,10 @@ def figures(
         "fmt": ("--format", fmt),
         "dpi": ("--dpi", dpi),
         "jobs": ("--jobs", jobs),
+        "tier": ("--tier", tier),
     }
     try:
-        check_figures(name or None, check=check, fmt=fmt, dpi=dpi, jobs=jobs)
+        check_figures(name or None, check=check, fmt=fmt, dpi=dpi, jobs=jobs, tier=tier)
     except ValueError as e:
         raise usage_from(e, given) from None
     if not check:
@@ -65,6 +71,7 @@ def figures(
             fmt=fmt,
             dpi=dpi,
             jobs=jobs,
+            tier=tier,
             on_start=on_start,
             on_figure=lambda n: start[0](n),
         )

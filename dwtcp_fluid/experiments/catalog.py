@@ -119,14 +119,21 @@ def build_figure(
     return FigureResult(fig.name, path, tuple(results), seconds=time.perf_counter() - t0)
 
 
-def selected_names(names: Iterable[str] | None = None) -> list[str]:
-    """The registered figures ``names`` selects (all when None), in registry order; unknown names are refused."""
+#: ``tier`` values: every figure, those not marked slow, those marked slow (:attr:`Figure.slow`).
+TIERS = ("all", "fast", "slow")
+
+
+def selected_names(names: Iterable[str] | None = None, tier: str = "all") -> list[str]:
+    """The registered figures ``names`` selects (all when None) within ``tier``, in registry order; unknown names
+    are refused."""
     reg = registry()
+    if tier not in TIERS:
+        raise ValueError(f"tier={tier!r} is invalid: accepted {' | '.join(TIERS)}")
     selected = list(reg) if names is None else list(names)
     unknown = [n for n in selected if n not in reg]
     if unknown:
         raise ValueError(f"figure={unknown[0]!r} is not registered: accepted {' | '.join(sorted(reg))}")
-    return selected
+    return [n for n in selected if tier == "all" or reg[n].slow == (tier == "slow")]
 
 
 def _build_in_worker(name: str, outdir: str, quick: bool, fmt: str, dpi: float | None) -> FigureResult:
@@ -174,7 +181,9 @@ def build_all(
 
     done: dict[str, FigureResult] = {}
     with ProcessPoolExecutor(min(jobs, len(selected)), mp_context=mp.get_context("spawn")) as pool:
-        futs = {pool.submit(_build_in_worker, n, str(outdir), quick, fmt, dpi): n for n in selected}
+        # the slow builds first, so that the short ones fill the workers at the end
+        order = sorted(selected, key=lambda n: not reg[n].slow)
+        futs = {pool.submit(_build_in_worker, n, str(outdir), quick, fmt, dpi): n for n in order}
         for f in as_completed(futs):
             if on_figure is not None:
                 on_figure(futs[f])  # counted as it finishes: the workers' start times are not observable here

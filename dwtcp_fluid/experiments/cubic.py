@@ -111,5 +111,6 @@ register(
                 _c_util,
             ),
         ),
+        slow=True,  # minutes of CPU: make test-all and CI check it
     )
 )

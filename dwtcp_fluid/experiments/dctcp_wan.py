@@ -258,5 +258,6 @@ register(
                 _c_delack_fold,
             ),
         ),
+        slow=True,  # minutes of CPU: make test-all and CI check it
     )
 )

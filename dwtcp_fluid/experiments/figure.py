@@ -24,13 +24,17 @@ class Claim:
 
 @dataclass(frozen=True)
 class Figure:
-    """A registered figure: ``build(quick) -> data`` (deterministic), ``plot(data) -> Figure``, claims."""
+    """A registered figure: ``build(quick) -> data`` (deterministic), ``plot(data) -> Figure``, claims.
+
+    ``slow``: its build takes minutes of CPU (a grid of model runs, a packet campaign). ``figures --check --tier
+    fast`` (``make test``) leaves it out; ``make test-all`` and CI (``.ci/run``) check every figure."""
 
     name: str
     title: str
     build: Callable[[bool], Any]
     plot: Callable[[Any], Any]
     claims: tuple[Claim, ...] = field(default_factory=tuple)
+    slow: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "claims", tuple(self.claims))

@@ -132,5 +132,6 @@ register(
                 _claim_skinny,
             ),
         ),
+        slow=True,  # minutes of CPU: make test-all and CI check it
     )
 )

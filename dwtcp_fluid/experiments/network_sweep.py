@@ -105,5 +105,6 @@ register(
                 _claim_beatdown,
             ),
         ),
+        slow=True,  # minutes of CPU: make test-all and CI check it
     )
 )

@@ -317,6 +317,7 @@ def _register() -> None:
                     _claim_max,
                 ),
             ),
+            slow=True,  # minutes of CPU: make test-all and CI check it
         )
     )
 

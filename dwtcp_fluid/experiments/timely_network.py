@@ -119,5 +119,6 @@ register(
                 _claim_max,
             ),
         ),
+        slow=True,  # minutes of CPU: make test-all and CI check it
     )
 )

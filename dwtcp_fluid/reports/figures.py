@@ -49,12 +49,14 @@ def check_figures(
     fmt: str = "png",
     dpi: float | None = None,
     jobs: int = 1,
+    tier: str = "all",
 ) -> list[str]:
     """Validate the inputs of :func:`figures_report`; return the selected figures' names in registry order. Each
-    ValueError names the parameter (``figure``, ``fmt``, ``dpi``, ``jobs``), its value and what is accepted."""
+    ValueError names the parameter (``figure``, ``fmt``, ``dpi``, ``jobs``, ``tier``), its value and what is
+    accepted."""
     from ..experiments import catalog
 
-    selected = catalog.selected_names(None if names is None else list(names))
+    selected = catalog.selected_names(None if names is None else list(names), tier)
     if fmt not in catalog.FORMATS:
         raise ValueError(f"fmt={fmt!r} is invalid: accepted {' | '.join(catalog.FORMATS)}")
     if dpi is not None and not 10 <= dpi <= 2400:
@@ -76,6 +78,7 @@ def figures_report(
     fmt: str = "png",
     dpi: float | None = None,
     jobs: int = 1,
+    tier: str = "all",
     on_start: Callable[[int], None] | None = None,
     on_figure: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
@@ -97,6 +100,8 @@ def figures_report(
         Raster resolution of a build, dots per inch in [10, 2400] (default 110).
     jobs : int
         Build in this many processes (the figures are independent; the results are the same).
+    tier : {"all", "fast", "slow"}
+        Every selected figure, or only those not marked slow (``make test``), or only those marked slow.
     on_start, on_figure : callable, optional
         Progress: ``on_start(number of figures)`` once the inputs passed every check and the work begins (not
         called for a failure document), then ``on_figure(name)`` as each figure starts (as each one ends with
@@ -110,7 +115,7 @@ def figures_report(
     from ..experiments import catalog  # every recipe and what it runs: imported only when asked for
 
     outdir = Path(out) if out is not None else default_figures_dir()
-    selected = check_figures(names, check=check, fmt=fmt, dpi=dpi, jobs=jobs)
+    selected = check_figures(names, check=check, fmt=fmt, dpi=dpi, jobs=jobs, tier=tier)
     if check and (not outdir.is_dir() or not any((outdir / f"{n}.png").exists() for n in selected)):
         return {
             "ok": False,
