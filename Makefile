@@ -8,10 +8,16 @@ STAMP_RUN  := $(VENV)/.stamp-install
 STAMP_TEST := $(VENV)/.stamp-test
 export JAX_PLATFORMS ?= cpu
 export MPLBACKEND ?= Agg
-# make test runs the tests (pytest-xdist, one file per worker) and the figure builds in parallel, one process per core
+# Compiled XLA programs are kept in .cache/jax (JAX's persistent cache; the packet core keeps its own): the test
+# workers, the figure builds and the notebook kernels of one `make test` compile each program once, and a second run
+# compiles nothing. It changes no number: a cached program is the same executable.
+export JAX_COMPILATION_CACHE_DIR ?= $(CURDIR)/.cache/jax
+export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS ?= 0.5
+# make test runs the tests (pytest-xdist, one file per worker), the proofs, the figures and the docs side by side,
+# one process per core each (-O prints each one's output as a block when it ends)
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: install install-test sweep test test-all test-portable figures proofs lint docs doc-values docs-data clean
+.PHONY: install install-test sweep test check-pytest check-proofs check-figures check-figures-slow test-all test-portable figures proofs lint docs doc-values docs-data clean
 
 install: $(STAMP_RUN)
 
@@ -32,10 +38,20 @@ sweep: $(STAMP_RUN)
 	$(CLI) sweep --beta 0.001
 
 test: $(STAMP_TEST)
+	@$(MAKE) --no-print-directory -j 4 -O check-pytest check-proofs check-figures docs
+
+check-pytest: $(STAMP_TEST)
 	$(PY) -m pytest -q -n $(JOBS) --dist loadfile
+
+check-proofs: $(STAMP_TEST)
 	$(CLI) proofs --check
-	$(CLI) figures --check --jobs $(JOBS)
-	$(MAKE) --no-print-directory docs
+
+# The figures whose build takes seconds; those marked slow (minutes of CPU each) are checked by test-all and CI.
+check-figures: $(STAMP_TEST)
+	$(CLI) figures --check --tier fast --jobs $(JOBS)
+
+check-figures-slow: $(STAMP_TEST)
+	$(CLI) figures --check --tier slow --jobs $(JOBS)
 
 # The documentation site (MkDocs): API reference from the docstrings, notebooks rendered without executing them.
 # --strict turns every warning (a broken link, an unresolved reference, a bad docstring) into a failure.
@@ -59,6 +75,7 @@ test-all: $(STAMP_TEST)
 	$(PY) -m pytest -q -n $(JOBS) --dist loadfile -m "slow or not slow"
 	$(CLI) proofs --check
 	$(CLI) figures --check --jobs $(JOBS)
+	$(MAKE) --no-print-directory docs
 
 # The committed artefacts (proofs, figure claims and images, the notebooks' numbers) checked under other numeric
 # configurations than this machine's, as on another CPU (tests/test_portable.py says which).

@@ -88,6 +88,7 @@ def test_delayed_dwtcp_solvers_agree():
     assert np.abs(jx.x[0, :, 1] - ref(jx.t)[:, 1]).max() < 1e-3
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_batched_equals_one_by_one():
     model = DctcpFluid()
     Ps = [DCTCP_ANALYSIS.replace(flows=n, g=g) for n, g in [(5, 0.05), (10, 1 / 16), (40, 0.2)]]
@@ -108,6 +109,7 @@ def test_dataset_export_has_units_and_provenance():
     assert float(ds["K"][0]) == 65.0
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_batch_split_across_devices_equals_single_device(tmp_path):
     """With two XLA CPU devices the batch is sharded (pmap); the results are those of one device."""
     import subprocess

@@ -227,6 +227,7 @@ def test_derivation_is_registered_and_its_identities_hold():
     assert math.isclose(fp["q"], 50 * w - bdp, rel_tol=1e-12)
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_batch_equals_points():
     """One batched JAX solve (τ rescaled to 1) at two RTTs and three N against the reference solver point by point:
     mean queue within 0.5 packet + 2 %, utilization within 0.002, the same regime and oscillation."""

@@ -62,6 +62,7 @@ def _only_the_period_misses(pk: dict, md: dict, lo: float, hi: float) -> None:
     )
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_cycle_at_100us_n2():
     """The model cycles through q = 0 with a ripple of 3.1 packets (period 0.94 ms). The packet queue empties too;
     on seed 0 it swings by 5.5 packets, above the steady threshold max(5, N), with a regular period of 0.80 ms

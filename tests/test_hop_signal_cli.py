@@ -27,6 +27,7 @@ def _cli(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_cli_signal_equals_the_api():
     """Each TIMELY signal from the command line gives the library's numbers for ``TimelyHops(signal=...)`` at the
     same settings (bit for bit: same law, same seed), the JSON echoes it, and SUM, MAX differ (the flag is read)."""

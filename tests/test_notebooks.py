@@ -115,11 +115,15 @@ CHECKS = {
 }
 
 
+#: Notebooks whose quick run takes seconds: executed by ``make test``. The others run tuners, packet campaigns and
+#: figure recipes (half a minute to two minutes each in quick mode) and are executed by ``make test-all``; their
+#: prose numbers are checked on every run by tests/test_documents.py, their sources by the test below.
+FAST = {"dwtcp_condition", "packet_vs_fluid"}
+RUNS = [pytest.param(p, id=p.stem, marks=() if p.stem in FAST else pytest.mark.slow) for p in NOTEBOOKS]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_notebook_runs_and_its_outputs_hold(path, monkeypatch):
-    monkeypatch.setenv("DWTCP_FLUID_QUICK", "1")
-    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
-    monkeypatch.setenv("MPLBACKEND", INLINE)  # what a user's Jupyter uses; a library must not override it
+def test_notebook_is_stripped_and_uses_the_public_api(path):
     nb = nbformat.read(path, as_version=4)
     sources = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     for cell in nb.cells:
@@ -127,6 +131,19 @@ def test_notebook_runs_and_its_outputs_hold(path, monkeypatch):
             assert not cell.get("outputs"), f"{path.name}: outputs must be stripped in git"
     deep = re.findall(r"^\s*(?:from|import) dwtcp_fluid\.\S+", sources, re.M)
     assert not deep, f"{path.name} imports below the public API: {deep}"
+    compile(sources.replace("%matplotlib inline", ""), path.name, "exec")  # every code cell parses
+
+
+def test_the_fast_notebooks_exist():
+    assert FAST <= {p.stem for p in NOTEBOOKS}
+
+
+@pytest.mark.parametrize("path", RUNS)
+def test_notebook_runs_and_its_outputs_hold(path, monkeypatch):
+    monkeypatch.setenv("DWTCP_FLUID_QUICK", "1")
+    monkeypatch.setenv("JAX_PLATFORMS", "cpu")
+    monkeypatch.setenv("MPLBACKEND", INLINE)  # what a user's Jupyter uses; a library must not override it
+    nb = nbformat.read(path, as_version=4)
     NotebookClient(
         nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()

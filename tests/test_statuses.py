@@ -24,6 +24,7 @@ def run(capsys, *argv):
     return code, out, err
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_undelayed_jax_step_follows_tau_not_the_span():
     """The undelayed model's default step is never coarser than τ/20, whatever the duration (it was span/20000:
     half an RTT at 1 s); short spans keep span/20000."""

@@ -50,6 +50,7 @@ def test_summary_reports_outcomes(full):
     assert full["packet_condition_agrees"].dtype == bool
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_full_plan_local_cluster_identical(full, tmp_path):
     dask = run_sweep(GRID, plan=make_plan(GRID, "full"), store=tmp_path / "d.zarr", workers=2)
     for v in dask.data_vars:

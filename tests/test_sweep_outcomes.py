@@ -82,6 +82,7 @@ def test_delay_outcomes_batch_equals_one_by_one_and_missing_kbar():
         delay_outcomes(beta, -10.0, 1.0, 1.0, capacity_pps=C)
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_fluid_batch_equals_one_by_one():
     beta, bdp, n = [1e-3, 1e-3], np.array([30.0, 2000.0]), np.array([3.0, 50.0])
     kw = {"capacity_pps": C, "variants": ("delayed",), "duration_rtts": 300}

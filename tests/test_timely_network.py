@@ -99,6 +99,7 @@ def test_sum_long_rate_tends_to_the_capacity_free_limit():
     assert errs[0] > errs[1] > errs[2] and errs[2] < 1e-3
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_packet_parking_lot_agrees_with_the_fluid_patched_sum():
     """The cheap cross-check: Patched TIMELY on SUM, 2 hops, 100 ms, within the stated tolerances."""
     from dwtcp_fluid.crosscheck.timely_network import TimelySetting, fluid_side, packet_side, score

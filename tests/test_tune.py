@@ -111,6 +111,7 @@ def test_implicit_identity_on_hybrid_fixed_point() -> None:
             assert tot[0] == pytest.approx(float(fd), rel=1e-6)
 
 
+@pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_tuner_agrees_with_grid_search() -> None:
     """SLSQP with the implicit gradients lands within one grid spacing of the brute-force grid optimum, at an
     objective no worse than the grid's, with fewer cycle solves."""
