@@ -243,18 +243,20 @@ def entry() -> None:
 
     An interrupted command may leave JAX/XLA or Dask threads mid-computation; letting the interpreter finalize
     under them can end in a signal death (SIGSEGV) after the clean message. After an interrupt the output streams
-    are flushed and the process exits at once with the status (130 or 143), skipping interpreter teardown.
+    are flushed and the process exits at once with the status (130 or 143), skipping interpreter teardown. Once
+    the command is over, SIGINT and SIGTERM are ignored: the interpreter's teardown restores the default handlers
+    of signals it handles (a signal death), never of ignored ones, so a signal then leaves the command's own status.
     """
+    import signal
+
     try:
         code = main()
     except KeyboardInterrupt:  # a second Ctrl-C while the first one's cleanup ran
         sys.stderr.write("error: interrupted\n")
         code = _interrupt_code()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # the command is over: a signal now changes nothing
+        signal.signal(sig, signal.SIG_IGN)
     if code in (130, 143):
-        import signal
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_IGN)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()
