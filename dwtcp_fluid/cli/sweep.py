@@ -181,7 +181,7 @@ def sweep(
     stem = stem_of(grid, config)
     # every check before any work: the grid's cost, the output location, the scheduler
     n_pk = 0 if packet == "none" else n3 if packet == "all" else packet_sample
-    seconds, nbytes = estimate(plan, grid.size, n3, n_pk, full)
+    seconds, nbytes = estimate(plan, grid.size, n3, n_pk, full, workers or 1)
     check_budget(
         "--beta × --bdp × --flows × --kbar-ratio",
         f"{grid.size} points",
