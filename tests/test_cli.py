@@ -86,7 +86,13 @@ def test_sweep_json_and_files(capsys, tmp_path):
     # the full sweep: delayed fluid runs per (β, BDP, N), delay-aware roots per point, packet runs at every (β, BDP, N)
     assert d["fluid"]["delayed"]["runs"] == 2 * 2 * 2 and d["delay_roots"]["points"] == d["points"]
     assert d["packet"]["points"] == 2 * 2 * 2 and sum(d["packet"]["class_counts"].values()) == 8
-    assert set(d["packet"]["agreement"]) >= {"condition", "frozen", "delay-roots", "paper", "scout-faithful"}
+    assert set(d["packet"]["agreement"]) >= {
+        "condition",
+        "frozen",
+        "delay-roots",
+        "simplified",
+        "scout-faithful",
+    }
     assert d["packet_cost"]["seconds"] > 0 and d["packet_cost"]["per_flows"]
     assert Path(d["figure"]).with_name(f"{stem}-outcomes.png").exists()
     assert Path(d["figure"]).with_name(f"{stem}-packet.png").exists()
