@@ -70,5 +70,19 @@ def test_a_leaf_spine_packet_run_reports_its_chunks_and_the_cli_shows_them(monke
     monkeypatch.setattr(
         "rich.console.Console", lambda **kw: Console(file=buf, width=120, force_terminal=False)
     )
-    assert main(["packet", "run", "--topology", "leaf-spine:2x2", "--flows", "2", "--duration", "5ms"]) == 0
+    assert main(["packet", "run", "--topology", "leaf-spine:2x2", "--flows", "2", "--duration", "2ms"]) == 0
     assert f"{n}/{n}" in buf.getvalue() and "chunks" in buf.getvalue(), buf.getvalue()[-500:]
+
+
+def test_simulate_shows_the_simulated_time_covered(monkeypatch, capsys):
+    """``dctcp simulate`` (a fluid run that can take minutes) draws the bar over the simulated time, µs of µs."""
+    from rich.console import Console
+
+    from dwtcp_fluid.cli import main
+
+    buf = io.StringIO()
+    monkeypatch.setattr(
+        "rich.console.Console", lambda **kw: Console(file=buf, width=120, force_terminal=False)
+    )
+    assert main(["dctcp", "simulate", "--duration", "2ms"]) == 0
+    assert "2000/2000 simulated µs" in buf.getvalue(), buf.getvalue()[-500:]

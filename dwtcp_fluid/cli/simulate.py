@@ -27,6 +27,7 @@ from .common import (
     link_from_flags,
     print_quantities,
     print_written,
+    progress_bar,
     require_unit,
     warn_implausible,
 )
@@ -95,9 +96,14 @@ def _solver(solver: str) -> str:
 
 
 def _run(fn: Any, *args: Any, **kw: Any) -> Any:
-    """Run a report; a span the fixed-step solver would need too many steps for is refused as --duration."""
+    """Run a report under the CLI's progress bar (simulated seconds); a span the fixed-step solver would need too
+    many steps for is refused as --duration."""
     try:
-        return fn(*args, **kw)
+        with progress_bar(f"{fn.__name__.removeprefix('run_').replace('_', ' ')}", "simulated µs") as bar:
+            out, sol = fn(*args, **kw, progress=lambda d, t: bar(d * 1e6, t * 1e6))
+            if out.get("status") not in (None, "ok", "resolved"):
+                bar.discard()  # the failed status is reported as the one error line
+            return out, sol
     except ValueError as e:
         if str(e).startswith("t_span="):
             raise UsageError("--duration", f"{kw['duration']:g}s", str(e).split("accepted ", 1)[-1]) from None

@@ -19,15 +19,16 @@ __all__ = [
 
 
 def run_dctcp_simulate(
-    P: DctcpParams, *, duration: float, solver: str = "reference"
+    P: DctcpParams, *, duration: float, solver: str = "reference", progress: Any = None
 ) -> tuple[dict[str, Any], Any]:
-    """:func:`dctcp_simulate_report` and the solution it summarises (for a plot)."""
+    """:func:`dctcp_simulate_report` and the solution it summarises (for a plot); ``progress(done, total)`` is
+    passed to :func:`~dwtcp_fluid.dde.solve` (the CLI's bar; quiet without it)."""
     from ..dde import solve
     from ..models.dctcp import DctcpFluid
 
     if solver not in ("reference", "jax"):
         raise ValueError(f"solver={solver!r} is invalid: accepted reference or jax")
-    sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, duration), method=solver)
+    sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, duration), method=solver, progress=progress)
     s = sol.summary()
     out = {
         "period_s": s["period_s"],
