@@ -86,3 +86,13 @@ def test_simulate_shows_the_simulated_time_covered(monkeypatch, capsys):
     )
     assert main(["dctcp", "simulate", "--duration", "2ms"]) == 0
     assert "2000/2000 simulated µs" in buf.getvalue(), buf.getvalue()[-500:]
+
+
+@pytest.mark.slow
+def test_guide_reports_its_iterations():
+    """dw.guide(progress=...): (0, 3) first, then one call per fixed-point iteration, ending at (n, n)."""
+    calls: list[tuple[int, int]] = []
+    out = dw.guide(dw.LinkParams(capacity="10Gbps", rtt="100us"), progress=lambda d, t: calls.append((d, t)))
+    assert out["K_packets"] > 0
+    assert calls[0] == (0, 3) and calls[-1][0] == calls[-1][1] and 1 <= calls[-1][1] <= 3, calls
+    assert [d for d, _ in calls] == list(range(len(calls))), calls

@@ -149,7 +149,7 @@ def limit_cycle_report(
     return to_jsonable(out)
 
 
-def guide_report(link: LinkParams, flows: int | None = None) -> dict[str, Any]:
+def guide_report(link: LinkParams, flows: int | None = None, *, progress: Any = None) -> dict[str, Any]:
     """K and the g range from our limit cycles and the hybrid model next to [DCTCP-A]'s (17), (18), (27)
     (:func:`~dwtcp_fluid.analysis.guidelines.guide`), with ``g_range`` = [g_min, g_max].
 
@@ -159,10 +159,12 @@ def guide_report(link: LinkParams, flows: int | None = None) -> dict[str, Any]:
         Capacity, base RTT, packet size (C·d of at least 2 packets).
     flows : int, optional
         N long-lived flows (None: the worst case over N).
+    progress : callable, optional
+        ``progress(done, total)`` over the guideline's fixed-point iterations (quiet without it).
     """
     from ..analysis.guidelines import guide
 
-    out = guide(link, flows)
+    out = guide(link, flows, progress=progress)
     out["g_range"] = [out["g_min"], out["g_max"]]
     return to_jsonable(out)
 
