@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import sys
@@ -409,7 +410,11 @@ def progress_bar(description: str, unit: str = "steps") -> Iterator[Callable[[fl
             bar.update(task, completed=int(done), total=max(int(total), 1))
 
         def discard() -> None:
-            bar.live.transient = True  # erased on a terminal, never printed to a file or pipe
+            bar.live.transient = True  # erased on a terminal
+            if (
+                not console.is_terminal
+            ):  # to a file or pipe nothing of the bar is written, not even its newline
+                console.file = io.StringIO()
 
         update.discard = discard  # type: ignore[attr-defined]
         try:

@@ -96,18 +96,18 @@ def _solver(solver: str) -> str:
 
 
 def _run(fn: Any, *args: Any, **kw: Any) -> Any:
-    """Run a report under the CLI's progress bar (simulated seconds); a span the fixed-step solver would need too
-    many steps for is refused as --duration."""
+    """Run a report; a span the fixed-step solver would need too many steps for is refused as --duration."""
     try:
-        with progress_bar(f"{fn.__name__.removeprefix('run_').replace('_', ' ')}", "simulated µs") as bar:
-            out, sol = fn(*args, **kw, progress=lambda d, t: bar(d * 1e6, t * 1e6))
-            if out.get("status") not in (None, "ok", "resolved"):
-                bar.discard()  # the failed status is reported as the one error line
-            return out, sol
+        return fn(*args, **kw)
     except ValueError as e:
         if str(e).startswith("t_span="):
             raise UsageError("--duration", f"{kw['duration']:g}s", str(e).split("accepted ", 1)[-1]) from None
         raise
+
+
+def _simulated_us(bar: Any) -> Any:
+    """The CLI bar as a solve's ``progress`` hook: simulated seconds shown as whole µs."""
+    return lambda done, total: bar(done * 1e6, total * 1e6)
 
 
 def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
@@ -166,9 +166,15 @@ def dctcp_simulate(
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
     T = _duration(duration, link, queue=P.K)
-    out, sol = _run(run_dctcp_simulate, P, duration=T, solver=_solver(solver))
-    if plot and out["status"] == "ok":
-        _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
+    # the run and its figure under the bar: a failed status or a failed write leaves only its error line
+    with progress_bar("dctcp simulate", "simulated µs") as bar:
+        out, sol = _run(
+            run_dctcp_simulate, P, duration=T, solver=_solver(solver), progress=_simulated_us(bar)
+        )
+        if out.get("status") not in (None, "ok", "resolved"):
+            bar.discard()
+        elif plot and out["status"] == "ok":
+            _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
     _print("DCTCP fluid simulation (last half of the run)", out, json)
 
 
@@ -222,9 +228,18 @@ def dwtcp_simulate(
 
     model = dwtcp_model(variant, delay)
     T = _duration(duration, link, queue=P.k)
-    out, sol = _run(run_dwtcp_simulate, P, duration=T, variant=variant, delay=delay, solver=_solver(solver))
-    if plot and out["status"] == "ok":
-        _plot(
-            sol, plot, f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}", {"k": P.k}
-        )
+    with progress_bar("dwtcp simulate", "simulated µs") as bar:  # as dctcp simulate's
+        out, sol = _run(
+            run_dwtcp_simulate, P, duration=T, variant=variant, delay=delay, solver=_solver(solver),
+            progress=_simulated_us(bar),
+        )  # fmt: skip
+        if out.get("status") not in (None, "ok", "resolved"):
+            bar.discard()
+        elif plot and out["status"] == "ok":
+            _plot(
+                sol,
+                plot,
+                f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}",
+                {"k": P.k},
+            )
     _print("DWTCP fluid simulation (last half of the run)", out, json)
