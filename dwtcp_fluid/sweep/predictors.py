@@ -71,14 +71,14 @@ SUMMARY_KEYS = (
 )
 #: Predictor name of each decrease law of :class:`~dwtcp_fluid.models.dwtcp.DwtcpFluid` (its ``variant``).
 LAW_NAMES = {"paper": "simplified", "sqrt": "sqrt"}
-#: Names that sweep datasets written before the fluid predictors were named by their law carry (``packet_<old>_*``
-#: variables): :func:`migrate_names` renames them on reading.
+#: The per-predictor variable keys (``packet_<key>_*``) under which earlier versions wrote the fluid predictors
+#: now named by their law, and their current keys: :func:`migrate_names` renames them on reading.
 LEGACY_NAMES = {
     "paper": "simplified",
     "paper_scout": "simplified_scout",
     "paper_nodelay": "simplified_nodelay",
+    "paper_scout_nodelay": "simplified_scout_nodelay",
 }
-LEGACY_NAMES["paper_scout_nodelay"] = "simplified_scout_nodelay"
 #: The registry name reserved for the Scout-faithful fluid model.
 SCOUT_FAITHFUL = "scout-faithful"
 
