@@ -145,6 +145,24 @@ def _umask() -> int:
     return mask
 
 
+def _hold_signals() -> object:
+    """Block SIGINT and SIGTERM in the main thread (their Python handlers run in it); return the previous mask, or
+    None where nothing was blocked (another thread, a platform without ``pthread_sigmask``)."""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+
+
+def _release_signals(held: object) -> None:
+    """Restore the mask :func:`_hold_signals` returned; a signal that arrived meanwhile is then handled."""
+    import signal
+
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path, *, journal: bool = True) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; once the block has written it, sync it and rename it to ``path``.
@@ -156,13 +174,21 @@ def atomic_path(path: str | Path, *, journal: bool = True) -> Iterator[Path]:
     path = Path(path)
     make_dirs(path.parent)
     new = not path.exists()
+    # SIGINT/SIGTERM are held from the temporary file's creation until its clean-up is armed: an interrupt in
+    # between (inside mkstemp, before the try) would leave it behind
+    held = _hold_signals()
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:
+        _release_signals(held)
         raise WriteError(e.errno, e.strerror, str(path)) from e
+    except BaseException:
+        _release_signals(held)
+        raise
     os.close(fd)
     tmp = Path(tmp_name)
     try:
+        _release_signals(held)  # a pending interrupt is raised here, inside the clean-up's reach
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)
         try:
