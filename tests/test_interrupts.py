@@ -213,3 +213,30 @@ def test_a_signal_at_any_delay_after_the_interpreter_starts_exits_cleanly():
             assert run.returncode == 128 + sig, (delay, sig, run.returncode, err[-2000:])
             lines = err.strip().splitlines()
             assert len(lines) == 1 and lines[0].startswith("error: interrupted"), (delay, sig, err[-2000:])
+
+
+_IN_GC = """
+import gc, os, signal, sys
+fired = []
+def cb(phase, info):
+    handler = signal.getsignal(signal.SIGTERM)
+    if phase == "start" and not fired and getattr(handler, "__name__", "") == "on_term":  # inside the command
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(10**5):  # the handler raises here, inside the GC callback, where it is swallowed
+            pass
+gc.callbacks.append(cb)
+sys.argv = ["dwtcp-fluid", "dwtcp", "simulate", "--duration", "100ms"]
+from dwtcp_fluid.__main__ import entry
+entry()
+"""
+
+
+def test_an_interrupt_swallowed_by_a_gc_callback_is_delivered_again():
+    """SIGTERM landing inside a GC callback (JAX registers one): its KeyboardInterrupt is swallowed there ("Exception
+    ignored in ...") and the command used to run on to exit 0; it is delivered again: exit 143, one line."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    r = subprocess.run([sys.executable, "-c", _IN_GC], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 143, (r.returncode, r.stderr[-2000:])
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: interrupted"), r.stderr[-2000:]

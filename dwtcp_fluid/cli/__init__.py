@@ -190,7 +190,8 @@ def _interrupt_code() -> int:
 @contextlib.contextmanager
 def _signals():
     """SIGTERM is handled as Ctrl-C is (KeyboardInterrupt: the same clean exit, resume hints and rollback), with
-    exit status 143; outside the main thread (a test runner's worker) nothing is installed."""
+    exit status 143; an interrupt swallowed by a finalizer or GC callback is delivered again; outside the main
+    thread (a test runner's worker) nothing is installed."""
     import signal
     import threading
 
@@ -202,12 +203,28 @@ def _signals():
         INTERRUPT_CODE[0] = 128 + signum
         raise KeyboardInterrupt
 
+    def on_unraisable(u: Any) -> None:
+        # an interrupt raised inside a finalizer or a GC callback (JAX has one) is swallowed there, printed as
+        # "Exception ignored in ..." while the command goes on: deliver the signal again, 10 ms later from a
+        # thread (once the callback has returned), to be raised in the command's own code
+        if u.exc_type is not None and issubclass(u.exc_type, KeyboardInterrupt):
+            import threading
+
+            sig = signal.SIGTERM if INTERRUPT_CODE[0] == 143 else signal.SIGINT
+            again = threading.Timer(0.01, os.kill, (os.getpid(), sig))
+            again.daemon = True
+            again.start()
+            return
+        old_hook(u)
+
     INTERRUPT_CODE[0] = 130
     old = signal.signal(signal.SIGTERM, on_term)
+    old_hook, sys.unraisablehook = sys.unraisablehook, on_unraisable
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+        sys.unraisablehook = old_hook
 
 
 def _as_flag(message: str, args: list[str] | None = None) -> str:
