@@ -146,21 +146,33 @@ def _umask() -> int:
 
 
 def _hold_signals() -> object:
-    """Block SIGINT and SIGTERM in the main thread (their Python handlers run in it); return the previous mask, or
-    None where nothing was blocked (another thread, a platform without ``pthread_sigmask``)."""
+    """Defer SIGINT and SIGTERM in the main thread (where Python runs its handlers): a handler that only records
+    the signal replaces the installed one; return what :func:`_release_signals` needs, or None in another thread.
+    (A thread's signal mask would not do: the kernel hands a process-directed signal to any thread not blocking it,
+    and Python then runs the handler in the main thread.)"""
     import signal
 
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+    if threading.current_thread() is not threading.main_thread():
         return None
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    pending: list[int] = []
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        old[sig] = signal.signal(sig, lambda signum, frame: pending.append(signum))
+    return old, pending
 
 
 def _release_signals(held: object) -> None:
-    """Restore the mask :func:`_hold_signals` returned; a signal that arrived meanwhile is then handled."""
+    """Reinstall the handlers :func:`_hold_signals` replaced and raise a signal that arrived meanwhile again, to be
+    handled by them at once."""
     import signal
 
-    if held is not None:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    if held is None:
+        return
+    old, pending = held  # type: ignore[misc]
+    for sig, handler in old.items():
+        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    for sig in dict.fromkeys(pending):
+        signal.raise_signal(sig)
 
 
 @contextlib.contextmanager
@@ -174,7 +186,7 @@ def atomic_path(path: str | Path, *, journal: bool = True) -> Iterator[Path]:
     path = Path(path)
     make_dirs(path.parent)
     new = not path.exists()
-    # SIGINT/SIGTERM are held from the temporary file's creation until its clean-up is armed: an interrupt in
+    # SIGINT/SIGTERM are deferred from the temporary file's creation until its clean-up is armed: an interrupt in
     # between (inside mkstemp, before the try) would leave it behind
     held = _hold_signals()
     try:
