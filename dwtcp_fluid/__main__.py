@@ -21,8 +21,8 @@ def _on_term(signum: int, frame: object) -> None:
 
 def entry() -> None:
     """Run the CLI (:func:`dwtcp_fluid.cli.entry`); an interrupt during its imports exits 130 or 143 as well."""
-    signal.signal(signal.SIGTERM, _on_term)
     try:
+        signal.signal(signal.SIGTERM, _on_term)
         from .cli import entry as cli_entry
     except KeyboardInterrupt:
         sys.stderr.write("error: interrupted (nothing was written)\n")

@@ -145,6 +145,36 @@ def _umask() -> int:
     return mask
 
 
+def _hold_signals() -> object:
+    """Defer SIGINT and SIGTERM in the main thread (where Python runs its handlers): a handler that only records
+    the signal replaces the installed one; return what :func:`_release_signals` needs, or None in another thread.
+    (A thread's signal mask would not do: the kernel hands a process-directed signal to any thread not blocking it,
+    and Python then runs the handler in the main thread.)"""
+    import signal
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    pending: list[int] = []
+    old = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        old[sig] = signal.signal(sig, lambda signum, frame: pending.append(signum))
+    return old, pending
+
+
+def _release_signals(held: object) -> None:
+    """Reinstall the handlers :func:`_hold_signals` replaced and raise a signal that arrived meanwhile again, to be
+    handled by them at once."""
+    import signal
+
+    if held is None:
+        return
+    old, pending = held  # type: ignore[misc]
+    for sig, handler in old.items():
+        signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
+    for sig in dict.fromkeys(pending):
+        signal.raise_signal(sig)
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path, *, journal: bool = True) -> Iterator[Path]:
     """Yield a temporary path next to ``path``; once the block has written it, sync it and rename it to ``path``.
@@ -156,13 +186,21 @@ def atomic_path(path: str | Path, *, journal: bool = True) -> Iterator[Path]:
     path = Path(path)
     make_dirs(path.parent)
     new = not path.exists()
+    # SIGINT/SIGTERM are deferred from the temporary file's creation until its clean-up is armed: an interrupt in
+    # between (inside mkstemp, before the try) would leave it behind
+    held = _hold_signals()
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as e:
+        _release_signals(held)
         raise WriteError(e.errno, e.strerror, str(path)) from e
+    except BaseException:
+        _release_signals(held)
+        raise
     os.close(fd)
     tmp = Path(tmp_name)
     try:
+        _release_signals(held)  # a pending interrupt is raised here, inside the clean-up's reach
         yield tmp
         fd = os.open(tmp, os.O_RDONLY)
         try:

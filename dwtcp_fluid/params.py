@@ -173,6 +173,12 @@ BOUNDS: dict[str, Bound] = {
     "bdp": Bound(1e-6, 1e12, why="packets"),
     "rto_min": Bound(1e-6, 10.0, why="seconds: the retransmission timer of the packet core"),
     "min_cwnd": Bound(1.0, 1e4, why="packets: the window floor after a decrease"),
+    # ρ = sqrt|det J| for a complex pair of the 2×2 return-map Jacobian J: J's float64 roundoff over a period's
+    # RK4 steps is ~1e-13 absolute, so det J is known to ~1e-13 and ρ only to ~sqrt(1e-13) ≈ 3e-7; a bound below
+    # that cannot be told apart from 0 and the tuner would spend its whole budget chasing it
+    "rho_max": Bound(
+        1e-6, 1.0, hi_open=True, why="largest return-map (Floquet) multiplier; ρ is resolved to ~3e-7"
+    ),
 }
 
 #: Declared ranges of the fluid models' parameter mappings, by parameter name (``dw.solve(model, {...}, ...)``):

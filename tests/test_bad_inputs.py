@@ -42,6 +42,8 @@ CASES = [
     ("sweep --bdp 10:10000:2000 --flows 1:100:100 --kbar-ratio 0.1:10:25", 2, "--yes"),
     ("sweep --bdp 10:1e4:100000 --flows 1:1000:1000 --kbar-ratio 0.1:10:1000 --yes", 2, "memory"),
     ("sweep --beta 0.001,0.01,0.1 --bdp 10:1e4:1000 --kbar-ratio 0.01:10:1000 --frozen-only", 2, "--yes"),
+    # 7 min of work, but each chunk's batch of 10,000 delayed fluid runs of 5,071 samples holds 2.3 GiB
+    ("sweep --bdp 10:1000:5log --flows 1:2000:2000 --kbar-ratio 1 --packet none", 2, "--yes"),
     ("sweep --workers 0", 2, "--workers"),
     ("sweep --workers 2 --scheduler 127.0.0.1:1", 2, "--scheduler"),
     ("sweep --scheduler 127.0.0.1:1", 2, "--scheduler"),

@@ -44,8 +44,8 @@ def test_dctcp_and_dwtcp_tables_share_the_header_layout():
     result = {
         "setting": {"flows": 10, "rtt_s": 1e-4, "bdp": 83.3, "beta": 0.001, "k": 100.0, "buffer": 5000},
         "packet": SUMMARY | {"class": "steady"},
-        "models": {"paper": SUMMARY, "sqrt": SUMMARY},
-        "gaps": {"paper": gap, "sqrt": gap},
+        "models": {"simplified": SUMMARY, "sqrt": SUMMARY},
+        "gaps": {"simplified": gap, "sqrt": gap},
     }
     (dw,) = dwtcp_tables([result])
     assert _headers(dc) == _headers(dw)

@@ -142,3 +142,101 @@ def test_sigkill_then_resume_removes_the_stale_lock(tmp_path):
     _, err = resumed.communicate(timeout=600)
     assert resumed.returncode == 0, err
     assert _debris(tmp_path) == [] and len(list(tmp_path.glob("*.nc"))) == 1
+
+
+#: The console script's start (``from dwtcp_fluid.__main__ import entry; entry()``) with a signal sent to itself the
+#: moment a given module starts to load: a deterministic "very early" interrupt, at each heavy import of the start.
+_TRIP = """
+import os, signal, sys
+class Trip:
+    def find_spec(self, name, path=None, target=None):
+        if name == {target!r}:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), {sig})
+            for _ in range(10**6):  # the handler runs at the next bytecode boundary
+                pass
+        return None
+sys.meta_path.insert(0, Trip())
+sys.argv = ["dwtcp-fluid", "dwtcp", "condition"]
+from dwtcp_fluid.__main__ import entry
+entry()
+"""
+
+
+@pytest.mark.parametrize("target", ["numpy", "typer", "dwtcp_fluid.cli.common"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_during_the_start_up_imports_exits_cleanly(target, sig):
+    """SIGINT or SIGTERM while the console script is still importing NumPy, typer or the CLI: exit 130 or 143 and
+    one error line, never a traceback or a signal death (the handlers are installed before anything heavy loads)."""
+    code = _TRIP.format(target=target, sig=int(sig))
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 128 + sig, (r.returncode, r.stderr[-2000:])
+    assert r.stderr.strip().splitlines() == ["error: interrupted (nothing was written)"], r.stderr[-2000:]
+    assert r.stdout == ""
+
+
+def _start_up_seconds() -> float:
+    """The fastest of three bare starts of the interpreter up to the package's entry module (this machine, now)."""
+    import time
+
+    times = []
+    for _ in range(3):
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import dwtcp_fluid.__main__"], check=True, timeout=60)
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+@pytest.mark.slow
+def test_a_signal_at_any_delay_after_the_interpreter_starts_exits_cleanly():
+    """SIGINT and SIGTERM at delays from just after the interpreter's own start-up (twice its measured bare start,
+    the only window Python's defaults own) through the imports into the command's work: always exit 130 or 143
+    with one error line. The command (a 2 s DWTCP fluid run) is still running at the last delay."""
+    import time
+
+    exe = str(Path(sys.executable).with_name("dwtcp-fluid"))
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    first = 2 * _start_up_seconds() + 0.01
+    for delay in (first, first + 0.05, 0.15, 0.3, 0.5, 0.8):
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            run = subprocess.Popen(
+                [exe, "dwtcp", "simulate", "--duration", "100ms"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )
+            time.sleep(delay)
+            run.send_signal(sig)
+            _, err = run.communicate(timeout=120)
+            assert run.returncode == 128 + sig, (delay, sig, run.returncode, err[-2000:])
+            lines = err.strip().splitlines()
+            assert len(lines) == 1 and lines[0].startswith("error: interrupted"), (delay, sig, err[-2000:])
+
+
+_IN_GC = """
+import gc, os, signal, sys
+fired = []
+def cb(phase, info):
+    handler = signal.getsignal(signal.SIGTERM)
+    if phase == "start" and not fired and getattr(handler, "__name__", "") == "on_term":  # inside the command
+        fired.append(1)
+        os.kill(os.getpid(), signal.SIGTERM)
+        for _ in range(10**5):  # the handler raises here, inside the GC callback, where it is swallowed
+            pass
+gc.callbacks.append(cb)
+sys.argv = ["dwtcp-fluid", "dwtcp", "simulate", "--duration", "100ms"]
+from dwtcp_fluid.__main__ import entry
+entry()
+"""
+
+
+def test_an_interrupt_swallowed_by_a_gc_callback_is_delivered_again():
+    """SIGTERM landing inside a GC callback (JAX registers one): its KeyboardInterrupt is swallowed there ("Exception
+    ignored in ...") and the command used to run on to exit 0; it is delivered again: exit 143, one line."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    r = subprocess.run([sys.executable, "-c", _IN_GC], capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 143, (r.returncode, r.stderr[-2000:])
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: interrupted"), r.stderr[-2000:]

@@ -147,6 +147,25 @@ def test_cli_bad_input_exits_2(extra, tmp_path, capsys):
     assert not any(tmp_path.iterdir())
 
 
+def test_a_sweep_estimated_over_the_budget_is_refused_up_front_naming_the_flags(tmp_path, capsys):
+    """1536 points of 1-6 hops (about two days of fluid runs) without --yes: one line naming the flags that make
+    the sweep smaller and --yes, exit 2, nothing written; the default grid (18 points) is estimated under 1 h."""
+    from dwtcp_fluid.cli.limits import SOFT_SECONDS
+    from dwtcp_fluid.cli.network_sweep import estimate
+
+    assert (
+        main(["dctcp", "network-sweep", "--hops", "1:6", "--cross-load", "1:256", "--out", str(tmp_path)])
+        == 2
+    )
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "--hops × --cross-load × --duration" in line and "--yes" in line and "1536 points" in line, line
+    assert not any(tmp_path.iterdir())
+    seconds, nbytes = estimate(
+        NetworkGrid(np.arange(1, 7), np.array([1, 2, 4])), 100e-6, 10e9 / 8 / 1500, 0.1
+    )
+    assert seconds < SOFT_SECONDS and nbytes < 2**30, (seconds, nbytes)
+
+
 @pytest.mark.slow
 def test_real_two_by_two_and_one_point_against_a_direct_run(tmp_path):
     from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run

@@ -157,7 +157,7 @@ def test_sweep_packet_pass_dataset_summary_and_resume(tmp_path):
     assert calls and calls[-1] == 4
     assert ds["packet_class"].dims == ("beta", "bdp", "flows") and ds["packet_class"].dtype == np.int8
     assert "flag_meanings" in ds["packet_class"].attrs
-    for v in ("packet_kbar_obs", "packet_utilization", "packet_condition_agrees", "packet_paper_agrees"):
+    for v in ("packet_kbar_obs", "packet_utilization", "packet_condition_agrees", "packet_simplified_agrees"):
         assert "long_name" in ds[v].attrs and "units" in ds[v].attrs, v
     s = summarize(ds)["packet"]
     assert s["points"] == 4 and sum(s["class_counts"].values()) == 4
@@ -251,3 +251,45 @@ def test_oscillating_run_has_a_period_that_fits():
     assert o["packet_q_amplitude"][0] > oscillation_threshold(200, 250)
     p = o["packet_period_rtts"][0]
     assert 2.0 < p < 30.0 and 3.0 * p <= o["packet_window_rtts"][0]
+
+
+def test_a_dataset_with_the_former_predictor_names_is_read_under_the_current_ones():
+    """A sweep written when the delayed fluid predictor was called "paper" (``packet_paper_*``,
+    ``packet_paper_nodelay_*``) is read with its variables renamed to ``packet_simplified*`` and one warning line;
+    its per-predictor agreement is then the same as a dataset written under the current names. A dataset carrying
+    both spellings is refused in one line."""
+    import warnings
+
+    import xarray as xr
+
+    from dwtcp_fluid.sweep.packet_pass import summarize_packet
+    from dwtcp_fluid.sweep.predictors import migrate_names
+    from dwtcp_fluid.sweep.result import SweepResult
+
+    dims = ("beta", "bdp", "flows")
+    rng = np.random.default_rng(3)
+    base = {
+        "packet_class": (dims, np.array([[[0, 1, 0, 2]]], dtype=np.int8)),
+        "packet_scored": (dims, np.array([[[True, True, True, False]]])),
+        "packet_kbar_obs": (dims, np.array([[[3.0, 40.0, 5.0, 250.0]]])),
+        "packet_utilization": (dims, np.array([[[0.9, 1.0, 0.8, 1.0]]])),
+        "packet_window_rtts": (dims, np.array([[[200.0, 200.0, 200.0, 50.0]]])),
+        "packet_capped": (dims, np.zeros((1, 1, 4), dtype=bool)),
+        "packet_flow_slots": (dims, np.full((1, 1, 4), 10)),
+    }
+    new, old = dict(base), dict(base)
+    for key, old_key in (("simplified", "paper"), ("simplified_nodelay", "paper_nodelay")):
+        for tail in ("_predicts_steady", "_defined", "_agrees"):
+            v = (dims, rng.random((1, 1, 4)) < 0.5)
+            new[f"packet_{key}{tail}"], old[f"packet_{old_key}{tail}"] = v, v
+    ds_new, ds_old = xr.Dataset(new), xr.Dataset(old)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = SweepResult(ds_old).dataset
+    assert len(seen) == 1 and "packet_simplified" in str(seen[0].message) and "\n" not in str(seen[0].message)
+    assert sorted(got.data_vars) == sorted(ds_new.data_vars)
+    a, b = summarize_packet(got)["agreement"], summarize_packet(ds_new)["agreement"]
+    assert a["simplified"] == b["simplified"] and a["simplified-nodelay"] == b["simplified-nodelay"]
+    assert a["simplified"] is not None
+    with pytest.raises(ValueError, match="both the former and the current"):
+        migrate_names(ds_old.merge(ds_new))

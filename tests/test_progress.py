@@ -45,3 +45,54 @@ def test_the_cli_bar_shows_whole_counts_and_an_eta(monkeypatch):
     text = buf.getvalue()
     assert "compare-fluid" in text and "3/12" in text and "runs" in text and "ETA" in text, text
     assert "3.4" not in text
+
+
+@pytest.mark.slow
+def test_a_leaf_spine_packet_run_reports_its_chunks_and_the_cli_shows_them(monkeypatch):
+    """run_topology(progress=...): (1, n), (2, n), ... (n, n) chunk by chunk, and the same records as a run without
+    the hook (the callback has no outputs); ``packet run --topology leaf-spine`` draws the bar "n/n chunks"."""
+    import numpy as np
+    from rich.console import Console
+
+    from dwtcp_fluid.cli import main
+    from dwtcp_fluid.packet.multihop_run import run_topology
+
+    calls: list[tuple[int, int]] = []
+    a = run_topology(
+        "leaf-spine:2x2", "dctcp", flows=2, duration="5ms", progress=lambda d, t: calls.append((d, t))
+    )
+    b = run_topology("leaf-spine:2x2", "dctcp", flows=2, duration="5ms")
+    n = calls[-1][1]
+    assert n >= 2 and calls == [(k, n) for k in range(1, n + 1)], calls
+    for field in ("queue_mean", "utilization", "group_share", "cwnd_mean"):
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    buf = io.StringIO()
+    monkeypatch.setattr(
+        "rich.console.Console", lambda **kw: Console(file=buf, width=120, force_terminal=False)
+    )
+    assert main(["packet", "run", "--topology", "leaf-spine:2x2", "--flows", "2", "--duration", "2ms"]) == 0
+    assert f"{n}/{n}" in buf.getvalue() and "chunks" in buf.getvalue(), buf.getvalue()[-500:]
+
+
+def test_simulate_shows_the_simulated_time_covered(monkeypatch, capsys):
+    """``dctcp simulate`` (a fluid run that can take minutes) draws the bar over the simulated time, µs of µs."""
+    from rich.console import Console
+
+    from dwtcp_fluid.cli import main
+
+    buf = io.StringIO()
+    monkeypatch.setattr(
+        "rich.console.Console", lambda **kw: Console(file=buf, width=120, force_terminal=False)
+    )
+    assert main(["dctcp", "simulate", "--duration", "2ms"]) == 0
+    assert "2000/2000 simulated µs" in buf.getvalue(), buf.getvalue()[-500:]
+
+
+@pytest.mark.slow
+def test_guide_reports_its_iterations():
+    """dw.guide(progress=...): (0, 3) first, then one call per fixed-point iteration, ending at (n, n)."""
+    calls: list[tuple[int, int]] = []
+    out = dw.guide(dw.LinkParams(capacity="10Gbps", rtt="100us"), progress=lambda d, t: calls.append((d, t)))
+    assert out["K_packets"] > 0
+    assert calls[0] == (0, 3) and calls[-1][0] == calls[-1][1] and 1 <= calls[-1][1] <= 3, calls
+    assert [d for d, _ in calls] == list(range(len(calls))), calls

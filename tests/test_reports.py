@@ -114,9 +114,9 @@ def test_phase_portraits(capsys, tmp_path):
 
 def test_compare_fluid_dwtcp(capsys):
     """One tiny setting (N = 2, a 10-RTT packet window, one fluid model over 10 RTTs)."""
-    lib = dw.compare_fluid_report("dwtcp", [2], models=("paper",), packet_rtts=10, fluid_rtts=10)
+    lib = dw.compare_fluid_report("dwtcp", [2], models=("simplified",), packet_rtts=10, fluid_rtts=10)
     cli = cli_doc(
-        capsys, "packet", "compare-fluid", "--law", "dwtcp", "--flows", "2", "--models", "paper",
+        capsys, "packet", "compare-fluid", "--law", "dwtcp", "--flows", "2", "--models", "simplified",
         "--packet-rtts", "10", "--fluid-rtts", "10",
     )  # fmt: skip
     same(lib, cli)

@@ -221,7 +221,7 @@ def test_sweep_counts_the_packet_law_proof_states(tmp_path, capsys):
     counts = {k.replace(" ", "_").replace("-", "_"): v for k, v in s["class_counts"].items()}
     for key in ("steady", "oscillating", "collapse", "not_stationary"):
         assert abs(counts[key] - c[key]) <= 3, (key, counts[key], c[key])
-    for name in ("condition", "paper", "paper-nodelay", "delay-roots", "scout-faithful"):
+    for name in ("condition", "simplified", "simplified-nodelay", "delay-roots", "scout-faithful"):
         scored, agree = c[name]
         got = s["agreement"][name]
         assert abs(got["scored"] - scored) <= 3, (name, got, c[name])

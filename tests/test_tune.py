@@ -141,6 +141,9 @@ def test_tune_range_bad_input() -> None:
         tune_dctcp(TuneRange(), objective="latency")
     with pytest.raises(ValueError, match="rho_max"):
         tune_dctcp(TuneRange(), rho_max=1.0)
+    for unresolvable in (1e-320, 1e-12, 1e-7):  # below what float64 resolves of ρ: refused before any work
+        with pytest.raises(ValueError, match=r"rho_max=.* accepted 1e-06 <= rho_max < 1"):
+            tune_dctcp(TuneRange(), rho_max=unresolvable)
     with pytest.raises(ValueError, match="g="):
         cycle_observables(20.0, 1.5, 2.0, C, 1e-4)
 
@@ -155,6 +158,8 @@ def test_tune_range_bad_input() -> None:
         (["--objective", "latency"], "--objective"),
         (["--throughput-min", "1.5"], "--throughput-min"),
         (["--rho-max", "0"], "--rho-max"),
+        (["--rho-max", "1e-320"], "1e-06 <= rho_max < 1"),
+        (["--rho-max", "1e-12"], "1e-06 <= rho_max < 1"),
         (["--points", "12"], "--points"),
         (["--capacity", "fast"], "--capacity"),
     ],

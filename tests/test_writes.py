@@ -163,3 +163,27 @@ def test_a_disk_filling_during_the_netcdf_write_is_one_error(full_disk):
         "d",
         "filler",
     ]  # the directory: no transaction here
+
+
+def test_an_interrupt_while_the_temporary_file_is_created_leaves_nothing(tmp_path, monkeypatch):
+    """SIGINT delivered just after mkstemp created the temporary file (before its clean-up is armed): the write is
+    interrupted and nothing is left in the directory (a sweep's integrity record left ``.1_1.json.*.tmp``); the
+    SIGINT handler is the one installed before."""
+    import signal
+    import tempfile
+
+    real = tempfile.mkstemp
+
+    def mkstemp(*a, **k):
+        made = real(*a, **k)
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(10**5):  # a handler would run at the next bytecode boundary
+            pass
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt):
+        atomic.write_text(tmp_path / "r.json", "{}")
+    assert list(tmp_path.iterdir()) == []
+    assert signal.getsignal(signal.SIGINT) is before

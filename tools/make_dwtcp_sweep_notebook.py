@@ -41,7 +41,7 @@ for v in ("kbar_crit", "delayed_kbar_obs", "delayed_q_amplitude", "delay_absciss
     code("""s = result.summary()
 print({k: s[k] for k in ("points", "class_counts", "agreement_rate", "frozen_asymptotically_stable_fraction")})"""),
     md(
-        "## What the delayed fluid model does\n\nOne run per (β, BDP, N). `delayed_*` is the paper's model (6)/(7) with the one-RTT Scout delay and a physical queue; `undelayed_*` is the paper's model as written."
+        "## What the delayed fluid model does\n\nOne run per (β, BDP, N). `undelayed_*` is the paper's model (5)-(7) as written (predictor `simplified-nodelay`); `delayed_*` is that model with the one-RTT Scout delay and a physical queue, which the paper does not analyse (predictor `simplified`); `sqrt_*` the same with the sqrt(w) decrease (3)."
     ),
     code("""cols = ["delayed_converged", "delayed_kbar_obs", "delayed_q_amplitude", "delayed_period_rtts", "undelayed_converged"]
 table = ds[cols + ["kbar_crit"]].isel(beta=0).to_dataframe()[cols + ["kbar_crit"]]

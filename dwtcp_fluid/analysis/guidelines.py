@@ -18,6 +18,7 @@ recomputed from the data instead of the constants:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -69,7 +70,13 @@ def worst_undershoot(g: float, wbar_max: float) -> tuple[float, float]:
     return float(grid[i]), float(q[i])
 
 
-def guide(link: LinkParams, flows: int | None = None, *, iterations: int = 3) -> dict[str, Any]:
+def guide(
+    link: LinkParams,
+    flows: int | None = None,
+    *,
+    iterations: int = 3,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
     """Marking threshold K and gain range for a link, from the limit cycles and the hybrid model.
 
     Parameters
@@ -81,6 +88,9 @@ def guide(link: LinkParams, flows: int | None = None, *, iterations: int = 3) ->
         bound on g.
     iterations : int
         Fixed-point iterations between K, w̄ and g (K changes C·d + K, which changes w̄ and the g range).
+    progress : callable, optional
+        ``progress(done, iterations)`` after each iteration (the package's progress convention; at most
+        ``iterations``: it ends early at ``(n, n)`` when K has converged after n).
 
     Returns
     -------
@@ -95,7 +105,9 @@ def guide(link: LinkParams, flows: int | None = None, *, iterations: int = 3) ->
     check_range("bdp", bdp, lo=2.0, why="C·d in packets; DCTCP's cycle needs w̄ = (C·d + K)/N > 2")
     K = 0.17 * bdp
     n_conv = flows if flows is not None else 2
-    for _ in range(iterations):
+    if progress is not None:
+        progress(0, iterations)
+    for it in range(iterations):
         W_max = bdp + K
         per = find_limit_cycle(W_max, G_SMALL)
         T_max = per.period if isinstance(per, LimitCycle) else math.nan
@@ -110,8 +122,12 @@ def guide(link: LinkParams, flows: int | None = None, *, iterations: int = 3) ->
         K_new = abs(qmin) / (1.0 - abs(qmin)) * bdp
         if abs(K_new - K) < 1e-3 * max(K, 1.0):
             K = K_new
+            if progress is not None:
+                progress(it + 1, it + 1)
             break
         K = K_new
+        if progress is not None:
+            progress(it + 1, iterations)
     W_max = bdp + K
     paper = paper_guideline(bdp)
     paper_K = paper["K_packets"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..params import LinkParams, check_range
+from ..params import BOUNDS, LinkParams, check_range
 from ..results import Result, Status, Summary, new_axes
 from .cycle_grad import PARAMS, cycle_observables
 from .tune_objectives import OBJECTIVES
@@ -300,15 +300,16 @@ def tune_dctcp(
     throughput_min : float
         Required throughput at every point, fraction of C in (0, 1].
     rho_max : float
-        Largest allowed return-map multiplier ρ (the cycle's contraction per period) in (0, 1).
+        Largest allowed return-map multiplier ρ (the cycle's contraction per period), in [1e-6, 1)
+        (``BOUNDS["rho_max"]``: below that float64 cannot resolve ρ).
     K0, g0 : float, optional
         Start; default the [DCTCP-A] guideline K = 0.17·C·d_hi, g = 1/sqrt(C·d_hi + K).
     maxiter : int
         SLSQP iterations.
     max_seconds : float, optional
         Time budget; default derived from the first evaluation: 4 of them per allowed iteration, within [120, 900] s.
-        When it runs out the best point so far is returned with status ``BUDGET`` (an infeasible target, such as
-        ``rho_max`` = 1e-320, otherwise spends every iteration on ever harder cycles).
+        When it runs out the best point so far is returned with status ``BUDGET`` (an infeasible target otherwise
+        spends every iteration on ever harder cycles).
     progress : callable, optional
         ``progress(iterations, maxiter)`` after each SLSQP iteration (and ``(n, n)`` when it stops after n).
     """
@@ -319,7 +320,7 @@ def tune_dctcp(
     if objective not in OBJECTIVES:
         raise ValueError(f"objective={objective!r} is out of range: accepted one of {sorted(OBJECTIVES)}")
     thr = check_range("throughput_min", throughput_min, lo=0.0, hi=1.0, lo_open=True)
-    rmax = check_range("rho_max", rho_max, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    rmax = BOUNDS["rho_max"].check("rho_max", rho_max)
     prob = _Problem(rng, objective, thr, rmax)
     bdp_hi = rng.C * rng.d[1]
     K0 = 0.17 * bdp_hi if K0 is None else check_range("K0", K0, lo=0.0, lo_open=True)

@@ -190,7 +190,8 @@ def _interrupt_code() -> int:
 @contextlib.contextmanager
 def _signals():
     """SIGTERM is handled as Ctrl-C is (KeyboardInterrupt: the same clean exit, resume hints and rollback), with
-    exit status 143; outside the main thread (a test runner's worker) nothing is installed."""
+    exit status 143; an interrupt swallowed by a finalizer or GC callback is delivered again; outside the main
+    thread (a test runner's worker) nothing is installed."""
     import signal
     import threading
 
@@ -202,12 +203,28 @@ def _signals():
         INTERRUPT_CODE[0] = 128 + signum
         raise KeyboardInterrupt
 
+    def on_unraisable(u: Any) -> None:
+        # an interrupt raised inside a finalizer or a GC callback (JAX has one) is swallowed there, printed as
+        # "Exception ignored in ..." while the command goes on: deliver the signal again, 10 ms later from a
+        # thread (once the callback has returned), to be raised in the command's own code
+        if u.exc_type is not None and issubclass(u.exc_type, KeyboardInterrupt):
+            import threading
+
+            sig = signal.SIGTERM if INTERRUPT_CODE[0] == 143 else signal.SIGINT
+            again = threading.Timer(0.01, os.kill, (os.getpid(), sig))
+            again.daemon = True
+            again.start()
+            return
+        old_hook(u)
+
     INTERRUPT_CODE[0] = 130
     old = signal.signal(signal.SIGTERM, on_term)
+    old_hook, sys.unraisablehook = sys.unraisablehook, on_unraisable
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, old)
+        sys.unraisablehook = old_hook
 
 
 def _as_flag(message: str, args: list[str] | None = None) -> str:
@@ -243,18 +260,20 @@ def entry() -> None:
 
     An interrupted command may leave JAX/XLA or Dask threads mid-computation; letting the interpreter finalize
     under them can end in a signal death (SIGSEGV) after the clean message. After an interrupt the output streams
-    are flushed and the process exits at once with the status (130 or 143), skipping interpreter teardown.
+    are flushed and the process exits at once with the status (130 or 143), skipping interpreter teardown. Once
+    the command is over, SIGINT and SIGTERM are ignored: the interpreter's teardown restores the default handlers
+    of signals it handles (a signal death), never of ignored ones, so a signal then leaves the command's own status.
     """
+    import signal
+
     try:
         code = main()
     except KeyboardInterrupt:  # a second Ctrl-C while the first one's cleanup ran
         sys.stderr.write("error: interrupted\n")
         code = _interrupt_code()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # the command is over: a signal now changes nothing
+        signal.signal(sig, signal.SIG_IGN)
     if code in (130, 143):
-        import signal
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, signal.SIG_IGN)
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(Exception):
                 stream.flush()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import sys
@@ -394,7 +395,9 @@ def progress_bar(description: str, unit: str = "steps") -> Iterator[Callable[[fl
     """The CLI's one progress convention for work over a few seconds: a rich bar on stderr with whole counts
     ("3/12 runs"), elapsed time and ETA (none with ``--quiet``). Yields ``update(done, total)``, the signature of
     the library's ``progress=`` hooks (:func:`dwtcp_fluid.run_sweep`, :func:`dwtcp_fluid.solve`, ...), so a
-    command passes it straight through."""
+    command passes it straight through. A run that fails leaves no bar behind, so its error is the one line on
+    stderr: on an exception out of the block, or when the command calls ``update.discard()`` (a run that returned
+    a failed status)."""
     flush_warnings()
     from rich.console import Console
     from rich.progress import Progress
@@ -406,7 +409,19 @@ def progress_bar(description: str, unit: str = "steps") -> Iterator[Callable[[fl
         def update(done: float, total: float) -> None:
             bar.update(task, completed=int(done), total=max(int(total), 1))
 
-        yield update
+        def discard() -> None:
+            bar.live.transient = True  # erased on a terminal
+            if (
+                not console.is_terminal
+            ):  # to a file or pipe nothing of the bar is written, not even its newline
+                console.file = io.StringIO()
+
+        update.discard = discard  # type: ignore[attr-defined]
+        try:
+            yield update
+        except BaseException:
+            discard()
+            raise
 
 
 @contextmanager

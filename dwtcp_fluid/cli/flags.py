@@ -122,7 +122,7 @@ FLAGS: dict[str, Flag] = {
     # tuning
     "--throughput-min": Flag("required throughput", "number", Bound(1e-6, 1.0, why="fraction of C")),
     "--utilization-min": Flag("required utilization", "number", Bound(1e-6, 1.0, why="fraction of C")),
-    "--rho-max": Flag("largest Floquet multiplier", "number", Bound(1e-6, 1.0, hi_open=True)),
+    "--rho-max": Flag("largest Floquet multiplier", "number", _b("rho_max")),
     "--points": Flag("operating points per axis", "integer", Bound(2, 9, integer=True)),
     "--perturb": Flag("relative perturbation of the start", "number", Bound(0.0, 10.0)),
     # work and output

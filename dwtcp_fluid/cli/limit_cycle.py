@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..params import DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams
 from .app import dctcp_app
-from .common import UsageError, WorkError, emit_json, link_from_flags, print_quantities, status
+from .common import UsageError, WorkError, emit_json, link_from_flags, print_quantities, progress_bar
 
 
 @dctcp_app.command("limit-cycle")
@@ -96,8 +96,8 @@ def guide(
         raise UsageError("--flows", flows, "an integer >= 1")
     if link.bdp < 2.0:
         raise UsageError("--rtt", rtt, f"a C·d of at least 2 packets (got {link.bdp:.3g})")
-    with status("dctcp guide: limit cycles over N and the hybrid model"):
-        out = guide_report(link, flows)
+    with progress_bar("dctcp guide: limit cycles", "iterations (at most)") as bar:
+        out = guide_report(link, flows, progress=bar)
     if json:
         emit_json(out)
         return

@@ -14,9 +14,33 @@ import typer
 
 from .app import dctcp_app
 from .common import UsageError, WorkError, emit_json, is_quiet, link_from_flags, print_written, require_unit
+from .limits import check_budget
 from .outputs import check_dir
 
-__all__ = ["network_sweep", "int_axis"]
+__all__ = ["network_sweep", "int_axis", "estimate"]
+
+#: Unit costs of the pre-flight estimate, measured on the reference machine (2 cores) at 10 Gbps, 100 µs, 100 ms
+#: (1000 base RTTs): the fluid network run took 8-9 s at 1 hop, 47 s at 2, 75-83 s at 4 and 221 s at 8 (linear in
+#: the hops and in the run's length in RTTs, the solver's steps following the delay); the packet chain 1.3-15 s
+#: for 1-8 hops (linear in the hops and in the packet slots T·C); tracemalloc's peak of one fluid run 4 MiB at
+#: 1 hop, 7 MiB at 1 hop and 200 ms, 12 MiB at 2 hops (a generous 8 MiB per hop per 1000 RTTs here).
+_FLUID_SECONDS_PER_HOP_KRTT = 28.0
+_PACKET_SECONDS_PER_HOP_SLOT = 2.4e-5
+_FLUID_BYTES_PER_HOP_KRTT = 8 * 2**20
+
+
+def estimate(grid, d: float, C: float, T: float) -> tuple[float, float]:
+    """Seconds and bytes of a network sweep over ``grid`` (base RTT ``d`` in s of the shortest group, capacity
+    ``C`` in packets/s, run length ``T`` in s): every point's fluid run and packet chain one after another; the
+    dataset three times (store, memory, NetCDF) plus the working memory of its longest point's fluid run."""
+    from ..crosscheck.network_sweep import VARIABLES
+
+    krtt = T / d / 1000.0
+    hops = float(sum(grid.hops)) * grid.load.size
+    seconds = hops * (krtt * _FLUID_SECONDS_PER_HOP_KRTT + T * C * _PACKET_SECONDS_PER_HOP_SLOT)
+    per_point = sum(8 * (grid.links if len(dims) == 3 else 1) for dims, _, _ in VARIABLES.values())
+    nbytes = 3.0 * grid.size * per_point + int(grid.hops.max()) * krtt * _FLUID_BYTES_PER_HOP_KRTT
+    return seconds, nbytes
 
 
 def int_axis(flag: str, text: str, lo: int, hi: int) -> list[int]:
@@ -55,6 +79,7 @@ def network_sweep(
     force: bool = typer.Option(
         False, "--force", help="Replace the results of an earlier run of the same sweep."
     ),
+    yes: bool = typer.Option(False, "--yes", help="Run a sweep estimated to need over 1 h or 2 GiB."),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
 ) -> None:
     """Hops × cross-flow load of the DCTCP parking lot ([DCTCP-A] (5)-(8) per link): per point the fluid network
@@ -95,6 +120,16 @@ def network_sweep(
         h, loads, long_flows=long_flows, K=marking_threshold, capacity=capacity, rtt=rtt, rtt_long=rtt_long,
         duration=duration,
     )  # fmt: skip
+    d = min(link.d, parse_time(rtt_long)) if rtt_long is not None else link.d
+    seconds, nbytes = estimate(grid, d, link.C, T)
+    check_budget(
+        "--hops × --cross-load × --duration",
+        f"{grid.size} points of {duration}",
+        "this network sweep",
+        seconds=seconds,
+        nbytes=nbytes,
+        yes=yes,
+    )
     stem = network_stem(grid)
     products = [f"{stem}.nc", f"{stem}.zarr"]
     out = check_dir("--out", out, products, force=force, keep=products if resume else ())

@@ -89,8 +89,8 @@ def compare_fluid(
     window, α; the tolerances are judged against the ACK-clocked model, which the packet core follows (the paper's
     queue equation (7) lags by one RTT and lengthens the period 1.6-1.8x).
 
-    --law dwtcp: every registered DWTCP fluid predictor (paper (5)/(6) and sqrt (3), α fixed or a state, with and
-    without the one-RTT Scout delay) at 10 Gbps, β = 0.001, K = 100, buffer 5000 by default, for every N × RTT;
+    --law dwtcp: every registered DWTCP fluid predictor (simplified (5)/(6) and sqrt (3), α fixed or a state, with
+    and without the one-RTT Scout delay) at 10 Gbps, β = 0.001, K = 100, buffer 5000 by default, for every N × RTT;
     a table of mean queue, amplitude, period, utilization, window, α and each model's gaps to the packet run.
     """
     from .common import parse_list

@@ -26,6 +26,7 @@ from .common import (
     link_from_flags,
     print_quantities,
     print_written,
+    progress_bar,
     require_unit,
     status,
     warn,
@@ -239,8 +240,12 @@ def _run(**kw: Any) -> None:
     for line in plan.packet_run.meta.get("warnings", ()) if plan.packet_run is not None else ():
         warn(line)
     flush_warnings()
-    with status(f"packet run: {packets:.3g} slots of {kw['law']} on {plan.topology}"):
-        doc, data = plan.run()
+    if plan.topology == "single":
+        with status(f"packet run: {packets:.3g} slots of {kw['law']} on {plan.topology}"):
+            doc, data = plan.run()
+    else:  # a multi-port run reports its chunks
+        with progress_bar(f"packet run: {kw['law']} on {plan.topology}", "chunks") as bar:
+            doc, data = plan.run(progress=bar)
     if doc.get("status", "ok") != "ok":  # a NaN/inf in the senders' state: a status, never NaN numbers
         if kw["json"]:
             emit_json({k: doc[k] for k in ("law", "flows", "status", "message") if k in doc})

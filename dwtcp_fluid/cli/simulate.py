@@ -27,6 +27,7 @@ from .common import (
     link_from_flags,
     print_quantities,
     print_written,
+    progress_bar,
     require_unit,
     warn_implausible,
 )
@@ -104,6 +105,11 @@ def _run(fn: Any, *args: Any, **kw: Any) -> Any:
         raise
 
 
+def _simulated_us(bar: Any) -> Any:
+    """The CLI bar as a solve's ``progress`` hook: simulated seconds shown as whole µs."""
+    return lambda done, total: bar(done * 1e6, total * 1e6)
+
+
 def _print(title: str, out: dict[str, Any], as_json: bool) -> None:
     if out.get("status") not in (None, "ok", "resolved"):
         if as_json:
@@ -160,9 +166,15 @@ def dctcp_simulate(
         raise UsageError("--g", g, "a number with 0 < g <= 1")
     P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
     T = _duration(duration, link, queue=P.K)
-    out, sol = _run(run_dctcp_simulate, P, duration=T, solver=_solver(solver))
-    if plot and out["status"] == "ok":
-        _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
+    # the run and its figure under the bar: a failed status or a failed write leaves only its error line
+    with progress_bar("dctcp simulate", "simulated µs") as bar:
+        out, sol = _run(
+            run_dctcp_simulate, P, duration=T, solver=_solver(solver), progress=_simulated_us(bar)
+        )
+        if out.get("status") not in (None, "ok", "resolved"):
+            bar.discard()
+        elif plot and out["status"] == "ok":
+            _plot(sol, plot, f"DCTCP fluid, N = {P.flows}, K = {P.K:g}, g = {P.g:g}", {"K": P.K})
     _print("DCTCP fluid simulation (last half of the run)", out, json)
 
 
@@ -216,9 +228,18 @@ def dwtcp_simulate(
 
     model = dwtcp_model(variant, delay)
     T = _duration(duration, link, queue=P.k)
-    out, sol = _run(run_dwtcp_simulate, P, duration=T, variant=variant, delay=delay, solver=_solver(solver))
-    if plot and out["status"] == "ok":
-        _plot(
-            sol, plot, f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}", {"k": P.k}
-        )
+    with progress_bar("dwtcp simulate", "simulated µs") as bar:  # as dctcp simulate's
+        out, sol = _run(
+            run_dwtcp_simulate, P, duration=T, variant=variant, delay=delay, solver=_solver(solver),
+            progress=_simulated_us(bar),
+        )  # fmt: skip
+        if out.get("status") not in (None, "ok", "resolved"):
+            bar.discard()
+        elif plot and out["status"] == "ok":
+            _plot(
+                sol,
+                plot,
+                f"DWTCP fluid ({variant}, delay {model.delay_rtts:g} RTT), N = {P.flows}",
+                {"k": P.k},
+            )
     _print("DWTCP fluid simulation (last half of the run)", out, json)

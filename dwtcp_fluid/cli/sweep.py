@@ -181,7 +181,7 @@ def sweep(
     stem = stem_of(grid, config)
     # every check before any work: the grid's cost, the output location, the scheduler
     n_pk = 0 if packet == "none" else n3 if packet == "all" else packet_sample
-    seconds, nbytes = estimate(plan, grid.size, n3, n_pk, full)
+    seconds, nbytes = estimate(plan, grid.size, n3, n_pk, full, workers or 1)
     check_budget(
         "--beta × --bdp × --flows × --kbar-ratio",
         f"{grid.size} points",
@@ -421,12 +421,20 @@ def _unrecorded(nc: Path) -> bool:
 
 def _reuse(out: Path, stem: str, *, figure: bool, full: bool, json: bool) -> None:
     """A second run of a finished sweep: its result is reused (maps drawn if missing) and summarized, exit 0."""
+    import warnings
+
     import xarray as xr
 
     from ..reports.sweep import sweep_report
+    from ..sweep.predictors import migrate_names
 
     path = out / f"{stem}.nc"
-    ds = xr.load_dataset(path, engine="h5netcdf")
+    with warnings.catch_warnings(record=True) as seen:  # a result written under the predictors' former names
+        warnings.simplefilter("always")
+        ds = migrate_names(xr.load_dataset(path, engine="h5netcdf"))
+    for w in seen:
+        warn(f"{path}: {w.message}")
+    flush_warnings()
     fig_path = _figures(ds, out, stem, full=full, only_missing=True) if figure else None
     summary = sweep_report(ds, dataset=path, store=None, figure=fig_path, seconds=0.0, reused=True)
     if json:

@@ -57,8 +57,13 @@ _SECONDS_PER_FLUID_RUN = 0.04  # delayed fluid runs (full sweep), per (β, BDP, 
 _SECONDS_PER_PACKET_RUN = 1.8  # packet-level DWTCP, per (β, BDP, N) point (batched)
 
 
-def estimate(plan, n_points: int, n_runs: int, n_packet: int, full: bool) -> tuple[float, float]:
-    """Seconds and bytes the sweep will need: the dataset lives in the store, in memory and in the NetCDF."""
+def estimate(
+    plan, n_points: int, n_runs: int, n_packet: int, full: bool, workers: int = 1
+) -> tuple[float, float]:
+    """Seconds and bytes the sweep will need: the dataset lives in the store, in memory and in the NetCDF; a full
+    sweep's chunks also hold one chunk's batch of delayed fluid runs each (``workers`` chunks at once)."""
+    from ..sweep.outcomes_fluid import default_duration_rtts, fluid_batch_bytes
+
     sizes = plan.dim_sizes()
     per = 0.0
     for dims, dtype, _attrs in plan.variables().values():
@@ -67,6 +72,9 @@ def estimate(plan, n_points: int, n_runs: int, n_packet: int, full: bool) -> tup
             n *= sizes[d]
         per += n * np.dtype(dtype).itemsize
     seconds = n_points * _SECONDS_PER_FROZEN_POINT
+    nbytes = 3.0 * per
     if full:
         seconds += n_points * _SECONDS_PER_ROOTS_POINT + n_runs * _SECONDS_PER_FLUID_RUN
-    return seconds + n_packet * _SECONDS_PER_PACKET_RUN, 3.0 * per
+        chunk_runs = min(plan.chunk_bdp, sizes["bdp"]) * sizes["flows"]
+        nbytes += max(1, workers) * fluid_batch_bytes(chunk_runs, default_duration_rtts(plan.grid.beta))
+    return seconds + n_packet * _SECONDS_PER_PACKET_RUN, nbytes

@@ -53,9 +53,9 @@ def _claim_collapse_unseen(ds: Any) -> tuple[bool, str]:
 
 
 def _claim_fluid_wrong(ds: Any) -> tuple[bool, str]:
-    sc, agrees = _scored(ds, "paper")
+    sc, agrees = _scored(ds, "simplified")
     steady = (ds["packet_class"].values == 0) & sc
-    pred_osc = ~ds["packet_paper_predicts_steady"].values & sc
+    pred_osc = ~ds["packet_simplified_predicts_steady"].values & sc
     frac = float(agrees[sc].mean())
     return bool(pred_osc[sc].all() and steady.sum() >= 2 * (sc.sum() - steady.sum()) and frac <= 1 / 3), (
         f"delayed fluid (5)/(6): oscillation predicted at {int(pred_osc.sum())} of {int(sc.sum())} scored points; "

@@ -81,6 +81,18 @@ def in_ports(route: np.ndarray, n_ports: int) -> np.ndarray:
     return out
 
 
+#: The ``progress(done, total)`` hook of the run in progress (chunks), called from the compiled loop after each
+#: chunk; None outside :func:`run_network` calls that pass one. The callback has no outputs: the run's arithmetic
+#: and records are the same with and without it.
+_PROGRESS: list[Any] = [None]
+
+
+def _chunk_done(k: Any, n: Any) -> None:
+    hook = _PROGRESS[0]
+    if hook is not None:
+        hook(int(k) + 1, int(n))
+
+
 @functools.partial(jax.jit, static_argnames=("law", "inp", "bmax", "ring", "n_chunks", "chunk"))
 def _run(law: Law, inp: tuple, bmax: int, ring: int, n_chunks: int, chunk: int, a: dict) -> dict:
     F, H, R, B = a["route"].shape[0], len(inp), ring, bmax
@@ -213,6 +225,7 @@ def _run(law: Law, inp: tuple, bmax: int, ring: int, n_chunks: int, chunk: int, 
         }  # fmt: skip
         if law.aux:
             rec["aux_end"] = c["law"][law.aux]
+        jax.debug.callback(_chunk_done, k, n_chunks, ordered=True)
         return c, rec
 
     c0.update(acc_q=jnp.zeros(H, FLOAT), acc_busy=zH, acc_del=zF, acc_cw=jnp.zeros(F, FLOAT), acc_mark=zF)
@@ -236,6 +249,7 @@ def run_network(
     chunk: int,
     size: np.ndarray | None = None,
     feed_routes: Any = None,
+    progress: Any = None,
 ) -> dict[str, np.ndarray]:
     """Run one multi-port scenario (all times in slots); per-chunk records as NumPy arrays (leading chunk axis).
 
@@ -244,7 +258,8 @@ def run_network(
     ``buffer``: drop-tail buffer per port (packets); ``size``: packets per flow (default long-lived);
     ``feed_routes``: routes whose port-to-port links make the in-port table (default ``routes``; a superset, e.g.
     every route of a fabric, lets runs of other routings share one compiled engine — a candidate no route uses
-    never carries a packet, and only the seeded arrival order, drawn over more candidates, changes).
+    never carries a packet, and only the seeded arrival order, drawn over more candidates, changes);
+    ``progress``: ``progress(done, total)`` in chunks, after each chunk (the library's progress convention).
     """
     from ..params import check_range
 
@@ -277,5 +292,10 @@ def run_network(
         "law": {k: jnp.asarray(v, FLOAT) for k, v in law_params.items()},
     }  # fmt: skip
     bmax = 1 << int(np.ceil(np.log2(buffer + 2)))
-    recs = _run(law, inp, bmax, ring, int(n_chunks), int(chunk), a)
-    return {k: np.asarray(v) for k, v in recs.items()}
+    _PROGRESS[0] = progress
+    try:
+        recs = _run(law, inp, bmax, ring, int(n_chunks), int(chunk), a)
+        out = {k: np.asarray(v) for k, v in recs.items()}  # waits for the run (and its last callbacks)
+    finally:
+        _PROGRESS[0] = None
+    return out

@@ -84,6 +84,7 @@ def run_topology(
     starts: Sequence[float] | None = None,
     rtt: Sequence[str | float] | None = None,
     fabric_feeds: bool = False,
+    progress: Any = None,
 ) -> ChainSummary:
     """Run ``law`` on a ``path:K``, ``parking-lot:K`` chain or a ``leaf-spine:LxS`` fabric.
 
@@ -130,6 +131,8 @@ def run_topology(
         Leaf-spine: build the engine's in-port table from every route of the fabric, not only the routing's, so
         runs of other traffic (seeds) share one compile (:func:`~.multihop.run_network`'s ``feed_routes``; the
         seeded arrival order differs from the default's).
+    progress : callable, optional
+        ``progress(done, total)`` in chunks of ``chunk`` slots, after each chunk.
     """
     topo = parse_topology(topology) if isinstance(topology, str) else topology
     if topo.kind == "single":
@@ -198,6 +201,7 @@ def run_topology(
         chunk=chunk,
         size=size,
         feed_routes=fabric_routes(topo) if fabric_feeds and ls is not None else None,
+        progress=progress,
     )
     w = int(warmup_fraction * n_chunks)
     share = rec["delivered"][w:].sum(axis=0) / ((n_chunks - w) * chunk)

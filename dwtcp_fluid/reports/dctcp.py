@@ -19,15 +19,16 @@ __all__ = [
 
 
 def run_dctcp_simulate(
-    P: DctcpParams, *, duration: float, solver: str = "reference"
+    P: DctcpParams, *, duration: float, solver: str = "reference", progress: Any = None
 ) -> tuple[dict[str, Any], Any]:
-    """:func:`dctcp_simulate_report` and the solution it summarises (for a plot)."""
+    """:func:`dctcp_simulate_report` and the solution it summarises (for a plot); ``progress(done, total)`` is
+    passed to :func:`~dwtcp_fluid.dde.solve` (the CLI's bar; quiet without it)."""
     from ..dde import solve
     from ..models.dctcp import DctcpFluid
 
     if solver not in ("reference", "jax"):
         raise ValueError(f"solver={solver!r} is invalid: accepted reference or jax")
-    sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, duration), method=solver)
+    sol = solve(DctcpFluid(), P, [1.0, 0.0, 0.0], (0.0, duration), method=solver, progress=progress)
     s = sol.summary()
     out = {
         "period_s": s["period_s"],
@@ -148,7 +149,7 @@ def limit_cycle_report(
     return to_jsonable(out)
 
 
-def guide_report(link: LinkParams, flows: int | None = None) -> dict[str, Any]:
+def guide_report(link: LinkParams, flows: int | None = None, *, progress: Any = None) -> dict[str, Any]:
     """K and the g range from our limit cycles and the hybrid model next to [DCTCP-A]'s (17), (18), (27)
     (:func:`~dwtcp_fluid.analysis.guidelines.guide`), with ``g_range`` = [g_min, g_max].
 
@@ -158,10 +159,12 @@ def guide_report(link: LinkParams, flows: int | None = None) -> dict[str, Any]:
         Capacity, base RTT, packet size (C·d of at least 2 packets).
     flows : int, optional
         N long-lived flows (None: the worst case over N).
+    progress : callable, optional
+        ``progress(done, total)`` over the guideline's fixed-point iterations (quiet without it).
     """
     from ..analysis.guidelines import guide
 
-    out = guide(link, flows)
+    out = guide(link, flows, progress=progress)
     out["g_range"] = [out["g_min"], out["g_max"]]
     return to_jsonable(out)
 

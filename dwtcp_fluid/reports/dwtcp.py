@@ -143,9 +143,16 @@ def failed_run(out: dict[str, Any], sol: Any, s: Any, keep: tuple[str, ...]) -> 
 
 
 def run_dwtcp_simulate(
-    P: DwtcpParams, *, duration: float, variant: str = "paper", delay: bool = True, solver: str = "reference"
+    P: DwtcpParams,
+    *,
+    duration: float,
+    variant: str = "paper",
+    delay: bool = True,
+    solver: str = "reference",
+    progress: Any = None,
 ) -> tuple[dict[str, Any], Any]:
-    """:func:`dwtcp_simulate_report` and the solution it summarises (for a plot)."""
+    """:func:`dwtcp_simulate_report` and the solution it summarises (for a plot); ``progress(done, total)`` is
+    passed to :func:`~dwtcp_fluid.dde.solve` (the CLI's bar; quiet without it)."""
     import numpy as np
 
     from ..dde import solve
@@ -167,7 +174,7 @@ def run_dwtcp_simulate(
         opts["atol"] = max(
             1e-3, float(queue_range_tolerance(P.bdp, P.flows, h / P.link.d, 1.0 + P.scout_ratio))
         )
-    sol = solve(model, P, hist, (0.0, duration), method=solver, **opts)
+    sol = solve(model, P, hist, (0.0, duration), method=solver, progress=progress, **opts)
     s = sol.summary()
     # oscillating only above what the solver itself can leave behind: the fixed step's orbit at the queue floor
     # (dde.summary.queue_range_tolerance; h = 0 for the event-exact reference solver)

@@ -187,9 +187,10 @@ class PacketRunPlan:
     chain: dict[str, Any] = field(default_factory=dict)
     engine: str = "auto"
 
-    def run(self) -> tuple[dict[str, Any], Any]:
+    def run(self, progress: Any = None) -> tuple[dict[str, Any], Any]:
         """The document and the data: :class:`PacketRunData` on the single bottleneck, else the
-        :class:`~dwtcp_fluid.packet.multihop_run.ChainSummary`."""
+        :class:`~dwtcp_fluid.packet.multihop_run.ChainSummary`; ``progress(done, total)`` follows a multi-port run
+        chunk by chunk."""
         if self.topology == "single":
             from ..packet.scenarios import run as run_packet
 
@@ -199,7 +200,7 @@ class PacketRunPlan:
             return to_jsonable(doc), PacketRunData(pr, summary)
         from ..packet.multihop_run import run_topology
 
-        s = run_topology(**self.chain)
+        s = run_topology(**self.chain, progress=progress)
         return to_jsonable({**chain_document(s), **self.echo}), s
 
 

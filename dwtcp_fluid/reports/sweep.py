@@ -71,8 +71,10 @@ def sweep_report(
     import xarray as xr
 
     from ..sweep import summarize
+    from ..sweep.predictors import migrate_names
 
     ds = sweep if isinstance(sweep, xr.Dataset) else sweep.to_dataset()  # a SweepResult
+    ds = migrate_names(ds)  # a dataset written under the fluid predictors' former names
     rep = packet_report or {}
     doc = summarize(ds)
     doc.update(

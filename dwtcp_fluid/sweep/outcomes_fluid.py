@@ -55,6 +55,7 @@ __all__ = [
     "CONVERGED_RTOL",
     "fluid_outcomes",
     "default_duration_rtts",
+    "fluid_batch_bytes",
 ]
 
 #: Variant prefix → model. The sqrt form uses β·sqrt(w) with β in the byte convention (docs/equations.md note 3).
@@ -105,6 +106,21 @@ FLUID_VARIABLES: dict[str, tuple[str, str]] = {
     f"{v}_{k}": (f"{v} fluid model: {ln}", u) for v in FLUID_VARIANTS for k, (ln, u) in _OBS.items()
 }
 FLUID_VARIABLES["duration_rtts"] = ("fluid run length", "RTT")
+
+
+#: Working memory of one run of a batch: per saved sample the solver's saved (w, q), their float64 copy and the
+#: observables' half-run copies and masks (about five float64s), and a fixed part per run. Measured as the growth
+#: of peak RSS from a 20-run to a 1000-run batch: 39, 80, 100 and 235 KiB per run at 501, 1001, 2501 and 5071
+#: samples (runs of 100, 200, 500 and 1,014 RTTs; the allocator makes each point uncertain by about 30 KiB).
+BYTES_PER_SAMPLE = 44
+BYTES_PER_RUN = 16 * 1024
+
+
+def fluid_batch_bytes(n_runs: int, duration_rtts: float) -> float:
+    """Peak working memory in bytes of :func:`fluid_outcomes` over ``n_runs`` grid points of ``duration_rtts``
+    RTTs (the variants run one after another, so one variant's batch is the peak)."""
+    samples = math.ceil(duration_rtts) * SAVES_PER_RTT + 1
+    return float(n_runs) * (BYTES_PER_RUN + samples * BYTES_PER_SAMPLE)
 
 
 def default_duration_rtts(beta: np.ndarray) -> float:

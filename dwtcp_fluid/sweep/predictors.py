@@ -13,10 +13,12 @@ A :class:`DwtcpPredictor` has up to two faces:
   scores every predictor with this face against the packet runs' classes (steady ⇔ predicted steady).
 
 Registered here: the paper's analysis at the packet run's observed k̄ (``condition`` (14), ``frozen`` class of (8),
-``delay-roots`` of the delayed linearization), and the fluid models (3)-(7) in their variants: ``paper`` (5)/(6),
-``sqrt`` (3), each with the Scout coefficient fixed (α = 1, as the paper's (7)) or as a state (``-scout``), with
-the one-RTT Scout delay or without it (``-nodelay``). The sweep's verdicts of the fluid models are its own
-fluid runs (:mod:`dwtcp_fluid.sweep.outcomes_fluid`: ``paper``, ``sqrt`` and ``paper-nodelay``).
+``delay-roots`` of the delayed linearization), and the fluid models (3)-(7) named by their decrease law,
+``simplified`` ((5)/(6): sqrt(w) dropped) or ``sqrt`` ((3)), each with the Scout coefficient fixed (α = 1, as the
+paper's (7)) or as a state (``-scout``), with the one-RTT Scout delay or without it (``-nodelay``): only
+``simplified-nodelay`` is the model the paper analyses; ``simplified`` adds the Scout's one-RTT delay. The sweep's
+verdicts of the fluid models are its own fluid runs (:mod:`dwtcp_fluid.sweep.outcomes_fluid`: ``simplified``,
+``sqrt`` and ``simplified-nodelay`` from its ``delayed``, ``sqrt`` and ``undelayed`` runs).
 
 Adding a model is one call::
 
@@ -52,6 +54,8 @@ __all__ = [
     "register_predictor",
     "predictors",
     "fluid_summary",
+    "LAW_NAMES",
+    "migrate_names",
 ]
 
 #: Keys of a ``simulate`` summary, in the order of the comparison table.
@@ -65,6 +69,16 @@ SUMMARY_KEYS = (
     "window_mean",
     "alpha_mean",
 )
+#: Predictor name of each decrease law of :class:`~dwtcp_fluid.models.dwtcp.DwtcpFluid` (its ``variant``).
+LAW_NAMES = {"paper": "simplified", "sqrt": "sqrt"}
+#: The per-predictor variable keys (``packet_<key>_*``) under which earlier versions wrote the fluid predictors
+#: now named by their law, and their current keys: :func:`migrate_names` renames them on reading.
+LEGACY_NAMES = {
+    "paper": "simplified",
+    "paper_scout": "simplified_scout",
+    "paper_nodelay": "simplified_nodelay",
+    "paper_scout_nodelay": "simplified_scout_nodelay",
+}
 #: The registry name reserved for the Scout-faithful fluid model.
 SCOUT_FAITHFUL = "scout-faithful"
 
@@ -162,7 +176,7 @@ def _fluid_entry(variant: str, delay: bool, scout: bool) -> DwtcpPredictor:
 
     cls = DwtcpScoutFluid if scout else DwtcpFluid
     model = cls(variant=variant, delay_rtts=1.0 if delay else 0.0)
-    name = variant + ("-scout" if scout else "") + ("" if delay else "-nodelay")
+    name = LAW_NAMES[variant] + ("-scout" if scout else "") + ("" if delay else "-nodelay")
     eq = "(5)/(6)" if variant == "paper" else "(3)"
     label = f"fluid {eq}{', α state' if scout else ', α = 1'}, {'one-RTT delay' if delay else 'no delay'}"
     # the sweep's own fluid runs (outcomes_fluid.FLUID_VARIANTS) give the verdicts of three of these models
@@ -183,6 +197,33 @@ def _fluid_entry(variant: str, delay: bool, scout: bool) -> DwtcpPredictor:
         return Verdict(np.asarray(v.fluid[f"{pre}_converged"], dtype=bool) & ok, ok)
 
     return DwtcpPredictor(name, label, "fluid", simulate=simulate, verdict=verdict if pre else None)
+
+
+def migrate_names(ds: Any) -> Any:
+    """``ds`` with the per-predictor variables of a dataset written under the fluid predictors' former names
+    (``packet_paper_*``, ``packet_paper_nodelay_*``, …) renamed to the current ones (``packet_simplified_*``, …),
+    with one warning line; a dataset that carries both spellings is refused (ValueError). Other datasets are
+    returned as they are."""
+    import warnings
+
+    renames = {}
+    for v in ds.data_vars:
+        for old, new in LEGACY_NAMES.items():
+            for tail in ("_predicts_steady", "_defined", "_agrees"):
+                if v == f"packet_{old}{tail}":
+                    renames[v] = f"packet_{new}{tail}"
+    if not renames:
+        return ds
+    clash = sorted(n for n in renames.values() if n in ds.data_vars)
+    if clash:
+        raise ValueError(f"the dataset carries both the former and the current predictor names ({clash[0]})")
+    warnings.warn(
+        f"the dataset names its fluid predictors as written before they were named by their law ({len(renames)} "
+        "variables packet_paper*); read as packet_simplified*",
+        UserWarning,
+        stacklevel=2,
+    )
+    return ds.rename(renames)
 
 
 # --- the paper's analysis at the observed k̄ ----------------------------------------------------------------------

@@ -51,6 +51,9 @@ class SweepResult(Result):
     """
 
     def __init__(self, ds: xr.Dataset) -> None:
+        from .predictors import migrate_names
+
+        ds = migrate_names(ds)  # a dataset written under the fluid predictors' former names
         self.dataset = ds
         if "delayed_status" in ds:
             self.status = np.asarray(ds["delayed_status"].values, dtype=np.int64).ravel()

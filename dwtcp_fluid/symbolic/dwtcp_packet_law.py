@@ -33,8 +33,8 @@ SWEEP_COUNTS: dict[str, Any] = {
     "collapse": 63,
     "not_stationary": 15,
     "condition": (172, 160),
-    "paper": (172, 12),
-    "paper-nodelay": (172, 160),
+    "simplified": (172, 12),
+    "simplified-nodelay": (172, 160),
     "delay-roots": (142, 41),
     "scout-faithful": (154, 40),
     # the Scout-faithful verdict split by the model's regime: (scored, packet steady)
@@ -152,7 +152,7 @@ def dwtcp_packet_law() -> Derivation:
             "Delayed fluid model (3)-(7) as DWTCP",
             "(the fluid model describes DWTCP)",
             "With the one-RTT Scout delay the fluid model oscillates at every grid point with a peak queue of about"
-            f" N(1+S/L)/√β. The packet law does not: it agrees at {pct('paper')} scored points, and where it is"
+            f" N(1+S/L)/√β. The packet law does not: it agrees at {pct('simplified')} scored points, and where it is"
             " steady its peak queue is a few packets per flow (N = 10, τ = 100 µs: under a fifth of k̂); over the"
             " scored points the delayed model's k̄_obs is at least 7 and typically (median) 38 times the packet run's. Where the packet"
             " law does oscillate, the period is 4-9 RTTs, not the model's π/√β ≈ 100. The delay-aware roots at the"
@@ -163,7 +163,7 @@ def dwtcp_packet_law() -> Derivation:
         Finding(
             "Undelayed model (3)-(7) as DWTCP",
             "DWTCP converges to (BDP/N, 0)",
-            f"Its verdict (converges) matches the packet law at {pct('paper-nodelay')} scored points, but not its"
+            f"Its verdict (converges) matches the packet law at {pct('simplified-nodelay')} scored points, but not its"
             " state: the packet law holds a standing queue where N·w > BDP (up to the buffer) and leaves the link"
             " idle where N·w < BDP (utilization down to 0.22 at N = 2 and BDP ≥ 2,000), neither of which (BDP/N, 0) has.",
             "right verdict, wrong state",
