@@ -110,7 +110,7 @@ WRITERS = {
     "proofs --out": ["proofs", "--out", "{d}", "--name", "dctcp_rtt_fairness"],
     "sweep": ["sweep", *TINY_SWEEP, "--out", "{d}"],
     "sweep (no figure)": ["sweep", *TINY_SWEEP, "--no-figure", "--out", "{d}"],
-    "phase dwtcp": ["phase", "dwtcp", "--no-delay", "--duration", "5ms", "--out", "{d}/p.png"],
+    "phase dwtcp": ["phase", "dwtcp", "--no-delay", "--duration", "5ms", "--plot", "{d}/p.png"],
     "packet run --plot": ["packet", "run", "--law", "dctcp", "--flows", "2", "--duration", "2ms", "--plot", "{d}/r.png"],
     "packet compare-fluid --plot": [
         "packet", "compare-fluid", "--flows", "2", "--duration", "5ms", "--plot", "{d}/c.png",
