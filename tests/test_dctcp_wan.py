@@ -10,8 +10,8 @@ import pytest
 
 from dwtcp_fluid.experiments.dctcp_wan import LOSS, loss_fluid
 from dwtcp_fluid.packet import build
-from dwtcp_fluid.packet.dctcp_wan import p99_rtt_bound, wan_metrics, wan_run
 from dwtcp_fluid.packet.scenarios import run_many
+from dwtcp_fluid.packet.scenarios_wan import p99_rtt_bound, wan_metrics, wan_run
 
 
 def test_p99_bound_closed_form():

@@ -21,7 +21,7 @@ from dwtcp_fluid.analysis.dwtcp_busy import (
 from dwtcp_fluid.crosscheck.dwtcp_busy import setting
 from dwtcp_fluid.dde import solve
 from dwtcp_fluid.models import DwtcpBusyFluid
-from dwtcp_fluid.packet.crosscheck import SUMMARY_KEYS
+from dwtcp_fluid.studies.dctcp.checks import SUMMARY_KEYS
 
 MODEL = DwtcpBusyFluid()
 

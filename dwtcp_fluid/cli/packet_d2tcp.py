@@ -1,5 +1,5 @@
 """``dwtcp-fluid packet compare-fluid --law d2tcp``: packet D2TCP held at imminence d = 0.5, 1, 2 next to the D2TCP
-fluid models at the same d, at the cross-check's settings (:mod:`dwtcp_fluid.packet.crosscheck_d2tcp`)."""
+fluid models at the same d, at the cross-check's settings (:mod:`dwtcp_fluid.studies.d2tcp.checks`)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """``dwtcp-fluid packet compare-fluid --law timely|timely-patched``: the TIMELY packet laws next to their fluid
-model, at the cross-check's settings (:mod:`dwtcp_fluid.packet.crosscheck_timely`)."""
+model, at the cross-check's settings (:mod:`dwtcp_fluid.studies.timely.checks`)."""
 
 from __future__ import annotations
 

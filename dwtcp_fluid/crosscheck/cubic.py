@@ -80,7 +80,7 @@ def packet_cycle(s: Setting, *, seed: int = 0, trace: bool = False) -> dict[str,
     over the last half, ``episodes`` (loss episodes there) and ``flows_hit`` (mean flows losing a packet per
     episode); with ``trace``, ``trace`` = {t (s), window (flow 1's cwnd), queue (packets)} at the chunk ends."""
     from ..packet import build, run
-    from ..packet.crosscheck import fluid_law
+    from ..studies.dctcp.checks import fluid_law
 
     P = s.params()
     pr = build(

@@ -166,8 +166,8 @@ def fluid_fabric(
 
 def compare_fabric(setting: FabricSetting) -> FabricComparison:
     """Run the packet fabric for ``setting`` and the network fluid model on the same routing; compare."""
-    from ..packet.crosscheck import fluid_law
     from ..packet.multihop_run import run_topology
+    from ..studies.dctcp.checks import fluid_law
     from ..units import parse_time
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)

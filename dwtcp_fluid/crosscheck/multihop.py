@@ -17,7 +17,7 @@ A packet run is first classified; only a ``stationary`` run is scored:
 Tolerances (:data:`TOLERANCES`): per-hop mean queue within 0.15·K of K; per-flow throughput share of the long
 flow within 25 % and of a cross flow within 5 % (relative); utilization of every hop ≥ 0.98 in both.
 
-The packet law runs the one-step cut the fluid model describes (:func:`~dwtcp_fluid.packet.crosscheck.fluid_law`).
+The packet law runs the one-step cut the fluid model describes (:func:`~dwtcp_fluid.studies.dctcp.checks.fluid_law`).
 Under Linux's proportional rate reduction (the laws' default) the agreement does not carry over at every setting
 (seed 0): parking-lot:2, N = 1, K = 65 is no longer stationary, and parking-lot:3, N = 1, K = 30 puts the long flow
 55 % off the mean-field share (queue within 0.15·K, cross flows within 5 %) — the fluid network model is a model
@@ -145,8 +145,8 @@ def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
     seed : int
         Seed of the packet run.
     """
-    from ..packet.crosscheck import fluid_law
     from ..packet.multihop_run import run_topology
+    from ..studies.dctcp.checks import fluid_law
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
     s = run_topology(

@@ -14,7 +14,7 @@ than the share tolerance, or a hop's mean queue by more than the queue tolerance
 measurement window); no slow-start class (TIMELY has no marks to wait for). Only ``stationary`` runs are scored.
 
 Tolerances (:data:`TOLERANCES`), chosen before the network runs from the single-link TIMELY cross-check
-(:mod:`dwtcp_fluid.packet.crosscheck_timely`, where the fluid and packet group rates agree to 0.04 of line rate
+(:mod:`dwtcp_fluid.studies.timely.checks`, where the fluid and packet group rates agree to 0.04 of line rate
 and the mean queues to 6 packets): per-group share within 0.05 of line rate (0.04 plus 0.01 for the extra hop a
 long flow's signal adds up), each hop's mean queue within 6 packets, each group's path RTT within 6 packets' time
 per hop on its path (the queue tolerance carried into the RTT).

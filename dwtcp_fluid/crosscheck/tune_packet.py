@@ -1,7 +1,7 @@
 """The tuned (K, g) through the packet core at the operating range's corners: the packet law judges the tuning.
 
 Each corner (shortest/longest RTT × fewest/most flows) runs the packet core's DCTCP law (the one-step cut of the fluid models,
-:func:`dwtcp_fluid.packet.crosscheck.packet_run`) with the tuned K and g; its mean queue (above the standing queue
+:func:`dwtcp_fluid.studies.dctcp.checks.packet_run`) with the tuned K and g; its mean queue (above the standing queue
 2N − C·d, as the objective counts it) and utilization over the last half are set next to the fluid values of
 :mod:`.cycle_grad`. Classes:
 
@@ -33,8 +33,8 @@ import numpy as np
 
 from ..analysis.cycle_grad import cycle_observables
 from ..analysis.tune import TuneRange
-from ..packet.crosscheck import TOLERANCES
 from ..params import DctcpParams, LinkParams
+from ..studies.dctcp.checks import TOLERANCES
 
 __all__ = ["TOLERANCE", "packet_check", "packet_check_dwtcp"]
 
@@ -66,7 +66,7 @@ def packet_check(
         |q − (ΣW − C·d)|, packets: what whole packets in flight take from the fluid queue) and
         ``packet_window_mean``, the stationarity note and ``class``.
     """
-    from ..packet.crosscheck import packet_run
+    from ..studies.dctcp.checks import packet_run
     from ..sweep.packet_classes import TREND_Q_ABS, TREND_Q_REL
 
     corners = [(d, n) for d in rng.d for n in rng.N]

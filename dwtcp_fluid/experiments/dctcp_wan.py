@@ -2,7 +2,7 @@
 verdict (reproduced / refuted / depends on) with the reason; the DCTCP fluid model with loss folded in is checked
 against the packet runs with stated tolerances.
 
-Runs (:mod:`dwtcp_fluid.packet.dctcp_wan`): the star (1 s each) with DCTCP, CUBIC, 200 µs ACK jitter, 0.1 % loss,
+Runs (:mod:`dwtcp_fluid.packet.scenarios_wan`): the star (1 s each) with DCTCP, CUBIC, 200 µs ACK jitter, 0.1 % loss,
 5 mice with and without delayed ACKs (m = 2), DCTCP and CUBIC elephants sharing it; the WAN dumbbell (4 s) with
 DCTCP, and DCTCP and CUBIC under all noise (delayed ACKs, 2 ms jitter, 0.1 % loss); one elephant alone under 0.1 %
 loss (3 s) for the fluid cross-check.
@@ -14,7 +14,7 @@ What folds into DCTCP's fluid model (5)-(8) and what does not:
 * delayed ACKs — folded (:class:`~dwtcp_fluid.models.DctcpDelackFluid`, ``proofs/dctcp_delack.md``): byte counting
   keeps the increase one packet per RTT and DCTCP's two-state receiver echoes every CE change, so (5), (6) and α are
   unchanged; what changes is the (m − 1)/2 packets each receiver holds and the (m − 1)·N/C later echo of a CE change
-  (:mod:`~dwtcp_fluid.packet.crosscheck_delack`, 10 Gbps, N = 2, 10); a receiver without the two-state machine would
+  (:mod:`~dwtcp_fluid.studies.dctcp.checks_delack`, 10 Gbps, N = 2, 10); a receiver without the two-state machine would
   change the estimator, which the packet core does not model;
 * ACK jitter — not honestly: it reorders and bunches ACKs (bursts into the queue, spurious loss signals), effects of
   single packets that a fluid delay (a mean extra delay in R*) does not have; the packet runs carry it alone;
@@ -31,12 +31,12 @@ import numpy as np
 
 from ..dde import solve
 from ..models import DctcpLossFluid
-from ..packet.crosscheck_delack import TOLERANCES as DELACK_TOLERANCES
-from ..packet.crosscheck_delack import compare_delack
-from ..packet.dctcp_wan import STAR, WAN, p99_rtt_bound, wan_metrics, wan_run
 from ..packet.scenarios import run_many
+from ..packet.scenarios_wan import STAR, WAN, p99_rtt_bound, wan_metrics, wan_run
 from ..params import DCTCP_ANALYSIS, LinkParams
 from ..plots.dctcp_wan import plot_dctcp_wan
+from ..studies.dctcp.checks_delack import TOLERANCES as DELACK_TOLERANCES
+from ..studies.dctcp.checks_delack import compare_delack
 from .figure import Claim, Figure, register
 
 __all__ = ["WAN_CASES", "build_dctcp_wan", "loss_fluid"]

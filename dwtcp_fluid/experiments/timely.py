@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ..packet.scenarios import run_many
-from ..packet.scenarios_timely import (
+from ..packet.scenarios_incast import (
     DRAW_SEEDS,
     INCAST_FLOWS,
     NOISE_US,

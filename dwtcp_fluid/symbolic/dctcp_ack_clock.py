@@ -5,7 +5,7 @@ of the queue toward N·W − C·d with time constant R; ACK-clocked senders have
 windows' excess over the pipe). Every expression comes from the model definitions in :mod:`dwtcp_fluid.models`
 (:class:`~dwtcp_fluid.models.dctcp.DctcpFluid`, :class:`~dwtcp_fluid.models.dctcp_window.DctcpLagFluid`,
 :class:`~dwtcp_fluid.models.dctcp_window.DctcpWindowFluid`); the packet-level evidence is measured by
-``dwtcp_fluid.packet.crosscheck`` (tests/test_packet_crosscheck.py, notebooks/packet_vs_fluid.ipynb).
+``dwtcp_fluid.studies.dctcp.checks`` (tests/test_packet_crosscheck.py, notebooks/packet_vs_fluid.ipynb).
 """
 
 from __future__ import annotations

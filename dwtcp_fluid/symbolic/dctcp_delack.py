@@ -167,7 +167,7 @@ def dctcp_delack() -> Derivation:
             "Where the fold stops being honest: W ≲ 2m (the held packets are a large part of the window; at W < m "
             "the receiver waits for its timeout and the ACK clock stalls); (m − 1)·N/C near the delayed-ACK "
             "timeout; a receiver without the two-state machine (step 4); a sender without byte counting (step 1). "
-            "The packet-vs-fold table is in `dwtcp_fluid/packet/crosscheck_delack.py` and figure "
+            "The packet-vs-fold table is in `dwtcp_fluid/studies/dctcp/checks_delack.py` and figure "
             "`dctcp_wan_claims`."
         ],
     )

@@ -3,7 +3,7 @@
 Every expression comes from :mod:`dwtcp_fluid.models.timely` (``band_rate``, ``gradient_rate``, ``timely_rate``
 and :class:`~dwtcp_fluid.models.timely.TimelyFluid`'s right-hand side and Jacobians); the characteristic roots
 come from :mod:`dwtcp_fluid.analysis.charroots`. The packet-level evidence (start rates decide TIMELY's split,
-Patched TIMELY equalizes) is measured by :mod:`dwtcp_fluid.packet.crosscheck_timely`.
+Patched TIMELY equalizes) is measured by :mod:`dwtcp_fluid.studies.timely.checks`.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ..models.timely import TimelyFluid, TimelyParams
+from ...models.timely import TimelyFluid, TimelyParams
 
 __all__ = ["TOLERANCES", "SETTINGS", "Setting", "packet_rates", "fluid_rates", "compare_timely", "verdict"]
 
@@ -88,7 +88,7 @@ def _engine_gains(P: TimelyParams, s: Setting) -> dict[str, float]:
 
 def packet_rates(s: Setting, *, seed: int = 0, **build_options: Any) -> dict[str, Any]:
     """One setting through the packet core: group mean rates (fraction of line rate), queue, utilization."""
-    from . import build, run
+    from ...packet import build, run
 
     P = _params(s)
     n = sum(s.flows)
@@ -121,7 +121,7 @@ def packet_rates(s: Setting, *, seed: int = 0, **build_options: Any) -> dict[str
 
 def fluid_rates(settings: tuple[Setting, ...]) -> list[dict[str, Any]]:
     """The settings through the fluid model, one batched JAX run per law; same summaries as :func:`packet_rates`."""
-    from ..dde import solve
+    from ...dde import solve
 
     out: dict[str, dict[str, Any]] = {}
     for law in sorted({s.law for s in settings}):

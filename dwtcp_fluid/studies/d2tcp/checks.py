@@ -49,8 +49,8 @@ from typing import Any
 
 import numpy as np
 
-from ..params import DCTCP_ANALYSIS, DctcpParams
-from .crosscheck import REFERENCE, compare_dctcp, within_tolerance
+from ...params import DCTCP_ANALYSIS, DctcpParams
+from ..dctcp.checks import REFERENCE, compare_dctcp, within_tolerance
 
 __all__ = [
     "TOLERANCES",
@@ -186,7 +186,7 @@ def compare_d2tcp(
         traces) plus ``dimm``, ``q_min_*``/``q_max_*`` (packets) for ``packet`` and ``fluid`` (the ACK-clocked
         model), ``imminence`` (:func:`imminence_bounds`) and the :func:`verdict` keys.
     """
-    from ..models import D2tcpFluid, D2tcpWindowFluid
+    from ...models import D2tcpFluid, D2tcpWindowFluid
 
     base = params or DCTCP_ANALYSIS
     rows = []

@@ -60,8 +60,8 @@ from typing import Any
 
 import numpy as np
 
-from ..params import DCTCP_ANALYSIS, DctcpParams
-from ..periods import autocorr_period
+from ...params import DCTCP_ANALYSIS, DctcpParams
+from ...periods import autocorr_period
 
 __all__ = [
     "REFERENCE",
@@ -102,7 +102,7 @@ def fluid_law(law: Any, reduction: str = FLUID_REDUCTION) -> Any:
     cross-check (single bottleneck, parking lot, leaf-spine, CUBIC) runs its law through this."""
     import dataclasses
 
-    from .laws import LAWS, get_law
+    from ...packet.laws import LAWS, get_law
 
     if (
         isinstance(law, str)
@@ -128,7 +128,7 @@ def packet_run(
     with the sender rule ``reduction`` (default the one-step cut the fluid models describe); ``build_options`` go to
     :func:`dwtcp_fluid.packet.build` (e.g. ``mark_cmp``).
     """
-    from . import build, run
+    from ...packet import build, run
 
     law = fluid_law(law, reduction)
     n_slots = int(duration * P.link.C)
@@ -178,7 +178,7 @@ def fluid_run(
 ) -> dict[str, Any]:
     """One fluid model (``DctcpFluid``, ``DctcpLagFluid`` or ``DctcpWindowFluid``) from W = 1, α = 0, q = 0;
     summary over the last half (packets, s) and traces sampled every ``dt`` seconds."""
-    from ..dde import solve
+    from ...dde import solve
 
     x0 = [1.0, 0.0, 0.0][: len(model.states)]  # (W, α[, q]): the ACK-clocked model has no queue state
     sol = solve(model, P, x0, (0.0, duration), method=method)
@@ -248,8 +248,8 @@ def compare_dctcp(
     over the last half of the run: ``t_packet``, ``q_packet``, ``w_packet``, ``alpha_packet``, and the same with
     the suffixes ``_fluid`` and ``_fluid_window``.
     """
-    from ..models.dctcp import DctcpFluid
-    from ..models.dctcp_window import DctcpWindowFluid
+    from ...models.dctcp import DctcpFluid
+    from ...models.dctcp_window import DctcpWindowFluid
 
     P = (params or DCTCP_ANALYSIS).replace(flows=flows)
     pk = packet_run(P, duration=duration, seed=seed, law=law, reduction=reduction, **build_options)

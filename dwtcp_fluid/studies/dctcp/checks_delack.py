@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..params import DCTCP_ANALYSIS, DctcpParams
-from .crosscheck import fluid_run, packet_run
+from ...params import DCTCP_ANALYSIS, DctcpParams
+from .checks import fluid_run, packet_run
 
 __all__ = ["TOLERANCES", "FLOWS", "compare_delack", "delack_verdict"]
 
@@ -87,8 +87,8 @@ def compare_delack(
     mean held count per flow, from the growth of the ACK-clock gap, and the fold's (m − 1)/2), ``checks`` and
     ``agree`` against the fold, ``unfolded_checks``.
     """
-    from ..models import DctcpDelackFluid, DctcpWindowFluid
-    from ..models.dctcp_ext import held_packets
+    from ...models import DctcpDelackFluid, DctcpWindowFluid
+    from ...models.dctcp_ext import held_packets
 
     base = params or DCTCP_ANALYSIS
     rows = []
