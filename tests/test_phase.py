@@ -165,8 +165,8 @@ def test_bad_input_names_the_parameter():
 
 
 def test_fig4_is_deterministic(tmp_path):
-    from dwtcp_fluid.experiments.phase_dctcp import FIG4
     from dwtcp_fluid.plots.style import save_figure, style
+    from dwtcp_fluid.studies.dctcp.figures_phase import FIG4
 
     paths = []
     for k in range(2):

@@ -64,7 +64,7 @@ def test_fig6_panels_in_order_and_no_cycle_region_not_drawn_as_rho_zero():
     """[DCTCP-A] Fig. 6: panels read (a), (b); cells start at w̄ = 2, the region below is the 'no cycle' band."""
     import numpy as np
 
-    from dwtcp_fluid.plots.limit_cycles import plot_fig6
+    from dwtcp_fluid.studies.dctcp.plots_limit_cycles import plot_fig6
 
     w, g = np.geomspace(2.01, 1000, 5), np.geomspace(1e-3, 1, 4)
     rho = np.full((5, 4), 0.5)

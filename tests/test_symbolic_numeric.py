@@ -12,8 +12,8 @@ from scipy.optimize import brentq
 
 from dwtcp_fluid.models.dctcp import DctcpFluid
 from dwtcp_fluid.models.dwtcp import DwtcpFluid
-from dwtcp_fluid.symbolic.dctcp import jf_normalized, jf_normalized_fn
-from dwtcp_fluid.symbolic.dctcp_hybrid import alpha_star, rate_ratio
+from dwtcp_fluid.studies.dctcp.derive import jf_normalized, jf_normalized_fn
+from dwtcp_fluid.studies.dctcp.derive_hybrid import alpha_star, rate_ratio
 from dwtcp_fluid.symbolic.dwtcp_equilibrium import delayed_root
 from dwtcp_fluid.symbolic.dwtcp_orbits import first_integral, return_map_series
 from dwtcp_fluid.symbolic.dwtcp_variants import kbar_crit_ipg, kbar_crit_sqrt

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from dwtcp_fluid.analysis.dwtcp_busy import standing_queue_point
-from dwtcp_fluid.analysis.tune import TuneRange
 from dwtcp_fluid.cli import main
 from dwtcp_fluid.crosscheck.tune_dwtcp import busy_observables, grid_search, guideline_beta, tune_dwtcp
 from dwtcp_fluid.crosscheck.tune_dwtcp_search import _better
 from dwtcp_fluid.params import DwtcpParams, LinkParams
+from dwtcp_fluid.studies.dctcp.tune import TuneRange
 
 RUN = {"warmup_rtts": 50.0, "window_rtts": 100.0}
 

@@ -34,8 +34,8 @@ def hybrid(
 
     Rates are per RTT; times in RTTs. Give --wstar, or --capacity/--rtt/--marking-threshold/--flows.
     """
-    from ..analysis import hybrid as hy
-    from ..reports.dctcp import hybrid_report
+    from ..studies.dctcp import analysis_hybrid as hy
+    from ..studies.dctcp.report import hybrid_report
 
     if not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")

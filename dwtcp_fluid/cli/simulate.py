@@ -149,7 +149,7 @@ def dctcp_simulate(
     History before t = 0: W = 1, α = 0, q = 0. The summary covers the last half of the run; the period is the
     mean spacing of the upward crossings of q = K (null when the queue stops crossing K).
     """
-    from ..reports.dctcp import run_dctcp_simulate
+    from ..studies.dctcp.report import run_dctcp_simulate
 
     if plot:
         check_figure("--plot", plot)

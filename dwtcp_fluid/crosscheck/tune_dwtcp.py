@@ -1,6 +1,6 @@
 """Choose DWTCP's decrease gain β and target K over an operating range on the Scout-faithful busy-period model.
 
-The range is :class:`~dwtcp_fluid.analysis.tune.TuneRange`'s (capacity, base-RTT interval, flow-count interval, a grid of operating
+The range is :class:`~dwtcp_fluid.studies.dctcp.tune.TuneRange`'s (capacity, base-RTT interval, flow-count interval, a grid of operating
 points). At each point :class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid` ([DWTCP] Algorithm 1, eqs. (1), (2),
 the Scout served only in idle time; ``proofs/dwtcp_busy.md``) is run in one batched JAX solve
 (:func:`~dwtcp_fluid.analysis.dwtcp_busy_batch.run_busy_batch`, 100 RTTs warm-up, 300 measured) and summarised as the DWTCP
@@ -51,10 +51,10 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.tune import TuneRange
 from ..analysis.tune_objectives import DWTCP_OBJECTIVES
 from ..params import DwtcpParams, check_range
 from ..results import Result, Status, Summary, new_axes
+from ..studies.dctcp.tune import TuneRange
 from .tune_dwtcp_search import (  # noqa: F401 (BETA_BOX, K_BOX, GRID, START: this module's public constants)
     _KEYS,
     BETA_BOX,

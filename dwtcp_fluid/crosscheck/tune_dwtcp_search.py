@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.tune import TuneRange
 from ..params import DwtcpParams, LinkParams
+from ..studies.dctcp.tune import TuneRange
 
 __all__ = ["Search", "compass", "pair_observables", "step_rtts"]
 

@@ -11,19 +11,21 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..studies.dctcp import figures_hybrid as hybrid
+from ..studies.dctcp import figures_limit_cycles as limit_cycles
+from ..studies.dctcp import figures_phase as phase_dctcp
+from ..studies.dctcp import figures_tuning as tuning
+from ..studies.dctcp import figures_wan as dctcp_wan
+
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
     charroots,
     cubic,
     d2tcp,
-    dctcp_wan,
     dwtcp_packet_truth,
-    hybrid,
-    limit_cycles,
     multihop,
     network_sweep,
     packet,
-    phase_dctcp,
     phase_dwtcp,
     proxy_signals,
     sweep_maps,
@@ -31,7 +33,6 @@ from . import (
     timely,
     timely_network,
     timeseries,
-    tuning,
     tuning_dwtcp,
 )
 from . import figure as _figure

@@ -360,4 +360,3 @@ DELAY = register(
 )
 
 # DCTCP Fig. 4 lives in its own module; importing it here registers it with the two DWTCP figures.
-from . import phase_dctcp as phase_dctcp  # noqa: E402

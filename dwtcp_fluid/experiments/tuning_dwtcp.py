@@ -15,9 +15,9 @@ import numpy as np
 
 from ..analysis.tune_objectives import DWTCP_OBJECTIVES
 from ..crosscheck.tune_dwtcp import BETA_BOX, GRID, K_BOX, grid_search, guideline_beta, tune_dwtcp
-from ..plots.tuning import plot_tuning_dwtcp
+from ..studies.dctcp.figures_tuning import FIGURE_RANGE
+from ..studies.dctcp.plots_tuning import plot_tuning_dwtcp
 from .figure import Claim, Figure, register
-from .tuning import FIGURE_RANGE
 
 __all__ = ["build_tuning_dwtcp", "DWTCP_TUNING_FIGURE", "GRID_BETA", "GRID_K"]
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..numtext import compare, plain
+from ..studies.dctcp.derive import dctcp_fixed_points, dctcp_normalization
+from ..studies.dctcp.derive_ack_clock import dctcp_ack_clock
+from ..studies.dctcp.derive_delack import dctcp_delack
+from ..studies.dctcp.derive_hybrid import dctcp_hybrid, dctcp_rtt_fairness
 from .cubic import cubic
 from .d2tcp import d2tcp
-from .dctcp import dctcp_fixed_points, dctcp_normalization
-from .dctcp_ack_clock import dctcp_ack_clock
-from .dctcp_delack import dctcp_delack
-from .dctcp_hybrid import dctcp_hybrid, dctcp_rtt_fairness
 from .derivation import Derivation, StepCheckError
 from .dwtcp_busy import dwtcp_busy
 from .dwtcp_equilibrium import dwtcp_equilibrium, dwtcp_increase_phase

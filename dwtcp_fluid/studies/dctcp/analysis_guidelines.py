@@ -22,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from ..params import LinkParams, check_range
-from . import hybrid as hy
-from .limit_cycle import LimitCycle, find_limit_cycle
+from ...analysis.limit_cycle import LimitCycle, find_limit_cycle
+from ...params import LinkParams, check_range
+from . import analysis_hybrid as hy
 
 __all__ = ["guide", "paper_guideline", "worst_undershoot"]
 

@@ -13,9 +13,9 @@ from collections.abc import Callable
 import numpy as np
 import sympy as sp
 
-from ..models.dctcp import DctcpFluid, DctcpNormalized
-from ..params import DctcpParams, LinkParams
-from .derivation import (
+from ...models.dctcp import DctcpFluid, DctcpNormalized
+from ...params import DctcpParams, LinkParams
+from ...symbolic.derivation import (
     Derivation,
     Finding,
     Step,

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.limit_cycle_batch import OK, cycles_batch
-from ..analysis.rtt_fairness import rtt_fairness
-from ..plots.limit_cycles import plot_fig6, plot_fig7, plot_fig8, plot_fig9, plot_rtt
-from .figure import Claim, Figure, register
+from ...analysis.limit_cycle_batch import OK, cycles_batch
+from ...experiments.figure import Claim, Figure, register
+from .analysis_rtt_fairness import rtt_fairness
+from .plots_limit_cycles import plot_fig6, plot_fig7, plot_fig8, plot_fig9, plot_rtt
 
 __all__ = ["build_fig6", "build_fig78", "build_fig9", "build_rtt", "G_FIG7", "G_FIG9"]
 

@@ -29,15 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from ..dde import solve
-from ..models import DctcpLossFluid
-from ..packet.scenarios import run_many
-from ..packet.scenarios_wan import STAR, WAN, p99_rtt_bound, wan_metrics, wan_run
-from ..params import DCTCP_ANALYSIS, LinkParams
-from ..plots.dctcp_wan import plot_dctcp_wan
-from ..studies.dctcp.checks_delack import TOLERANCES as DELACK_TOLERANCES
-from ..studies.dctcp.checks_delack import compare_delack
-from .figure import Claim, Figure, register
+from ...dde import solve
+from ...experiments.figure import Claim, Figure, register
+from ...models import DctcpLossFluid
+from ...packet.scenarios import run_many
+from ...packet.scenarios_wan import STAR, WAN, p99_rtt_bound, wan_metrics, wan_run
+from ...params import DCTCP_ANALYSIS, LinkParams
+from .checks_delack import TOLERANCES as DELACK_TOLERANCES
+from .checks_delack import compare_delack
+from .plots_wan import plot_dctcp_wan
 
 __all__ = ["WAN_CASES", "build_dctcp_wan", "loss_fluid"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..params import DctcpParams, LinkParams
-from ._json import to_jsonable
-from .dwtcp import failed_run
+from ...params import DctcpParams, LinkParams
+from ...reports._json import to_jsonable
+from ...reports.dwtcp import failed_run
 
 __all__ = [
     "dctcp_simulate_report",
@@ -22,8 +22,8 @@ def run_dctcp_simulate(
     P: DctcpParams, *, duration: float, solver: str = "reference"
 ) -> tuple[dict[str, Any], Any]:
     """:func:`dctcp_simulate_report` and the solution it summarises (for a plot)."""
-    from ..dde import solve
-    from ..models.dctcp import DctcpFluid
+    from ...dde import solve
+    from ...models.dctcp import DctcpFluid
 
     if solver not in ("reference", "jax"):
         raise ValueError(f"solver={solver!r} is invalid: accepted reference or jax")
@@ -78,8 +78,8 @@ def limit_cycle_report(
     3.3.2 when ψ is known). Give ``wbar`` (and optionally ``psi``), or ``physical`` (w̄ and ψ from it, and the cycle
     in physical units). A finder that gives no result is a document with ``status`` and ``message``, no numbers.
     """
-    from ..analysis.floquet import theorem1
-    from ..analysis.limit_cycle import FixedPoint, find_limit_cycle
+    from ...analysis.floquet import theorem1
+    from ...analysis.limit_cycle import FixedPoint, find_limit_cycle
 
     if physical is not None:
         wbar, psi, g = physical.wbar, physical.psi, physical.g
@@ -150,7 +150,7 @@ def limit_cycle_report(
 
 def guide_report(link: LinkParams, flows: int | None = None) -> dict[str, Any]:
     """K and the g range from our limit cycles and the hybrid model next to [DCTCP-A]'s (17), (18), (27)
-    (:func:`~dwtcp_fluid.analysis.guidelines.guide`), with ``g_range`` = [g_min, g_max].
+    (:func:`~dwtcp_fluid.studies.dctcp.analysis_guidelines.guide`), with ``g_range`` = [g_min, g_max].
 
     Parameters
     ----------
@@ -159,7 +159,7 @@ def guide_report(link: LinkParams, flows: int | None = None) -> dict[str, Any]:
     flows : int, optional
         N long-lived flows (None: the worst case over N).
     """
-    from ..analysis.guidelines import guide
+    from .analysis_guidelines import guide
 
     out = guide(link, flows)
     out["g_range"] = [out["g_min"], out["g_max"]]
@@ -170,7 +170,7 @@ def _worst_case_convergence(wstar: float, g: float, flows: int) -> dict[str, flo
     """Fig. 12-style start (one flow holds the pipe with α = 0, the others start at W = 1, α = 1)."""
     import numpy as np
 
-    from ..analysis import hybrid as hy
+    from . import analysis_hybrid as hy
 
     W_max = wstar * flows
     W0 = np.ones(flows)
@@ -205,7 +205,7 @@ def hybrid_report(wstar: float, g: float = 1.0 / 16.0, flows: int = 2) -> dict[s
     flows : int
         N of the convergence run (one flow starts with the whole window, the others at W = 1).
     """
-    from ..analysis import hybrid as hy
+    from . import analysis_hybrid as hy
 
     if not (math.isfinite(wstar) and wstar > 0):
         raise ValueError(f"wstar={wstar!r} is out of range: accepted a window in packets > 0")

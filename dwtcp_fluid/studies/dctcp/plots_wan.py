@@ -15,7 +15,7 @@ def plot_dctcp_wan(data: dict[str, Any]) -> Any:
     shares of DCTCP and CUBIC on one bottleneck."""
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
+    from ...plots.style import apply_style
 
     apply_style()
     fig, ax = plt.subplots(2, 2, figsize=(10, 6.5))

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.phase import PhasePortrait, phase_portrait
-from ..models.dctcp import DctcpNormalized
-from ..plots.phase import plot_fig4
-from .figure import Claim, Figure, register
+from ...analysis.phase import PhasePortrait, phase_portrait
+from ...experiments.figure import Claim, Figure, register
+from ...models.dctcp import DctcpNormalized
+from ...plots.phase import plot_fig4
 
 __all__ = ["DCTCP_STARTS", "dctcp_portrait", "orbit_distance", "build_fig4", "plot_fig4", "FIG4"]
 
@@ -73,8 +73,8 @@ def orbit_distance(points: np.ndarray, orbit: np.ndarray) -> np.ndarray:
 def build_fig4(quick: bool = False) -> dict[str, Any]:
     """DCTCP Fig. 4 (w̄ = 10, g = 1/16) of [DCTCP-A]: trajectories, the limit-cycle finder's orbit
     and a long reference run's last period."""
-    from ..analysis.limit_cycle import find_limit_cycle
-    from ..dde import solve
+    from ...analysis.limit_cycle import find_limit_cycle
+    from ...dde import solve
 
     pp = dctcp_portrait()
     lc = find_limit_cycle(10.0, 1.0 / 16.0)

@@ -1,7 +1,7 @@
 """Registered figure: differentiable tuning of DCTCP's K and g over an operating range, against a grid search.
 
 The issue's range (10 Gbps, base RTT 100-300 µs, 2-100 flows, 3 × 3 operating points) with the default
-objective of :mod:`dwtcp_fluid.analysis.tune` (worst-case mean queue above the standing queue 2N − C·d, subject
+objective of :mod:`dwtcp_fluid.studies.dctcp.tune` (worst-case mean queue above the standing queue 2N − C·d, subject
 to throughput ≥ 99 % and ρ ≤ 0.9 at every point): the SLSQP path with implicit-differentiation gradients over
 the brute-force landscape of the same objective, and the [DCTCP-A] guideline box (17), (18), (27).
 """
@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.guidelines import paper_guideline
-from ..analysis.tune import OBJECTIVES, TuneRange, grid_search, tune_dctcp
-from ..plots.tuning import plot_tuning
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from .analysis_guidelines import paper_guideline
+from .plots_tuning import plot_tuning
+from .tune import OBJECTIVES, TuneRange, grid_search, tune_dctcp
 
 __all__ = ["build_tuning", "plot_tuning", "TUNING_FIGURE", "FIGURE_RANGE"]
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..models.base import SYMPY_NS
-from ..models.dctcp import DctcpFluid
-from ..models.dctcp_window import DctcpLagFluid, DctcpWindowFluid
-from .derivation import Derivation, Finding, Step, eq, identity, solutions
+from ...models.base import SYMPY_NS
+from ...models.dctcp import DctcpFluid
+from ...models.dctcp_window import DctcpLagFluid, DctcpWindowFluid
+from ...symbolic.derivation import Derivation, Finding, Step, eq, identity, solutions
 
 __all__ = ["dctcp_ack_clock"]
 

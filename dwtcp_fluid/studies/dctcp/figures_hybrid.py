@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis import hybrid as hy
-from ..plots.hybrid import plot_hybrid
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from . import analysis_hybrid as hy
+from .plots_hybrid import plot_hybrid
 
 __all__ = ["build_hybrid", "plot_hybrid", "HYBRID_FIGURE"]
 

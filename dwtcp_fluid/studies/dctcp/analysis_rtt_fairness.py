@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ..dde import solve
-from ..models.dctcp_hetero import DctcpHetero
-from ..params import LinkParams, check_range
+from ...dde import solve
+from ...models.dctcp_hetero import DctcpHetero
+from ...params import LinkParams, check_range
 
 __all__ = ["rtt_fairness"]
 

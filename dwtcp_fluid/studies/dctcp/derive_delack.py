@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..models import DctcpDelackFluid
-from .derivation import Derivation, Finding, Step, eq, identity, numeric, predicate
+from ...models import DctcpDelackFluid
+from ...symbolic.derivation import Derivation, Finding, Step, eq, identity, numeric, predicate
 
 __all__ = ["dctcp_delack", "receiver_counts", "MARKS"]
 
@@ -26,7 +26,7 @@ def receiver_counts(marks: tuple[int, ...] = MARKS, m: int = 2) -> tuple[int, in
     ``marks`` (held packets flushed at the end, as the timeout would)."""
     import jax.numpy as jnp
 
-    from ..packet.receiver import delack_receive
+    from ...packet.receiver import delack_receive
 
     st = {"cnt": jnp.int32(0), "ce": jnp.int32(0), "nloss": jnp.int32(0), "sent": jnp.int32(0)}
     acked = marked = 0

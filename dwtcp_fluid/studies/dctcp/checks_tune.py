@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.cycle_grad import cycle_observables
-from ..analysis.tune import TuneRange
-from ..params import DctcpParams, LinkParams
-from ..studies.dctcp.checks import TOLERANCES
+from ...params import DctcpParams, LinkParams
+from .analysis_cycle_grad import cycle_observables
+from .checks import TOLERANCES
+from .tune import TuneRange
 
 __all__ = ["TOLERANCE", "packet_check", "packet_check_dwtcp"]
 
@@ -52,7 +52,7 @@ def packet_check(
     rng : TuneRange
         The operating range; its corners (d_lo, d_hi) × (N_lo, N_hi) are run.
     K, g : float
-        Marking threshold (packets) and EWMA gain, e.g. :func:`dwtcp_fluid.analysis.tune.tune_dctcp`'s.
+        Marking threshold (packets) and EWMA gain, e.g. :func:`dwtcp_fluid.studies.dctcp.tune.tune_dctcp`'s.
     duration : float
         Shortest packet run in seconds (longer where 40 fluid periods need it); the last half is measured.
     seed : int
@@ -66,8 +66,8 @@ def packet_check(
         |q − (ΣW − C·d)|, packets: what whole packets in flight take from the fluid queue) and
         ``packet_window_mean``, the stationarity note and ``class``.
     """
-    from ..studies.dctcp.checks import packet_run
-    from ..sweep.packet_classes import TREND_Q_ABS, TREND_Q_REL
+    from ...sweep.packet_classes import TREND_Q_ABS, TREND_Q_REL
+    from .checks import packet_run
 
     corners = [(d, n) for d in rng.d for n in rng.N]
     D = np.array([c[0] for c in corners])
@@ -132,10 +132,10 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
         Per corner ``rtt_s``, ``flows``, fluid and packet mean queue (packets), utilization, amplitude, the
         fluid regime, the packet class, ``class`` (the verdict: "pass", "fail", "not scored") and ``why``.
     """
-    from ..analysis.dwtcp_busy_batch import run_busy_batch
-    from ..sweep.packet_classes import tolerance_verdict
-    from .compare_dwtcp import packet_setting
-    from .tune_dwtcp import tune_points
+    from ...analysis.dwtcp_busy_batch import run_busy_batch
+    from ...crosscheck.compare_dwtcp import packet_setting
+    from ...crosscheck.tune_dwtcp import tune_points
+    from ...sweep.packet_classes import tolerance_verdict
 
     # the corners are the grid of the range with two points per axis, in the tuner's own parameter set
     box = TuneRange(rng.capacity, rng.rtt, rng.flows, 2, rng.packet_size)

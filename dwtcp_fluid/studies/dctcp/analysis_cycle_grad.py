@@ -29,11 +29,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..dde.problem import make_problem
-from ..models.dctcp import DctcpNormalized
-from ..results import Status
-from .limit_cycle_batch import STEPS_PER_UNIT, cycles_batch
-from .return_map_jax import Cfg, map_batch
+from ...analysis.limit_cycle_batch import STEPS_PER_UNIT, cycles_batch
+from ...analysis.return_map_jax import Cfg, map_batch
+from ...dde.problem import make_problem
+from ...models.dctcp import DctcpNormalized
+from ...results import Status
 
 __all__ = [
     "PARAMS", "OBSERVABLES", "CycleGrad", "cycle_observables", "cycle_gradients", "fixed_point_sensitivity",

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from ..params import LinkParams, check_range
-from ..results import Result, Status, Summary, new_axes
-from .cycle_grad import PARAMS, cycle_observables
-from .tune_objectives import OBJECTIVES
+from ...analysis.tune_objectives import OBJECTIVES
+from ...params import LinkParams, check_range
+from ...results import Result, Status, Summary, new_axes
+from .analysis_cycle_grad import PARAMS, cycle_observables
 
 __all__ = [
     "OBJECTIVES",
@@ -179,7 +179,7 @@ class TuneResult(Result):
         return out
 
     def summary(self) -> TuneSummary:
-        from .guidelines import paper_guideline
+        from .analysis_guidelines import paper_guideline
 
         v = self._per_point()
         i = int(np.nanargmax(v))
@@ -205,7 +205,7 @@ class TuneResult(Result):
         """Per-point observables at the optimum as an ``xarray.Dataset`` over ``point``."""
         import xarray as xr
 
-        from .._provenance import __version__
+        from ..._provenance import __version__
 
         units = {
             k: ("s" if k == "period" else "1" if k in ("throughput", "rho") else "packets") for k in _OBS

@@ -13,9 +13,9 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
-from ..models.dctcp import DctcpFluid
-from ..params import check_range
-from .derivation import (
+from ...models.dctcp import DctcpFluid
+from ...params import check_range
+from ...symbolic.derivation import (
     Derivation,
     Finding,
     Step,
