@@ -95,8 +95,8 @@ def main() -> None:
 
 
 def _dwtcp(args: argparse.Namespace) -> None:
-    from dwtcp_fluid.crosscheck.tune_dwtcp import BETA_BOX, GRID, K_BOX, grid_search, tune_dwtcp
     from dwtcp_fluid.studies.dctcp.tune import TuneRange
+    from dwtcp_fluid.studies.dwtcp.tune import BETA_BOX, GRID, K_BOX, grid_search, tune_dwtcp
 
     rng = TuneRange("10Gbps", ("100us", "300us"), (2, 100), points=3)
     print(f"range: 10 Gbps, RTT 100-300 us, flows 2-100, {rng.grid()[0].size} operating points; {_load()}")

@@ -13,10 +13,14 @@ from dwtcp_fluid.analysis.phase import phase_portrait
 from dwtcp_fluid.analysis.phase_layers import find_equilibria
 from dwtcp_fluid.cli import main
 from dwtcp_fluid.dde import solve
-from dwtcp_fluid.experiments.phase_dwtcp import DWTCP_FIG13_PARAMS, dwtcp_decrease_integral, dwtcp_portrait
 from dwtcp_fluid.models.base import FluidModel
 from dwtcp_fluid.models.dctcp import DctcpNormalized
 from dwtcp_fluid.models.dwtcp import DwtcpFluid
+from dwtcp_fluid.studies.dwtcp.figures_phase import (
+    DWTCP_FIG13_PARAMS,
+    dwtcp_decrease_integral,
+    dwtcp_portrait,
+)
 
 
 @dataclass(frozen=True)

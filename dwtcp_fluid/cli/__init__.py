@@ -24,7 +24,7 @@ from .flags import install_checks
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
 _COMMAND_MODULES = (
-    "dwtcp_fluid.cli.dwtcp",
+    "dwtcp_fluid.studies.dwtcp.cli",
     "dwtcp_fluid.cli.sweep",
     "dwtcp_fluid.cli.figures",
     "dwtcp_fluid.cli.proofs",

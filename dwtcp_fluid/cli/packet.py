@@ -122,7 +122,7 @@ def compare_fluid(
         yes=yes,
     )
     if law == "dwtcp":
-        from .packet_dwtcp import compare_fluid_dwtcp
+        from ..studies.dwtcp.cli_compare import compare_fluid_dwtcp
 
         compare_fluid_dwtcp(
             [int(n) for n in ns],

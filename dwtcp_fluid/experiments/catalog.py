@@ -16,24 +16,24 @@ from ..studies.dctcp import figures_limit_cycles as limit_cycles
 from ..studies.dctcp import figures_phase as phase_dctcp
 from ..studies.dctcp import figures_tuning as tuning
 from ..studies.dctcp import figures_wan as dctcp_wan
+from ..studies.dwtcp import figures_charroots as charroots
+from ..studies.dwtcp import figures_packet_truth as dwtcp_packet_truth
+from ..studies.dwtcp import figures_phase as phase_dwtcp
+from ..studies.dwtcp import figures_sweep_maps as sweep_maps
+from ..studies.dwtcp import figures_sweep_outcomes as sweep_outcomes
+from ..studies.dwtcp import figures_tuning as tuning_dwtcp
 
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
-    charroots,
     cubic,
     d2tcp,
-    dwtcp_packet_truth,
     multihop,
     network_sweep,
     packet,
-    phase_dwtcp,
     proxy_signals,
-    sweep_maps,
-    sweep_outcomes,
     timely,
     timely_network,
     timeseries,
-    tuning_dwtcp,
 )
 from . import figure as _figure
 from .figure import Claim, ClaimResult, Figure, FigureResult, register

@@ -22,9 +22,9 @@ from ._json import to_jsonable
 
 #: command (as typed after ``dwtcp-fluid``) → (module under ``dwtcp_fluid``, function) of its JSON document.
 REPORTS: dict[str, tuple[str, str]] = {
-    "dwtcp condition": ("reports.dwtcp", "condition_report"),
-    "dwtcp eigen": ("reports.dwtcp", "eigen_report"),
-    "dwtcp simulate": ("reports.dwtcp", "dwtcp_simulate_report"),
+    "dwtcp condition": ("studies.dwtcp.report", "condition_report"),
+    "dwtcp eigen": ("studies.dwtcp.report", "eigen_report"),
+    "dwtcp simulate": ("studies.dwtcp.report", "dwtcp_simulate_report"),
     "dctcp simulate": ("studies.dctcp.report", "dctcp_simulate_report"),
     "dctcp limit-cycle": ("studies.dctcp.report", "limit_cycle_report"),
     "dctcp guide": ("studies.dctcp.report", "guide_report"),

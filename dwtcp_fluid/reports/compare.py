@@ -78,8 +78,8 @@ def run_compare_fluid(
         return to_jsonable(_own_settings_doc(law, seed)), None
     links = list(links or [LinkParams()])
     if law == "dwtcp":
-        from ..crosscheck.compare_dwtcp import TOLERANCES as DW_TOL
-        from ..crosscheck.compare_dwtcp import compare_dwtcp
+        from ..studies.dwtcp.checks import TOLERANCES as DW_TOL
+        from ..studies.dwtcp.checks import compare_dwtcp
 
         settings = [(link, n) for link in links for n in flows]
         per = 1 + (len(models) if models is not None else len(_dwtcp_models()))
@@ -154,7 +154,7 @@ def compare_fluid_report(
     law : {"dctcp", "dwtcp", "timely", "timely-patched", "d2tcp", "cubic"}
         dctcp: the paper's (5)-(8) and the ACK-clocked model, tolerances judged against the latter
         (:func:`~dwtcp_fluid.studies.dctcp.checks.compare_dctcp`); dwtcp: every registered DWTCP fluid predictor with
-        its verdict (:func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`); timely, d2tcp and cubic: their
+        its verdict (:func:`~dwtcp_fluid.studies.dwtcp.checks.compare_dwtcp`); timely, d2tcp and cubic: their
         cross-check's own settings (only ``seed`` applies; d2tcp at imminence d = 0.5, 1, 2,
         :func:`~dwtcp_fluid.studies.d2tcp.checks.compare_d2tcp`; cubic against its hybrid fluid model,
         :func:`~dwtcp_fluid.crosscheck.cubic.compare_cubic`).

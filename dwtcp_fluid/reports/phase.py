@@ -48,7 +48,7 @@ def run_phase_dwtcp(
     out: str | Path | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """:func:`phase_dwtcp_report` and the portrait (for the figure)."""
-    from ..experiments.phase_dwtcp import dwtcp_portrait
+    from ..studies.dwtcp.figures_phase import dwtcp_portrait
 
     if variant not in ("paper", "sqrt"):
         raise ValueError(f"variant={variant!r} is invalid: accepted paper or sqrt")

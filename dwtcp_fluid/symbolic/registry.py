@@ -21,16 +21,16 @@ from ..studies.dctcp.derive import dctcp_fixed_points, dctcp_normalization
 from ..studies.dctcp.derive_ack_clock import dctcp_ack_clock
 from ..studies.dctcp.derive_delack import dctcp_delack
 from ..studies.dctcp.derive_hybrid import dctcp_hybrid, dctcp_rtt_fairness
+from ..studies.dwtcp.derive_busy import dwtcp_busy
+from ..studies.dwtcp.derive_equilibrium import dwtcp_equilibrium, dwtcp_increase_phase
+from ..studies.dwtcp.derive_law import dwtcp_fluid_model
+from ..studies.dwtcp.derive_linear import dwtcp_condition_numbers, dwtcp_jacobian
+from ..studies.dwtcp.derive_orbits import dwtcp_first_integral
+from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
+from ..studies.dwtcp.derive_variants import dwtcp_variants
 from .cubic import cubic
 from .d2tcp import d2tcp
 from .derivation import Derivation, StepCheckError
-from .dwtcp_busy import dwtcp_busy
-from .dwtcp_equilibrium import dwtcp_equilibrium, dwtcp_increase_phase
-from .dwtcp_law import dwtcp_fluid_model
-from .dwtcp_linear import dwtcp_condition_numbers, dwtcp_jacobian
-from .dwtcp_orbits import dwtcp_first_integral
-from .dwtcp_packet_law import dwtcp_packet_law
-from .dwtcp_variants import dwtcp_variants
 from .eq_index import render_index
 from .leafspine import leafspine
 from .multihop import multihop

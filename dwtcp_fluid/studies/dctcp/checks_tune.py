@@ -111,7 +111,7 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
 
     The packet side is the sweep's one DWTCP run definition (:func:`.compare_dwtcp.packet_setting`: 20 RTTs
     warm-up, 200-400 measured, buffer 5000, its classes); the fluid side is the tuner's
-    (:func:`dwtcp_fluid.analysis.dwtcp_busy_batch.run_busy_batch`, 100 + 300 RTTs). The verdict is the DWTCP
+    (:func:`dwtcp_fluid.studies.dwtcp.analysis_busy_batch.run_busy_batch`, 100 + 300 RTTs). The verdict is the DWTCP
     cross-check's (:func:`dwtcp_fluid.sweep.packet_classes.tolerance_verdict`: mean queue within max(10 packets,
     20 %), utilization within 0.02, steadiness or period by class; a packet run that is neither steady nor
     oscillating is "not scored", never agreement).
@@ -121,7 +121,7 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
     rng : TuneRange
         The operating range; its corners (d_lo, d_hi) × (N_lo, N_hi) are run.
     beta, K : float
-        Decrease gain (byte convention) and target K (packets), e.g. :func:`~dwtcp_fluid.crosscheck.tune_dwtcp.
+        Decrease gain (byte convention) and target K (packets), e.g. :func:`~dwtcp_fluid.studies.dwtcp.tune.
         tune_dwtcp`'s.
     seed : int
         Packet-core seed.
@@ -132,10 +132,10 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
         Per corner ``rtt_s``, ``flows``, fluid and packet mean queue (packets), utilization, amplitude, the
         fluid regime, the packet class, ``class`` (the verdict: "pass", "fail", "not scored") and ``why``.
     """
-    from ...analysis.dwtcp_busy_batch import run_busy_batch
-    from ...crosscheck.compare_dwtcp import packet_setting
-    from ...crosscheck.tune_dwtcp import tune_points
     from ...sweep.packet_classes import tolerance_verdict
+    from ..dwtcp.analysis_busy_batch import run_busy_batch
+    from ..dwtcp.checks import packet_setting
+    from ..dwtcp.tune import tune_points
 
     # the corners are the grid of the range with two points per axis, in the tuner's own parameter set
     box = TuneRange(rng.capacity, rng.rtt, rng.flows, 2, rng.packet_size)

@@ -7,7 +7,7 @@ from typing import Any
 
 from ...params import DctcpParams, LinkParams
 from ...reports._json import to_jsonable
-from ...reports.dwtcp import failed_run
+from ..dwtcp.report import failed_run
 
 __all__ = [
     "dctcp_simulate_report",

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..models.dwtcp import DwtcpFluid
-from ..params import DWTCP_EVALUATION
-from ._dwtcp_common import bdp_subs, cite, symbols
-from .derivation import (
+from ...models.dwtcp import DwtcpFluid
+from ...params import DWTCP_EVALUATION
+from ...symbolic.derivation import (
     Derivation,
     Finding,
     Step,
@@ -23,7 +22,8 @@ from .derivation import (
     predicate,
     solutions,
 )
-from .dwtcp_delay_roots import _char_delayed, delay_margin, delayed_root, kbar_crit_delay
+from .derive_common import bdp_subs, cite, symbols
+from .derive_delay_roots import _char_delayed, delay_margin, delayed_root, kbar_crit_delay
 
 __all__ = ["dwtcp_equilibrium", "dwtcp_increase_phase", "delayed_root", "delay_margin", "kbar_crit_delay"]
 

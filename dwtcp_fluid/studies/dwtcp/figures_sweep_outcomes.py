@@ -9,15 +9,15 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..plots.sweep_outcomes import plot_outcome_maps
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from .plots_sweep_outcomes import plot_outcome_maps
 
 __all__ = ["plot_outcome_maps", "OUTCOME_FIGURE"]
 
 
 def _build(quick: bool) -> xr.Dataset:
-    from ..sweep import SweepGrid, run_sweep
-    from ..sweep.run import make_plan
+    from ...sweep import SweepGrid, run_sweep
+    from ...sweep.run import make_plan
 
     grid = SweepGrid(
         beta=(0.001,),

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from ..plots.dwtcp_packet import plot_packet_truth_maps
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from .plots_packet import plot_packet_truth_maps
 
 __all__ = ["build_packet_truth", "plot_packet_truth", "sample_note", "FIGURE_BDP", "FIGURE_FLOWS"]
 
@@ -22,8 +22,8 @@ FIGURE_FLOWS = (1, 10, 200, 1000)
 def build_packet_truth(quick: bool) -> Any:
     """The full sweep plan (frozen Jacobian, delayed fluid runs, delay-aware roots at k̄/k̄* = 1) and the packet pass
     at every point of :data:`FIGURE_BDP` × :data:`FIGURE_FLOWS`, β = 0.001, 10 Gbps."""
-    from ..sweep import SweepGrid, run_sweep
-    from ..sweep.run import make_plan
+    from ...sweep import SweepGrid, run_sweep
+    from ...sweep.run import make_plan
 
     grid = SweepGrid(beta=(0.001,), bdp=FIGURE_BDP, flows=FIGURE_FLOWS, kbar_ratio=(1.0,))
     return run_sweep(grid, plan=make_plan(grid, "full", chunk_bdp=len(FIGURE_BDP)), packet="all")
@@ -42,7 +42,7 @@ def _claim_condition_always_holds(ds: Any) -> tuple[bool, str]:
 
 
 def _claim_collapse_unseen(ds: Any) -> tuple[bool, str]:
-    from ..sweep.packet_classes import PacketClass
+    from ...sweep.packet_classes import PacketClass
 
     col = ds["packet_class"].values == int(PacketClass.COLLAPSE)
     held = bool(np.all((ds["packet_kbar_obs"] < ds["kbar_crit"]).values[col]))
@@ -87,10 +87,10 @@ def _claim_scout_faithful(ds: Any) -> tuple[bool, str]:
 
 
 def plot_packet_truth(ds: Any) -> Any:
-    """:func:`~dwtcp_fluid.plots.dwtcp_packet.plot_packet_truth_maps` with every registered predictor that has a
+    """:func:`~dwtcp_fluid.studies.dwtcp.plots_packet.plot_packet_truth_maps` with every registered predictor that has a
     sweep verdict (the Scout-faithful model's included)."""
-    from ..sweep.outcomes_packet import PACKET_CLASS_ATTRS
-    from ..sweep.predictors import predictors
+    from ...sweep.outcomes_packet import PACKET_CLASS_ATTRS
+    from ...sweep.predictors import predictors
 
     names = list(predictors(verdict=True))
     labels = {n: p.label for n, p in predictors().items()}

@@ -5,7 +5,7 @@
 * :func:`plot_packet_truth_maps` — over BDP × N (per β): the packet run's class, then one panel per registered
   predictor with a sweep verdict (what it predicts, and where it is wrong), the slot of the Scout-faithful model
   included, shown empty until it is registered; written by ``dwtcp-fluid sweep`` next to the dataset and
-  registered as the figure ``dwtcp_packet_truth`` (recipe: :mod:`dwtcp_fluid.experiments.dwtcp_packet_truth`).
+  registered as the figure ``dwtcp_packet_truth`` (recipe: :mod:`dwtcp_fluid.studies.dwtcp.figures_packet_truth`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def plot_dwtcp_overlay(results: list[dict[str, Any]], *, window_rtts: float = 30
     Parameters
     ----------
     results : list of dict
-        Rows of :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`, one per setting.
+        Rows of :func:`~dwtcp_fluid.studies.dwtcp.checks.compare_dwtcp`, one per setting.
     window_rtts : float
         How many base RTTs of each compared window to draw.
     """

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.dwtcp_busy import run_busy_model
-from ..params import DwtcpParams, LinkParams
+from ...params import DwtcpParams, LinkParams
+from .analysis_busy import run_busy_model
 
 __all__ = [
     "SETTINGS",
@@ -76,14 +76,14 @@ def packet_dwtcp(
 ) -> list[dict[str, Any]]:
     """Run the packet core's DWTCP law at ``runs`` (default :data:`SETTINGS`) and classify the window.
 
-    One definition: each setting goes through :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.packet_setting` (a
+    One definition: each setting goes through :func:`~dwtcp_fluid.studies.dwtcp.checks.packet_setting` (a
     point of the sweep's packet pass, as ``packet compare-fluid --law dwtcp`` runs it) with this cross-check's
     warm-up and window. Each result is that summary (queue_mean/min/max, amplitude, period_s — None unless the run
     oscillates —, utilization, window_mean, alpha_mean = the Scout α, ``class``, ``period_regular``,
     ``cycle_cv``, ``drops``, ``timeouts``, ``trend_flags``, ``scouts_served_per_rtt``) plus ``rtt`` and
     ``flows``. ``window_rtts`` None: per setting, :func:`measured_rtts`.
     """
-    from .compare_dwtcp import packet_setting
+    from .checks import packet_setting
 
     out = []
     for rtt, n in runs or SETTINGS:
@@ -108,8 +108,8 @@ def model_dwtcp(
 
 
 def _existing() -> dict[str, Any]:
-    from ..models.dwtcp import DwtcpFluid
-    from ..models.dwtcp_scout import DwtcpScoutFluid
+    from ...models.dwtcp import DwtcpFluid
+    from ...models.dwtcp_scout import DwtcpScoutFluid
 
     out: dict[str, Any] = {}
     for variant in ("paper", "sqrt"):
@@ -130,7 +130,7 @@ def existing_dwtcp(
 ) -> list[dict[str, dict[str, Any]]]:
     """Every model of :data:`EXISTING_MODELS` at each setting (history w = 1, q = 0, α = 1 as the CLI's), same
     warm-up and window as the packet runs; per setting ``{model name: summary}`` with the packet summary's keys."""
-    from ..dde import solve
+    from ...dde import solve
 
     out = []
     for rtt, n in runs or SETTINGS:
@@ -170,7 +170,7 @@ def comparison_table(
     """One row per (setting, source): ``rtt_us``, ``flows``, ``source`` ("packet", "dwtcp-busy" or an existing
     model's name), the :data:`TABLE_KEYS`, and for the Scout-faithful model ``verdict`` and ``why``
     (:func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict`)."""
-    from ..sweep.packet_classes import tolerance_verdict
+    from ...sweep.packet_classes import tolerance_verdict
 
     rows = []
     for i, (pk, md) in enumerate(zip(packet, model, strict=True)):

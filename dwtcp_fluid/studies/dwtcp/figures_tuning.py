@@ -1,7 +1,7 @@
 """Registered figure: tuning DWTCP's β and K on the Scout-faithful busy-period model, against a grid search.
 
 The range of ``tune dctcp``'s figure (10 Gbps, base RTT 100-300 µs, 2-100 flows, 3 × 3 operating points) with
-the default objective of :mod:`dwtcp_fluid.crosscheck.tune_dwtcp` (worst-case mean queue subject to utilization
+the default objective of :mod:`dwtcp_fluid.studies.dwtcp.tune` (worst-case mean queue subject to utilization
 ≥ 99 % and a steady queue at every point): the derivative-free compass-search path over the brute-force landscape
 of the same objective (0.2 decade in β, 0.21 decade in K), and [DWTCP]'s guideline β ≈ 1/(2·sqrt(BDP/N)) over
 the range's corners (read with BDP/N in bytes, the unit of w in the byte-convention β·sqrt(w)).
@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.tune_objectives import DWTCP_OBJECTIVES
-from ..crosscheck.tune_dwtcp import BETA_BOX, GRID, K_BOX, grid_search, guideline_beta, tune_dwtcp
-from ..studies.dctcp.figures_tuning import FIGURE_RANGE
-from ..studies.dctcp.plots_tuning import plot_tuning_dwtcp
-from .figure import Claim, Figure, register
+from ...analysis.tune_objectives import DWTCP_OBJECTIVES
+from ...experiments.figure import Claim, Figure, register
+from ..dctcp.figures_tuning import FIGURE_RANGE
+from ..dctcp.plots_tuning import plot_tuning_dwtcp
+from .tune import BETA_BOX, GRID, K_BOX, grid_search, guideline_beta, tune_dwtcp
 
 __all__ = ["build_tuning_dwtcp", "DWTCP_TUNING_FIGURE", "GRID_BETA", "GRID_K"]
 

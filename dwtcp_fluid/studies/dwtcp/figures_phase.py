@@ -2,7 +2,7 @@
 (the last in :mod:`.phase_figures_dctcp`, registered by importing this module).
 
 Every number a claim states is measured from the figure's data (trajectories of :func:`dwtcp_fluid.dde.solve`,
-the model's symbolic Jacobian, the first integral derived in :mod:`dwtcp_fluid.symbolic.dwtcp_orbits`, and the
+the model's symbolic Jacobian, the first integral derived in :mod:`dwtcp_fluid.studies.dwtcp.derive_orbits`, and the
 DCTCP limit-cycle finder :func:`dwtcp_fluid.analysis.limit_cycle.find_limit_cycle`).
 """
 
@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..analysis.phase import PhasePortrait, phase_portrait
-from ..dde import Status
-from ..models.dwtcp import DwtcpFluid
-from ..params import DWTCP_EVALUATION, DwtcpParams
-from ..plots.phase import plot_delay, plot_fig13
-from .figure import Claim, Figure, register
+from ...analysis.phase import PhasePortrait, phase_portrait
+from ...dde import Status
+from ...experiments.figure import Claim, Figure, register
+from ...models.dwtcp import DwtcpFluid
+from ...params import DWTCP_EVALUATION, DwtcpParams
+from ...plots.phase import plot_delay, plot_fig13
 
 __all__ = [
     "DWTCP_FIG13_PARAMS",
@@ -41,7 +41,7 @@ DWTCP_LAWS = ("increase (7)", "decrease (6)")
 
 @functools.cache
 def _integral_fn(variant: str):
-    from ..symbolic.dwtcp_orbits import first_integral
+    from .derive_orbits import first_integral
 
     m = DwtcpFluid(variant=variant)
     xs, ps = m.symbols()
@@ -53,7 +53,7 @@ def dwtcp_decrease_integral(x: Sequence[Any], p: Mapping[str, float], variant: s
     """First integral of the undelayed decrease phase, H = β(q − k)²/(2τ(BDP + k)) + N·w/τ − C·ln w (packets/s).
 
     [DWTCP] eq. (6); the expression is the SymPy one of
-    :func:`dwtcp_fluid.symbolic.dwtcp_orbits.first_integral`, lambdified (not retyped).
+    :func:`dwtcp_fluid.studies.dwtcp.derive_orbits.first_integral`, lambdified (not retyped).
     """
     fn = _integral_fn(variant)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -173,7 +173,7 @@ def _arrival(sol: Any, p: Mapping[str, float], rtol: float = 1e-9) -> tuple[floa
 
 def build_fig13(quick: bool = False) -> dict[str, Any]:
     """DWTCP Fig. 13 recomputed from (6)/(7) of [DWTCP], plus one run without the queue floor."""
-    from ..dde import solve
+    from ...dde import solve
 
     pp = dwtcp_portrait(duration=0.05)
     # the same starts with half the JAX step: what is left near (BDP/N, 0) must shrink with the step if it is
@@ -211,7 +211,7 @@ def build_delay(quick: bool = False) -> dict[str, Any]:
         c = c[c >= sol.t[-1] - 0.03]
         periods.append(float(np.mean(np.diff(c))) if c.size >= 2 else math.nan)
     # second solver: the event-exact SciPy reference on one start (the JAX cycle must not be a step artefact)
-    from ..dde import solve
+    from ...dde import solve
 
     e = 2
     ref = solve(pps[1].model, pps[1].params, pps[1].trajectories[e].x0, (0.0, 0.1), method="reference")
@@ -360,3 +360,4 @@ DELAY = register(
 )
 
 # DCTCP Fig. 4 lives in its own module; importing it here registers it with the two DWTCP figures.
+from ..dctcp import figures_phase as phase_dctcp  # noqa: E402, F401

@@ -1,7 +1,7 @@
-"""The model runs and the search of :func:`~dwtcp_fluid.crosscheck.tune_dwtcp.tune_dwtcp`: the box, one run's
+"""The model runs and the search of :func:`~dwtcp_fluid.studies.dwtcp.tune.tune_dwtcp`: the box, one run's
 parameters and step, batched (candidate, point) runs, and the compass search with pattern and boundary moves in
 (log10 β, log10 K) on a working set of points certified over every point (the method and where its runs go:
-:mod:`dwtcp_fluid.crosscheck.tune_dwtcp`)."""
+:mod:`dwtcp_fluid.studies.dwtcp.tune`)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from ..params import DwtcpParams, LinkParams
-from ..studies.dctcp.tune import TuneRange
+from ...params import DwtcpParams, LinkParams
+from ..dctcp.tune import TuneRange
 
 __all__ = ["Search", "compass", "pair_observables", "step_rtts"]
 
@@ -56,8 +56,8 @@ def pair_observables(
     """The busy-period model's summary for (β[i], K[i]) at operating point ``point[i]`` (an index into
     ``rng.grid()``): one model run per element, in one batched solve with step ``dt_rtts``; keys of
     :func:`busy_observables`, arrays (n,)."""
-    from ..analysis.dwtcp_busy_batch import run_busy_batch
-    from ..sweep.packet_classes import oscillation_threshold
+    from ...sweep.packet_classes import oscillation_threshold
+    from .analysis_busy_batch import run_busy_batch
 
     D, N = rng.grid()
     idx = np.asarray(point, int)

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 
 import sympy as sp
 
-from ..models.dwtcp import DwtcpFluid
+from ...models.dwtcp import DwtcpFluid
 
 PAPER_DWTCP = "[DWTCP]"
 

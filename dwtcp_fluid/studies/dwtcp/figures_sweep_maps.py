@@ -5,16 +5,16 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from ..analysis.linear import CLASSES
-from ..formulas import kbar_star
-from ..plots.sweep_maps import plot_condition_map
-from .figure import Claim, Figure, register
+from ...analysis.linear import CLASSES
+from ...experiments.figure import Claim, Figure, register
+from ...formulas import kbar_star
+from .plots_sweep_maps import plot_condition_map
 
 __all__ = ["plot_condition_map", "SWEEP_FIGURE"]
 
 
 def _build(quick: bool) -> xr.Dataset:
-    from ..sweep import SweepGrid, run_sweep
+    from ...sweep import SweepGrid, run_sweep
 
     grid = SweepGrid(
         beta=(0.001, 0.05),

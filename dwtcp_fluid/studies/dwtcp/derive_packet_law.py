@@ -16,8 +16,8 @@ from typing import Any
 
 import sympy as sp
 
-from ._dwtcp_common import cite
-from .derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
+from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
+from .derive_common import cite
 
 __all__ = ["dwtcp_packet_law", "SWEEP_COUNTS"]
 
@@ -50,8 +50,8 @@ _BETA = 0.001
 @functools.cache
 def _point(bdp: float, flows: int) -> dict[str, float]:
     """One point of the sweep's packet pass (default options: k = 0, buffer 250, 20 + 50 RTTs)."""
-    from ..sweep.outcomes_packet import packet_outcomes
-    from ..sweep.packet_classes import PacketClass
+    from ...sweep.outcomes_packet import packet_outcomes
+    from ...sweep.packet_classes import PacketClass
 
     o = packet_outcomes([_BETA], [bdp], [flows], capacity_pps=_C)
     out = {k: float(v[0]) for k, v in o.items()}

@@ -3,7 +3,7 @@
 The range is :class:`~dwtcp_fluid.studies.dctcp.tune.TuneRange`'s (capacity, base-RTT interval, flow-count interval, a grid of operating
 points). At each point :class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid` ([DWTCP] Algorithm 1, eqs. (1), (2),
 the Scout served only in idle time; ``proofs/dwtcp_busy.md``) is run in one batched JAX solve
-(:func:`~dwtcp_fluid.analysis.dwtcp_busy_batch.run_busy_batch`, 100 RTTs warm-up, 300 measured) and summarised as the DWTCP
+(:func:`~dwtcp_fluid.studies.dwtcp.analysis_busy_batch.run_busy_batch`, 100 RTTs warm-up, 300 measured) and summarised as the DWTCP
 cross-check summarises it (mean and peak queue, amplitude, utilization).
 
 Default objective: minimize the worst-case mean queue over the range subject to utilization ≥ 99 % and a steady
@@ -16,7 +16,7 @@ sits on or near (the utilization and steadiness constraints bind at the fewest f
 standing queue at the most). Across that boundary the mean queue jumps and its derivative does not exist; inside
 the cycle regime the window statistics move in steps as crossings enter and leave the window. Implicit
 differentiation needs a smooth fixed point or orbit; only the standing queue has one (q* = N·w* − BDP with w* the
-root of x/w = β_w·(w + x/(2w))^{3/2}, :func:`~dwtcp_fluid.analysis.dwtcp_busy.standing_queue_point`, independent of K). So the search
+root of x/w = β_w·(w + x/(2w))^{3/2}, :func:`~dwtcp_fluid.studies.dwtcp.analysis_busy.standing_queue_point`, independent of K). So the search
 is derivative-free: a batched compass search (generalized pattern search) in (log10 β, log10 K) with a filter —
 a feasible candidate beats an infeasible one, infeasible ones are ranked by their constraint violation — polling
 the last successful move again first (a Hooke-Jeeves pattern move), then the four axis directions in one batched
@@ -51,11 +51,11 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.tune_objectives import DWTCP_OBJECTIVES
-from ..params import DwtcpParams, check_range
-from ..results import Result, Status, Summary, new_axes
-from ..studies.dctcp.tune import TuneRange
-from .tune_dwtcp_search import (  # noqa: F401 (BETA_BOX, K_BOX, GRID, START: this module's public constants)
+from ...analysis.tune_objectives import DWTCP_OBJECTIVES
+from ...params import DwtcpParams, check_range
+from ...results import Result, Status, Summary, new_axes
+from ..dctcp.tune import TuneRange
+from .tune_search import (  # noqa: F401 (BETA_BOX, K_BOX, GRID, START: this module's public constants)
     _KEYS,
     BETA_BOX,
     GRID,
@@ -273,7 +273,7 @@ def tune_dwtcp(
     check_range("K0", K0, lo=K_BOX[0], hi=K_BOX[1], why="packets")
     h = check_range("step0", step0, lo=0.0, lo_open=True, why="decades")
     check_range("min_step", min_step, lo=0.0, hi=h, lo_open=True, why="decades, at most step0")
-    from .tune_dwtcp_search import Search, compass
+    from .tune_search import Search, compass
 
     t0 = time.perf_counter()
     S = Search(rng, objective, u_min, bool(steady), warmup_rtts=warmup_rtts, window_rtts=window_rtts)

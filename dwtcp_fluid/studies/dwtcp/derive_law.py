@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..models.dwtcp import DwtcpFluid
-from ._dwtcp_common import bdp_subs, cite, decrease_rhs, symbols
-from .derivation import (
+from ...models.dwtcp import DwtcpFluid
+from ...symbolic.derivation import (
     Derivation,
     Finding,
     Step,
@@ -22,6 +21,7 @@ from .derivation import (
     positive,
     predicate,
 )
+from .derive_common import bdp_subs, cite, decrease_rhs, symbols
 
 __all__ = ["dwtcp_fluid_model"]
 

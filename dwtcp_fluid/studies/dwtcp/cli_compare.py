@@ -7,9 +7,9 @@ from typing import Any
 
 from rich.table import Table
 
-from .common import UsageError, emit_json, link_from_flags, print_written, progress_bar
-from .compare_table import compare_console
-from .outputs import check_figure
+from ...cli.common import UsageError, emit_json, link_from_flags, print_written, progress_bar
+from ...cli.compare_table import compare_console
+from ...cli.outputs import check_figure
 
 
 def _check(flag: str, value: Any, ok: bool, accepted: str) -> None:
@@ -43,11 +43,11 @@ def compare_fluid_dwtcp(
     plot: str | None,
     as_json: bool,
 ) -> None:
-    """Validate the flags, run :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp` for every N × RTT, print
+    """Validate the flags, run :func:`~dwtcp_fluid.studies.dwtcp.checks.compare_dwtcp` for every N × RTT, print
     a table (or one JSON object) and optionally write the overlay figure."""
-    from ..crosscheck.compare_dwtcp import TOLERANCES
-    from ..reports.compare import run_compare_fluid
-    from ..sweep.predictors import predictors
+    from ...reports.compare import run_compare_fluid
+    from ...sweep.predictors import predictors
+    from .checks import TOLERANCES
 
     _check("--beta", beta, math.isfinite(beta) and 0 < beta <= 1, "a number with 0 < beta <= 1")
     _check("--target", target, math.isfinite(target) and target >= 0, "packets >= 0")
@@ -88,8 +88,8 @@ def compare_fluid_dwtcp(
             progress=bar,
         )
     if plot:
-        from ..plots.dwtcp_packet import plot_dwtcp_overlay
-        from ..plots.style import save_figure, style
+        from ...plots.style import save_figure, style
+        from .plots_packet import plot_dwtcp_overlay
 
         with style():
             save_figure(plot_dwtcp_overlay(results), plot)
@@ -110,8 +110,8 @@ def compare_fluid_dwtcp(
 
 def dwtcp_tables(results: list[dict[str, Any]]) -> list[Table]:
     """One :func:`~.compare_table.compare_table` per setting of
-    :func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`'s ``results``: the packet run, then each model."""
-    from .compare_table import compare_table
+    :func:`~dwtcp_fluid.studies.dwtcp.checks.compare_dwtcp`'s ``results``: the packet run, then each model."""
+    from ...cli.compare_table import compare_table
 
     out = []
     for r in results:

@@ -10,9 +10,19 @@ import math
 
 import sympy as sp
 
-from ..params import DWTCP_EVALUATION, check_range
-from ._dwtcp_common import cite, decrease_jacobian, symbols
-from .derivation import Derivation, Finding, Step, eq, fmt, identity, positive, predicate, solutions
+from ...params import DWTCP_EVALUATION, check_range
+from ...symbolic.derivation import (
+    Derivation,
+    Finding,
+    Step,
+    eq,
+    fmt,
+    identity,
+    positive,
+    predicate,
+    solutions,
+)
+from .derive_common import cite, decrease_jacobian, symbols
 
 __all__ = ["dwtcp_variants", "kbar_crit_sqrt", "kbar_crit_ipg"]
 

@@ -8,7 +8,7 @@ from matplotlib.colors import BoundaryNorm, ListedColormap
 from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Patch
 
-from ..formulas import kbar_star
+from ...formulas import kbar_star
 
 _CLASS_COLORS = {"spiral": "#0072B2", "node": "#E69F00", "degenerate": "#000000"}
 

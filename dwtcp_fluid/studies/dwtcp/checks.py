@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DWTCP_TARGET, DwtcpParams, LinkParams
-from ..sweep.packet_classes import TOLERANCES, oscillation_threshold, tolerance_verdict
-from ..sweep.predictors import SUMMARY_KEYS, predictors
+from ...params import DEFAULT_BETA, DEFAULT_CAPACITY, DWTCP_TARGET, DwtcpParams, LinkParams
+from ...sweep.packet_classes import TOLERANCES, oscillation_threshold, tolerance_verdict
+from ...sweep.predictors import SUMMARY_KEYS, predictors
 
 __all__ = ["TOLERANCES", "compare_dwtcp", "packet_setting"]
 
@@ -66,9 +66,9 @@ def packet_setting(
         ``class``, ``window_rtts``, ``jain_index``, ``drops``, ``timeouts``, ``scout_overhead``, ``trend_flags``,
         ``scouts_served_per_rtt``) and ``traces`` (t in s, q and w in packets, alpha).
     """
-    from ..sweep.outcomes_packet import packet_outcomes
-    from ..sweep.packet_batch import PacketPassOptions
-    from ..sweep.packet_classes import PacketClass
+    from ...sweep.outcomes_packet import packet_outcomes
+    from ...sweep.packet_batch import PacketPassOptions
+    from ...sweep.packet_classes import PacketClass
 
     default = DwtcpParams()
     if (P.scout_size, P.alpha0) != (default.scout_size, default.alpha0):

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..dde import solve
-from ..models.dwtcp_busy import DwtcpBusyFluid
-from ..params import DwtcpParams, check_range
-from .dwtcp_busy import busy_history, busy_summary, jax_step
+from ...dde import solve
+from ...models.dwtcp_busy import DwtcpBusyFluid
+from ...params import DwtcpParams, check_range
+from .analysis_busy import busy_history, busy_summary, jax_step
 
 __all__ = ["run_busy_batch", "SAVES_PER_RTT"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..params import DwtcpParams
-from ._json import to_jsonable
+from ...params import DwtcpParams
+from ...reports._json import to_jsonable
 
 __all__ = [
     "condition_report",
@@ -72,8 +72,8 @@ def eigen_report(
     """
     import numpy as np
 
-    from ..analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
-    from ..models.dwtcp import DwtcpFluid
+    from ...analysis.linear import CLASSES, STABILITY, classify_2x2, stability_2x2
+    from ...models.dwtcp import DwtcpFluid
 
     if phase not in ("decrease", "increase"):
         raise ValueError(f"phase={phase!r} is invalid: accepted decrease or increase")
@@ -116,14 +116,14 @@ def eigen_report(
 
 def dwtcp_model(variant: str, delay: bool) -> Any:
     """The DWTCP fluid model of ``variant`` (:data:`DWTCP_VARIANTS`), Scout feedback one RTT late or undelayed."""
-    from ..models.dwtcp import DwtcpFluid
+    from ...models.dwtcp import DwtcpFluid
 
     if variant not in DWTCP_VARIANTS:
         raise ValueError(f"variant={variant!r} is invalid: accepted {' | '.join(DWTCP_VARIANTS)}")
     base = variant.split("-")[0]
     rtts = 1.0 if delay else 0.0
     if variant.endswith("-scout"):
-        from ..models.dwtcp_scout import DwtcpScoutFluid
+        from ...models.dwtcp_scout import DwtcpScoutFluid
 
         return DwtcpScoutFluid(variant=base, delay_rtts=rtts)
     return DwtcpFluid(variant=base, delay_rtts=rtts)
@@ -148,8 +148,8 @@ def run_dwtcp_simulate(
     """:func:`dwtcp_simulate_report` and the solution it summarises (for a plot)."""
     import numpy as np
 
-    from ..dde import solve
-    from ..dde.summary import queue_range_tolerance
+    from ...dde import solve
+    from ...dde.summary import queue_range_tolerance
 
     if solver not in ("reference", "jax"):
         raise ValueError(f"solver={solver!r} is invalid: accepted reference or jax")
@@ -160,8 +160,8 @@ def run_dwtcp_simulate(
     if solver == "jax" and P.k == 0 and model.delay_rtts == 0:
         # the undelayed decrease is a center stopped only by the floor, where a fixed step leaves an orbit of
         # the size dde.summary.queue_range_tolerance documents: the step-doubling check accepts up to that
-        from ..dde.problem import make_problem
-        from ..dde.solve import default_step
+        from ...dde.problem import make_problem
+        from ...dde.solve import default_step
 
         h = default_step([make_problem(model, P)], duration)
         opts["atol"] = max(

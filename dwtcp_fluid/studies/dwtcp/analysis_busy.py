@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 from scipy.optimize import brentq
 
-from ..dde import solve
-from ..dde.solve import STEPS_PER_DELAY
-from ..models.dwtcp_busy import DwtcpBusyFluid, busy_queue, busy_utilization
-from ..params import DwtcpParams, check_range
-from ..periods import autocorr_period
+from ...dde import solve
+from ...dde.solve import STEPS_PER_DELAY
+from ...models.dwtcp_busy import DwtcpBusyFluid, busy_queue, busy_utilization
+from ...params import DwtcpParams, check_range
+from ...periods import autocorr_period
 
 __all__ = [
     "INIT_CWND",

@@ -38,9 +38,9 @@ from typing import Any, Literal
 import numpy as np
 import sympy as sp
 
-from ..models.dwtcp import DwtcpFluid
-from ..params import DwtcpParams
-from .charroots import DEFAULT_M, char_roots, critical_parameter
+from ...analysis.charroots import DEFAULT_M, char_roots, critical_parameter
+from ...models.dwtcp import DwtcpFluid
+from ...params import DwtcpParams
 
 __all__ = ["dwtcp_linearization", "dwtcp_delay_spectrum"]
 

@@ -2,9 +2,9 @@
 
 Every expression comes from :class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid` (Algorithm 1 and eqs. (1), (2)
 of [DWTCP] with the Scout served only in idle time); the closed forms are those of
-:mod:`dwtcp_fluid.analysis.dwtcp_busy`; the packet-level evidence is measured by the packet core's per-chunk
+:mod:`dwtcp_fluid.studies.dwtcp.analysis_busy`; the packet-level evidence is measured by the packet core's per-chunk
 records (``scouts_served``, ``pending_end``, ``busy``; :func:`dwtcp_fluid.packet.run`) and
-:mod:`dwtcp_fluid.crosscheck.dwtcp_busy` (tests/test_dwtcp_scout_model.py, tests/test_dwtcp_scout_packet.py).
+:mod:`dwtcp_fluid.studies.dwtcp.checks_busy` (tests/test_dwtcp_scout_model.py, tests/test_dwtcp_scout_packet.py).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 import sympy as sp
 
-from ..analysis.dwtcp_busy import boundary_flows, criterion, cycle_multiplier, standing_queue_point
-from ..models.base import SYMPY_NS
-from ..models.dwtcp_busy import DwtcpBusyFluid
-from ..params import DwtcpParams, LinkParams
-from ._dwtcp_common import cite
-from .derivation import Derivation, Finding, Step, eq, fmt, holds, identity, positive, predicate
+from ...models.base import SYMPY_NS
+from ...models.dwtcp_busy import DwtcpBusyFluid
+from ...params import DwtcpParams, LinkParams
+from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, holds, identity, positive, predicate
+from .analysis_busy import boundary_flows, criterion, cycle_multiplier, standing_queue_point
+from .derive_common import cite
 
 __all__ = ["dwtcp_busy"]
 
@@ -365,7 +365,7 @@ def dwtcp_busy() -> Derivation:
             " steady at 0.43 and 0.61, so one fails and one passes against the model's 0.625 by chance.",
             "Cross-check on the packet core (10 Gbps, β = 0.001, K = 100, buffer 5000, seeds 0-2), each run by the one"
             " definition of a DWTCP packet run the sweep and packet compare-fluid use"
-            " (dwtcp_fluid/crosscheck/compare_dwtcp.py, packet_setting: the sweep's fair-share start, 2 record chunks"
+            " (dwtcp_fluid/studies/dwtcp/checks.py, packet_setting: the sweep's fair-share start, 2 record chunks"
             " per RTT, a second round for runs that are not stationary; warm-up 100 RTTs, window 300 RTTs, 1,500 at"
             " 1 ms N = 10) and judged by dwtcp_fluid/sweep/packet_classes.py, tolerance_verdict: 13 of 17 scored runs"
             " pass, 12 of 15 at the five settings other than 1 ms N = 2. Mean queue and utilization are within"

@@ -11,9 +11,9 @@ import math
 import sympy as sp
 from scipy.optimize import brentq
 
-from ..models.dwtcp import DwtcpFluid
-from ..params import check_range
-from ._dwtcp_common import bdp_subs, symbols
+from ...models.dwtcp import DwtcpFluid
+from ...params import check_range
+from .derive_common import bdp_subs, symbols
 
 __all__ = ["delayed_root", "delay_margin", "kbar_crit_delay"]
 

@@ -8,9 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_RTT, DwtcpParams
-from .app import dwtcp_app
-from .common import UsageError, emit_json, link_from_flags
+from ...cli.app import dwtcp_app
+from ...cli.common import UsageError, emit_json, link_from_flags
+from ...params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_RTT, DwtcpParams
 
 _CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
 _RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT τ ("100us", "0.1ms", "1e-4s").')
@@ -52,7 +52,7 @@ def condition(
     json: bool = _JSON,
 ) -> None:
     """The paper's condition k̄ < k̄* = 2·BDP/√β ([DWTCP] eq. (14)) in numbers."""
-    from ..reports.dwtcp import condition_report
+    from .report import condition_report
 
     P = _params(beta, capacity, rtt, packet_size, flows)
     out = condition_report(P)
@@ -96,7 +96,7 @@ def eigen(
     """Jacobian, eigenvalues and class of the DWTCP fluid model frozen at (w, q = k̄), eqs. (8)-(16)."""
     import numpy as np
 
-    from ..reports.dwtcp import eigen_report
+    from .report import eigen_report
 
     if phase not in ("decrease", "increase"):
         raise UsageError("--phase", phase, "decrease or increase")

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..models.dwtcp import DwtcpFluid
-from ._dwtcp_common import bdp_subs, cite, symbols
-from .derivation import Derivation, Finding, Step, eq, identity, predicate
+from ...models.dwtcp import DwtcpFluid
+from ...symbolic.derivation import Derivation, Finding, Step, eq, identity, predicate
+from .derive_common import bdp_subs, cite, symbols
 
 __all__ = ["dwtcp_first_integral", "first_integral", "return_map_series"]
 

@@ -1,6 +1,6 @@
 """Registered figure: characteristic roots of the delayed DWTCP decrease branch against the frozen Jacobian (8).
 
-Delay-aware linearization (:mod:`dwtcp_fluid.analysis.charroots_dwtcp`) of the DWTCP fluid model of appendix A of
+Delay-aware linearization (:mod:`dwtcp_fluid.studies.dwtcp.analysis_charroots`) of the DWTCP fluid model of appendix A of
 [DWTCP] with the Scout signal's one-RTT delay. Left: spectral abscissa (per RTT) against
 k̄/BDP for several β, delayed (pseudospectral + Newton) and frozen/undelayed (eq. (8), whose real part (12) is
 always negative). Right: the k̄ at which the delayed abscissa crosses zero, against β, next to the paper's
@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.charroots_dwtcp import dwtcp_delay_spectrum
-from ..formulas import kbar_star
-from ..models.dwtcp import DwtcpFluid
-from ..params import DwtcpParams, LinkParams
-from ..plots.charroots import BETAS_CURVES, plot_delay_spectrum
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from ...formulas import kbar_star
+from ...models.dwtcp import DwtcpFluid
+from ...params import DwtcpParams, LinkParams
+from .analysis_charroots import dwtcp_delay_spectrum
+from .plots_charroots import BETAS_CURVES, plot_delay_spectrum
 
 __all__ = ["build_delay_spectrum", "plot_delay_spectrum", "DELAY_SPECTRUM_FIGURE"]
 

@@ -9,11 +9,22 @@ import math
 
 import sympy as sp
 
-from ..formulas import kbar_star
-from ..models.dwtcp import DwtcpFluid
-from ..params import DWTCP_EVALUATION
-from ._dwtcp_common import bdp_subs, cite, decrease_jacobian, symbols
-from .derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, positive, predicate, solutions
+from ...formulas import kbar_star
+from ...models.dwtcp import DwtcpFluid
+from ...params import DWTCP_EVALUATION
+from ...symbolic.derivation import (
+    Derivation,
+    Finding,
+    Step,
+    eq,
+    fmt,
+    identity,
+    numeric,
+    positive,
+    predicate,
+    solutions,
+)
+from .derive_common import bdp_subs, cite, decrease_jacobian, symbols
 
 __all__ = ["dwtcp_jacobian", "dwtcp_condition_numbers", "kbar_crit_table"]
 
