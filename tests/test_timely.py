@@ -137,7 +137,7 @@ def test_timely_fluid_has_no_fixed_point_in_band():
 
 
 def test_proof_checks_pass():
-    from dwtcp_fluid.symbolic.timely import timely
+    from dwtcp_fluid.studies.timely.derive import timely
 
     d = timely()
     d.run()

@@ -36,7 +36,7 @@ _COMMAND_MODULES = (
     "dwtcp_fluid.cli.tune",
     "dwtcp_fluid.cli.network",
     "dwtcp_fluid.cli.network_sweep",
-    "dwtcp_fluid.cli.timely_network",
+    "dwtcp_fluid.studies.timely.cli_network",
 )
 
 

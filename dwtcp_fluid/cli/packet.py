@@ -28,8 +28,8 @@ _SECONDS_PER_COMPARISON = {"dwtcp": 47.0, "dctcp": 10.0}
 #: takes ``(law, *, seed, as_json)``; one line here adds a law to ``compare-fluid`` (the others, dctcp and dwtcp,
 #: take the settings from the flags).
 OWN_SETTINGS: dict[str, tuple[str, str]] = {
-    "timely": (".packet_timely", "compare_fluid_timely"),
-    "timely-patched": (".packet_timely", "compare_fluid_timely"),
+    "timely": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
+    "timely-patched": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
     "d2tcp": (".packet_d2tcp", "compare_fluid_d2tcp"),
     "cubic": (".packet_cubic", "compare_fluid_cubic"),
 }

@@ -22,6 +22,9 @@ from ..studies.dwtcp import figures_phase as phase_dwtcp
 from ..studies.dwtcp import figures_sweep_maps as sweep_maps
 from ..studies.dwtcp import figures_sweep_outcomes as sweep_outcomes
 from ..studies.dwtcp import figures_tuning as tuning_dwtcp
+from ..studies.timely import figures as timely
+from ..studies.timely import figures_network as timely_network
+from ..studies.timely import figures_proxy_signals as proxy_signals
 
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
@@ -30,9 +33,6 @@ from . import (
     multihop,
     network_sweep,
     packet,
-    proxy_signals,
-    timely,
-    timely_network,
     timeseries,
 )
 from . import figure as _figure

@@ -41,7 +41,7 @@ REPORTS: dict[str, tuple[str, str]] = {
     "proofs": ("reports.proofs", "proofs_report"),
     "packet run": ("reports.packet", "packet_run_report"),
     "packet scenario": ("reports.packet_scenario", "packet_scenario_report"),
-    "timely network": ("reports.timely_network", "timely_network_report"),
+    "timely network": ("studies.timely.report_network", "timely_network_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]

@@ -23,7 +23,7 @@ from .derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
 __all__ = ["leafspine"]
 
 _C, _K, _D = 10e9 / 8 / 1500, 65.0, 1e-4
-#: [PROXY]'s FCT experiment (:func:`~dwtcp_fluid.experiments.proxy_signals.fct_seeds`) on seeds 0-4 per load:
+#: [PROXY]'s FCT experiment (:func:`~dwtcp_fluid.studies.timely.figures_proxy_signals.fct_seeds`) on seeds 0-4 per load:
 #: MAX's mean slowdown over SUM's − 1 per seed (flows every signal finished), and the seed mean ± half range of
 #: SUM, MAX, SUM_SQU, IND. Figure ``proxy_signals`` re-checks seeds 0-2 at 40 %; a slow test re-runs all of it.
 FCT_MAX_VS_SUM = {

@@ -28,14 +28,14 @@ from ..studies.dwtcp.derive_linear import dwtcp_condition_numbers, dwtcp_jacobia
 from ..studies.dwtcp.derive_orbits import dwtcp_first_integral
 from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
 from ..studies.dwtcp.derive_variants import dwtcp_variants
+from ..studies.timely.derive import timely
+from ..studies.timely.derive_network import timely_network
 from .cubic import cubic
 from .d2tcp import d2tcp
 from .derivation import Derivation, StepCheckError
 from .eq_index import render_index
 from .leafspine import leafspine
 from .multihop import multihop
-from .timely import timely
-from .timely_network import timely_network
 
 __all__ = [
     "DERIVATIONS",

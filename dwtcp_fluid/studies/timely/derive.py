@@ -14,10 +14,10 @@ import types
 import numpy as np
 import sympy as sp
 
-from ..analysis.charroots import char_roots, critical_parameter
-from ..models.base import SYMPY_NS
-from ..models.timely import TimelyFluid, TimelyParams, band_rate, gradient_rate, gradient_weight, timely_rate
-from .derivation import (
+from ...analysis.charroots import char_roots, critical_parameter
+from ...models.base import SYMPY_NS
+from ...models.timely import TimelyFluid, TimelyParams, band_rate, gradient_rate, gradient_weight, timely_rate
+from ...symbolic.derivation import (
     Derivation,
     Finding,
     Step,

@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from ..models.dctcp_network import parking_lot_routes
-from ..models.timely_network import TimelyNetwork, TimelyNetworkParams, path_signal
-from .charroots import char_roots_multi
-from .charroots_result import CharRoots
+from ...analysis.charroots import char_roots_multi
+from ...analysis.charroots_result import CharRoots
+from ...models.dctcp_network import parking_lot_routes
+from ...models.timely_network import TimelyNetwork, TimelyNetworkParams, path_signal
 
 __all__ = ["OutsideBandError", "patched_rtt", "patched_fixed_point", "patched_linearization", "patched_roots"]
 

@@ -14,7 +14,7 @@ def plot_timely_network(data: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from .style import apply_style
+    from ...plots.style import apply_style
 
     apply_style()
     rows = data["rows"]

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..params import LinkParams
+from ...params import LinkParams
 
 __all__ = ["noisy_queues", "fct_signals", "fct_seeds", "SKINNY", "SIGNALS", "FCT_LOAD", "FCT_SEEDS"]
 
@@ -47,8 +47,8 @@ _K_IND = 20.0
 
 
 def _law(name: str) -> tuple[Any, float]:
-    from ..packet.laws.dctcp_hops import DctcpHops
-    from ..packet.laws.timely_hops import TimelyHops
+    from ...packet.laws.dctcp_hops import DctcpHops
+    from ...packet.laws.timely_hops import TimelyHops
 
     if name == "IND":
         return DctcpHops(), _K_IND
@@ -68,7 +68,7 @@ def noisy_queues(duration: str = "40ms", equal_loops: bool = False) -> dict[str,
         True: the cross flows' base RTT is 4 slots longer, so every loop is equal and the cross flows' samples
         read 4 slots more than the primary's. [PROXY] has both equal; the two bracket it.
     """
-    from ..packet.multihop_run import run_topology
+    from ...packet.multihop_run import run_topology
 
     link = LinkParams(**_LINK)
     slot_us = 1e6 / link.C
@@ -109,7 +109,7 @@ def fct_workload(
     distinct leaves. ``idle`` marks the flows added to bring the count to a multiple of :data:`FCT_PAD`: they start
     at ``duration`` (never) so that runs of other seeds share one compiled engine (its shapes follow the count;
     the runs also take the fabric's whole in-port table, ``run_topology(fabric_feeds=True)``)."""
-    from ..packet.workloads import poisson_flows
+    from ...packet.workloads import poisson_flows
 
     L = 4
     base = LinkParams(**_LINK)
@@ -147,9 +147,9 @@ def fct_signals(duration: float = 0.05, seed: int = 0, load: float = FCT_LOAD) -
     load : float
         Offered load of the finite flows, fraction of the hosts' capacity (leaves × line rate).
     """
-    from ..packet.leafspine import leaf_spine_traffic
-    from ..packet.multihop_run import run_topology
-    from ..packet.topology import parse_topology
+    from ...packet.leafspine import leaf_spine_traffic
+    from ...packet.multihop_run import run_topology
+    from ...packet.topology import parse_topology
 
     link = LinkParams(**_LINK)
     m, starts, sizes, idle = fct_workload(duration, seed, load)
@@ -281,8 +281,8 @@ def _claim_max(d: dict) -> tuple[bool, str]:
 
 
 def _register() -> None:
-    from ..plots.proxy_signals import plot_proxy
-    from .figure import Claim, Figure, register
+    from ...experiments.figure import Claim, Figure, register
+    from .plots_proxy_signals import plot_proxy
 
     register(
         Figure(

@@ -3,8 +3,8 @@
 Every expression comes from the single definitions: :func:`~dwtcp_fluid.models.timely.band_rate`,
 :func:`~dwtcp_fluid.models.timely.rtt_gradient_rate` and :func:`~dwtcp_fluid.models.timely_network.path_signal`
 (what :class:`~dwtcp_fluid.models.timely_network.TimelyNetwork` integrates); the numeric fixed point and the roots
-come from :mod:`dwtcp_fluid.analysis.timely_network`. The packet-level check is
-:mod:`dwtcp_fluid.crosscheck.timely_network`.
+come from :mod:`dwtcp_fluid.studies.timely.analysis_network`. The packet-level check is
+:mod:`dwtcp_fluid.studies.timely.checks_network`.
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ import types
 import numpy as np
 import sympy as sp
 
-from ..analysis.charroots import char_roots_multi
-from ..analysis.timely_network import patched_fixed_point, patched_linearization, patched_rtt
-from ..models.base import SYMPY_NS
-from ..models.dctcp_network import parking_lot_routes
-from ..models.timely import band_rate, rtt_gradient_rate
-from ..models.timely_network import TimelyNetwork, TimelyNetworkParams, path_signal
-from .derivation import (
+from ...analysis.charroots import char_roots_multi
+from ...models.base import SYMPY_NS
+from ...models.dctcp_network import parking_lot_routes
+from ...models.timely import band_rate, rtt_gradient_rate
+from ...models.timely_network import TimelyNetwork, TimelyNetworkParams, path_signal
+from ...symbolic.derivation import (
     Derivation,
     Finding,
     Step,
@@ -33,6 +32,7 @@ from .derivation import (
     predicate,
     solutions,
 )
+from .analysis_network import patched_fixed_point, patched_linearization, patched_rtt
 
 __all__ = ["timely_network"]
 

@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..packet.scenarios import run_many
-from ..packet.scenarios_incast import (
+from ...experiments.figure import Claim, Figure, register
+from ...packet.scenarios import run_many
+from ...packet.scenarios_incast import (
     DRAW_SEEDS,
     INCAST_FLOWS,
     NOISE_US,
@@ -15,8 +16,7 @@ from ..packet.scenarios_incast import (
     incast_run,
     rtt_samples_us,
 )
-from ..plots.timely import plot_timely_incast
-from .figure import Claim, Figure, register
+from .plots import plot_timely_incast
 
 #: Simulated time of every run of the figure (s): long enough for the rates to settle, short enough for CI.
 DURATION = 0.1

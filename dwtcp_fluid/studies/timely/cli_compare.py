@@ -6,8 +6,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from ..reports.compare import TIMELY_LAWS
-from .common import UsageError, emit_json
+from ...cli.common import UsageError, emit_json
+from ...reports.compare import TIMELY_LAWS
 
 __all__ = ["TIMELY_LAWS", "compare_fluid_timely"]
 
@@ -17,7 +17,7 @@ def compare_fluid_timely(law: str, *, seed: int, as_json: bool) -> None:
 
     Exits 1 (after printing) when a setting is outside the stated tolerances.
     """
-    from ..reports.compare import compare_fluid_report
+    from ...reports.compare import compare_fluid_report
 
     if law not in TIMELY_LAWS:
         raise UsageError("--law", law, " | ".join(TIMELY_LAWS))

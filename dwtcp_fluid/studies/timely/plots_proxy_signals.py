@@ -14,7 +14,7 @@ def plot_proxy(data: dict[str, Any]) -> Any:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from .style import apply_style
+    from ...plots.style import apply_style
 
     apply_style()
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))

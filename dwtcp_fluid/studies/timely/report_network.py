@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._json import to_jsonable
+from ...reports._json import to_jsonable
 
 __all__ = ["timely_network_report"]
 
@@ -17,7 +17,7 @@ def timely_network_report(setting: Any, *, packet: bool = False, seed: int = 0) 
     ----------
     setting : TimelySetting
         Hops, law (``"timely"``/``"patched"``), signal, flows of the long and of each cross group, link rate,
-        base RTT, duration (:class:`~dwtcp_fluid.crosscheck.timely_network.TimelySetting`).
+        base RTT, duration (:class:`~dwtcp_fluid.studies.timely.checks_network.TimelySetting`).
     packet : bool
         Also run the packet core (``timely-hops`` / ``timely-patched-hops``) and score the pair.
     seed : int
@@ -31,10 +31,10 @@ def timely_network_report(setting: Any, *, packet: bool = False, seed: int = 0) 
         fraction of line rate; ``queue`` per hop, packets; ``rtt_us`` per group) and ``score`` (run class,
         errors, tolerances, what is scored, pass/fail).
     """
-    from ..analysis.timely_network import patched_fixed_point
-    from ..crosscheck import timely_network as xc
-    from ..models.dctcp_network import parking_lot_routes
-    from ..models.timely_network import TimelyNetwork
+    from ...models.dctcp_network import parking_lot_routes
+    from ...models.timely_network import TimelyNetwork
+    from . import checks_network as xc
+    from .analysis_network import patched_fixed_point
 
     s = setting
     model = TimelyNetwork(parking_lot_routes(s.hops), patched=s.law == "patched", signal=s.signal)

@@ -1,17 +1,17 @@
 """Registered figure: Patched TIMELY on a 2-hop parking lot per hop signal — the long flow's share and the hop
 queue at the fixed point, in the fluid DDE (:class:`~dwtcp_fluid.models.timely_network.TimelyNetwork`) and in the
-packet core (``timely-patched-hops``), scored by :mod:`dwtcp_fluid.crosscheck.timely_network`."""
+packet core (``timely-patched-hops``), scored by :mod:`dwtcp_fluid.studies.timely.checks_network`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.timely_network import patched_fixed_point
-from ..crosscheck.timely_network import TimelySetting, fluid_params, fluid_side, packet_side, score
-from ..models.dctcp_network import parking_lot_routes
-from ..models.timely_network import TimelyNetwork
-from ..plots.timely_network import plot_timely_network
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from ...models.dctcp_network import parking_lot_routes
+from ...models.timely_network import TimelyNetwork
+from .analysis_network import patched_fixed_point
+from .checks_network import TimelySetting, fluid_params, fluid_side, packet_side, score
+from .plots_network import plot_timely_network
 
 __all__ = ["build_timely_network"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import typer
 
-from .app import CONTEXT, app
-from .common import UsageError, emit_json, link_from_flags
+from ...cli.app import CONTEXT, app
+from ...cli.common import UsageError, emit_json, link_from_flags
 
 __all__ = ["timely_app", "network"]
 
@@ -42,9 +42,9 @@ def network(
     """TIMELY or Patched TIMELY over a parking lot, each group driven by d + f(its hops' queueing delays): the
     Patched fixed point (TIMELY has a continuum), a JAX DDE run, and with --packet the packet law (timely-hops or
     timely-patched-hops) at the same setting, scored against the cross-check's stated tolerances."""
-    from ..crosscheck.timely_network import TimelySetting
-    from ..reports.timely_network import timely_network_report
-    from ..units import parse_time
+    from ...units import parse_time
+    from .checks_network import TimelySetting
+    from .report_network import timely_network_report
 
     kind, _, k = topology.partition(":")
     if kind != "parking-lot" or not (k.isascii() and k.isdigit()) or not 1 <= int(k) <= 6:
@@ -65,7 +65,7 @@ def network(
     if not 20 * link.d <= T <= 2.0:
         raise UsageError("--duration", duration, "between 20 base RTTs and 2 s")
     s = TimelySetting(int(k), law, signal, flows, cross_flows, capacity, rtt, duration)
-    from ..analysis.timely_network import OutsideBandError
+    from .analysis_network import OutsideBandError
 
     try:
         doc = timely_network_report(s, packet=packet, seed=seed)

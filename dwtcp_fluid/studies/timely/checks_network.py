@@ -61,10 +61,10 @@ from typing import Any
 
 import numpy as np
 
-from ..models.dctcp_network import parking_lot_routes
-from ..models.timely_network import TimelyNetwork, TimelyNetworkParams
-from ..params import LinkParams
-from .multihop import classify_chain
+from ...crosscheck.multihop import classify_chain
+from ...models.dctcp_network import parking_lot_routes
+from ...models.timely_network import TimelyNetwork, TimelyNetworkParams
+from ...params import LinkParams
 
 __all__ = [
     "TOLERANCES",
@@ -139,8 +139,8 @@ class Side:
 
 def packet_side(s: TimelySetting, *, seed: int = 0, chunk: int = 1000) -> Side:
     """The setting through the packet core's parking lot, classified (module docstring)."""
-    from ..packet.laws import get_law
-    from ..packet.multihop_run import run_topology
+    from ...packet.laws import get_law
+    from ...packet.multihop_run import run_topology
 
     law = type(get_law(PACKET_LAW[s.law]))(signal=s.signal)
     link = LinkParams(capacity=s.capacity, rtt=s.rtt)
@@ -172,7 +172,7 @@ def fluid_params(s: TimelySetting) -> TimelyNetworkParams:
 
 def fluid_side(settings: Sequence[TimelySetting]) -> list[Side]:
     """The settings through :class:`TimelyNetwork` (one batched JAX run per model), summarized like the packets."""
-    from ..dde import solve
+    from ...dde import solve
 
     out: dict[TimelySetting, Side] = {}
     keys = sorted({(s.hops, s.law, s.signal) for s in settings})
@@ -210,7 +210,7 @@ def fluid_side(settings: Sequence[TimelySetting]) -> list[Side]:
 
 
 def _seconds(v: str) -> float:
-    from ..units import parse_time
+    from ...units import parse_time
 
     return float(parse_time(v))
 
