@@ -30,8 +30,8 @@ _SECONDS_PER_COMPARISON = {"dwtcp": 47.0, "dctcp": 10.0}
 OWN_SETTINGS: dict[str, tuple[str, str]] = {
     "timely": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
     "timely-patched": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
-    "d2tcp": (".packet_d2tcp", "compare_fluid_d2tcp"),
-    "cubic": (".packet_cubic", "compare_fluid_cubic"),
+    "d2tcp": ("dwtcp_fluid.studies.d2tcp.cli_compare", "compare_fluid_d2tcp"),
+    "cubic": ("dwtcp_fluid.studies.cubic.cli_compare", "compare_fluid_cubic"),
 }
 
 

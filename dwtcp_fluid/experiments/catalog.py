@@ -11,6 +11,8 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..studies.cubic import figures as cubic
+from ..studies.d2tcp import figures as d2tcp
 from ..studies.dctcp import figures_hybrid as hybrid
 from ..studies.dctcp import figures_limit_cycles as limit_cycles
 from ..studies.dctcp import figures_phase as phase_dctcp
@@ -25,17 +27,15 @@ from ..studies.dwtcp import figures_tuning as tuning_dwtcp
 from ..studies.timely import figures as timely
 from ..studies.timely import figures_network as timely_network
 from ..studies.timely import figures_proxy_signals as proxy_signals
+from . import figure as _figure
 
 # one recipe module per capability: importing it registers its figures (add a new one here)
 from . import (
-    cubic,
-    d2tcp,
     multihop,
     network_sweep,
     packet,
     timeseries,
 )
-from . import figure as _figure
 from .figure import Claim, ClaimResult, Figure, FigureResult, register
 
 RECIPES = (

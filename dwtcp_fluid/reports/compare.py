@@ -36,9 +36,9 @@ def _own_settings_doc(law: str, seed: int) -> dict[str, Any]:
             "rows": rows,
             "agree": all(r["agree"] for r in rows),
         }
-    from ..crosscheck.cubic import SETTINGS as CUBIC_SETTINGS
-    from ..crosscheck.cubic import TOLERANCES as CUBIC_TOL
-    from ..crosscheck.cubic import compare_cubic
+    from ..studies.cubic.checks import SETTINGS as CUBIC_SETTINGS
+    from ..studies.cubic.checks import TOLERANCES as CUBIC_TOL
+    from ..studies.cubic.checks import compare_cubic
 
     rows = compare_cubic(CUBIC_SETTINGS, seed=seed)
     return {"law": "cubic", "tolerances": CUBIC_TOL, "rows": rows, "agree": all(r["agree"] for r in rows)}
@@ -157,7 +157,7 @@ def compare_fluid_report(
         its verdict (:func:`~dwtcp_fluid.studies.dwtcp.checks.compare_dwtcp`); timely, d2tcp and cubic: their
         cross-check's own settings (only ``seed`` applies; d2tcp at imminence d = 0.5, 1, 2,
         :func:`~dwtcp_fluid.studies.d2tcp.checks.compare_d2tcp`; cubic against its hybrid fluid model,
-        :func:`~dwtcp_fluid.crosscheck.cubic.compare_cubic`).
+        :func:`~dwtcp_fluid.studies.cubic.checks.compare_cubic`).
     flows : sequence of int
         N values.
     links : sequence of LinkParams

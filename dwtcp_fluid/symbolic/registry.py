@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..numtext import compare, plain
+from ..studies.cubic.derive import cubic
+from ..studies.d2tcp.derive import d2tcp
 from ..studies.dctcp.derive import dctcp_fixed_points, dctcp_normalization
 from ..studies.dctcp.derive_ack_clock import dctcp_ack_clock
 from ..studies.dctcp.derive_delack import dctcp_delack
@@ -30,8 +32,6 @@ from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
 from ..studies.dwtcp.derive_variants import dwtcp_variants
 from ..studies.timely.derive import timely
 from ..studies.timely.derive_network import timely_network
-from .cubic import cubic
-from .d2tcp import d2tcp
 from .derivation import Derivation, StepCheckError
 from .eq_index import render_index
 from .leafspine import leafspine

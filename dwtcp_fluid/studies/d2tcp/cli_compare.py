@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from .common import emit_json
+from ...cli.common import emit_json
 
 
 def compare_fluid_d2tcp(law: str = "d2tcp", *, seed: int, as_json: bool) -> None:
@@ -14,7 +14,7 @@ def compare_fluid_d2tcp(law: str = "d2tcp", *, seed: int, as_json: bool) -> None
 
     Exits 1 (after printing) when a setting is outside the stated tolerances or its imminence was not held.
     """
-    from ..reports.compare import compare_fluid_report
+    from ...reports.compare import compare_fluid_report
 
     out = compare_fluid_report("d2tcp", seed=seed)
     rows = out["rows"]

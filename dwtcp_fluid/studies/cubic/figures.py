@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..analysis.cubic_cycle import cycle_summary, run_cubic
-from ..crosscheck.cubic import SETTINGS, TOLERANCES, compare_cubic
-from ..models.cubic import CubicParams
-from ..params import LinkParams
-from ..plots.cubic import plot_cubic
-from ..symbolic.cubic import closed_form
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from ...models.cubic import CubicParams
+from ...params import LinkParams
+from .analysis import cycle_summary, run_cubic
+from .checks import SETTINGS, TOLERANCES, compare_cubic
+from .derive import closed_form
+from .plots import plot_cubic
 
 __all__ = ["build_cubic", "BUFFERS"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..models import D2tcpFluid
-from ..params import DctcpParams
-from .limit_cycle import find_limit_cycle, limit_cycle
+from ...analysis.limit_cycle import find_limit_cycle, limit_cycle
+from ...models import D2tcpFluid
+from ...params import DctcpParams
 
 __all__ = ["d2tcp_cycles"]
 

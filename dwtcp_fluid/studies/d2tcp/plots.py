@@ -12,7 +12,7 @@ def plot_d2tcp(data: dict[str, Any]) -> Any:
     microbenchmark's completion times; deadlines met per seed of the mixed workload."""
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
+    from ...plots.style import apply_style
 
     apply_style()
     fig, ax = plt.subplots(1, 3, figsize=(13, 4))

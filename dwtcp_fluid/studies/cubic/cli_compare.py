@@ -1,12 +1,12 @@
 """``dwtcp-fluid packet compare-fluid --law cubic``: the CUBIC packet law next to its hybrid fluid model, at the
-cross-check's settings (:mod:`dwtcp_fluid.crosscheck.cubic`)."""
+cross-check's settings (:mod:`dwtcp_fluid.studies.cubic.checks`)."""
 
 from __future__ import annotations
 
 from rich.console import Console
 from rich.table import Table
 
-from .common import emit_json
+from ...cli.common import emit_json
 
 #: The quantities printed per setting (period in s, queues in packets, utilization 1).
 _ROWS = ("period_s", "queue_mean", "queue_min", "queue_max", "utilization", "window_mean")
@@ -17,7 +17,7 @@ def compare_fluid_cubic(law: str = "cubic", *, seed: int, as_json: bool) -> None
 
     Exits 1 (after printing) when a setting is outside the stated tolerances or not stationary.
     """
-    from ..reports.compare import compare_fluid_report
+    from ...reports.compare import compare_fluid_report
 
     out = compare_fluid_report("cubic", seed=seed)
     rows = out["rows"]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..models import D2tcpFluid, DctcpFluid
-from .derivation import Derivation, Finding, Step, eq, identity, positive, solutions
+from ...models import D2tcpFluid, DctcpFluid
+from ...symbolic.derivation import Derivation, Finding, Step, eq, identity, positive, solutions
 
 __all__ = ["d2tcp"]
 

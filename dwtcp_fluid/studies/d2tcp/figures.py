@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.d2tcp_cycles import d2tcp_cycles
-from ..packet.deadlines import fixed_imminence, microbenchmark, mixed_deadlines
-from ..packet.scenarios import run_many
-from ..params import DCTCP_ANALYSIS
-from ..plots.d2tcp import plot_d2tcp
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from ...packet.deadlines import fixed_imminence, microbenchmark, mixed_deadlines
+from ...packet.scenarios import run_many
+from ...params import DCTCP_ANALYSIS
+from .analysis import d2tcp_cycles
+from .plots import plot_d2tcp
 
 __all__ = ["build_d2tcp", "DIMMS", "MIXED_SEEDS"]
 

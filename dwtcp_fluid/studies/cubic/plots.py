@@ -13,7 +13,7 @@ def plot_cubic(data: dict[str, Any]) -> Any:
     utilization against B/BDP with the busy buffer (1 − β)/β·BDP."""
     import matplotlib.pyplot as plt
 
-    from ..plots.style import apply_style
+    from ...plots.style import apply_style
 
     apply_style()
     fig, ax = plt.subplots(1, 3, figsize=(14, 4))

@@ -2,7 +2,7 @@
 the queue range, the utilization condition and the TCP-friendly crossover ([CUBIC] RFC 8312 eqs. (1), (2), (4)).
 
 Every rate comes from :class:`~dwtcp_fluid.models.cubic.CubicFluid`'s right-hand side evaluated with SymPy. The
-cycle is the deterministic one of the hybrid model (:mod:`dwtcp_fluid.analysis.cubic_cycle`) with synchronized
+cycle is the deterministic one of the hybrid model (:mod:`dwtcp_fluid.studies.cubic.analysis`) with synchronized
 cuts and the quasi-static queue q = N·W − C·d (the queue settles within an RTT, fast against a cycle of many
 RTTs). :func:`closed_form` evaluates the derived expressions for a :class:`~dwtcp_fluid.models.cubic.CubicParams`;
 the tests hold the hybrid model's runs and the packet core to them.
@@ -16,8 +16,8 @@ from typing import Any
 
 import sympy as sp
 
-from ..models.cubic import CubicFluid, CubicParams, friendly_alpha
-from .derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, positive, solutions
+from ...models.cubic import CubicFluid, CubicParams, friendly_alpha
+from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, positive, solutions
 
 __all__ = ["cubic", "closed_form"]
 

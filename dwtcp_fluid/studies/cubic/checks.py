@@ -2,7 +2,7 @@
 
 Each setting runs N CUBIC flows over one drop-tail bottleneck, once through the packet core (law
 :mod:`dwtcp_fluid.packet.laws.cubic`, NewReno slow start, fast convergence on) and once through
-:func:`dwtcp_fluid.analysis.cubic_cycle.run_cubic` (started in congestion avoidance just after a synchronized cut),
+:func:`dwtcp_fluid.studies.cubic.analysis.run_cubic` (started in congestion avoidance just after a synchronized cut),
 and summarises the last half of the run: the loss-cycle period (packet: mean spacing of loss episodes, drops more
 than three feedback delays apart; fluid: mean spacing of the cuts), the mean queue, the queue's range (min and
 max), the utilization and each flow's share of the summed mean window. A packet run with fewer than
@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.cubic_cycle import cycle_period, cycle_summary, run_cubic
-from ..models.cubic import CubicParams
-from ..params import LinkParams
+from ...models.cubic import CubicParams
+from ...params import LinkParams
+from .analysis import cycle_period, cycle_summary, run_cubic
 
 __all__ = ["TOLERANCES", "SETTINGS", "SLOW_SETTINGS", "MIN_EPISODES", "Setting", "packet_cycle", "fluid_cycle",
            "verdict", "compare_cubic"]  # fmt: skip
@@ -76,11 +76,11 @@ def _episodes(drops: np.ndarray, dt: float, gap: float) -> np.ndarray:
 
 
 def packet_cycle(s: Setting, *, seed: int = 0, trace: bool = False) -> dict[str, Any]:
-    """One setting through the packet core; the summaries of :func:`~dwtcp_fluid.analysis.cubic_cycle.cycle_summary`
+    """One setting through the packet core; the summaries of :func:`~dwtcp_fluid.studies.cubic.analysis.cycle_summary`
     over the last half, ``episodes`` (loss episodes there) and ``flows_hit`` (mean flows losing a packet per
     episode); with ``trace``, ``trace`` = {t (s), window (flow 1's cwnd), queue (packets)} at the chunk ends."""
-    from ..packet import build, run
-    from ..studies.dctcp.checks import fluid_law
+    from ...packet import build, run
+    from ..dctcp.checks import fluid_law
 
     P = s.params()
     pr = build(

@@ -6,9 +6,9 @@ surface (the queue reaching the buffer); and the jump :func:`~dwtcp_fluid.models
 feedback delay τ = d + B/C after the located crossing. No root is found here: the crossing times are the solver's.
 
 :func:`cycle_summary` measures the run's last part the way the packet cross-check does
-(``crosscheck/cubic.py``): loss-cycle period (mean spacing of the cuts), mean queue, queue range,
+(``studies/cubic/checks.py``): loss-cycle period (mean spacing of the cuts), mean queue, queue range,
 utilization and each group's share of the mean window. The closed form of the cycle is derived in
-``proofs/cubic.md`` (:mod:`dwtcp_fluid.symbolic.cubic`).
+``proofs/cubic.md`` (:mod:`dwtcp_fluid.studies.cubic.derive`).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 
 import numpy as np
 
-from ..dde import solve
-from ..dde.problem import numeric_params
-from ..dde.summary import time_mean
-from ..models.cubic import CubicFluid, CubicParams, cubic_cut, loss_hits
-from ..results import Status
+from ...dde import solve
+from ...dde.problem import numeric_params
+from ...dde.summary import time_mean
+from ...models.cubic import CubicFluid, CubicParams, cubic_cut, loss_hits
+from ...results import Status
 
 __all__ = ["CubicRun", "run_cubic", "cycle_summary", "cycle_period", "start_state"]
 
