@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import xarray as xr
 
-import dwtcp_fluid.analysis.multihop_dde as mdde
-import dwtcp_fluid.crosscheck.network_sweep as net
+import dwtcp_fluid.studies.networks.analysis_multihop_dde as mdde
+import dwtcp_fluid.studies.networks.checks_sweep as net
 from dwtcp_fluid.cli import main
-from dwtcp_fluid.crosscheck.multihop import TOLERANCES
-from dwtcp_fluid.crosscheck.network_sweep import (
+from dwtcp_fluid.studies.networks.checks_multihop import TOLERANCES
+from dwtcp_fluid.studies.networks.checks_sweep import (
     AGREEMENT,
     NetworkGrid,
     agreement,
@@ -149,8 +149,8 @@ def test_cli_bad_input_exits_2(extra, tmp_path, capsys):
 
 @pytest.mark.slow
 def test_real_two_by_two_and_one_point_against_a_direct_run(tmp_path):
-    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
-    from dwtcp_fluid.crosscheck.multihop import compare_chain
+    from dwtcp_fluid.studies.networks.analysis_multihop_dde import fluid_lot_run
+    from dwtcp_fluid.studies.networks.checks_multihop import compare_chain
 
     grid = NetworkGrid(np.array([1, 2]), np.array([1, 2]), duration="2ms")
     ds = run_network_sweep(grid, tmp_path / "s.zarr")

@@ -1,5 +1,5 @@
 """``dwtcp-fluid dctcp network``: the DCTCP network fluid model on a chain or a leaf-spine fabric, optionally against
-the packet core (``--packet``); the document is :func:`~dwtcp_fluid.reports.network.dctcp_network_report`'s."""
+the packet core (``--packet``); the document is :func:`~dwtcp_fluid.studies.networks.report.dctcp_network_report`'s."""
 
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def network(
     is the fabric's ECMP routing of the traffic pattern; the table gives each route's share in the DDE, at the
     mean-field fixed point with line-rate access links, and in the packet fabric."""
     from ..packet.topology import TOPOLOGY_FORMS, parse_topology
-    from ..reports.network import check_network, dctcp_network_report
+    from ..studies.networks.report import check_network, dctcp_network_report
     from ..units import parse_time
 
     try:

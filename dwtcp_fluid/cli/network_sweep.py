@@ -64,8 +64,8 @@ def network_sweep(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     from ..atomic import remove_tree
-    from ..crosscheck.network_sweep import NetworkGrid, network_stem, run_network_sweep
-    from ..reports.network import network_sweep_report
+    from ..studies.networks.checks_sweep import NetworkGrid, network_stem, run_network_sweep
+    from ..studies.networks.report import network_sweep_report
     from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
     from ..sweep.store import write_netcdf_atomic
     from ..units import parse_time

@@ -30,12 +30,12 @@ from ..studies.dwtcp.derive_linear import dwtcp_condition_numbers, dwtcp_jacobia
 from ..studies.dwtcp.derive_orbits import dwtcp_first_integral
 from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
 from ..studies.dwtcp.derive_variants import dwtcp_variants
+from ..studies.networks.derive_leafspine import leafspine
+from ..studies.networks.derive_multihop import multihop
 from ..studies.timely.derive import timely
 from ..studies.timely.derive_network import timely_network
 from .derivation import Derivation, StepCheckError
 from .eq_index import render_index
-from .leafspine import leafspine
-from .multihop import multihop
 
 __all__ = [
     "DERIVATIONS",

@@ -61,10 +61,10 @@ from typing import Any
 
 import numpy as np
 
-from ...crosscheck.multihop import classify_chain
 from ...models.dctcp_network import parking_lot_routes
 from ...models.timely_network import TimelyNetwork, TimelyNetworkParams
 from ...params import LinkParams
+from ..networks.checks_multihop import classify_chain
 
 __all__ = [
     "TOLERANCES",

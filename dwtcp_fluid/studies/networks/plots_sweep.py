@@ -12,7 +12,7 @@ def plot_network_sweep(data: dict[str, Any]) -> Any:
     (desynchronized start), and the mean-field and synchronized fixed points; agreement marked per point."""
     import matplotlib.pyplot as plt
 
-    from .style import apply_style
+    from ...plots.style import apply_style
 
     apply_style()
     loads, hops = data["load"], data["hops"]

@@ -3,7 +3,7 @@
 For each setting the packet core runs the parking lot (:func:`~dwtcp_fluid.packet.multihop_run.run_topology`)
 and two fluid predictions are formed from :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork`:
 
-* ``mean-field``: its fixed point with independent hop marks (:func:`~dwtcp_fluid.analysis.multihop.
+* ``mean-field``: its fixed point with independent hop marks (:func:`~dwtcp_fluid.studies.networks.analysis_multihop.
   parking_lot_fixed_point`, derived in ``proofs/multihop.md``): q_l = K, full links, W_i = 2/P_i²;
 * ``synchronized``: the same with P = p, what a long run of the symmetric fluid DDE settles near.
 
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..analysis.multihop import parking_lot_fixed_point
-from ..params import LinkParams
+from ...params import LinkParams
+from .analysis_multihop import parking_lot_fixed_point
 
 __all__ = ["ChainSetting", "ChainComparison", "TOLERANCES", "SETTINGS", "compare_chain", "classify_chain"]
 
@@ -145,8 +145,8 @@ def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
     seed : int
         Seed of the packet run.
     """
-    from ..packet.multihop_run import run_topology
-    from ..studies.dctcp.checks import fluid_law
+    from ...packet.multihop_run import run_topology
+    from ..dctcp.checks import fluid_law
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
     s = run_topology(

@@ -2,16 +2,16 @@
 
 From :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` ([DCTCP-A] eqs. (5)-(8) over a routing matrix), with
 each link's delayed mark replaced by its long-run fraction p_l (the Filippov reading of a queue resting on its
-threshold). Numbers are checked against :func:`dwtcp_fluid.analysis.multihop.parking_lot_fixed_point`.
+threshold). Numbers are checked against :func:`dwtcp_fluid.studies.networks.analysis_multihop.parking_lot_fixed_point`.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from ..analysis.multihop import parking_lot_fixed_point, parking_lot_spectrum
-from ..models.dctcp_network import DctcpNetwork, parking_lot_routes
-from .derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, predicate, solutions
+from ...models.dctcp_network import DctcpNetwork, parking_lot_routes
+from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, predicate, solutions
+from .analysis_multihop import parking_lot_fixed_point, parking_lot_spectrum
 
 __all__ = ["multihop"]
 

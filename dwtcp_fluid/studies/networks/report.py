@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..params import DEFAULT_CAPACITY, DEFAULT_RTT, LinkParams, check_range
-from ._json import to_jsonable
+from ...params import DEFAULT_CAPACITY, DEFAULT_RTT, LinkParams, check_range
+from ...reports._json import to_jsonable
 
 __all__ = ["TRAFFIC", "check_network", "dctcp_network_report", "network_sweep_report"]
 
@@ -35,7 +35,7 @@ def check_network(
     """Validate the inputs of :func:`dctcp_network_report`; return the parsed topology. Each ValueError names the
     parameter (``topology``, ``flows``, ``K``, ``duration``, ``traffic``, ``perturb``), its value and what is
     accepted."""
-    from ..packet.topology import parse_topology
+    from ...packet.topology import parse_topology
 
     topo = parse_topology(topology) if isinstance(topology, str) else topology
     if topo.kind == "single":
@@ -102,7 +102,7 @@ def dctcp_network_report(
         Also run the packet core at the same setting and report it next to the fluid model.
     perturb : float, optional
         Chains: packets added to the first link's starting queue, in [0, 1] (default
-        :data:`~dwtcp_fluid.analysis.multihop_dde.START_ASYMMETRY`, 1e-3). 0 starts exactly symmetric, where the
+        :data:`~dwtcp_fluid.studies.networks.analysis_multihop_dde.START_ASYMMETRY`, 1e-3). 0 starts exactly symmetric, where the
         fluid hops stay synchronized whatever their stability (proofs/multihop.md); the document echoes it.
     progress : callable, optional
         ``progress(done, total)`` in simulated seconds: the fluid run as it goes (chains), then the packet run.
@@ -135,11 +135,11 @@ def _chain(
 ) -> dict[str, Any]:
     import numpy as np
 
-    from ..analysis.multihop import parking_lot_fixed_point
-    from ..analysis.multihop_dde import START_ASYMMETRY, start_queues
-    from ..dde import solve
-    from ..dde.summary import time_mean
-    from ..models.dctcp_network import DctcpNetwork, NetworkParams
+    from ...dde import solve
+    from ...dde.summary import time_mean
+    from ...models.dctcp_network import DctcpNetwork, NetworkParams
+    from .analysis_multihop import parking_lot_fixed_point
+    from .analysis_multihop_dde import START_ASYMMETRY, start_queues
 
     C, d = link.C, link.d
     model = DctcpNetwork(topo.routes)
@@ -180,7 +180,7 @@ def _chain(
         "group_share": [flows * time_mean(ts, obs[f"rate_{i + 1}"]) / C for i in range(model.groups)],
     }
     if packet:
-        from ..packet.multihop_run import run_topology
+        from ...packet.multihop_run import run_topology
 
         s = run_topology(topo, "dctcp", link=link, flows=flows, K=K, duration=T)
         out["packet"] = {
@@ -197,9 +197,9 @@ def _fabric(
     """The network model on the fabric's ECMP routing (and the packet fabric with ``packet``)."""
     import numpy as np
 
-    from ..analysis.network_fixed_point import network_fixed_point
-    from ..crosscheck.leafspine import FabricSetting, compare_fabric, fluid_fabric
-    from ..packet.leafspine import leaf_spine_traffic
+    from ...packet.leafspine import leaf_spine_traffic
+    from .analysis_fixed_point import network_fixed_point
+    from .checks_leafspine import FabricSetting, compare_fabric, fluid_fabric
 
     tr = leaf_spine_traffic(topo, traffic, flows, seed)
     fab = tr.topology
@@ -273,7 +273,7 @@ def network_sweep_report(
         ``packet_long_share`` (hops × load), their axes ``hops`` and ``cross_load``, and ``point_agreement`` (the
         class of each point, hops × load).
     """
-    from ..crosscheck.network_sweep import AGREEMENT
+    from .checks_sweep import AGREEMENT
 
     agree = sweep["agreement"].values
     return to_jsonable(

@@ -3,7 +3,7 @@
 Every grid point (k hops, n cross flows per hop) runs
 
 * the fluid model :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` with per-group loop delays from a
-  start a hair off the symmetric subspace (:func:`~dwtcp_fluid.analysis.multihop_dde.fluid_lot_run`): the long
+  start a hair off the symmetric subspace (:func:`~dwtcp_fluid.studies.networks.analysis_multihop_dde.fluid_lot_run`): the long
   flow's share, per-link mean queue and utilization, its class (steady / oscillating / failed);
 * the packet chain at the same setting (:func:`~.multihop.compare_chain`): the same
   quantities and its run class (stationary / slow-start / collapse / not-stationary);
@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
-from ..params import check_range
-from ..references import references_attr
-from ..sweep.engine import Evaluator, SweepPlan, run_plan
-from ..sweep.store import provenance
-from .multihop import TOLERANCES, ChainSetting, compare_chain
+from ...params import check_range
+from ...references import references_attr
+from ...sweep.engine import Evaluator, SweepPlan, run_plan
+from ...sweep.store import provenance
+from .checks_multihop import TOLERANCES, ChainSetting, compare_chain
 
 __all__ = [
     "NetworkGrid",
@@ -171,7 +171,7 @@ VARIABLES: dict[str, tuple] = {
 def agreement(fluid: Any, packet: Any, K: float) -> tuple[int, float]:
     """(code in :data:`AGREEMENT`, long-share relative error) of a fluid run against a packet comparison:
     scored only when the packet run is stationary and the fluid run did not fail; agreement is the long and cross
-    shares and every link's mean queue within :data:`~dwtcp_fluid.crosscheck.multihop.TOLERANCES`."""
+    shares and every link's mean queue within :data:`~dwtcp_fluid.studies.networks.checks_multihop.TOLERANCES`."""
     if packet.run_class != "stationary" or fluid.run_class == "failed":
         return AGREEMENT.index("not_scored"), float("nan")
     err = abs(fluid.long_share - packet.long_share) / packet.long_share
@@ -185,8 +185,8 @@ def agreement(fluid: Any, packet: Any, K: float) -> tuple[int, float]:
 
 def _evaluate(grid: NetworkGrid, ih: int, sl: slice) -> dict[str, np.ndarray]:
     """Points (hops[ih], load[sl]): fluid run, packet run, references and agreement; arrays (1, n, …)."""
-    from ..analysis.multihop_dde import fluid_lot_run
-    from ..units import parse_time
+    from ...units import parse_time
+    from .analysis_multihop_dde import fluid_lot_run
 
     n = sl.stop - sl.start
     out = {

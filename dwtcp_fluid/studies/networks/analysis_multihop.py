@@ -18,9 +18,9 @@ import numpy as np
 import sympy as sp
 from scipy.optimize import brentq
 
-from ..models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
-from ..params import check_range
-from .charroots import CharRoots, char_roots, char_roots_multi
+from ...analysis.charroots import CharRoots, char_roots, char_roots_multi
+from ...models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
+from ...params import check_range
 
 __all__ = [
     "ParkingLotFixedPoint",

@@ -6,7 +6,7 @@ only the ports some flow crosses, each distinct route a flow group with its flow
 predictions from :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork`:
 
 * ``mean-field``: its fixed point with independent hop marks and line-rate access links
-  (:func:`~dwtcp_fluid.analysis.network_fixed_point.network_fixed_point`): q_l = K on a full port, 0 on the
+  (:func:`~dwtcp_fluid.studies.networks.analysis_fixed_point.network_fixed_point`): q_l = K on a full port, 0 on the
   others; only ports that can queue (fed by ≥ 2 links, :meth:`~dwtcp_fluid.packet.leafspine.LeafSpineTraffic.
   queueable`) take part. This is the prediction scored.
 * ``dde``: the model itself solved by the reference DDE solver over the same duration (each group's base RTT the
@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.network_fixed_point import network_fixed_point
-from ..params import LinkParams
+from ...params import LinkParams
+from .analysis_fixed_point import network_fixed_point
 
 __all__ = [
     "FabricSetting",
@@ -141,9 +141,9 @@ def fluid_fabric(
 ) -> dict[str, Any]:
     """Reference-solver run of :class:`DctcpNetwork` on the fabric's used ports: per-port (by port id) mean queue and
     utilization, per-group per-flow share of C, over [T/2, T]; ``status`` the solver's."""
-    from ..dde import solve
-    from ..dde.summary import time_mean
-    from ..models.dctcp_network import DctcpNetwork, NetworkParams
+    from ...dde import solve
+    from ...dde.summary import time_mean
+    from ...models.dctcp_network import DctcpNetwork, NetworkParams
 
     used = sorted({h for r in routes for h in r})
     idx = {h: i for i, h in enumerate(used)}
@@ -166,9 +166,9 @@ def fluid_fabric(
 
 def compare_fabric(setting: FabricSetting) -> FabricComparison:
     """Run the packet fabric for ``setting`` and the network fluid model on the same routing; compare."""
-    from ..packet.multihop_run import run_topology
-    from ..studies.dctcp.checks import fluid_law
-    from ..units import parse_time
+    from ...packet.multihop_run import run_topology
+    from ...units import parse_time
+    from ..dctcp.checks import fluid_law
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
     s = run_topology(

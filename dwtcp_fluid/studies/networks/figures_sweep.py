@@ -1,4 +1,4 @@
-"""Registered figure of the hops × cross-flow load sweep (:mod:`dwtcp_fluid.crosscheck.network_sweep`): the long flow's share,
+"""Registered figure of the hops × cross-flow load sweep (:mod:`dwtcp_fluid.studies.networks.checks_sweep`): the long flow's share,
 fluid network model (per-group delays, started off the symmetric subspace) next to the packet chain."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..plots.network_sweep import plot_network_sweep
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from .plots_sweep import plot_network_sweep
 
 __all__ = ["build_network_sweep", "FIGURE_GRID"]
 
@@ -21,7 +21,7 @@ FIGURE_GRID = {"hops": (1, 2), "load": (1, 2)}
 
 def build_network_sweep(quick: bool) -> dict[str, Any]:
     """Run the sweep on :data:`FIGURE_GRID` (10 Gbps, 100 µs, K = 65, one long flow) into a temporary store."""
-    from ..crosscheck.network_sweep import (
+    from .checks_sweep import (
         AGREEMENT,
         FLUID_CLASSES,
         PACKET_CLASSES,

@@ -1,6 +1,6 @@
 """Mean-field fixed point of the DCTCP network model on any routing matrix, with line-rate access links.
 
-The parking lot's reading (:func:`~dwtcp_fluid.analysis.multihop.parking_lot_fixed_point`, derived in
+The parking lot's reading (:func:`~dwtcp_fluid.studies.networks.analysis_multihop.parking_lot_fixed_point`, derived in
 ``proofs/multihop.md``) on a general routing: a marking link l rests at q_l = K_l and is marked a fraction p_l of
 the time; the hops mark independently, so flow group i sees P_i = 1 − Π_{l ∈ route i}(1 − p_l) and holds
 W_i = 2/P_i² at RTT R_i = d_i + Σ_{l ∈ route i, p_l > 0} K_l/C_l. Two additions a general network needs:
@@ -65,7 +65,7 @@ def network_fixed_point(
     links : sequence of int, optional
         The links that can queue and mark (default every link on some route).
     """
-    from ..params import check_range
+    from ...params import check_range
 
     check_range("C", C, lo=0.0, lo_open=True, why="packets/s")
     check_range("K", K, lo=0.0, why="packets")

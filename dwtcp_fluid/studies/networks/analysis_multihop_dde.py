@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
-from ..params import check_range
-from ..results import Status
-from .multihop import parking_lot_fixed_point
+from ...models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
+from ...params import check_range
+from ...results import Status
+from .analysis_multihop import parking_lot_fixed_point
 
 __all__ = ["LotRun", "fluid_lot_run", "start_queues", "OSCILLATION_OVER_K", "START_ASYMMETRY"]
 
@@ -103,8 +103,8 @@ def fluid_lot_run(
     method : {"reference", "jax"}
         DDE solver.
     """
-    from ..dde import solve
-    from ..dde.summary import time_mean
+    from ...dde import solve
+    from ...dde.summary import time_mean
 
     check_range("hops", hops, lo=1, integer=True)
     duration = check_range("duration", duration, lo=0.0, lo_open=True, why="seconds")

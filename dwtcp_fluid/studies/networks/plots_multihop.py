@@ -12,7 +12,7 @@ def plot_multihop(data: dict[str, Any]) -> Any:
     DDE). Right: the skinny path's primary flow per hop signal (share of its fair share, path RTT)."""
     import matplotlib.pyplot as plt
 
-    from .style import apply_style
+    from ...plots.style import apply_style
 
     apply_style()
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))

@@ -1,7 +1,7 @@
 """Leaf-spine fabrics and [PROXY]'s hop signals: what the fluid network model and TIMELY's law imply, checked.
 
 Two checked statements behind the packet-level findings of the leaf-spine cross-check
-(:mod:`dwtcp_fluid.crosscheck.leafspine`) and of the registered figure ``proxy_signals``:
+(:mod:`dwtcp_fluid.studies.networks.checks_leafspine`) and of the registered figure ``proxy_signals``:
 
 * the DCTCP network model ([DCTCP-A] (5)-(8) over a routing matrix) has no access links: its queue equation lets
   a lone flow's rate W/R exceed the line rate, so a port fed by one line-rate link queues in the model and cannot
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..analysis.multihop import parking_lot_fixed_point
-from ..analysis.network_fixed_point import network_fixed_point
-from ..models.dctcp_network import DctcpNetwork, NetworkParams
-from .derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
+from ...models.dctcp_network import DctcpNetwork, NetworkParams
+from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
+from .analysis_fixed_point import network_fixed_point
+from .analysis_multihop import parking_lot_fixed_point
 
 __all__ = ["leafspine"]
 
@@ -53,8 +53,8 @@ def _timely_ignores_signal() -> tuple[bool, str]:
     """TIMELY's step from one state with samples base + f for f = 0, 5, 20 µs (all below T_low): equal rates."""
     import jax.numpy as jnp
 
-    from ..packet.laws.base import Events
-    from ..packet.laws.timely import Timely
+    from ...packet.laws.base import Events
+    from ...packet.laws.timely import Timely
 
     law = Timely()
     p = law.default_params()

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.multihop import parking_lot_fixed_point
-from ..crosscheck.multihop import TOLERANCES, ChainSetting, compare_chain
-from ..plots.multihop import plot_multihop
-from .figure import Claim, Figure, register
+from ...experiments.figure import Claim, Figure, register
+from .analysis_multihop import parking_lot_fixed_point
+from .checks_multihop import TOLERANCES, ChainSetting, compare_chain
+from .plots_multihop import plot_multihop
 
 __all__ = ["build_multihop", "skinny_signals", "SKINNY_FLOWS"]
 
@@ -23,9 +23,9 @@ _FLUID_HOPS = (2, 3)
 
 def _fluid_dde_share(k: int, duration: float = 0.1) -> float:
     """Long-flow share of C over the last half of a reference-solver run of the symmetric fluid parking lot."""
-    from ..dde import solve
-    from ..dde.summary import time_mean
-    from ..models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
+    from ...dde import solve
+    from ...dde.summary import time_mean
+    from ...models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
 
     m, P = DctcpNetwork(parking_lot_routes(k)), NetworkParams.parking_lot(k)
     p = m.numeric_params(P)
@@ -41,8 +41,8 @@ def skinny_signals(duration: str = "60ms") -> dict[str, dict[str, float]]:
     """[PROXY]'s skinny experiment with the DCTCP-style hop-signal law: per signal, the primary flow's share of the
     port rate, its share over the max-min fair share 1/7, its path RTT (base + mean hop queues, µs), Jain's index
     over all flows, and the bottleneck's mean queue."""
-    from ..packet.laws.dctcp_hops import DctcpHops
-    from ..packet.multihop_run import run_topology
+    from ...packet.laws.dctcp_hops import DctcpHops
+    from ...packet.multihop_run import run_topology
 
     out = {}
     for name, law in (
@@ -66,7 +66,7 @@ def skinny_signals(duration: str = "60ms") -> dict[str, dict[str, float]]:
 def build_multihop(quick: bool) -> dict[str, Any]:
     """Parking lots k = 1..4 (10 Gbps, 100 µs, K = 65, one flow per group, 100 ms packet runs) against the fluid
     fixed points and, for k = 2, 3, the fluid DDE; the skinny experiment per signal."""
-    from ..params import LinkParams
+    from ...params import LinkParams
 
     C = LinkParams().C
     rows = {}
