@@ -13,10 +13,12 @@ matplotlib.rcParams["font.size"] = 21.0
 before = dict(matplotlib.rcParams)
 import importlib, pkgutil
 import dwtcp_fluid as dw
-import dwtcp_fluid.plots as plots, dwtcp_fluid.experiments as ex
+import dwtcp_fluid.plots as plots, dwtcp_fluid.experiments as ex, dwtcp_fluid.studies as st
 for pkg in (plots, ex):
     for m in pkgutil.iter_modules(pkg.__path__):
         importlib.import_module(f"{pkg.__name__}.{m.name}")
+for m in pkgutil.walk_packages(st.__path__, f"{st.__name__}."):  # the studies' plots and figures modules
+    importlib.import_module(m.name)
 dw.apply_style  # resolve the lazy re-export too
 assert matplotlib.get_backend() == "svg", matplotlib.get_backend()
 assert dict(matplotlib.rcParams) == before, "import changed rcParams"
