@@ -1,7 +1,7 @@
 """D2TCP's limit cycle as a function of the deadline imminence d, through the generic cycle and Floquet machinery.
 
 For a fixed d the D2TCP fluid model (:class:`~dwtcp_fluid.models.D2tcpFluid`, [DCTCP-A] eqs. (5)-(8) with the
-penalty α^d of [D2TCP] eq. (1)) is a relay system with delay like DCTCP's; :func:`~.limit_cycle.limit_cycle` finds
+penalty α^d of [D2TCP] eq. (1)) is a relay system with delay like DCTCP's; :func:`~dwtcp_fluid.analysis.limit_cycle.limit_cycle` finds
 its cycle by Newton on the return map and gives the Floquet multiplier ρ (spectral radius of the return map's
 Jacobian, < 1: orbitally stable). The question of [D2TCP] §3.2.4: does a far-deadline flow's d < 1 (a gentler
 cut) destabilize the cycle or enlarge the queue swing?

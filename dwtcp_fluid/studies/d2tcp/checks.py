@@ -9,16 +9,16 @@ whole run, so the clip holds d exactly there —
 
 * d = 0.5: 10⁶-packet flows with a deadline 1000 s away (T_c/D ≈ 0.03 ≪ 0.5);
 * d = 2: the same flows with a deadline 0.2 s away (T_c ≈ 2-30 s ≫ 2·D; a passed deadline also counts as d = 2);
-* d = 1: no deadline (the law is DCTCP bit for bit, so this setting *is* :mod:`.crosscheck`'s DCTCP check).
+* d = 1: no deadline (the law is DCTCP bit for bit, so this setting *is* :mod:`~dwtcp_fluid.studies.dctcp.checks`'s DCTCP check).
 
 Why flows rather than a pinning option: the comparison then runs the law users run, and the imminence computation
 itself is on the path; :func:`imminence_bounds` proves after the run, from the recorded windows, queue and bytes
 sent, that T_c/D never left the clipped side (``held``: a run where it did is not scored).
 
 Compared over the last half (10 Gbps, d = 100 µs, K = 65, g = 1/16, seed 0, 100 ms) against the ACK-clocked model
-(:data:`~.crosscheck.REFERENCE`, as DCTCP's check), with the packet law under the one-step cut the fluid models
-describe (:data:`~.crosscheck.FLUID_REDUCTION`; under the laws' default, Linux's proportional rate reduction, the
-period moves toward the paper's lagged queue as DCTCP's does, :mod:`.crosscheck`): mean queue, q_min/q_max (5th and 95th percentiles of the chunk-mean
+(:data:`~dwtcp_fluid.studies.dctcp.checks.REFERENCE`, as DCTCP's check), with the packet law under the one-step cut the fluid models
+describe (:data:`~dwtcp_fluid.studies.dctcp.checks.FLUID_REDUCTION`; under the laws' default, Linux's proportional rate reduction, the
+period moves toward the paper's lagged queue as DCTCP's does, :mod:`~dwtcp_fluid.studies.dctcp.checks`): mean queue, q_min/q_max (5th and 95th percentiles of the chunk-mean
 queue), period and utilization. Measured (seed 0; packet / ACK-clocked fluid):
 
 ==  ===  ===========  ===========  ===========  =====================  =============  ===================
@@ -31,7 +31,7 @@ N   d    mean queue   q_min        q_max        period ms              α       
 2   2    63.0 / 63.5  59.3 / 60.2  66.0 / 66.7  0.881 / 0.905 (0.97×)  0.245 / 0.299  6.7-43 (→ 2)
 ==  ===  ===========  ===========  ===========  =====================  =============  ===================
 
-Utilization is 1.000 in both cores everywhere. The d = 1 rows are :mod:`.crosscheck`'s DCTCP check (same packet
+Utilization is 1.000 in both cores everywhere. The d = 1 rows are :mod:`~dwtcp_fluid.studies.dctcp.checks`'s DCTCP check (same packet
 run, the ACK-clocked model unchanged). Finding: the packet law's departure from the fluid model grows as d falls —
 the period ratio is 0.94-0.97 at d = 2, 1.09-1.13 at d = 1 (DCTCP's known 1.1× of the once-per-window cut) and
 1.26 at d = 0.5 (1.258-1.264 over seeds 0-2), with troughs 10 packets deeper: the Linux law cuts the whole
@@ -63,7 +63,7 @@ __all__ = [
 ]
 
 #: Tolerances against the ACK-clocked model (packets, relative, fraction of line rate): DCTCP's mean-queue and
-#: period tolerances (:data:`.crosscheck.TOLERANCES`) and the queue extremes and utilization.
+#: period tolerances (:data:`~dwtcp_fluid.studies.dctcp.checks.TOLERANCES`) and the queue extremes and utilization.
 TOLERANCES = {"queue_mean": 10.0, "period_rel": 0.15, "q_min": 12.0, "q_max": 5.0, "utilization": 0.03}
 #: At d < 1 the packet period is *longer* than the ACK-clocked model's by a stated margin (packet / fluid within
 #: these bounds; 1.258-1.264 at N = 10 over seeds 0-2): the check asserts the departure, it does not hide it.
@@ -182,7 +182,7 @@ def compare_d2tcp(
     Returns
     -------
     list of dict
-        Per setting :func:`~.crosscheck.compare_dctcp`'s result (summaries ``packet``, ``fluid``, ``fluid_window``,
+        Per setting :func:`~dwtcp_fluid.studies.dctcp.checks.compare_dctcp`'s result (summaries ``packet``, ``fluid``, ``fluid_window``,
         traces) plus ``dimm``, ``q_min_*``/``q_max_*`` (packets) for ``packet`` and ``fluid`` (the ACK-clocked
         model), ``imminence`` (:func:`imminence_bounds`) and the :func:`verdict` keys.
     """

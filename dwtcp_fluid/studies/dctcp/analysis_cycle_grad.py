@@ -1,8 +1,8 @@
 """Parameter gradients of DCTCP limit-cycle observables by implicit differentiation of the return map.
 
 The cycle of the normalized model (11)-(14) of [DCTCP-A] with the physical queue floor q̃ ≥ −ψ/(1+ψ) (section
-3.3.2) is the fixed point y* = P(y*, θ) of the return map P of :mod:`.return_map_jax` (the same traced half
-orbits as :mod:`.limit_cycle_batch`; coordinates y = (W̃, α̃) on S: q̃ = 0 downward). θ is physical:
+3.3.2) is the fixed point y* = P(y*, θ) of the return map P of :mod:`~dwtcp_fluid.analysis.return_map_jax` (the same traced half
+orbits as :mod:`~dwtcp_fluid.analysis.limit_cycle_batch`; coordinates y = (W̃, α̃) on S: q̃ = 0 downward). θ is physical:
 (K, g, N, C, d) with w̄ = (C·d + K)/N and ψ = K/(C·d). By the implicit function theorem
 
     dy*/dθ = (I − ∂P/∂y)⁻¹ ∂P/∂θ,
@@ -232,7 +232,7 @@ def cycle_observables(
         Marking threshold (packets), EWMA gain (0 < g ≤ 1), flows, capacity (packets/s), base RTT (s).
     y0 : array (B, 2), optional
         Warm start (W̃, α̃) at the downward crossing (e.g. the previous call's ``y``); without it Newton starts
-        from the sawtooth guess of :func:`.limit_cycle_batch.cycles_batch`, which re-solves what Newton misses.
+        from the sawtooth guess of :func:`~dwtcp_fluid.analysis.limit_cycle_batch.cycles_batch`, which re-solves what Newton misses.
     gradients : bool
         Compute the derivatives ``d…``; without them only ∂P/∂y is carried (Newton and ρ), ~5× cheaper.
     steps_per_unit, newton, tol, max_time
@@ -258,7 +258,7 @@ def cycle_observables(
         return out
     tc = th[cyc]
     if y0 is None or not np.all(np.isfinite(np.asarray(y0)[cyc])):
-        # the sawtooth guess of :func:`.limit_cycle_batch.cycles_batch`; Newton below starts from it
+        # the sawtooth guess of :func:`~dwtcp_fluid.analysis.limit_cycle_batch.cycles_batch`; Newton below starts from it
         a = np.minimum(1.0, np.sqrt(2.0 / wbar[cyc]))
         y = np.stack([wbar[cyc] * (1.0 - 0.25 * a), a], axis=1)
     else:

@@ -35,7 +35,7 @@ regenerates the tables). The paper's model is the one that is off, in its queue 
 * Not the cause: marking "> K" instead of "≥ K" (+1 % period), the seed (N = 10, four seeds: 1.116–1.129×), the
   period estimator (on the fluid traces it reproduces the crossing periods within 0.4 %).
 
-Sender rule (the same settings, seed 0, 100 ms; :mod:`.laws.recovery`). Everything above is measured with the
+Sender rule (the same settings, seed 0, 100 ms; :mod:`~dwtcp_fluid.packet.laws.recovery`). Everything above is measured with the
 one-step cut. Linux (and ns-3's ``TcpDctcp``) instead enter CWR and bring the window down by proportional rate
 reduction over one RTT, with no increase meanwhile (``reduction="prr"``, the laws' default). That spreads the cut
 over the RTT in which the queue answers, a partial lag: the period moves from the ACK-clocked model toward the
@@ -232,7 +232,7 @@ def compare_dctcp(
         Packet law of the flows (a DCTCP-family law of the registry, e.g. ``"dctcp"``, ``"d2tcp"``).
     fluid_models : (FluidModel, FluidModel), optional
         Replaces the pair (paper's model, ACK-clocked model), e.g. by D2TCP's at a fixed imminence
-        (:mod:`.crosscheck_d2tcp`).
+        (:mod:`~dwtcp_fluid.studies.d2tcp.checks`).
     reduction : str, optional
         The packet law's sender rule (default :data:`FLUID_REDUCTION`).
     **build_options

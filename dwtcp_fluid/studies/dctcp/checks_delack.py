@@ -4,7 +4,7 @@ tolerances.
 The fold (:class:`~dwtcp_fluid.models.DctcpDelackFluid`, ``proofs/dctcp_delack.md``) keeps DCTCP's increase
 and α estimator (byte counting; the two-state ECE receiver) and changes two things: the receiver holds
 h = (m − 1)/2 packets per flow, so the queue is N·(W − h) − C·d and the windows settle h higher; and a CE change
-reaches the sender (m − 1)·N/C later. The packet runs use :mod:`.impair`'s delayed ACKs (one ACK per m packets,
+reaches the sender (m − 1)·N/C later. The packet runs use :mod:`~dwtcp_fluid.packet.impair`'s delayed ACKs (one ACK per m packets,
 1 ms timeout, DCTCP's two-state receiver) with the Linux DCTCP law, 10 Gbps, d = 100 µs, K = 65, g = 1/16,
 100 ms, seed 0; the last half is compared.
 
@@ -21,7 +21,7 @@ The fold is what passes: without it the window is 0.8 packets per flow off (both
 16 % off (outside DCTCP's 15 %); with it 0.34-0.35 packets and 2.5-7.8 %. What remains: the packet receiver holds
 0.68-0.70 packets per flow at m = 2, not (m − 1)/2 = 0.5 — ACK-clocked senders release m packets back to back, so
 arrivals are not evenly spaced and the held packet waits longer than half a spacing on average. α is not covered
-(the Linux law's once-per-window estimate is 0.7× the fluid α with or without delayed ACKs, :mod:`.crosscheck`).
+(the Linux law's once-per-window estimate is 0.7× the fluid α with or without delayed ACKs, :mod:`.checks`).
 """
 
 from __future__ import annotations

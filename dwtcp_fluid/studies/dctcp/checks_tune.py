@@ -109,7 +109,7 @@ def packet_check(
 def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) -> list[dict[str, Any]]:
     """The tuned DWTCP (β, K) at the four corners of ``rng``: busy-period model against the packet core.
 
-    The packet side is the sweep's one DWTCP run definition (:func:`.compare_dwtcp.packet_setting`: 20 RTTs
+    The packet side is the sweep's one DWTCP run definition (:func:`~dwtcp_fluid.studies.dwtcp.checks.packet_setting`: 20 RTTs
     warm-up, 200-400 measured, buffer 5000, its classes); the fluid side is the tuner's
     (:func:`dwtcp_fluid.studies.dwtcp.analysis_busy_batch.run_busy_batch`, 100 + 300 RTTs). The verdict is the DWTCP
     cross-check's (:func:`dwtcp_fluid.sweep.packet_classes.tolerance_verdict`: mean queue within max(10 packets,

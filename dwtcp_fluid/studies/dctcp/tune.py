@@ -3,7 +3,7 @@
 The range is a capacity C, a base-RTT interval [d_lo, d_hi] and a flow-count interval [N_lo, N_hi]; it is
 covered by a small grid of operating points (corners and interior, geometric in d and N). At each point the
 DCTCP fluid model of [DCTCP-A] (11)-(14) with the physical queue floor (section 3.3.2) has a limit cycle whose
-observables and their exact gradients come from :mod:`.cycle_grad` (implicit differentiation of the return map).
+observables and their exact gradients come from :mod:`.analysis_cycle_grad` (implicit differentiation of the return map).
 
 The default objective: minimize the worst-case mean queue over the operating points, subject to throughput ≥ 99 %
 and the return map's multiplier ρ ≤ 0.9 at every point. It is solved in epigraph form — minimize t subject to
@@ -103,7 +103,7 @@ class TuneRange:
 
 def objective_values(obs: dict[str, np.ndarray], objective: str) -> tuple[np.ndarray, np.ndarray]:
     """Per-point objective (B,) and its gradient (B, 5) (None without the ``d…`` entries) from
-    :func:`.cycle_grad.cycle_observables` output."""
+    :func:`.analysis_cycle_grad.cycle_observables` output."""
     d = (lambda k: obs.get("d" + k)) if "dq_mean" in obs else (lambda k: None)  # noqa: E731
     if objective == "mean-queue":
         return obs["q_mean"] - obs["q_standing"], d("q_mean")

@@ -4,7 +4,7 @@ Time unit. Every rate of :class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid` 
 BDP = C·τ, k, N, β_w and S/L (w' and (log2 α)' ∝ 1/τ; the busy age and k/C ∝ τ; the reset rates G/τ, 2/τ and
 gap_cap·C/k ∝ 1/τ; the delays τ and 1.5·τ ∝ τ). So each point is solved with τ = 1 and C = BDP (time in RTTs):
 all points share the one-RTT delay, hence one solver call, and times are converted back with each point's τ.
-The step is the smallest :func:`~.dwtcp_busy.jax_step` of the batch, in RTTs.
+The step is the smallest :func:`~.analysis_busy.jax_step` of the batch, in RTTs.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def run_busy_batch(
     model: DwtcpBusyFluid | None = None,
     dt_rtts: float | None = None,
 ) -> list[dict[str, Any]]:
-    """:func:`~.dwtcp_busy.run_busy_model` (method "jax") at every point in one batched solve.
+    """:func:`~.analysis_busy.run_busy_model` (method "jax") at every point in one batched solve.
 
     Parameters
     ----------
@@ -43,14 +43,14 @@ def run_busy_batch(
         RTTs excluded at the start and measured after it (window at least 50), the same for every point.
     model : DwtcpBusyFluid, optional
     dt_rtts : float, optional
-        Step in RTTs; default the batch's smallest :func:`~.dwtcp_busy.jax_step`. A larger one is refused (the
+        Step in RTTs; default the batch's smallest :func:`~.analysis_busy.jax_step`. A larger one is refused (the
         step must resolve every point); a caller that runs many batches passes a fixed smaller step so that the
         compiled solver is reused.
 
     Returns
     -------
     list of dict
-        Per point, the keys of :func:`~.dwtcp_busy.run_busy_model` (times in seconds); ``status`` is the
+        Per point, the keys of :func:`~.analysis_busy.run_busy_model` (times in seconds); ``status`` is the
         element's solver status ("ok" or its message): a failed element is reported, never summarised silently.
     """
     if not points:

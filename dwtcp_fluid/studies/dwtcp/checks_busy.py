@@ -98,7 +98,7 @@ def packet_dwtcp(
 def model_dwtcp(
     runs: list[tuple[float, int]] | None = None, *, method: str = "reference"
 ) -> list[dict[str, Any]]:
-    """:func:`~.dwtcp_busy.run_busy_model` at each setting with the same warm-up and window as the packet runs."""
+    """:func:`~.checks_busy.run_busy_model` at each setting with the same warm-up and window as the packet runs."""
     return [
         run_busy_model(
             setting(rtt, n), warmup=WARMUP_RTTS * rtt, window=measured_rtts(rtt, n) * rtt, method=method

@@ -109,7 +109,7 @@ def compare_fluid_dwtcp(
 
 
 def dwtcp_tables(results: list[dict[str, Any]]) -> list[Table]:
-    """One :func:`~.compare_table.compare_table` per setting of
+    """One :func:`~dwtcp_fluid.cli.compare_table.compare_table` per setting of
     :func:`~dwtcp_fluid.studies.dwtcp.checks.compare_dwtcp`'s ``results``: the packet run, then each model."""
     from ...cli.compare_table import compare_table
 

@@ -1,7 +1,7 @@
 """The delayed linearization of DWTCP's decrease phase in numbers: its characteristic quasi-polynomial, the root
 near the undelayed one, the delay margin and the critical k̄ at which a feedback delay τ_d destabilizes it.
 
-[DWTCP] eqs. (6), (8), (10) with the delay of (8) kept; used by the derivation :mod:`.dwtcp_equilibrium`.
+[DWTCP] eqs. (6), (8), (10) with the delay of (8) kept; used by the derivation :mod:`.derive_equilibrium`.
 """
 
 from __future__ import annotations

@@ -184,7 +184,7 @@ def parking_lot_linearization(
 
 def parking_lot_spectrum(hops: int, ramps: np.ndarray, *, n_roots: int = 4, **kw: object) -> CharRoots:
     """Rightmost characteristic roots of det(λI − A0 − A1·e^{−λτ}) of the ramp parking lot, one system per ramp
-    width (the matrix quasi-polynomial of the linearized network model; :func:`~.charroots.char_roots`).
+    width (the matrix quasi-polynomial of the linearized network model; :func:`~dwtcp_fluid.analysis.charroots.char_roots`).
 
     Parameters
     ----------

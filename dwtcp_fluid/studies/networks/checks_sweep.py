@@ -5,7 +5,7 @@ Every grid point (k hops, n cross flows per hop) runs
 * the fluid model :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` with per-group loop delays from a
   start a hair off the symmetric subspace (:func:`~dwtcp_fluid.studies.networks.analysis_multihop_dde.fluid_lot_run`): the long
   flow's share, per-link mean queue and utilization, its class (steady / oscillating / failed);
-* the packet chain at the same setting (:func:`~.multihop.compare_chain`): the same
+* the packet chain at the same setting (:func:`~.checks_multihop.compare_chain`): the same
   quantities and its run class (stationary / slow-start / collapse / not-stationary);
 * the mean-field fixed point (independent hop marks) and the synchronized one (P = p), as references;
 * the agreement of fluid and packet with the cross-check's stated tolerances, scored only where the packet run

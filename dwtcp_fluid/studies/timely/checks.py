@@ -1,7 +1,7 @@
 """Packet core against the TIMELY and Patched TIMELY fluid models, with stated tolerances.
 
 Each setting runs two groups of flows that start at different rates (fractions of line rate), once through the
-packet core (the laws :mod:`.laws.timely` and :mod:`.laws.timely_patched`, one law instance per group so that
+packet core (the laws :mod:`~dwtcp_fluid.packet.laws.timely` and :mod:`~dwtcp_fluid.packet.laws.timely_patched`, one law instance per group so that
 each group has its own ``init_rate``) and once through :class:`~dwtcp_fluid.models.TimelyFluid` (batched JAX
 solver), and summarises the last half of the run: each group's mean rate (fraction of line rate, the rate the law
 sets), the mean queue (packets) and the utilization.

@@ -8,7 +8,7 @@ batched JAX solver for the same time. Both are summarized over the last half of 
 ``warmup_fraction``): each group's per-flow throughput share (fraction of line rate), each hop's mean queue
 (packets) and each group's path RTT d + Σ_l q_l/C (what an RTT measures, whatever f the law reads).
 
-A packet run is classified first by :func:`~.multihop.classify_chain` (one definition of the classes):
+A packet run is classified first by :func:`~dwtcp_fluid.studies.networks.checks_multihop.classify_chain` (one definition of the classes):
 ``collapse`` (a hop below 90 % utilization or drops above 1 %), ``not-stationary`` (a flow's share moving by more
 than the share tolerance, or a hop's mean queue by more than the queue tolerance, between the two halves of the
 measurement window); no slow-start class (TIMELY has no marks to wait for). Only ``stationary`` runs are scored.
@@ -45,7 +45,7 @@ where the deterministic fluid keeps 0.41) and Patched TIMELY on SUM_SQU at 2 hop
 ≈ MAX, fluid ≈ the fixed point). Why, measured over 24 µs windows of 100 ms packet runs: on SUM_SQU and on
 Patched MAX the two hops queue out of step (both queued in 5 % and 1 % of the windows, exactly one in 50 % and 53 %,
 correlation −0.14 and −0.18), so √(q_1² + q_2²) ≈ max(q_1, q_2); on Patched SUM both are always queued. The
-fluid lot keeps its hops in step (as the DCTCP lot's, :mod:`.multihop`). The share tolerance is absolute: a starved long flow passes with a 6× relative
+fluid lot keeps its hops in step (as the DCTCP lot's, :mod:`~dwtcp_fluid.studies.networks.checks_multihop`). The share tolerance is absolute: a starved long flow passes with a 6× relative
 error (3 hops, Patched SUM: 0.022 vs 0.004).
 
 The fluid starts each cross group 10⁻³ of its rate apart (group j at 0.1·C·(1 + 10⁻³·j)): the packet flows start
