@@ -3,7 +3,8 @@
 For the repository at REPO (default: this one) it counts, over the ``.py`` files of ``dwtcp_fluid/``:
 
 - per study, the files whose path names it (``dctcp``, ``dwtcp``, ``timely``, ``d2tcp``, ``cubic``; ``networks``:
-  ``network``, ``multihop``, ``leafspine``) and the folders they sit in;
+  ``network``, ``multihop``, ``leafspine``), the folders they sit in, and those outside its model files, its law
+  files and its study folder;
 - the module file names used more than once (``__init__.py`` aside) and how often;
 - the top-level definitions of the judge's vocabulary: ``compare_*`` functions, verdict functions (``verdict``,
   ``score``, ``classify_*``, ``within_tolerance``, ``tolerance_verdict``), ``*TOLERANCE*`` tables and ``*Setting``
@@ -50,9 +51,11 @@ def counts(repo: Path) -> dict:
     study = {}
     for name, keys in STUDIES.items():
         mine = [f for f in files if any(k in f for k in keys)]
+        home = ("models/", "packet/laws/", f"studies/{name}/")
         study[name] = {
             "files": len(mine),
             "folders": len({f.rsplit("/", 1)[0] if "/" in f else "." for f in mine}),
+            "outside_model_law_study": sorted(f for f in mine if not f.startswith(home)),
         }
     names = Counter(f.rsplit("/", 1)[-1] for f in files if not f.endswith("__init__.py"))
     reused = {n: c for n, c in names.items() if c > 1}
@@ -109,7 +112,11 @@ def main(argv: list[str]) -> int:
         return 0
     print(f"{repo}: {out['files']} files, {out['lines']} lines")
     for name, s in out["studies"].items():
-        print(f"  study {name:9s} {s['files']:3d} files in {s['folders']:2d} folders")
+        elsewhere = s["outside_model_law_study"]
+        print(
+            f"  study {name:9s} {s['files']:3d} files in {s['folders']:2d} folders;"
+            f" {len(elsewhere):2d} outside models/, packet/laws/, studies/{name}/"
+        )
     r = out["reused_names"]
     print(f"  module names used more than once: {r['names']} names, {r['uses']} files")
     r = out["reused_names_outside_studies"]
