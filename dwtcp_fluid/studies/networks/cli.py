@@ -7,9 +7,8 @@ from typing import Any
 
 import typer
 
-from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
-from .app import dctcp_app
-from .common import (
+from ...cli.app import dctcp_app
+from ...cli.common import (
     UsageError,
     check_duration,
     echo_inputs,
@@ -18,6 +17,7 @@ from .common import (
     progress_bar,
     usage_from,
 )
+from ...params import DEFAULT_CAPACITY, DEFAULT_RTT
 
 __all__ = ["network"]
 
@@ -51,9 +51,9 @@ def network(
     with --packet the packet chain (or fabric) at the same setting. On leaf-spine:LxS the routing (ports as links)
     is the fabric's ECMP routing of the traffic pattern; the table gives each route's share in the DDE, at the
     mean-field fixed point with line-rate access links, and in the packet fabric."""
-    from ..packet.topology import TOPOLOGY_FORMS, parse_topology
-    from ..studies.networks.report import check_network, dctcp_network_report
-    from ..units import parse_time
+    from ...packet.topology import TOPOLOGY_FORMS, parse_topology
+    from ...units import parse_time
+    from .report import check_network, dctcp_network_report
 
     try:
         topo = parse_topology(topology)

@@ -8,9 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DEFAULT_G, DEFAULT_RTT, DctcpParams
-from .app import dctcp_app
-from .common import UsageError, emit_json, link_from_flags
+from ...cli.app import dctcp_app
+from ...cli.common import UsageError, emit_json, link_from_flags
+from ...params import DEFAULT_G, DEFAULT_RTT, DctcpParams
 
 
 @dctcp_app.command("hybrid")
@@ -34,8 +34,8 @@ def hybrid(
 
     Rates are per RTT; times in RTTs. Give --wstar, or --capacity/--rtt/--marking-threshold/--flows.
     """
-    from ..studies.dctcp import analysis_hybrid as hy
-    from ..studies.dctcp.report import hybrid_report
+    from . import analysis_hybrid as hy
+    from .report import hybrid_report
 
     if not (isinstance(flows, int) and flows >= 1):
         raise UsageError("--flows", flows, "an integer >= 1")

@@ -8,9 +8,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..params import DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams
-from .app import dctcp_app
-from .common import UsageError, WorkError, emit_json, link_from_flags, print_quantities, status
+from ...cli.app import dctcp_app
+from ...cli.common import UsageError, WorkError, emit_json, link_from_flags, print_quantities, status
+from ...params import DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams
 
 
 @dctcp_app.command("limit-cycle")
@@ -39,7 +39,7 @@ def limit_cycle(
     section 3.3.2 when ψ is known). rho_paper is ρ(Z1·Z2) with exp(∫J), rho_monodromy with the true
     transition matrices, rho_return_map from finite differences of the return map.
     """
-    from ..studies.dctcp.report import limit_cycle_report
+    from .report import limit_cycle_report
 
     if not (isinstance(g, int | float) and math.isfinite(g) and 0 < g <= 1):
         raise UsageError("--g", g, "a number with 0 < g <= 1")
@@ -89,7 +89,7 @@ def guide(
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     """K and the g range from our limit cycles and the hybrid model, next to the paper's (17), (18), (27)."""
-    from ..studies.dctcp.report import guide_report
+    from .report import guide_report
 
     link = link_from_flags(capacity, rtt, packet_size)
     if flows is not None and not (isinstance(flows, int) and flows >= 1):

@@ -12,9 +12,17 @@ from pathlib import Path
 
 import typer
 
-from .app import dctcp_app
-from .common import UsageError, WorkError, emit_json, is_quiet, link_from_flags, print_written, require_unit
-from .outputs import check_dir
+from ...cli.app import dctcp_app
+from ...cli.common import (
+    UsageError,
+    WorkError,
+    emit_json,
+    is_quiet,
+    link_from_flags,
+    print_written,
+    require_unit,
+)
+from ...cli.outputs import check_dir
 
 __all__ = ["network_sweep", "int_axis"]
 
@@ -63,12 +71,12 @@ def network_sweep(
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from ..atomic import remove_tree
-    from ..studies.networks.checks_sweep import NetworkGrid, network_stem, run_network_sweep
-    from ..studies.networks.report import network_sweep_report
-    from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
-    from ..sweep.store import write_netcdf_atomic
-    from ..units import parse_time
+    from ...atomic import remove_tree
+    from ...sweep.integrity import OutputBusyError, output_lock, remove_stale
+    from ...sweep.store import write_netcdf_atomic
+    from ...units import parse_time
+    from .checks_sweep import NetworkGrid, network_stem, run_network_sweep
+    from .report import network_sweep_report
 
     h = int_axis("--hops", hops, 1, 16)
     loads = int_axis("--cross-load", cross_load, 1, 256)
