@@ -23,9 +23,9 @@ import numpy as np
 from scipy.special import lambertw
 
 from dwtcp_fluid.analysis.charroots import char_roots
-from dwtcp_fluid.analysis.charroots_dwtcp import dwtcp_delay_spectrum
 from dwtcp_fluid.models.dwtcp import DwtcpFluid
 from dwtcp_fluid.params import DwtcpParams, LinkParams
+from dwtcp_fluid.studies.dwtcp.analysis_charroots import dwtcp_delay_spectrum
 
 TOL = 1e-10
 

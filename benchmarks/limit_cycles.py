@@ -29,8 +29,8 @@ def main() -> None:
     from dwtcp_fluid.analysis.floquet import theorem1
     from dwtcp_fluid.analysis.limit_cycle import find_limit_cycle
     from dwtcp_fluid.analysis.limit_cycle_batch import FALLBACK, OK
-    from dwtcp_fluid.experiments import limit_cycles as lf
     from dwtcp_fluid.plots.style import apply_style, save_figure
+    from dwtcp_fluid.studies.dctcp import figures_limit_cycles as lf
 
     out = Path(__file__).resolve().parent / "results"
     out.mkdir(exist_ok=True)

@@ -16,7 +16,7 @@ mean queue, utilization ≥ 99 %, steady queue) against a (β, K) grid geometric
 ``GRID`` = 31 × 18: 0.1 decade in β over 1e-5-1e-2 and in K over 20-1000), counting model runs (one
 candidate at one operating point: the grid runs every candidate at every point, the search the points it ran each
 candidate at); ``--packet`` then runs the packet check of
-:func:`dwtcp_fluid.crosscheck.tune_packet.packet_check_dwtcp`.
+:func:`dwtcp_fluid.studies.dctcp.checks_tune.packet_check_dwtcp`.
 
 Run: ``.venv/bin/python benchmarks/tune.py [--grid 24x16] [--repeat 3] [--packet] [--dwtcp]``.
 """
@@ -49,7 +49,7 @@ def main() -> None:
     if args.dwtcp:
         _dwtcp(args)
         return
-    from dwtcp_fluid.analysis.tune import TuneRange, grid_search, tune_dctcp
+    from dwtcp_fluid.studies.dctcp.tune import TuneRange, grid_search, tune_dctcp
 
     rng = TuneRange("10Gbps", ("100us", "300us"), (2, 100), points=3)
     print(f"range: 10 Gbps, RTT 100-300 us, flows 2-100, {rng.grid()[0].size} operating points; {_load()}")
@@ -82,7 +82,7 @@ def main() -> None:
           f" cycle solves ratio grid/gradient = {G['cycle_solves'] / r.cycle_solves:.1f}x,"
           f" time ratio (grid / tuner median) = {G['seconds'] / statistics.median(times):.1f}x")  # fmt: skip
     if args.packet:
-        from dwtcp_fluid.crosscheck.tune_packet import TOLERANCE, packet_check
+        from dwtcp_fluid.studies.dctcp.checks_tune import TOLERANCE, packet_check
 
         t = time.perf_counter()
         rows = packet_check(rng, r.K, r.g)
@@ -95,8 +95,8 @@ def main() -> None:
 
 
 def _dwtcp(args: argparse.Namespace) -> None:
-    from dwtcp_fluid.analysis.tune import TuneRange
-    from dwtcp_fluid.crosscheck.tune_dwtcp import BETA_BOX, GRID, K_BOX, grid_search, tune_dwtcp
+    from dwtcp_fluid.studies.dctcp.tune import TuneRange
+    from dwtcp_fluid.studies.dwtcp.tune import BETA_BOX, GRID, K_BOX, grid_search, tune_dwtcp
 
     rng = TuneRange("10Gbps", ("100us", "300us"), (2, 100), points=3)
     print(f"range: 10 Gbps, RTT 100-300 us, flows 2-100, {rng.grid()[0].size} operating points; {_load()}")
@@ -131,7 +131,7 @@ def _dwtcp(args: argparse.Namespace) -> None:
           f" model runs ratio grid/search = {G['model_runs'] / r.model_runs:.1f}x,"
           f" time ratio (grid / search median) = {G['seconds'] / med:.1f}x")  # fmt: skip
     if args.packet:
-        from dwtcp_fluid.crosscheck.tune_packet import packet_check_dwtcp
+        from dwtcp_fluid.studies.dctcp.checks_tune import packet_check_dwtcp
 
         t = time.perf_counter()
         rows = packet_check_dwtcp(rng, r.beta, r.K)

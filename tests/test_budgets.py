@@ -61,7 +61,7 @@ def test_simulate_refuses_a_span_of_more_than_a_million_delays(capsys):
 
 @pytest.mark.slow
 def test_tune_dctcp_stops_at_its_time_budget():
-    from dwtcp_fluid.analysis.tune import TuneRange, tune_dctcp
+    from dwtcp_fluid.studies.dctcp.tune import TuneRange, tune_dctcp
 
     calls: list[tuple[int, int]] = []
     rng = TuneRange(capacity="10Gbps", rtt=("100us", "200us"), flows=(2, 10), points=2)

@@ -16,9 +16,9 @@ from dwtcp_fluid.analysis.charroots import (
     critical_parameter,
     scalar_critical_delay,
 )
-from dwtcp_fluid.analysis.charroots_dwtcp import dwtcp_delay_spectrum, dwtcp_linearization
 from dwtcp_fluid.models.dwtcp import DwtcpFluid, eigenvalues_closed_form
 from dwtcp_fluid.params import DwtcpParams, LinkParams
+from dwtcp_fluid.studies.dwtcp.analysis_charroots import dwtcp_delay_spectrum, dwtcp_linearization
 
 
 def _sort(lam: np.ndarray, tau: np.ndarray) -> np.ndarray:

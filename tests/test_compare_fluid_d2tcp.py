@@ -10,8 +10,8 @@ import pytest
 
 from dwtcp_fluid.cli import main
 from dwtcp_fluid.models import D2tcpWindowFluid, DctcpWindowFluid
-from dwtcp_fluid.packet.crosscheck import compare_dctcp, within_tolerance
-from dwtcp_fluid.packet.crosscheck_d2tcp import (
+from dwtcp_fluid.params import DCTCP_ANALYSIS
+from dwtcp_fluid.studies.d2tcp.checks import (
     PERIOD_RATIO_FAR,
     SETTINGS,
     D2tcpSetting,
@@ -19,7 +19,7 @@ from dwtcp_fluid.packet.crosscheck_d2tcp import (
     imminence_bounds,
     verdict,
 )
-from dwtcp_fluid.params import DCTCP_ANALYSIS
+from dwtcp_fluid.studies.dctcp.checks import compare_dctcp, within_tolerance
 
 P10 = DCTCP_ANALYSIS.replace(flows=10)
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from dwtcp_fluid.crosscheck.compare_dwtcp import TOLERANCES, compare_dwtcp
+from dwtcp_fluid.studies.dwtcp.checks import TOLERANCES, compare_dwtcp
 from dwtcp_fluid.sweep.packet_classes import tolerance_verdict
 from dwtcp_fluid.sweep.predictors import SCOUT_FAITHFUL, DwtcpPredictor, predictors, register_predictor
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 
 from dwtcp_fluid.cli.packet import dctcp_tables
-from dwtcp_fluid.cli.packet_dwtcp import dwtcp_tables
 from dwtcp_fluid.params import LinkParams
+from dwtcp_fluid.studies.dwtcp.cli_compare import dwtcp_tables
 
 # hand-made summaries in the documents' units: packets, seconds, fractions
 SUMMARY = {

@@ -1,16 +1,16 @@
 """CUBIC's hybrid fluid model against its closed form (SymPy, proofs/cubic.md), hand-computed jumps, and the packet
-core at stated tolerances (crosscheck/cubic.py)."""
+core at stated tolerances (studies/cubic/checks.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from dwtcp_fluid.analysis.cubic_cycle import cycle_period, cycle_summary, run_cubic
-from dwtcp_fluid.crosscheck.cubic import SETTINGS, SLOW_SETTINGS, TOLERANCES, compare_cubic
 from dwtcp_fluid.models.cubic import CubicFluid, CubicParams, cubic_cut, loss_hits
 from dwtcp_fluid.params import LinkParams
-from dwtcp_fluid.symbolic.cubic import closed_form
+from dwtcp_fluid.studies.cubic.analysis import cycle_period, cycle_summary, run_cubic
+from dwtcp_fluid.studies.cubic.checks import SETTINGS, SLOW_SETTINGS, TOLERANCES, compare_cubic
+from dwtcp_fluid.studies.cubic.derive import closed_form
 
 
 def _params(rtt="20ms", buffer=200.0, flows=1, fc=False, c=0.4):

@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from dwtcp_fluid.analysis.d2tcp_cycles import d2tcp_cycles
 from dwtcp_fluid.analysis.limit_cycle import find_limit_cycle
 from dwtcp_fluid.dde import solve
 from dwtcp_fluid.models import D2tcpFluid, DctcpFluid, DctcpLossFluid
 from dwtcp_fluid.params import DCTCP_ANALYSIS
+from dwtcp_fluid.studies.d2tcp.analysis import d2tcp_cycles
 
 P10 = DCTCP_ANALYSIS.replace(flows=10)
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from dwtcp_fluid.models import DctcpDelackFluid, DctcpWindowFluid
-from dwtcp_fluid.packet.crosscheck_delack import TOLERANCES, compare_delack
 from dwtcp_fluid.params import DCTCP_ANALYSIS
-from dwtcp_fluid.symbolic.dctcp_delack import _single_bit, receiver_counts
+from dwtcp_fluid.studies.dctcp.checks_delack import TOLERANCES, compare_delack
+from dwtcp_fluid.studies.dctcp.derive_delack import _single_bit, receiver_counts
 
 P10 = DCTCP_ANALYSIS.replace(flows=10)
 

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from dwtcp_fluid.experiments.dctcp_wan import LOSS, loss_fluid
 from dwtcp_fluid.packet import build
-from dwtcp_fluid.packet.dctcp_wan import p99_rtt_bound, wan_metrics, wan_run
 from dwtcp_fluid.packet.scenarios import run_many
+from dwtcp_fluid.packet.scenarios_wan import p99_rtt_bound, wan_metrics, wan_run
+from dwtcp_fluid.studies.dctcp.figures_wan import LOSS, loss_fluid
 
 
 def test_p99_bound_closed_form():
@@ -74,8 +74,8 @@ def test_deadlines_met_counts_by_hand():
 
 @pytest.mark.slow
 def test_every_dctcp_wan_claim_holds():
-    from dwtcp_fluid.experiments.dctcp_wan import build_dctcp_wan
     from dwtcp_fluid.experiments.figure import registered
+    from dwtcp_fluid.studies.dctcp.figures_wan import build_dctcp_wan
 
     fig = registered()["dctcp_wan_claims"]
     data = build_dctcp_wan(False)

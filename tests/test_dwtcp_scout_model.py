@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from dwtcp_fluid.analysis.dwtcp_busy import (
+from dwtcp_fluid.dde import solve
+from dwtcp_fluid.models import DwtcpBusyFluid
+from dwtcp_fluid.studies.dctcp.checks import SUMMARY_KEYS
+from dwtcp_fluid.studies.dwtcp.analysis_busy import (
     boundary_flows,
     busy_history,
     criterion,
@@ -18,10 +21,7 @@ from dwtcp_fluid.analysis.dwtcp_busy import (
     run_busy_model,
     standing_queue_point,
 )
-from dwtcp_fluid.crosscheck.dwtcp_busy import setting
-from dwtcp_fluid.dde import solve
-from dwtcp_fluid.models import DwtcpBusyFluid
-from dwtcp_fluid.packet.crosscheck import SUMMARY_KEYS
+from dwtcp_fluid.studies.dwtcp.checks_busy import setting
 
 MODEL = DwtcpBusyFluid()
 
@@ -231,7 +231,7 @@ def test_derivation_is_registered_and_its_identities_hold():
 def test_batch_equals_points():
     """One batched JAX solve (τ rescaled to 1) at two RTTs and three N against the reference solver point by point:
     mean queue within 0.5 packet + 2 %, utilization within 0.002, the same regime and oscillation."""
-    from dwtcp_fluid.analysis.dwtcp_busy_batch import run_busy_batch
+    from dwtcp_fluid.studies.dwtcp.analysis_busy_batch import run_busy_batch
 
     keys = [(1e-4, 2), (1e-4, 50), (1e-3, 50)]
     pts = [setting(rtt, n) for rtt, n in keys]

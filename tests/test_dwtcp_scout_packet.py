@@ -1,7 +1,7 @@
 """The Scout-faithful DWTCP model against the packet core's DWTCP law (10 Gbps, β = 0.001, K = 100, buffer 5000).
 
-Packet runs: :func:`dwtcp_fluid.crosscheck.dwtcp_busy.packet_dwtcp`, which is the one definition of a DWTCP packet
-run at a setting (:func:`dwtcp_fluid.crosscheck.compare_dwtcp.packet_setting`, a point of the sweep's packet pass).
+Packet runs: :func:`dwtcp_fluid.studies.dwtcp.checks_busy.packet_dwtcp`, which is the one definition of a DWTCP packet
+run at a setting (:func:`dwtcp_fluid.studies.dwtcp.checks.packet_setting`, a point of the sweep's packet pass).
 Rule: :func:`dwtcp_fluid.sweep.packet_classes.tolerance_verdict` (mean queue within 10 packets or 20 %, utilization
 within 0.02; a standing-queue model needs a packet queue that never empties; a steady packet run needs a model
 whose amplitude is within the packet run's own oscillation threshold; an oscillating one a period within 15 % where
@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dwtcp_fluid.analysis.dwtcp_busy import standing_queue_point
-from dwtcp_fluid.crosscheck.dwtcp_busy import (
+from dwtcp_fluid.studies.dwtcp.analysis_busy import standing_queue_point
+from dwtcp_fluid.studies.dwtcp.checks_busy import (
     SETTINGS,
     existing_dwtcp,
     model_dwtcp,

@@ -10,7 +10,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
-from dwtcp_fluid.analysis import hybrid as h
+from dwtcp_fluid.studies.dctcp import analysis_hybrid as h
 
 GRID_W = [2.0, 3.0, 10.0, 31.6, 100.0, 316.0, 1000.0, 5000.0]
 GRID_G = [1e-4, 1e-3, 0.01, 0.0625, 0.2, 0.5, 1.0]

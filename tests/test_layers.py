@@ -10,12 +10,27 @@ everything.
     layer 3  dde                      (the integration cores and both DDE solvers)
     layer 4  analysis, packet         (cycles, spectra, phase portraits; the packet core)
     layer 5  sweep                    (grids, per-point outcomes, the predictors of what DWTCP does)
-    layer 6  symbolic, crosscheck     (symbolic: derivations, whose proofs may state numbers analysis and the
-                                       sweep compute; crosscheck: the packet core judged against the fluid models)
+    layer 6  symbolic, checks         (symbolic: derivations, whose proofs may state numbers analysis and the
+                                       sweep compute; checks: the packet core judged against the fluid models,
+                                       and tuning, which the judge's vocabulary reads; no package, studies only)
     layer 7  experiments              (figure recipes and the catalog: build, plot, claims)
     layer 8  reports                  (each command's JSON document as a library function)
     layer 9  cli
     layer 10 __main__ (`python -m dwtcp_fluid`)
+
+A study (``studies/<study>/``, one folder per protocol or setting) is not a layer: each of its modules belongs to the
+layer of its role, the file name up to the first underscore (``derive_busy.py`` is a ``derive`` module):
+
+    analysis -> analysis   plots -> plots   derive -> symbolic   checks, tune -> checks
+    figures -> experiments   report -> reports   cli -> cli
+
+so a study's derivation imports what ``symbolic/`` may import, its plots compute nothing, and so on; the package
+files ``studies/__init__.py`` and ``studies/<study>/__init__.py`` import nothing.
+
+Where a file belongs (the rule of placement): a protocol's name appears in a module's file name only inside
+``studies/`` (its fluid models in ``models/`` and its per-ACK laws in ``packet/laws/`` excepted); a module that
+judges (crosscheck, checks, judge, verdict) lives in a study or in the judge package; ``packet/`` is the simulator
+and imports nothing from the fluid side (``models``, ``dde``, ``analysis``).
 """
 
 from __future__ import annotations
@@ -33,13 +48,28 @@ LAYERS = (
     {"dde"},
     {"analysis", "packet"},
     {"sweep"},
-    {"symbolic", "crosscheck"},
+    {"symbolic", "checks"},
     {"experiments"},
     {"reports"},
     {"cli"},
     {"__main__"},
 )
 LAYER = {unit: i for i, units in enumerate(LAYERS) for unit in units}
+#: The layer unit of each role of a study module (see ``dwtcp_fluid.studies``).
+ROLES = {
+    "analysis": "analysis",
+    "plots": "plots",
+    "derive": "symbolic",
+    "checks": "checks",
+    "tune": "checks",
+    "figures": "experiments",
+    "report": "reports",
+    "cli": "cli",
+}
+#: Protocols whose names mark a file as a study's, beyond those with a law or a model file (found on disk).
+PROTOCOLS = {"dctcp", "dwtcp", "timely", "d2tcp", "cubic", "reno", "swift", "hpcc", "bbr", "dcqcn", "vegas"}
+#: Words in a file name that make it a judge: such a module lives in a study or in the judge package.
+JUDGE_WORDS = ("crosscheck", "checks", "judge", "verdict")
 
 
 def _module_name(path: Path) -> str:
@@ -78,6 +108,9 @@ def _imports(name: str, path: Path, modules: set[str]) -> set[str]:
 
 def _unit(module: str) -> str:
     parts = module.split(".")
+    if len(parts) > 1 and parts[1] == "studies":
+        # a study module sits in the layer of its role; the studies' package files in layer 0 (they import nothing)
+        return ROLES.get(parts[3].split("_")[0], f"studies:{parts[3]}") if len(parts) > 3 else "units"
     return parts[1] if len(parts) > 1 else "__init__"
 
 
@@ -148,3 +181,64 @@ def test_plots_compute_nothing(pkg):
     for m, deps in _graph().items():
         if _unit(m) == pkg:
             assert {_unit(d) for d in deps} <= {pkg, "formulas", "results", "atomic"}, (m, deps)
+
+
+def test_study_modules_have_a_role():
+    """Every module of a study is named for one of the roles, and the studies' package files import nothing."""
+    graph = _graph()
+    bad = [m for m in graph if _unit(m).startswith("studies:")]
+    assert not bad, f"name these for a role ({', '.join(ROLES)}): {sorted(bad)}"
+    for m, deps in graph.items():
+        parts = m.split(".")
+        if parts[1:2] == ["studies"] and len(parts) <= 3:
+            assert not deps, (m, deps)
+    assert not (PKG / "studies" / "__init__.py").exists() or all(
+        (d / "__init__.py").exists()
+        for d in (PKG / "studies").iterdir()
+        if d.is_dir() and d.name != "__pycache__"
+    )
+
+
+def _protocols() -> set[str]:
+    stems = [p.stem for p in (PKG / "packet" / "laws").glob("*.py")] + [
+        p.stem for p in (PKG / "models").glob("*.py")
+    ]
+    return (PROTOCOLS | {s.split("_")[0] for s in stems}) - {"", "base", "registry", "recovery"}
+
+
+def test_protocol_names_only_in_studies():
+    """A file named for a protocol is a study's: only models/ and packet/laws/ keep protocol names outside studies/."""
+    protocols = _protocols()
+    misplaced = []
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG)
+        if rel.parts[0] == "studies" or rel.parts[:1] == ("models",) or rel.parts[:2] == ("packet", "laws"):
+            continue
+        if any(p in rel.stem.split("_") or rel.stem.startswith(p) for p in protocols):
+            misplaced.append(rel.as_posix())
+    assert not misplaced, "move these into their study (dwtcp_fluid/studies/<study>/):\n" + "\n".join(
+        sorted(misplaced)
+    )
+
+
+def test_judges_only_in_studies():
+    """No cross-check, judge or verdict module outside a study and the judge package."""
+    misplaced = [
+        path.relative_to(PKG).as_posix()
+        for path in PKG.rglob("*.py")
+        if path.relative_to(PKG).parts[0] not in ("studies", "judge")
+        and any(w in part for part in path.relative_to(PKG).with_suffix("").parts for w in JUDGE_WORDS)
+    ]
+    assert not misplaced, "move these into their study or the judge package:\n" + "\n".join(sorted(misplaced))
+
+
+def test_packet_imports_no_fluid_side():
+    """packet/ is the simulator: it imports no fluid model, no DDE solver and no analysis."""
+    wrong = sorted(
+        f"{m} -> {d}"
+        for m, deps in _graph().items()
+        if _unit(m) == "packet"
+        for d in deps
+        if _unit(d) in ("models", "dde", "analysis")
+    )
+    assert not wrong, "packet/ imports the fluid side:\n" + "\n".join(wrong)

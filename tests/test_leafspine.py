@@ -9,15 +9,15 @@ import json
 import numpy as np
 import pytest
 
-from dwtcp_fluid.crosscheck.leafspine import (
+from dwtcp_fluid.packet.leafspine import leaf_spine_traffic
+from dwtcp_fluid.packet.topology import parse_topology
+from dwtcp_fluid.studies.networks.checks_leafspine import (
     MULTI_BOTTLENECK,
     SETTINGS,
     TOLERANCES,
     FabricSetting,
     compare_fabric,
 )
-from dwtcp_fluid.packet.leafspine import leaf_spine_traffic
-from dwtcp_fluid.packet.topology import parse_topology
 
 #: The short setting the quick tests share (one compiled program: same shapes and chunk count).
 QUICK = FabricSetting(duration="20ms")

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 from dwtcp_fluid.analysis.floquet import theorem1
-from dwtcp_fluid.analysis.guidelines import guide
 from dwtcp_fluid.analysis.limit_cycle import find_limit_cycle
 from dwtcp_fluid.analysis.limit_cycle_batch import OK, cycles_batch
 from dwtcp_fluid.cli import main
@@ -14,6 +13,7 @@ from dwtcp_fluid.dde import solve
 from dwtcp_fluid.models.dctcp import DctcpFluid
 from dwtcp_fluid.models.dctcp_hetero import DctcpHetero
 from dwtcp_fluid.params import LinkParams
+from dwtcp_fluid.studies.dctcp.analysis_guidelines import guide
 
 POINTS = [(10.0, 1 / 16), (2.01, 0.05), (15.0, 0.25), (100.0, 0.01), (1000.0, 1.0), (50.0, 0.5)]
 

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dwtcp_fluid.analysis.multihop import parking_lot_fixed_point
 from dwtcp_fluid.dde import solve
 from dwtcp_fluid.dde.summary import time_mean
 from dwtcp_fluid.models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
-from dwtcp_fluid.symbolic.multihop import FLUID_RATIOS
+from dwtcp_fluid.studies.networks.analysis_multihop import parking_lot_fixed_point
+from dwtcp_fluid.studies.networks.derive_multihop import FLUID_RATIOS
 
 C10 = 10e9 / (8 * 1500)
 
@@ -163,13 +163,13 @@ def test_cli_network_usage_errors(capsys, extra):
 def _packet_long_share(hops: int) -> float:
     """The packet chain's long-flow share of C, parking lot of ``hops`` hops, one flow per group, 10 Gbps, 100 µs,
     K = 65, 200 ms (seed 0): the independent reference of the fluid model's desynchronized share."""
-    from dwtcp_fluid.crosscheck.multihop import ChainSetting, compare_chain
+    from dwtcp_fluid.studies.networks.checks_multihop import ChainSetting, compare_chain
 
     return compare_chain(ChainSetting(hops, duration="200ms")).long_share
 
 
 def _amplitude_late(hops, ramp, T=0.05):
-    from dwtcp_fluid.analysis.multihop import parking_lot_linearization
+    from dwtcp_fluid.studies.networks.analysis_multihop import parking_lot_linearization
 
     _, _, _, fp = parking_lot_linearization(hops, ramp)
     m = DctcpNetwork(parking_lot_routes(hops), ramp=ramp)
@@ -185,7 +185,7 @@ def test_ramp_spectrum_predicts_the_simulation():
     """Ramp marking of width w, 1-hop lot: the pseudospectral roots of det(λI − A0 − A1 e^{−λτ}) (A0, A1 from the
     model's SymPy Jacobians at the fixed point) cross into the right half-plane between w = 20 and w = 10; the
     reference solver, started 5 % off the fixed point, oscillates at w = 8 and settles at w = 25."""
-    from dwtcp_fluid.analysis.multihop import parking_lot_linearization, parking_lot_spectrum
+    from dwtcp_fluid.studies.networks.analysis_multihop import parking_lot_linearization, parking_lot_spectrum
 
     r = parking_lot_spectrum(1, np.array([8.0, 10.0, 20.0, 25.0]))
     assert r.converged[:, 0].all()
@@ -200,7 +200,7 @@ def test_ramp_spectrum_predicts_the_simulation():
 
 @pytest.mark.slow
 def test_ramp_spectrum_two_hops():
-    from dwtcp_fluid.analysis.multihop import parking_lot_spectrum
+    from dwtcp_fluid.studies.networks.analysis_multihop import parking_lot_spectrum
 
     r = parking_lot_spectrum(2, np.array([7.0, 15.0]))
     assert r.abscissa[0] > 0 > r.abscissa[1]
@@ -211,7 +211,7 @@ def test_symmetric_start_stays_on_the_synchronized_subspace_and_a_hair_off_leave
     """The symmetric lot's subspace q_1 = q_2 is invariant (proofs/multihop.md): started on it the two queues are
     equal bit for bit (per-group delays); 10⁻³ packets off it they separate by more than a packet within 20 ms
     (the subspace is transversally unstable; the common delay here, for time)."""
-    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
+    from dwtcp_fluid.studies.networks.analysis_multihop_dde import fluid_lot_run
 
     on = fluid_lot_run(2, asymmetry=0.0, duration=0.006)
     off = fluid_lot_run(2, asymmetry=1e-3, duration=0.02, group_delays=False)
@@ -223,7 +223,7 @@ def test_symmetric_start_stays_on_the_synchronized_subspace_and_a_hair_off_leave
 def test_desynchronized_two_hop_share_agrees_with_the_packet_chain():
     """The reference solver's 0.2 s run of the desynchronized two-hop lot: its long share within 10 % of the packet
     chain's at the same setting (the independent judge), links full, queues apart."""
-    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
+    from dwtcp_fluid.studies.networks.analysis_multihop_dde import fluid_lot_run
 
     r = fluid_lot_run(2, duration=0.2)
     assert r.long_share == pytest.approx(_packet_long_share(2), rel=0.1)
@@ -232,7 +232,7 @@ def test_desynchronized_two_hop_share_agrees_with_the_packet_chain():
 
 def test_per_group_ramp_spectrum_k1_equals_the_common_delay():
     """One hop: both groups' delays are d + K/C, so the multi-delay spectrum equals the one-delay one."""
-    from dwtcp_fluid.analysis.multihop import parking_lot_spectrum
+    from dwtcp_fluid.studies.networks.analysis_multihop import parking_lot_spectrum
 
     a = parking_lot_spectrum(1, np.array([8.0, 15.0]))
     b = parking_lot_spectrum(1, np.array([8.0, 15.0]), group_delays=True)
@@ -241,8 +241,8 @@ def test_per_group_ramp_spectrum_k1_equals_the_common_delay():
 
 @pytest.mark.slow
 def test_unequal_rtt_per_group_delays_desynchronize_where_one_delay_does_not():
-    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
-    from dwtcp_fluid.symbolic.multihop import UNEQUAL_RTT_K2
+    from dwtcp_fluid.studies.networks.analysis_multihop_dde import fluid_lot_run
+    from dwtcp_fluid.studies.networks.derive_multihop import UNEQUAL_RTT_K2
 
     g = fluid_lot_run(2, rtt_long="200us", duration=0.2)
     c = fluid_lot_run(2, rtt_long="200us", duration=0.2, group_delays=False)

@@ -12,10 +12,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from dwtcp_fluid.crosscheck.multihop import SETTINGS, TOLERANCES, compare_chain
 from dwtcp_fluid.packet.laws.base import FLOAT, Events, Law
 from dwtcp_fluid.packet.multihop import run_network
 from dwtcp_fluid.packet.topology import parse_topology
+from dwtcp_fluid.studies.networks.checks_multihop import SETTINGS, TOLERANCES, compare_chain
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 import xarray as xr
 
-import dwtcp_fluid.analysis.multihop_dde as mdde
-import dwtcp_fluid.crosscheck.network_sweep as net
+import dwtcp_fluid.studies.networks.analysis_multihop_dde as mdde
+import dwtcp_fluid.studies.networks.checks_sweep as net
 from dwtcp_fluid.cli import main
-from dwtcp_fluid.crosscheck.multihop import TOLERANCES
-from dwtcp_fluid.crosscheck.network_sweep import (
+from dwtcp_fluid.studies.networks.checks_multihop import TOLERANCES
+from dwtcp_fluid.studies.networks.checks_sweep import (
     AGREEMENT,
     NetworkGrid,
     agreement,
@@ -150,8 +150,9 @@ def test_cli_bad_input_exits_2(extra, tmp_path, capsys):
 def test_a_sweep_estimated_over_the_budget_is_refused_up_front_naming_the_flags(tmp_path, capsys):
     """1536 points of 1-6 hops (about two days of fluid runs) without --yes: one line naming the flags that make
     the sweep smaller and --yes, exit 2, nothing written; the default grid (18 points) is estimated under 1 h."""
-    from dwtcp_fluid.cli.limits import SOFT_SECONDS
     from dwtcp_fluid.cli.network_sweep import estimate
+
+    from dwtcp_fluid.cli.limits import SOFT_SECONDS
 
     assert (
         main(["dctcp", "network-sweep", "--hops", "1:6", "--cross-load", "1:256", "--out", str(tmp_path)])
@@ -168,8 +169,8 @@ def test_a_sweep_estimated_over_the_budget_is_refused_up_front_naming_the_flags(
 
 @pytest.mark.slow
 def test_real_two_by_two_and_one_point_against_a_direct_run(tmp_path):
-    from dwtcp_fluid.analysis.multihop_dde import fluid_lot_run
-    from dwtcp_fluid.crosscheck.multihop import compare_chain
+    from dwtcp_fluid.studies.networks.analysis_multihop_dde import fluid_lot_run
+    from dwtcp_fluid.studies.networks.checks_multihop import compare_chain
 
     grid = NetworkGrid(np.array([1, 2]), np.array([1, 2]), duration="2ms")
     ds = run_network_sweep(grid, tmp_path / "s.zarr")

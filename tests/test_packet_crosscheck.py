@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dwtcp_fluid.packet.crosscheck import (
+from dwtcp_fluid.studies.dctcp.checks import (
     REFERENCE,
     TOLERANCES,
     autocorr_period,

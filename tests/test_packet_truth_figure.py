@@ -6,7 +6,7 @@ import numpy as np
 import xarray as xr
 from matplotlib.text import Text
 
-from dwtcp_fluid.experiments.dwtcp_packet_truth import FIGURE_BDP, FIGURE_FLOWS, plot_packet_truth
+from dwtcp_fluid.studies.dwtcp.figures_packet_truth import FIGURE_BDP, FIGURE_FLOWS, plot_packet_truth
 from dwtcp_fluid.sweep.predictors import predictors
 
 

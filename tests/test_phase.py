@@ -13,10 +13,14 @@ from dwtcp_fluid.analysis.phase import phase_portrait
 from dwtcp_fluid.analysis.phase_layers import find_equilibria
 from dwtcp_fluid.cli import main
 from dwtcp_fluid.dde import solve
-from dwtcp_fluid.experiments.phase_dwtcp import DWTCP_FIG13_PARAMS, dwtcp_decrease_integral, dwtcp_portrait
 from dwtcp_fluid.models.base import FluidModel
 from dwtcp_fluid.models.dctcp import DctcpNormalized
 from dwtcp_fluid.models.dwtcp import DwtcpFluid
+from dwtcp_fluid.studies.dwtcp.figures_phase import (
+    DWTCP_FIG13_PARAMS,
+    dwtcp_decrease_integral,
+    dwtcp_portrait,
+)
 
 
 @dataclass(frozen=True)
@@ -165,8 +169,8 @@ def test_bad_input_names_the_parameter():
 
 
 def test_fig4_is_deterministic(tmp_path):
-    from dwtcp_fluid.experiments.phase_dctcp import FIG4
     from dwtcp_fluid.plots.style import save_figure, style
+    from dwtcp_fluid.studies.dctcp.figures_phase import FIG4
 
     paths = []
     for k in range(2):

@@ -70,7 +70,7 @@ def test_proxy_verdicts():
     finding against MAX only, its 'MAX gives the lowest FCT' not reproduced (seeds 0-2: the TIMELY signals within
     5 %, MAX vs SUM of both signs, DCTCP's IND below them)."""
     from dwtcp_fluid.experiments.figure import registered
-    from dwtcp_fluid.experiments.proxy_signals import build_proxy
+    from dwtcp_fluid.studies.timely.figures_proxy_signals import build_proxy
 
     fig = registered()["proxy_signals"]
     data = build_proxy(True)
@@ -83,8 +83,8 @@ def test_proxy_verdicts():
 def test_proxy_numbers_the_proof_states():
     """proofs/leafspine.md's numbers re-run: MAX over SUM per seed (0-4) at 40 % and 60 % load, the seed means,
     and the skinny path with equal loop delays."""
-    from dwtcp_fluid.experiments.proxy_signals import fct_seeds, noisy_queues
-    from dwtcp_fluid.symbolic.leafspine import FCT_MAX_VS_SUM, FCT_SLOWDOWN, NOISY_EQUAL_LOOPS
+    from dwtcp_fluid.studies.networks.derive_leafspine import FCT_MAX_VS_SUM, FCT_SLOWDOWN, NOISY_EQUAL_LOOPS
+    from dwtcp_fluid.studies.timely.figures_proxy_signals import fct_seeds, noisy_queues
 
     for load, gaps in FCT_MAX_VS_SUM.items():
         r = fct_seeds(tuple(range(len(gaps))), load)

@@ -322,7 +322,7 @@ def test_every_json_command_is_accounted_for():
     assert with_json == set(REPORTS) | set(NOT_YET), with_json ^ (set(REPORTS) | set(NOT_YET))
     assert not set(REPORTS) & set(NOT_YET)
     for module, fn in REPORTS.values():
-        f = getattr(importlib.import_module(f"dwtcp_fluid.reports.{module}"), fn)
+        f = getattr(importlib.import_module(f"dwtcp_fluid.{module}"), fn)
         assert getattr(dw, fn) is f
 
 
@@ -333,7 +333,7 @@ def _timeless(doc: dict[str, Any]) -> dict[str, Any]:
 
 @pytest.mark.slow
 def test_tune_dctcp_and_dwtcp(capsys):
-    from dwtcp_fluid.analysis.tune import TuneRange
+    from dwtcp_fluid.studies.dctcp.tune import TuneRange
 
     rng = TuneRange("10Gbps", ("100us", "200us"), (2, 10), 2, "1500")  # parsed as the CLI parses them
     argv = ("--capacity", "10Gbps", "--rtt", "100us:200us", "--flows", "2:10", "--points", "2")

@@ -12,8 +12,8 @@ import pytest
 from test_reports import cli_doc, same
 
 import dwtcp_fluid as dw
-from dwtcp_fluid.crosscheck import cubic as cubic_check
-from dwtcp_fluid.packet import crosscheck_d2tcp
+from dwtcp_fluid.studies.cubic import checks as cubic_check
+from dwtcp_fluid.studies.d2tcp import checks as crosscheck_d2tcp
 
 
 def _d2tcp_row(agree: bool) -> dict:

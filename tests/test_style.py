@@ -13,10 +13,12 @@ matplotlib.rcParams["font.size"] = 21.0
 before = dict(matplotlib.rcParams)
 import importlib, pkgutil
 import dwtcp_fluid as dw
-import dwtcp_fluid.plots as plots, dwtcp_fluid.experiments as ex
+import dwtcp_fluid.plots as plots, dwtcp_fluid.experiments as ex, dwtcp_fluid.studies as st
 for pkg in (plots, ex):
     for m in pkgutil.iter_modules(pkg.__path__):
         importlib.import_module(f"{pkg.__name__}.{m.name}")
+for m in pkgutil.walk_packages(st.__path__, f"{st.__name__}."):  # the studies' plots and figures modules
+    importlib.import_module(m.name)
 dw.apply_style  # resolve the lazy re-export too
 assert matplotlib.get_backend() == "svg", matplotlib.get_backend()
 assert dict(matplotlib.rcParams) == before, "import changed rcParams"
@@ -64,7 +66,7 @@ def test_fig6_panels_in_order_and_no_cycle_region_not_drawn_as_rho_zero():
     """[DCTCP-A] Fig. 6: panels read (a), (b); cells start at w̄ = 2, the region below is the 'no cycle' band."""
     import numpy as np
 
-    from dwtcp_fluid.plots.limit_cycles import plot_fig6
+    from dwtcp_fluid.studies.dctcp.plots_limit_cycles import plot_fig6
 
     w, g = np.geomspace(2.01, 1000, 5), np.geomspace(1e-3, 1, 4)
     rho = np.full((5, 4), 0.5)

@@ -9,6 +9,7 @@ import pytest
 import sympy as sp
 
 from dwtcp_fluid.numtext import marked_numbers, plain
+from dwtcp_fluid.studies.dwtcp.derive_linear import dwtcp_jacobian
 from dwtcp_fluid.symbolic.derivation import (
     Derivation,
     Finding,
@@ -21,7 +22,6 @@ from dwtcp_fluid.symbolic.derivation import (
     positive,
     solutions,
 )
-from dwtcp_fluid.symbolic.dwtcp_linear import dwtcp_jacobian
 from dwtcp_fluid.symbolic.registry import (
     COVERAGE,
     DERIVATIONS,

@@ -12,11 +12,11 @@ from scipy.optimize import brentq
 
 from dwtcp_fluid.models.dctcp import DctcpFluid
 from dwtcp_fluid.models.dwtcp import DwtcpFluid
-from dwtcp_fluid.symbolic.dctcp import jf_normalized, jf_normalized_fn
-from dwtcp_fluid.symbolic.dctcp_hybrid import alpha_star, rate_ratio
-from dwtcp_fluid.symbolic.dwtcp_equilibrium import delayed_root
-from dwtcp_fluid.symbolic.dwtcp_orbits import first_integral, return_map_series
-from dwtcp_fluid.symbolic.dwtcp_variants import kbar_crit_ipg, kbar_crit_sqrt
+from dwtcp_fluid.studies.dctcp.derive import jf_normalized, jf_normalized_fn
+from dwtcp_fluid.studies.dctcp.derive_hybrid import alpha_star, rate_ratio
+from dwtcp_fluid.studies.dwtcp.derive_equilibrium import delayed_root
+from dwtcp_fluid.studies.dwtcp.derive_orbits import first_integral, return_map_series
+from dwtcp_fluid.studies.dwtcp.derive_variants import kbar_crit_ipg, kbar_crit_sqrt
 
 
 def test_roots_11_match_eigvals():
@@ -179,9 +179,9 @@ def test_jf_normalized_both_states():
 
 def test_delay_margin_matches_pseudospectral_critical_values():
     """The closed-form delay margin τ_c = atan(a/ω)/ω against the Chebyshev-pseudospectral scan of analysis.charroots."""
-    from dwtcp_fluid.analysis.charroots_dwtcp import dwtcp_delay_spectrum
     from dwtcp_fluid.params import DWTCP_EVALUATION
-    from dwtcp_fluid.symbolic.dwtcp_equilibrium import delay_margin, kbar_crit_delay
+    from dwtcp_fluid.studies.dwtcp.analysis_charroots import dwtcp_delay_spectrum
+    from dwtcp_fluid.studies.dwtcp.derive_equilibrium import delay_margin, kbar_crit_delay
 
     for beta in (0.001, DWTCP_EVALUATION.beta_guideline):
         P = DWTCP_EVALUATION.replace(beta=beta, k=0.0)
@@ -213,7 +213,7 @@ def test_sweep_counts_the_packet_law_proof_states(tmp_path, capsys):
     import json
 
     from dwtcp_fluid.cli import main
-    from dwtcp_fluid.symbolic.dwtcp_packet_law import SWEEP_COUNTS as c
+    from dwtcp_fluid.studies.dwtcp.derive_packet_law import SWEEP_COUNTS as c
 
     assert main(["sweep", "--beta", "0.001", "--out", str(tmp_path), "--json"]) == 0
     s = _packet_summary(json.loads(capsys.readouterr().out))

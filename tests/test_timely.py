@@ -137,7 +137,7 @@ def test_timely_fluid_has_no_fixed_point_in_band():
 
 
 def test_proof_checks_pass():
-    from dwtcp_fluid.symbolic.timely import timely
+    from dwtcp_fluid.studies.timely.derive import timely
 
     d = timely()
     d.run()
@@ -146,7 +146,7 @@ def test_proof_checks_pass():
 
 @pytest.mark.slow
 def test_packet_vs_fluid_within_tolerance():
-    from dwtcp_fluid.packet.crosscheck_timely import SETTINGS, compare_timely
+    from dwtcp_fluid.studies.timely.checks import SETTINGS, compare_timely
 
     rows = compare_timely(SETTINGS)
     assert len(rows) >= 3
@@ -161,7 +161,7 @@ def test_packet_vs_fluid_within_tolerance():
 
 def test_verdict_rejects_equal_rates_for_timely():
     """'Not split' is never agreement for TIMELY: equal packet rates fail the start-dependence check."""
-    from dwtcp_fluid.packet.crosscheck_timely import SETTINGS, verdict
+    from dwtcp_fluid.studies.timely.checks import SETTINGS, verdict
 
     s = next(x for x in SETTINGS if x.law == "timely")
     same = {"rate_1": 0.25, "rate_2": 0.25, "queue_mean": 5.0, "utilization": 0.95}
@@ -174,7 +174,7 @@ def test_verdict_rejects_equal_rates_for_timely():
 def test_packet_split_and_equalization_fast():
     """Packet core only, 40 ms: TIMELY keeps a 5 %/40 % start split apart, Patched TIMELY closes most of it (the
     notebook test checks the same direction in both cores, so this one runs with the slow tests)."""
-    from dwtcp_fluid.packet.crosscheck_timely import Setting, packet_rates
+    from dwtcp_fluid.studies.timely.checks import Setting, packet_rates
 
     t = packet_rates(Setting("t", "timely", (2, 2), (0.05, 0.4), duration=0.04))
     p = packet_rates(Setting("p", "timely-patched", (2, 2), (0.05, 0.4), duration=0.04))
@@ -185,7 +185,7 @@ def test_packet_split_and_equalization_fast():
 def test_noise_degrades_timely():
     """[PROXY] §2.4: TIMELY degrades with RTT noise past 50 µs (here: the rates collapse, utilization falls)."""
     from dwtcp_fluid.packet import run_many
-    from dwtcp_fluid.packet.scenarios_timely import incast_run
+    from dwtcp_fluid.packet.scenarios_incast import incast_run
 
     res = run_many([incast_run("timely", noise_us=x, duration=0.1, trace_points=100) for x in (25.0, 100.0)])
     u25, u100 = (r["utilization"] for r in res)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from dwtcp_fluid.models import TimelyParams
-from dwtcp_fluid.packet.crosscheck_timely import TOLERANCES, Setting, fluid_rates, packet_rates
+from dwtcp_fluid.studies.timely.checks import TOLERANCES, Setting, fluid_rates, packet_rates
 
 pytestmark = pytest.mark.slow
 

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dwtcp_fluid.analysis.timely_network import patched_fixed_point
 from dwtcp_fluid.models.dctcp_network import NetworkParams, parking_lot_routes
 from dwtcp_fluid.models.timely import TimelyFluid, TimelyParams
 from dwtcp_fluid.models.timely_network import TimelyNetwork, TimelyNetworkParams, path_signal
+from dwtcp_fluid.studies.timely.analysis_network import patched_fixed_point
 
 
 @pytest.mark.parametrize("patched", [False, True])
@@ -102,7 +102,7 @@ def test_sum_long_rate_tends_to_the_capacity_free_limit():
 @pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_packet_parking_lot_agrees_with_the_fluid_patched_sum():
     """The cheap cross-check: Patched TIMELY on SUM, 2 hops, 100 ms, within the stated tolerances."""
-    from dwtcp_fluid.crosscheck.timely_network import TimelySetting, fluid_side, packet_side, score
+    from dwtcp_fluid.studies.timely.checks_network import TimelySetting, fluid_side, packet_side, score
 
     s = TimelySetting(2, "patched", "sum", duration="100ms")
     (fl,) = fluid_side([s])
@@ -115,7 +115,7 @@ def test_packet_parking_lot_agrees_with_the_fluid_patched_sum():
 @pytest.mark.slow
 def test_cross_check_settings():
     """The ≥ 3 parking-lot settings of the report: every stationary one is scored, at least three pass."""
-    from dwtcp_fluid.crosscheck.timely_network import SETTINGS, compare_all
+    from dwtcp_fluid.studies.timely.checks_network import SETTINGS, compare_all
 
     rows = compare_all(SETTINGS)
     assert all((r["passed"] is None) == (r["class"] != "stationary") for r in rows)
@@ -141,7 +141,7 @@ def test_cli_refuses_bad_input(capsys):
 def test_cli_json_is_the_report(capsys):
     import dwtcp_fluid as dw
     from dwtcp_fluid.cli import main
-    from dwtcp_fluid.crosscheck.timely_network import TimelySetting
+    from dwtcp_fluid.studies.timely.checks_network import TimelySetting
 
     assert (
         main(["timely", "network", "--law", "timely", "--signal", "max", "--duration", "20ms", "--json"]) == 0

@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from dwtcp_fluid.analysis import hybrid as hy
-from dwtcp_fluid.analysis.cycle_grad import (
+from dwtcp_fluid.cli import main
+from dwtcp_fluid.studies.dctcp import analysis_hybrid as hy
+from dwtcp_fluid.studies.dctcp.analysis_cycle_grad import (
     PARAMS,
     cycle_observables,
     fixed_point_sensitivity,
     total_derivative,
 )
-from dwtcp_fluid.analysis.tune import TuneRange, grid_search, tune_dctcp
-from dwtcp_fluid.cli import main
+from dwtcp_fluid.studies.dctcp.tune import TuneRange, grid_search, tune_dctcp
 
 C = 1e10 / 8 / 1500  # 10 Gbps in 1500-byte packets/s
 OBS = ("q_min", "q_max", "q_mean", "period", "throughput", "rho")

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pytest
 
-from dwtcp_fluid.analysis.dwtcp_busy import standing_queue_point
-from dwtcp_fluid.analysis.tune import TuneRange
 from dwtcp_fluid.cli import main
-from dwtcp_fluid.crosscheck.tune_dwtcp import busy_observables, grid_search, guideline_beta, tune_dwtcp
-from dwtcp_fluid.crosscheck.tune_dwtcp_search import _better
 from dwtcp_fluid.params import DwtcpParams, LinkParams
+from dwtcp_fluid.studies.dctcp.tune import TuneRange
+from dwtcp_fluid.studies.dwtcp.analysis_busy import standing_queue_point
+from dwtcp_fluid.studies.dwtcp.tune import busy_observables, grid_search, guideline_beta, tune_dwtcp
+from dwtcp_fluid.studies.dwtcp.tune_search import _better
 
 RUN = {"warmup_rtts": 50.0, "window_rtts": 100.0}
 
@@ -96,7 +96,7 @@ def test_working_set_grows_and_certifies(monkeypatch: pytest.MonkeyPatch) -> Non
     not corners, so the certification must add them: the optimum is the hand-solved vertex (within the last step,
     0.0625 decade), the reported value is over every point, and the model runs counted are exactly the distinct
     (candidate, point) runs the model made — fewer than candidates × points."""
-    import dwtcp_fluid.crosscheck.tune_dwtcp_search as search
+    import dwtcp_fluid.studies.dwtcp.tune_search as search
 
     calls: list[tuple[float, float, int]] = []
     monkeypatch.setattr(search, "pair_observables", _vertex_model(calls))
@@ -119,7 +119,7 @@ def test_working_set_grows_and_certifies(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_default_search_runs_tenth_of_grid() -> None:
     """Issue 17's count: on the default range the search makes at most 1/10 of the model runs of the default
     validation grid (every one of its GRID candidates at every point), same objective, model and points."""
-    from dwtcp_fluid.crosscheck.tune_dwtcp import GRID
+    from dwtcp_fluid.studies.dwtcp.tune import GRID
 
     rng = TuneRange("10Gbps", ("100us", "300us"), (2, 100), points=3)
     r = tune_dwtcp(rng)

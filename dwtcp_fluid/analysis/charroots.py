@@ -19,7 +19,7 @@ Several discrete delays, x'(t) = A0·x(t) + Σ_j A_j·x(t − τ_j) (:func:`char
 
 The module also finds where the spectral abscissa (the largest real part of a root) crosses zero along a
 parameter (delay or gain), by a scan followed by bisection, and applies all of it to the delayed DWTCP model in
-:mod:`.charroots_dwtcp`.
+:mod:`~dwtcp_fluid.studies.dwtcp.analysis_charroots`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The named objectives of :mod:`.tune`, in a module of their own so that the command line can list them in
+"""The named objectives of :mod:`~dwtcp_fluid.studies.dctcp.tune`, in a module of their own so that the command line can list them in
 ``--help`` without importing JAX."""
 
 from __future__ import annotations

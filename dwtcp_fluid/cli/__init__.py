@@ -24,19 +24,19 @@ from .flags import install_checks
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
 _COMMAND_MODULES = (
-    "dwtcp_fluid.cli.dwtcp",
+    "dwtcp_fluid.studies.dwtcp.cli",
     "dwtcp_fluid.cli.sweep",
     "dwtcp_fluid.cli.figures",
     "dwtcp_fluid.cli.proofs",
-    "dwtcp_fluid.cli.hybrid",
+    "dwtcp_fluid.studies.dctcp.cli_hybrid",
     "dwtcp_fluid.cli.simulate",
     "dwtcp_fluid.cli.packet",
-    "dwtcp_fluid.cli.limit_cycle",
+    "dwtcp_fluid.studies.dctcp.cli_limit_cycle",
     "dwtcp_fluid.cli.phase",
     "dwtcp_fluid.cli.tune",
-    "dwtcp_fluid.cli.network",
-    "dwtcp_fluid.cli.network_sweep",
-    "dwtcp_fluid.cli.timely_network",
+    "dwtcp_fluid.studies.networks.cli",
+    "dwtcp_fluid.studies.networks.cli_sweep",
+    "dwtcp_fluid.studies.timely.cli_network",
 )
 
 

@@ -149,6 +149,7 @@ FLAGS: dict[str, Flag] = {
     "--scheduler": Flag("Dask scheduler address", "text"),
     "--name": Flag("figure or proof names", "text"),
     "--format": Flag("figure file format", "text"),
+    "--tier": Flag("figures by build cost (all | fast | slow)", "text"),
     "--packet": Flag("packet-level pass (a mode in sweep, a switch elsewhere)", "text"),
     # switches
     "--json": Flag("one JSON object on stdout", "switch"),

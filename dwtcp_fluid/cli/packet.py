@@ -28,10 +28,10 @@ _SECONDS_PER_COMPARISON = {"dwtcp": 47.0, "dctcp": 10.0}
 #: takes ``(law, *, seed, as_json)``; one line here adds a law to ``compare-fluid`` (the others, dctcp and dwtcp,
 #: take the settings from the flags).
 OWN_SETTINGS: dict[str, tuple[str, str]] = {
-    "timely": (".packet_timely", "compare_fluid_timely"),
-    "timely-patched": (".packet_timely", "compare_fluid_timely"),
-    "d2tcp": (".packet_d2tcp", "compare_fluid_d2tcp"),
-    "cubic": (".packet_cubic", "compare_fluid_cubic"),
+    "timely": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
+    "timely-patched": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
+    "d2tcp": ("dwtcp_fluid.studies.d2tcp.cli_compare", "compare_fluid_d2tcp"),
+    "cubic": ("dwtcp_fluid.studies.cubic.cli_compare", "compare_fluid_cubic"),
 }
 
 
@@ -122,7 +122,7 @@ def compare_fluid(
         yes=yes,
     )
     if law == "dwtcp":
-        from .packet_dwtcp import compare_fluid_dwtcp
+        from ..studies.dwtcp.cli_compare import compare_fluid_dwtcp
 
         compare_fluid_dwtcp(
             [int(n) for n in ns],

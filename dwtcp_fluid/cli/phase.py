@@ -147,8 +147,8 @@ def phase_dctcp(
     json: bool = _JSON,
 ) -> None:
     """DCTCP normalized model (11)-(14) of [DCTCP-A]: W̃–q̃ projection, α̃ as colour (Fig. 4)."""
-    from ..experiments.phase_dctcp import DCTCP_STARTS
     from ..reports.phase import run_phase_dctcp
+    from ..studies.dctcp.figures_phase import DCTCP_STARTS
 
     path = _check_plot(plot)
     if not (math.isfinite(g) and 0 < g <= 1):

@@ -155,7 +155,7 @@ def dctcp_simulate(
     History before t = 0: W = 1, α = 0, q = 0. The summary covers the last half of the run; the period is the
     mean spacing of the upward crossings of q = K (null when the queue stops crossing K).
     """
-    from ..reports.dctcp import run_dctcp_simulate
+    from ..studies.dctcp.report import run_dctcp_simulate
 
     if plot:
         check_figure("--plot", plot)
@@ -180,8 +180,8 @@ def dctcp_simulate(
 
 def dwtcp_model(variant: str, delay: bool) -> DwtcpFluid:
     """The DWTCP fluid model behind ``--variant`` and ``--delay/--no-delay``."""
-    from ..reports.dwtcp import DWTCP_VARIANTS
-    from ..reports.dwtcp import dwtcp_model as model_of
+    from ..studies.dwtcp.report import DWTCP_VARIANTS
+    from ..studies.dwtcp.report import dwtcp_model as model_of
 
     if variant not in DWTCP_VARIANTS:
         raise UsageError("--variant", variant, " | ".join(DWTCP_VARIANTS))
@@ -224,7 +224,7 @@ def dwtcp_simulate(
     if not (math.isfinite(target) and target >= 0):
         raise UsageError("--target", target, "a queue target in packets >= 0")
     P = DwtcpParams(link=link, flows=_flows(flows), beta=beta, k=target)
-    from ..reports.dwtcp import run_dwtcp_simulate
+    from ..studies.dwtcp.report import run_dwtcp_simulate
 
     model = dwtcp_model(variant, delay)
     T = _duration(duration, link, queue=P.k)

@@ -373,7 +373,7 @@ def _run(
 def _figures(ds, out: Path, stem: str, *, full: bool, only_missing: bool = False) -> Path:
     """Draw the sweep's maps next to its dataset (``only_missing``: those not there yet); the condition map's path."""
     from ..plots.style import save_figure, style
-    from ..plots.sweep_maps import plot_condition_map
+    from ..studies.dwtcp.plots_sweep_maps import plot_condition_map
 
     def draw(path: Path, plot) -> None:
         if not (only_missing and path.exists()):
@@ -382,11 +382,11 @@ def _figures(ds, out: Path, stem: str, *, full: bool, only_missing: bool = False
     with style():
         draw(out / f"{stem}.png", plot_condition_map)
         if full:
-            from ..plots.sweep_outcomes import plot_outcome_maps
+            from ..studies.dwtcp.plots_sweep_outcomes import plot_outcome_maps
 
             draw(out / f"{stem}-outcomes.png", plot_outcome_maps)
         if "packet_class" in ds:
-            from ..experiments.dwtcp_packet_truth import plot_packet_truth
+            from ..studies.dwtcp.figures_packet_truth import plot_packet_truth
 
             draw(out / f"{stem}-packet.png", plot_packet_truth)
     return out / f"{stem}.png"

@@ -61,7 +61,7 @@ def _flow_range(text: str) -> tuple[int, int]:
 
 def _range(capacity: str, rtt: str, flows: str, points: int, packet_size: str) -> Any:
     """The TuneRange of the flags, or a one-line usage error naming the flag."""
-    from ..analysis.tune import TuneRange
+    from ..studies.dctcp.tune import TuneRange
 
     d_rng, n_rng = _rtt_range(rtt), _flow_range(flows)
     try:

@@ -11,30 +11,28 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-# one recipe module per capability: importing it registers its figures (add a new one here)
-from . import (
-    charroots,
-    cubic,
-    d2tcp,
-    dctcp_wan,
-    dwtcp_packet_truth,
-    hybrid,
-    limit_cycles,
-    multihop,
-    network_sweep,
-    packet,
-    phase_dctcp,
-    phase_dwtcp,
-    proxy_signals,
-    sweep_maps,
-    sweep_outcomes,
-    timely,
-    timely_network,
-    timeseries,
-    tuning,
-    tuning_dwtcp,
-)
+# one recipe module per capability, most of them a study's figures module: importing it registers its figures
+# (add a new one here)
+from ..studies.cubic import figures as cubic
+from ..studies.d2tcp import figures as d2tcp
+from ..studies.dctcp import figures_hybrid as hybrid
+from ..studies.dctcp import figures_limit_cycles as limit_cycles
+from ..studies.dctcp import figures_phase as phase_dctcp
+from ..studies.dctcp import figures_tuning as tuning
+from ..studies.dctcp import figures_wan as dctcp_wan
+from ..studies.dwtcp import figures_charroots as charroots
+from ..studies.dwtcp import figures_packet_truth as dwtcp_packet_truth
+from ..studies.dwtcp import figures_phase as phase_dwtcp
+from ..studies.dwtcp import figures_sweep_maps as sweep_maps
+from ..studies.dwtcp import figures_sweep_outcomes as sweep_outcomes
+from ..studies.dwtcp import figures_tuning as tuning_dwtcp
+from ..studies.networks import figures_multihop as multihop
+from ..studies.networks import figures_sweep as network_sweep
+from ..studies.timely import figures as timely
+from ..studies.timely import figures_network as timely_network
+from ..studies.timely import figures_proxy_signals as proxy_signals
 from . import figure as _figure
+from . import packet, timeseries
 from .figure import Claim, ClaimResult, Figure, FigureResult, register
 
 RECIPES = (

@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from ..packet.crosscheck import compare_dctcp, within_tolerance
 from ..packet.scenarios import JOIN_LEAVE_STEP_QUICK, rtt_fairness, run, run_many, scenario
 from ..plots.packet import PACKET_VS_FLUID_FLOWS, plot_join_leave, plot_packet_vs_fluid, plot_rtt_fairness
+from ..studies.dctcp.checks import compare_dctcp, within_tolerance
 from .figure import Claim, Figure, register
 
 __all__ = ["build_packet_vs_fluid", "plot_packet_vs_fluid", "build_join_leave", "build_rtt_fairness"]

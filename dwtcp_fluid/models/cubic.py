@@ -20,7 +20,7 @@ reference solver as a crossing, and read one feedback delay τ = d + B/C late (s
 packet would have waited B/C and then crossed the round trip d). At the cut (:func:`cubic_cut`, RFC 8312 §4.5-4.6)
 each flow that sees the loss sets W_max ← W (or W·(1 + β)/2 with fast convergence when W < the previous W_max),
 W ← β·W, a new epoch: s ← −K, K = ∛((W_max − β·W)/c) (RFC 9438 eq. (2)), W_est ← β·W.
-:mod:`dwtcp_fluid.analysis.cubic_cycle` runs the hybrid map (continuous flow, located event, jump) and the
+:mod:`dwtcp_fluid.studies.cubic.analysis` runs the hybrid map (continuous flow, located event, jump) and the
 periodic cycle's closed form.
 
 *Synchronization.* Which flows see a loss follows from the fluid the full queue drops: during the feedback delay the
@@ -29,7 +29,7 @@ groups with the largest windows until they hold the expected number of distinct 
 one): every flow when D ≫ N (synchronized), only the largest when the overshoot is a packet or two. The packet core shows both: at
 [DCTCP-WAN]'s 20 ms path with c = 400 an episode drops tens of packets and 9.8 of 10 flows lose one; on its 1 ms
 star CUBIC is in its TCP-friendly region, grows by α ≈ 0.53 packets per RTT, drops one or two packets per episode
-and 1.3 of 2 flows see them (``crosscheck/cubic.py``). ``sync="all"`` forces the synchronized cut.
+and 1.3 of 2 flows see them (``studies/cubic/checks.py``). ``sync="all"`` forces the synchronized cut.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 * :class:`D2tcpFluid`: the cut is p = α^d instead of α, [D2TCP] eqs. (1)-(2), d the deadline imminence (a
   parameter ``dimm``; d = 1 is DCTCP). The model holds d fixed, as for a flow whose T_c/D stays in one place.
   :class:`D2tcpWindowFluid` is the same cut in the ACK-clocked model (q = N·W − C·d), the one the packet core
-  follows (``packet/crosscheck_d2tcp.py``).
+  follows (``studies/d2tcp/checks.py``).
 * :class:`DctcpLossFluid`: random loss with probability ``ploss`` per packet, folded in as a second multiplicative
   decrease: losses arrive at the rate ploss·W/R per flow and each halves the window (DCTCP reacts to a loss as
   Reno, Linux ``dctcp_react_to_loss``), so dW/dt gets −ploss·W²/(2R) ([DCTCP-WAN]'s 0.1 % loss). Honest while

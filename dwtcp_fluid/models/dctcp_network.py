@@ -254,7 +254,7 @@ class DctcpNetwork(RoutedModel, FluidModel):
     ramp : float
         0 (default): DCTCP's step marking (8). A width w > 0 (packets) replaces it by the ramp
         p_l = min(max(1/2 + (q_l − K_l)/w, 0), 1) through (K_l, 1/2), which tends to the step as w → 0: a smooth
-        marking whose linearization at the fixed point exists (:func:`~dwtcp_fluid.analysis.multihop.
+        marking whose linearization at the fixed point exists (:func:`~dwtcp_fluid.studies.networks.analysis_multihop.
         parking_lot_spectrum`); it is not DCTCP's switch, and no packet switch here marks that way.
 
     States: W_1..W_m (packets), alpha_1..alpha_m, q_1..q_L (packets). Parameters: C_l (packets/s), K_l
@@ -319,7 +319,7 @@ class DctcpNetwork(RoutedModel, FluidModel):
         [DCTCP-A] eqs. (5)-(7) per group and per link.
 
         ``marks`` may be 0/1 values or symbols (the Filippov marking fractions of the fixed-point derivation in
-        :mod:`dwtcp_fluid.symbolic.multihop`); this is the one place the equations are written.
+        :mod:`dwtcp_fluid.studies.networks.derive_multihop`); this is the one place the equations are written.
         ``group_marks[i]``, when given, are the marks group i sees (p_l(t − τ_i), per-group delays) instead.
         """
         m, L = self.groups, self.links

@@ -20,7 +20,7 @@ from .build import PacketRun, build
 from .engine import prepare, spec_for
 from .impair import FIG16_SCHEDULE
 from .records import finish_records
-from .scenarios_timely import TIMELY_SCENARIOS
+from .scenarios_incast import TIMELY_SCENARIOS
 from .state import INFINITE_SIZE
 from .summary import summarize
 from .workloads import incast, poisson_flows
@@ -245,7 +245,7 @@ def _wan_claims(setting: str) -> Callable[[bool], list[PacketRun]]:
     """[DCTCP-WAN]'s star or WAN dumbbell: DCTCP, CUBIC and DCTCP with every impairment (one elephant, 3 mice)."""
 
     def make(quick: bool) -> list[PacketRun]:
-        from .dctcp_wan import wan_run
+        from .scenarios_wan import wan_run
 
         dur = (0.2 if quick else 1.0) * (1.0 if setting == "star" else 4.0)
         noise = {"jitter": "200us" if setting == "star" else "2ms", "delack": 2, "loss": 0.001}

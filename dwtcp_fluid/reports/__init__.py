@@ -20,28 +20,28 @@ from __future__ import annotations
 
 from ._json import to_jsonable
 
-#: command (as typed after ``dwtcp-fluid``) → (module, function) of its JSON document.
+#: command (as typed after ``dwtcp-fluid``) → (module under ``dwtcp_fluid``, function) of its JSON document.
 REPORTS: dict[str, tuple[str, str]] = {
-    "dwtcp condition": ("dwtcp", "condition_report"),
-    "dwtcp eigen": ("dwtcp", "eigen_report"),
-    "dwtcp simulate": ("dwtcp", "dwtcp_simulate_report"),
-    "dctcp simulate": ("dctcp", "dctcp_simulate_report"),
-    "dctcp limit-cycle": ("dctcp", "limit_cycle_report"),
-    "dctcp guide": ("dctcp", "guide_report"),
-    "dctcp hybrid": ("dctcp", "hybrid_report"),
-    "phase dwtcp": ("phase", "phase_dwtcp_report"),
-    "phase dctcp": ("phase", "phase_dctcp_report"),
-    "packet compare-fluid": ("compare", "compare_fluid_report"),
-    "tune dctcp": ("tune", "tune_dctcp_report"),
-    "tune dwtcp": ("tune", "tune_dwtcp_report"),
-    "sweep": ("sweep", "sweep_report"),
-    "dctcp network-sweep": ("network", "network_sweep_report"),
-    "dctcp network": ("network", "dctcp_network_report"),
-    "figures": ("figures", "figures_report"),
-    "proofs": ("proofs", "proofs_report"),
-    "packet run": ("packet", "packet_run_report"),
-    "packet scenario": ("packet_scenario", "packet_scenario_report"),
-    "timely network": ("timely_network", "timely_network_report"),
+    "dwtcp condition": ("studies.dwtcp.report", "condition_report"),
+    "dwtcp eigen": ("studies.dwtcp.report", "eigen_report"),
+    "dwtcp simulate": ("studies.dwtcp.report", "dwtcp_simulate_report"),
+    "dctcp simulate": ("studies.dctcp.report", "dctcp_simulate_report"),
+    "dctcp limit-cycle": ("studies.dctcp.report", "limit_cycle_report"),
+    "dctcp guide": ("studies.dctcp.report", "guide_report"),
+    "dctcp hybrid": ("studies.dctcp.report", "hybrid_report"),
+    "phase dwtcp": ("reports.phase", "phase_dwtcp_report"),
+    "phase dctcp": ("reports.phase", "phase_dctcp_report"),
+    "packet compare-fluid": ("reports.compare", "compare_fluid_report"),
+    "tune dctcp": ("reports.tune", "tune_dctcp_report"),
+    "tune dwtcp": ("reports.tune", "tune_dwtcp_report"),
+    "sweep": ("reports.sweep", "sweep_report"),
+    "dctcp network-sweep": ("studies.networks.report", "network_sweep_report"),
+    "dctcp network": ("studies.networks.report", "dctcp_network_report"),
+    "figures": ("reports.figures", "figures_report"),
+    "proofs": ("reports.proofs", "proofs_report"),
+    "packet run": ("reports.packet", "packet_run_report"),
+    "packet scenario": ("reports.packet_scenario", "packet_scenario_report"),
+    "timely network": ("studies.timely.report_network", "timely_network_report"),
 }
 
 __all__ = ["REPORTS", "to_jsonable"]

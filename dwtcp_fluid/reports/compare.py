@@ -20,13 +20,13 @@ COMPARE_LAWS = ("dctcp", "dwtcp", *OWN_SETTINGS_LAWS)
 def _own_settings_doc(law: str, seed: int) -> dict[str, Any]:
     """The document of a law whose cross-check has its own settings (TIMELY, D2TCP, CUBIC)."""
     if law in TIMELY_LAWS:
-        from ..packet.crosscheck_timely import SETTINGS, TOLERANCES, compare_timely
+        from ..studies.timely.checks import SETTINGS, TOLERANCES, compare_timely
 
         rows = compare_timely(tuple(s for s in SETTINGS if s.law == law), seed=seed)
         return {"law": law, "tolerances": TOLERANCES, "rows": rows, "agree": all(r["agree"] for r in rows)}
     if law == "d2tcp":
-        from ..packet.crosscheck_d2tcp import PERIOD_RATIO_FAR, compare_d2tcp
-        from ..packet.crosscheck_d2tcp import TOLERANCES as D2_TOL
+        from ..studies.d2tcp.checks import PERIOD_RATIO_FAR, compare_d2tcp
+        from ..studies.d2tcp.checks import TOLERANCES as D2_TOL
 
         rows = [_d2tcp_row(r) for r in compare_d2tcp(seed=seed)]
         return {
@@ -36,9 +36,9 @@ def _own_settings_doc(law: str, seed: int) -> dict[str, Any]:
             "rows": rows,
             "agree": all(r["agree"] for r in rows),
         }
-    from ..crosscheck.cubic import SETTINGS as CUBIC_SETTINGS
-    from ..crosscheck.cubic import TOLERANCES as CUBIC_TOL
-    from ..crosscheck.cubic import compare_cubic
+    from ..studies.cubic.checks import SETTINGS as CUBIC_SETTINGS
+    from ..studies.cubic.checks import TOLERANCES as CUBIC_TOL
+    from ..studies.cubic.checks import compare_cubic
 
     rows = compare_cubic(CUBIC_SETTINGS, seed=seed)
     return {"law": "cubic", "tolerances": CUBIC_TOL, "rows": rows, "agree": all(r["agree"] for r in rows)}
@@ -78,8 +78,8 @@ def run_compare_fluid(
         return to_jsonable(_own_settings_doc(law, seed)), None
     links = list(links or [LinkParams()])
     if law == "dwtcp":
-        from ..crosscheck.compare_dwtcp import TOLERANCES as DW_TOL
-        from ..crosscheck.compare_dwtcp import compare_dwtcp
+        from ..studies.dwtcp.checks import TOLERANCES as DW_TOL
+        from ..studies.dwtcp.checks import compare_dwtcp
 
         settings = [(link, n) for link in links for n in flows]
         per = 1 + (len(models) if models is not None else len(_dwtcp_models()))
@@ -106,7 +106,7 @@ def run_compare_fluid(
         ]
         rows = [{key: v for key, v in r.items() if key != "traces"} for r in results]
         return to_jsonable({"law": "dwtcp", "tolerances": DW_TOL, "rows": rows}), results
-    from ..packet.crosscheck import TOLERANCES, compare_dctcp, within_tolerance
+    from ..studies.dctcp.checks import TOLERANCES, compare_dctcp, within_tolerance
 
     rows, data = [], {}
     ns = [int(x) for x in flows]
@@ -153,11 +153,11 @@ def compare_fluid_report(
     ----------
     law : {"dctcp", "dwtcp", "timely", "timely-patched", "d2tcp", "cubic"}
         dctcp: the paper's (5)-(8) and the ACK-clocked model, tolerances judged against the latter
-        (:func:`~dwtcp_fluid.packet.crosscheck.compare_dctcp`); dwtcp: every registered DWTCP fluid predictor with
-        its verdict (:func:`~dwtcp_fluid.crosscheck.compare_dwtcp.compare_dwtcp`); timely, d2tcp and cubic: their
+        (:func:`~dwtcp_fluid.studies.dctcp.checks.compare_dctcp`); dwtcp: every registered DWTCP fluid predictor with
+        its verdict (:func:`~dwtcp_fluid.studies.dwtcp.checks.compare_dwtcp`); timely, d2tcp and cubic: their
         cross-check's own settings (only ``seed`` applies; d2tcp at imminence d = 0.5, 1, 2,
-        :func:`~dwtcp_fluid.packet.crosscheck_d2tcp.compare_d2tcp`; cubic against its hybrid fluid model,
-        :func:`~dwtcp_fluid.crosscheck.cubic.compare_cubic`).
+        :func:`~dwtcp_fluid.studies.d2tcp.checks.compare_d2tcp`; cubic against its hybrid fluid model,
+        :func:`~dwtcp_fluid.studies.cubic.checks.compare_cubic`).
     flows : sequence of int
         N values.
     links : sequence of LinkParams

@@ -48,7 +48,7 @@ def run_phase_dwtcp(
     out: str | Path | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """:func:`phase_dwtcp_report` and the portrait (for the figure)."""
-    from ..experiments.phase_dwtcp import dwtcp_portrait
+    from ..studies.dwtcp.figures_phase import dwtcp_portrait
 
     if variant not in ("paper", "sqrt"):
         raise ValueError(f"variant={variant!r} is invalid: accepted paper or sqrt")
@@ -92,7 +92,7 @@ def run_phase_dctcp(
     out: str | Path | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """:func:`phase_dctcp_report` and the portrait (for the figure)."""
-    from ..experiments.phase_dctcp import DCTCP_STARTS, dctcp_portrait
+    from ..studies.dctcp.figures_phase import DCTCP_STARTS, dctcp_portrait
 
     if not (math.isfinite(wbar) and 0 < wbar <= 1e4):
         raise ValueError(f"wbar={wbar!r} is out of range: accepted packets in (0, 10000]")

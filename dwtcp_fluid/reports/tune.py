@@ -11,8 +11,8 @@ __all__ = ["tune_document", "tune_dctcp_report", "tune_dwtcp_report"]
 
 
 def tune_document(res: Any) -> dict[str, Any]:
-    """The document of a tuning result (:func:`~dwtcp_fluid.analysis.tune.tune_dctcp` or
-    :func:`~dwtcp_fluid.crosscheck.tune_dwtcp.tune_dwtcp`): its summary, ``operating_points`` (RTT in s, N and the
+    """The document of a tuning result (:func:`~dwtcp_fluid.studies.dctcp.tune.tune_dctcp` or
+    :func:`~dwtcp_fluid.studies.dwtcp.tune.tune_dwtcp`): its summary, ``operating_points`` (RTT in s, N and the
     observables at the tuned parameters) and ``path`` (the search's iterates).
 
     Parameters
@@ -37,9 +37,9 @@ def tune_dctcp_report(rng: Any, **options: Any) -> dict[str, Any]:
     rng : TuneRange
         Capacity, RTTs and flow counts of the operating points.
     **options
-        ``objective``, ``throughput_min``, ``rho_max`` of :func:`~dwtcp_fluid.analysis.tune.tune_dctcp`.
+        ``objective``, ``throughput_min``, ``rho_max`` of :func:`~dwtcp_fluid.studies.dctcp.tune.tune_dctcp`.
     """
-    from ..analysis.tune import tune_dctcp
+    from ..studies.dctcp.tune import tune_dctcp
 
     return tune_document(tune_dctcp(rng, **options))
 
@@ -52,8 +52,8 @@ def tune_dwtcp_report(rng: Any, **options: Any) -> dict[str, Any]:
     rng : TuneRange
         Capacity, RTTs and flow counts of the operating points.
     **options
-        ``objective``, ``utilization_min``, ``steady`` of :func:`~dwtcp_fluid.crosscheck.tune_dwtcp.tune_dwtcp`.
+        ``objective``, ``utilization_min``, ``steady`` of :func:`~dwtcp_fluid.studies.dwtcp.tune.tune_dwtcp`.
     """
-    from ..crosscheck.tune_dwtcp import tune_dwtcp
+    from ..studies.dwtcp.tune import tune_dwtcp
 
     return tune_document(tune_dwtcp(rng, **options))

@@ -1,7 +1,7 @@
 """Delay-aware linear stability per sweep point, and the agreement of the condition with what DWTCP does.
 
 :func:`delay_outcomes` evaluates the delayed linearization of the DWTCP decrease branch (paper variant, one-RTT
-Scout delay; :func:`~dwtcp_fluid.analysis.charroots_dwtcp.dwtcp_delay_spectrum`, which says what that
+Scout delay; :func:`~dwtcp_fluid.studies.dwtcp.analysis_charroots.dwtcp_delay_spectrum`, which says what that
 linearization of a switched system means and where it does not apply) at the frozen points (w = BDP/N, q = k̄).
 
 :func:`fluid_agreement` and :func:`delay_agreement` compare the paper's condition k̄ < k̄* = 2·BDP/√β ([DWTCP] eq. (14)), the frozen class of (8) and the delay-aware roots with the delayed fluid runs of
@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from ..analysis.charroots_dwtcp import dwtcp_delay_spectrum
 from ..analysis.linear import CLASSES, classify_2x2
 from ..formulas import kbar_star
 from ..models.dwtcp import frozen_jacobian
+from ..studies.dwtcp.analysis_charroots import dwtcp_delay_spectrum
 
 __all__ = [
     "DELAY_VARIABLES",

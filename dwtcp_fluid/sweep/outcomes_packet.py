@@ -336,7 +336,7 @@ def packet_agreement(
         ``arrays``: :func:`agreement_variables` of every predictor with a verdict; ``summary``: per predictor the
         scored points, the agreement fraction and the counts of each (prediction, outcome) pair.
     """
-    from ..sweep.predictors import VerdictInputs, predictors
+    from .predictors import VerdictInputs, predictors
 
     beta, bdp, flows = (np.asarray(a, dtype=float) for a in (beta, bdp, flows))
     cls = np.asarray(packet["packet_class"])

@@ -1,7 +1,7 @@
 """What a packet-level DWTCP run says, and whether a model says the same: the one definition of both.
 
 Used by the sweep's packet pass, by ``packet compare-fluid --law dwtcp`` and by the Scout-faithful model's
-cross-check (:mod:`dwtcp_fluid.crosscheck.dwtcp_busy`): one vocabulary of classes (:class:`PacketClass`), one
+cross-check (:mod:`dwtcp_fluid.studies.dwtcp.checks_busy`): one vocabulary of classes (:class:`PacketClass`), one
 period estimate and regularity test (:func:`regular_period`), one set of tolerances (:data:`TOLERANCES`,
 :func:`tolerance_verdict`).
 

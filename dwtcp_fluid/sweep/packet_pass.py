@@ -290,7 +290,7 @@ def packet_pass(
 
 def summarize_packet(ds: Any) -> dict[str, Any]:
     """Counts per packet class, scored points, per-predictor agreement (over scored points where it predicts)."""
-    from ..sweep.predictors import predictors
+    from .predictors import predictors
 
     cls = ds["packet_class"].values
     run = cls != NOT_RUN

@@ -27,8 +27,8 @@ Adding a model is one call::
 
 :data:`SCOUT_FAITHFUL` ("scout-faithful") is the Scout-faithful model
 (:class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid`, proofs/dwtcp_busy.md). Its ``simulate`` face runs the model
-(:func:`~dwtcp_fluid.analysis.dwtcp_busy.run_busy_model`); its ``verdict`` at sweep points is the model's regime
-criterion Φ(BDP/N) < 1 (:func:`~dwtcp_fluid.analysis.dwtcp_busy.criterion`: a standing queue, a stable rest point
+(:func:`~dwtcp_fluid.studies.dwtcp.analysis_busy.run_busy_model`); its ``verdict`` at sweep points is the model's regime
+criterion Φ(BDP/N) < 1 (:func:`~dwtcp_fluid.studies.dwtcp.analysis_busy.criterion`: a standing queue, a stable rest point
 the queue's ripple never empties, hence steady; otherwise the model cycles through q = 0), defined where BDP/N ≥ 1
 packet. The criterion does not involve k, so it applies at the sweep's k = 0, where the model itself (threshold
 k/C on the busy age) is not defined, and a run at k = 1 packet would need a step of 1/(40·BDP) RTT (1.6·10⁸ steps
@@ -275,7 +275,7 @@ for _variant in ("paper", "sqrt"):
 
 def _busy_simulate(P: DwtcpParams, duration_s: float) -> dict[str, Any]:
     """The Scout-faithful model over ``duration_s``, summarised over its last half (status "not defined" at k = 0)."""
-    from ..analysis.dwtcp_busy import run_busy_model
+    from ..studies.dwtcp.analysis_busy import run_busy_model
 
     if P.k <= 0:
         summary = {k: None for k in SUMMARY_KEYS} | {"status": "not defined: the model needs a target k > 0"}
@@ -287,8 +287,8 @@ def _busy_simulate(P: DwtcpParams, duration_s: float) -> dict[str, Any]:
 
 def _busy_verdict(v: VerdictInputs) -> Verdict:
     """Steady where the model stands (Φ(BDP/N) < 1), defined where BDP/N ≥ 1 packet."""
-    from ..analysis.dwtcp_busy import criterion
     from ..params import LinkParams
+    from ..studies.dwtcp.analysis_busy import criterion
 
     beta, bdp, flows = (np.asarray(a, dtype=float) for a in (v.beta, v.bdp, v.flows))
     phi = np.full(beta.shape, np.nan)

@@ -17,25 +17,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..numtext import compare, plain
-from .cubic import cubic
-from .d2tcp import d2tcp
-from .dctcp import dctcp_fixed_points, dctcp_normalization
-from .dctcp_ack_clock import dctcp_ack_clock
-from .dctcp_delack import dctcp_delack
-from .dctcp_hybrid import dctcp_hybrid, dctcp_rtt_fairness
+from ..studies.cubic.derive import cubic
+from ..studies.d2tcp.derive import d2tcp
+from ..studies.dctcp.derive import dctcp_fixed_points, dctcp_normalization
+from ..studies.dctcp.derive_ack_clock import dctcp_ack_clock
+from ..studies.dctcp.derive_delack import dctcp_delack
+from ..studies.dctcp.derive_hybrid import dctcp_hybrid, dctcp_rtt_fairness
+from ..studies.dwtcp.derive_busy import dwtcp_busy
+from ..studies.dwtcp.derive_equilibrium import dwtcp_equilibrium, dwtcp_increase_phase
+from ..studies.dwtcp.derive_law import dwtcp_fluid_model
+from ..studies.dwtcp.derive_linear import dwtcp_condition_numbers, dwtcp_jacobian
+from ..studies.dwtcp.derive_orbits import dwtcp_first_integral
+from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
+from ..studies.dwtcp.derive_variants import dwtcp_variants
+from ..studies.networks.derive_leafspine import leafspine
+from ..studies.networks.derive_multihop import multihop
+from ..studies.timely.derive import timely
+from ..studies.timely.derive_network import timely_network
 from .derivation import Derivation, StepCheckError
-from .dwtcp_busy import dwtcp_busy
-from .dwtcp_equilibrium import dwtcp_equilibrium, dwtcp_increase_phase
-from .dwtcp_law import dwtcp_fluid_model
-from .dwtcp_linear import dwtcp_condition_numbers, dwtcp_jacobian
-from .dwtcp_orbits import dwtcp_first_integral
-from .dwtcp_packet_law import dwtcp_packet_law
-from .dwtcp_variants import dwtcp_variants
 from .eq_index import render_index
-from .leafspine import leafspine
-from .multihop import multihop
-from .timely import timely
-from .timely_network import timely_network
 
 __all__ = [
     "DERIVATIONS",

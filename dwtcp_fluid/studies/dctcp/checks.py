@@ -1,0 +1,323 @@
+"""Packet core against two DCTCP fluid models: the paper's (5)-(8) and the ACK-clocked model, with a table of
+differences. (DWTCP: :mod:`.crosscheck_dwtcp`, against every registered DWTCP predictor.)
+
+The three sources run the same C, d, K, g, N and are summarised over the last half of the run:
+
+* ``packet``: the packet core's DCTCP law (α and the cut once per window of data) under the sender rule
+  :data:`FLUID_REDUCTION` = ``"immediate"``: the cut in one step, as the fluid models' (5) has it (the laws'
+  default, Linux's CWR with proportional rate reduction, is the subject of the "Sender rule" finding below);
+* ``fluid``: the paper's model (5)-(8) of [DCTCP-A] (:class:`~dwtcp_fluid.models.DctcpFluid`),
+  whose queue (7) can be written dq/dt = (N·W − C·d − q)/R: a lag of one RTT behind the windows;
+* ``fluid_window``: the ACK-clocked model (:class:`~dwtcp_fluid.models.DctcpWindowFluid`), same (5), (6) but
+  q = max(N·W − C·d, 0) at every instant, as for senders that keep exactly W packets in flight.
+
+The packet period is the lag of the autocorrelation peak of the chunk-mean queue (per-packet noise makes
+threshold crossings unreliable); a fluid period is the mean spacing of its upward crossings of K. The same
+autocorrelation estimator applied to the fluid traces (``period_autocorr_s``) reproduces their crossing periods.
+
+Finding (10 Gbps, K = 65, seed 0; 100 ms runs at d = 100 µs, 200 ms at 300 µs; ``notebooks/packet_vs_fluid.ipynb``
+regenerates the tables). The paper's model is the one that is off, in its queue equation (7):
+
+* With the per-ACK law (36), whose mean decrease is exactly the fluid term W·α/(2R)·p, the packet period is
+  0.91–1.10× the ACK-clocked model's and 0.54–0.66× the paper's in 9 of the 10 oscillating settings (g = 1/16, 0.4;
+  d = 100, 300 µs; N = 2, 10, 100), the mean queue is within 1.8 packets of the ACK-clocked model (paper's: up to
+  21 off) and α is 0.91–1.17× the ACK-clocked model's (0.92–1.42× the paper's). The exception (g = 0.4,
+  d = 300 µs, N = 2: g is 7× the paper's bound (18), 1/sqrt(C·d + K)) alternates deep and shallow cycles and
+  follows neither model.
+* The lag alone accounts for it: dq/dt = (N·W − C·d − q)/(λ·R) moves the period from (7)'s (λ = 1) to the
+  ACK-clocked one (λ → 0) with α and the mean queue unchanged (N = 10: 1.35 → 0.76 ms, α 0.373 → 0.371).
+* The Linux law (cut on the first mark of a window) adds a second, smaller difference: a marking episode shorter
+  than a window still costs a full W·α/2, so α is 0.74–0.77× the fluid α at g = 1/16 (0.59× at w̄ = 3.1), and the
+  period is 1.10× (N = 2) and 1.12× (N = 10) the ACK-clocked model's at the issue's setting (0.68×, 0.63× the
+  paper's), 1.12× and 1.21× at d = 300 µs. At g = 0.4 its cycles are irregular (queue down to 7 packets;
+  N = 2, 10: period 1.4–2.1× the ACK-clocked model's, 0.8–1.4× the paper's): beyond (18), neither fluid model
+  describes it.
+* Not the cause: marking "> K" instead of "≥ K" (+1 % period), the seed (N = 10, four seeds: 1.116–1.129×), the
+  period estimator (on the fluid traces it reproduces the crossing periods within 0.4 %).
+
+Sender rule (the same settings, seed 0, 100 ms; :mod:`~dwtcp_fluid.packet.laws.recovery`). Everything above is measured with the
+one-step cut. Linux (and ns-3's ``TcpDctcp``) instead enter CWR and bring the window down by proportional rate
+reduction over one RTT, with no increase meanwhile (``reduction="prr"``, the laws' default). That spreads the cut
+over the RTT in which the queue answers, a partial lag: the period moves from the ACK-clocked model toward the
+paper's (7) and lands between them — N = 2: 1.791 ms (1.35× the ACK-clocked 1.324, 0.84× the paper's 2.143;
+one-step cut 1.449), N = 10: 0.949 ms (1.25×, 0.70×; one-step 0.859), mean queue 58.4 and 56.7 (one-step 59.5,
+57.8), α 0.135 and 0.271 (0.122, 0.278). The λ-family dq/dt = (N·W − C·d − q)/(λR) brackets it: λ = 0.4-0.55 gives
+1.72-1.84 ms at N = 2, λ = 0.25 gives 0.933 ms at N = 10. Neither fluid model is within the 15 % period tolerance
+for PRR senders, so the tolerances below apply to the one-step cut; N = 100 is unchanged (both rules freeze at
+117.0 packets, 2N − C·d = 116.7, with the 2-packet ssthresh floor).
+
+Stated tolerances (:data:`TOLERANCES`), checked by the tests and the registered figure's claims, against the
+ACK-clocked model (:data:`REFERENCE`), for the one-step cut (:data:`FLUID_REDUCTION`):
+
+* w̄ ≤ 2 (N = 100): packet mean queue within 3 packets of the fixed point 2N − C·d (eq. (15), both models);
+* w̄ > 2 (N = 2, 10): packet period within 15 % of the ACK-clocked period and mean queue within 10 packets
+  (for the Linux law at g = 1/16 and d = 100 µs; α is not covered).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...params import DCTCP_ANALYSIS, DctcpParams
+from ...periods import autocorr_period
+
+__all__ = [
+    "REFERENCE",
+    "FLUID_REDUCTION",
+    "fluid_law",
+    "SUMMARY_KEYS",
+    "TOLERANCES",
+    "autocorr_period",
+    "compare_dctcp",
+    "fluid_run",
+    "packet_run",
+    "within_tolerance",
+]
+
+#: Tolerances of the packet-vs-fluid comparison (packets, relative).
+TOLERANCES = {"fixed_point_queue": 3.0, "period_rel": 0.15, "queue_mean": 10.0}
+#: The fluid model the tolerances apply to: the ACK-clocked one (see the module docstring for the evidence).
+REFERENCE = "fluid_window"
+#: The sender rule of the packet runs compared with the fluid models: the one-step cut of (5) (the module docstring
+#: gives what Linux's PRR, the laws' default, measures against both models).
+FLUID_REDUCTION = "immediate"
+#: Quantities of each summary, in the order of the comparison table.
+SUMMARY_KEYS = (
+    "queue_mean",
+    "queue_min",
+    "queue_max",
+    "amplitude",
+    "period_s",
+    "window_mean",
+    "alpha_mean",
+    "utilization",
+)
+
+
+def fluid_law(law: Any, reduction: str = FLUID_REDUCTION) -> Any:
+    """``law`` by name with the sender rule ``reduction`` (default :data:`FLUID_REDUCTION`, the one-step cut the
+    fluid models describe) where the law has one; a law object as given. The packet side of every packet-vs-fluid
+    cross-check (single bottleneck, parking lot, leaf-spine, CUBIC) runs its law through this."""
+    import dataclasses
+
+    from ...packet.laws import LAWS, get_law
+
+    if (
+        isinstance(law, str)
+        and law in LAWS
+        and "reduction" in {f.name for f in dataclasses.fields(LAWS[law])}
+    ):
+        return get_law(law, reduction=reduction)
+    return law
+
+
+def packet_run(
+    P: DctcpParams,
+    *,
+    duration: float,
+    seed: int = 0,
+    law: Any = "dctcp",
+    reduction: str = FLUID_REDUCTION,
+    **build_options: Any,
+) -> dict[str, Any]:
+    """One DCTCP setting through the packet core; summary over the last half (packets, s) and its traces.
+
+    The trace is per chunk of ~12 slots (14 µs at 10 Gbps), far below the ~1 ms DCTCP period; ``law`` by name runs
+    with the sender rule ``reduction`` (default the one-step cut the fluid models describe); ``build_options`` go to
+    :func:`dwtcp_fluid.packet.build` (e.g. ``mark_cmp``).
+    """
+    from ...packet import build, run
+
+    law = fluid_law(law, reduction)
+    n_slots = int(duration * P.link.C)
+    pr = build(
+        law,
+        dctcp=P,
+        flows=P.flows,
+        duration=duration,
+        seed=seed,
+        trace_points=max(100, n_slots // 12),
+        **build_options,
+    )
+    pk = run(pr)
+    rec = pk["records"]
+    n_chunks = len(rec["q_sum"])
+    # the core rounds the run to whole chunks of slots; "duration_s" is that length (fallback: what was asked)
+    chunk_s = pk.get("duration_s", duration) / n_chunks
+    w = slice(n_chunks // 2, None)
+    q = rec["q_sum"][w] / round(chunk_s * P.link.C)
+    out = {
+        "queue_mean": pk["queue_mean"],
+        "queue_min": float(pk["queue_min"]),
+        "queue_max": float(pk["queue_max"]),
+        "amplitude": 0.5 * (pk["queue_max"] - pk["queue_min"]),
+        "period_s": autocorr_period(q, chunk_s),
+        "window_mean": pk["window_mean"],
+        "alpha_mean": pk["alpha_mean"],
+        "utilization": pk["utilization"],
+        "marked_fraction": pk["marked_fraction"],
+        # ACK clock: how far the queue is from ΣW − C·d (≈ 0 for senders that keep W packets in flight)
+        "ack_clock_gap": float(np.mean(np.abs(rec["q_end"][w] - (rec["cwnd_end"][w].sum(1) - P.link.bdp)))),
+    }
+    traces = {
+        "t": (np.arange(n_chunks)[w] + 1) * chunk_s,
+        "q": q,
+        "w": rec["cwnd_end"][w].mean(axis=1),
+        # smallest and largest flow window per chunk (bounds for laws whose state depends on the window)
+        "w_lo": rec["cwnd_end"][w].min(axis=1),
+        "w_hi": rec["cwnd_end"][w].max(axis=1),
+        "alpha": rec["alpha_end"][w].mean(axis=1),
+    }
+    return {"summary": out, "traces": traces, "dt": chunk_s}
+
+
+def fluid_run(
+    model: Any, P: DctcpParams, *, duration: float, method: str = "reference", dt: float = 1.4e-5
+) -> dict[str, Any]:
+    """One fluid model (``DctcpFluid``, ``DctcpLagFluid`` or ``DctcpWindowFluid``) from W = 1, α = 0, q = 0;
+    summary over the last half (packets, s) and traces sampled every ``dt`` seconds."""
+    from ...dde import solve
+
+    x0 = [1.0, 0.0, 0.0][: len(model.states)]  # (W, α[, q]): the ACK-clocked model has no queue state
+    sol = solve(model, P, x0, (0.0, duration), method=method)
+    s = sol.summary()
+    if sol.status[0] != 0:
+        raise RuntimeError(f"{model.name} N={P.flows}: solver failed: {sol.messages[0]}")
+    t = np.arange(duration / 2, duration, dt)
+    if sol.method == "reference":
+        x = np.asarray(sol(t, 0))
+    else:
+        x = np.stack([np.interp(t, sol.t, sol.x[0, :, i]) for i in range(sol.x.shape[2])], axis=1)
+    q = np.broadcast_to(model.observables(tuple(x.T), sol.params[0], np)["queue"], t.shape)
+    out = {k: s.get(k) for k in SUMMARY_KEYS}
+    out["period_autocorr_s"] = autocorr_period(q, dt)
+    out["ack_clock_gap"] = float(np.mean(np.abs(q - (P.flows * x[:, 0] - P.link.bdp))))
+    return {"summary": out, "traces": {"t": t, "q": q, "w": x[:, 0], "alpha": x[:, 1]}}
+
+
+def _diff(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    return {k: (a[k] - b[k]) if a[k] is not None and b[k] is not None else None for k in SUMMARY_KEYS}
+
+
+def compare_dctcp(
+    flows: int,
+    *,
+    params: DctcpParams | None = None,
+    duration: float = 0.1,
+    seed: int = 0,
+    fluid_method: str = "reference",
+    law: str = "dctcp",
+    fluid_models: tuple[Any, Any] | None = None,
+    reduction: str = FLUID_REDUCTION,
+    **build_options: Any,
+) -> dict[str, Any]:
+    """Run one DCTCP setting through the packet core and both fluid models; return summaries, diffs and traces.
+
+    Parameters
+    ----------
+    flows : int
+        Number of long-lived flows N.
+    params : DctcpParams, optional
+        Link, K and g (default :data:`~dwtcp_fluid.params.DCTCP_ANALYSIS`: 10 Gbps, 100 µs, K = 65, g = 1/16);
+        its ``flows`` is replaced by ``flows``.
+    duration : float
+        Simulated seconds of every run; the last half is compared.
+    seed : int
+        Seed of the packet run (order of simultaneous senders, start jitter).
+    fluid_method : str
+        DDE solver of the fluid runs: ``"reference"`` (SciPy, event-exact) or ``"jax"``.
+    law : str
+        Packet law of the flows (a DCTCP-family law of the registry, e.g. ``"dctcp"``, ``"d2tcp"``).
+    fluid_models : (FluidModel, FluidModel), optional
+        Replaces the pair (paper's model, ACK-clocked model), e.g. by D2TCP's at a fixed imminence
+        (:mod:`~dwtcp_fluid.studies.d2tcp.checks`).
+    reduction : str, optional
+        The packet law's sender rule (default :data:`FLUID_REDUCTION`).
+    **build_options
+        Passed to the packet run's build (e.g. flow sizes and deadlines).
+
+    Returns
+    -------
+    dict with the summaries ``packet``, ``fluid`` (the paper's (5)-(8)) and ``fluid_window``
+    (ACK-clocked), each with queue_mean, queue_min, queue_max, amplitude (packets), period_s (s), window_mean
+    (packets), alpha_mean, utilization; ``diff`` (packet − fluid) and ``diff_window`` (packet − fluid_window);
+    ``ratio`` and ``ratio_window`` (packet / model for period_s and alpha_mean); ``table`` (one row per
+    quantity); ``reference`` (the model the tolerances apply to); ``K``, ``wbar``, ``fixed_point_queue``; and traces
+    over the last half of the run: ``t_packet``, ``q_packet``, ``w_packet``, ``alpha_packet``, and the same with
+    the suffixes ``_fluid`` and ``_fluid_window``.
+    """
+    from ...models.dctcp import DctcpFluid
+    from ...models.dctcp_window import DctcpWindowFluid
+
+    P = (params or DCTCP_ANALYSIS).replace(flows=flows)
+    pk = packet_run(P, duration=duration, seed=seed, law=law, reduction=reduction, **build_options)
+    paper, window = fluid_models or (DctcpFluid(), DctcpWindowFluid())
+    runs = {
+        "packet": pk,
+        "fluid": fluid_run(paper, P, duration=duration, method=fluid_method, dt=pk["dt"]),
+        "fluid_window": fluid_run(window, P, duration=duration, method=fluid_method, dt=pk["dt"]),
+    }
+    out: dict[str, Any] = {
+        "flows": flows,
+        "law": law,
+        "reduction": reduction,
+        "K": P.K,
+        "wbar": P.wbar,
+        "fixed_point_queue": P.fixed_point_queue,
+        "reference": REFERENCE,
+    }
+    for name, r in runs.items():
+        out[name] = r["summary"]
+    out["diff"] = _diff(out["packet"], out["fluid"])
+    out["diff_window"] = _diff(out["packet"], out["fluid_window"])
+    for key, model in (("ratio", "fluid"), ("ratio_window", "fluid_window")):
+        out[key] = {
+            k: (out["packet"][k] / out[model][k]) if out["packet"][k] and out[model][k] else None
+            for k in ("period_s", "alpha_mean")
+        }
+    out["table"] = [
+        {
+            "quantity": k,
+            "packet": out["packet"][k],
+            "fluid": out["fluid"][k],
+            "fluid_window": out["fluid_window"][k],
+            "packet − fluid": out["diff"][k],
+            "packet − fluid_window": out["diff_window"][k],
+        }
+        for k in SUMMARY_KEYS
+    ]
+    for name, r in runs.items():
+        for k, v in r["traces"].items():
+            out[f"{k}_{name}"] = v
+    return out
+
+
+def within_tolerance(c: dict[str, Any], against: str = REFERENCE) -> tuple[bool, str]:
+    """Check one comparison against :data:`TOLERANCES`; returns (passed, what was measured).
+
+    Parameters
+    ----------
+    c : dict
+        A comparison returned by :func:`compare_dctcp`.
+    against : {"fluid_window", "fluid"}
+        The fluid model to score: the ACK-clocked one (default) or the paper's (5)-(8).
+    """
+    if against not in ("fluid", "fluid_window"):
+        raise ValueError(f"against={against!r} is invalid: accepted 'fluid' or 'fluid_window'")
+    pk, fl = c["packet"], c[against]
+    if c["fixed_point_queue"] is not None:
+        err = abs(pk["queue_mean"] - c["fixed_point_queue"])
+        return err <= TOLERANCES["fixed_point_queue"], (
+            f"N={c['flows']}: packet mean queue {pk['queue_mean']:.1f} vs 2N−Cd = {c['fixed_point_queue']:.1f}"
+        )
+    dq = abs(pk["queue_mean"] - fl["queue_mean"])
+    if pk["period_s"] is None or fl["period_s"] is None:
+        return False, f"N={c['flows']}: no period (packet {pk['period_s']}, {against} {fl['period_s']})"
+    rel = abs(pk["period_s"] - fl["period_s"]) / fl["period_s"]
+    ok = dq <= TOLERANCES["queue_mean"] and rel <= TOLERANCES["period_rel"]
+    return ok, (
+        f"N={c['flows']} vs {against}: |Δ mean queue| = {dq:.1f} pkt, period {pk['period_s'] * 1e3:.3f} vs "
+        f"{fl['period_s'] * 1e3:.3f} ms ({rel:.0%})"
+    )

@@ -1,0 +1,221 @@
+"""Packet leaf-spine fabric vs the DCTCP network fluid model on the same ECMP routing, with stated tolerances.
+
+For each setting the packet core runs the fabric (:func:`~dwtcp_fluid.packet.multihop_run.run_topology`, routes
+from :func:`~dwtcp_fluid.packet.leafspine.leaf_spine_traffic`) and the *same* routing matrix — ports as links,
+only the ports some flow crosses, each distinct route a flow group with its flow count — gives two fluid
+predictions from :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork`:
+
+* ``mean-field``: its fixed point with independent hop marks and line-rate access links
+  (:func:`~dwtcp_fluid.studies.networks.analysis_fixed_point.network_fixed_point`): q_l = K on a full port, 0 on the
+  others; only ports that can queue (fed by ≥ 2 links, :meth:`~dwtcp_fluid.packet.leafspine.LeafSpineTraffic.
+  queueable`) take part. This is the prediction scored.
+* ``dde``: the model itself solved by the reference DDE solver over the same duration (each group's base RTT the
+  packet's empty-network RTT, one forwarding slot included), averaged over the second half like the packet run.
+  It is reported, not scored: it has no access links (a lone flow's rate may exceed the line rate, so it queues
+  to K at ports that physically cannot queue) and its hops mark in sync (as on the parking lot), which
+  ``errors_dde`` quantifies.
+
+A packet run is classified first (:func:`classify_fabric`); only a ``stationary`` run is scored:
+
+* ``no-contention``: no port carries more than one flow (every flow runs at line rate: both models agree
+  trivially, which says nothing about either);
+* ``slow-start``: no ECN mark in the measurement window;
+* ``collapse``: drops above 1 % of the delivered packets, or the hot port below 90 % utilization;
+* ``not-stationary``: a port's mean queue differs by more than 0.25·K, or a flow's share by more than 25 %
+  (relative), between the two halves of the measurement window.
+
+Tolerances (:data:`TOLERANCES`), packet vs mean-field: every used port's mean queue within 0.2·K of the
+prediction (K or 0); every flow group's throughput share within 10 % (relative); the hot port (most flows; ties:
+the lowest id) at ≥ 0.98 utilization.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...params import LinkParams
+from .analysis_fixed_point import network_fixed_point
+
+__all__ = [
+    "FabricSetting",
+    "FabricComparison",
+    "TOLERANCES",
+    "SETTINGS",
+    "MULTI_BOTTLENECK",
+    "compare_fabric",
+    "classify_fabric",
+]
+
+#: name → tolerance, as stated in the module docstring.
+TOLERANCES = {"queue_over_K": 0.2, "share_rel": 0.10, "hot_utilization_min": 0.98}
+
+
+@dataclass(frozen=True)
+class FabricSetting:
+    """One leaf-spine run: fabric, traffic pattern, flows per leaf pair, seed (pattern + ECMP), K, link."""
+
+    fabric: str = "leaf-spine:4x2"
+    traffic: str = "permutation"
+    flows: int = 2
+    seed: int = 1
+    K: float = 65.0
+    capacity: str = "10Gbps"
+    rtt: str = "100us"
+    duration: str = "60ms"
+
+    @property
+    def name(self) -> str:
+        return f"{self.fabric} {self.traffic} x{self.flows} seed={self.seed} K={self.K:g}"
+
+
+#: The scored settings: permutations with ECMP collisions (x2 seed 1: two elephants on one uplink, the other idle;
+#: x3 seed 0: three uplinks shared by 3, 3 and 2 flows), every flow behind one bottleneck.
+SETTINGS: tuple[FabricSetting, ...] = (
+    FabricSetting(),
+    FabricSetting(flows=3, seed=0),
+)
+#: Where the fluid model fails: all-to-all, flows crossing a queued uplink and a queued downlink. The packet runs are
+#: stationary and both fluid readings miss the shares beyond the tolerance (seed 1, 200 ms: mean-field 24 %, DDE
+#: 31 %; seed 3: 21 %, 81 %); the slow tests assert the miss.
+MULTI_BOTTLENECK: tuple[FabricSetting, ...] = (
+    FabricSetting(traffic="all-to-all", flows=1, duration="200ms"),
+    FabricSetting(traffic="all-to-all", flows=1, seed=3, duration="200ms"),
+)
+
+
+@dataclass(frozen=True)
+class FabricComparison:
+    """Packet vs fluid for one setting: run class, per-port (used ports) and per-group values of both, errors,
+    pass/fail; ``summary`` the packet run's :class:`~dwtcp_fluid.packet.multihop_run.ChainSummary`."""
+
+    setting: FabricSetting
+    run_class: str
+    ports: np.ndarray
+    port_flows: np.ndarray
+    queue_packet: np.ndarray
+    queue_fluid: np.ndarray
+    util_packet: np.ndarray
+    util_fluid: np.ndarray
+    share_packet: np.ndarray
+    share_fluid: np.ndarray
+    hot_port: int
+    errors: dict
+    passed: bool | None
+    fluid_status: str
+    queueable: np.ndarray
+    queue_mf: np.ndarray
+    share_mf: np.ndarray
+    errors_dde: dict
+    summary: Any = None
+
+
+def classify_fabric(rec: dict, port_flows: np.ndarray, hot: int, K: float, warm: int) -> str:
+    """The run class of a fabric run's per-chunk records after chunk ``warm`` (see the module docstring)."""
+    n = rec["q_mean"].shape[0]
+    if port_flows.max() <= 1:
+        return "no-contention"
+    if rec["marks"][warm:].sum() == 0:
+        return "slow-start"
+    delivered = rec["delivered"][warm:].sum()
+    drops = rec["drops"][-1].sum() - rec["drops"][warm].sum()
+    if drops > 0.01 * max(delivered, 1) or rec["busy"][warm:, hot].mean() < 0.9:
+        return "collapse"
+    half = warm + (n - warm) // 2
+    a, b = rec["delivered"][warm:half].sum(0), rec["delivered"][half:].sum(0)
+    qa, qb = rec["q_mean"][warm:half].mean(0), rec["q_mean"][half:].mean(0)
+    if np.any(np.abs(a - b) > 0.25 * np.maximum(np.maximum(a, b), 1)) or np.max(np.abs(qa - qb)) > 0.25 * K:
+        return "not-stationary"
+    return "stationary"
+
+
+def fluid_fabric(
+    routes: tuple[tuple[int, ...], ...],
+    counts: tuple[int, ...],
+    rtt_s: float,
+    link: LinkParams,
+    K: float,
+    T: float,
+) -> dict[str, Any]:
+    """Reference-solver run of :class:`DctcpNetwork` on the fabric's used ports: per-port (by port id) mean queue and
+    utilization, per-group per-flow share of C, over [T/2, T]; ``status`` the solver's."""
+    from ...dde import solve
+    from ...dde.summary import time_mean
+    from ...models.dctcp_network import DctcpNetwork, NetworkParams
+
+    used = sorted({h for r in routes for h in r})
+    idx = {h: i for i, h in enumerate(used)}
+    compact = tuple(tuple(idx[h] for h in r) for r in routes)
+    model = DctcpNetwork(compact)
+    P = NetworkParams(compact, capacity=link.capacity, K=K, rtt=rtt_s, flows=counts, packet_size=link.L)
+    p = model.numeric_params(P)
+    hist = (5.0,) * model.groups + (0.5,) * model.groups + (0.0,) * model.links
+    sol = solve(model, P, hist, (0.0, T))
+    ts = np.linspace(T / 2, T, 20001)
+    obs = model.observables(tuple(sol(ts, 0).T), p, np)
+    return {
+        "ports": np.array(used),
+        "queue": np.array([time_mean(ts, obs[f"queue_{i + 1}"]) for i in range(len(used))]),
+        "utilization": np.array([time_mean(ts, obs[f"utilization_{i + 1}"]) for i in range(len(used))]),
+        "share": np.array([time_mean(ts, obs[f"rate_{i + 1}"]) / link.C for i in range(len(routes))]),
+        "status": sol.describe(),
+    }
+
+
+def compare_fabric(setting: FabricSetting) -> FabricComparison:
+    """Run the packet fabric for ``setting`` and the network fluid model on the same routing; compare."""
+    from ...packet.multihop_run import run_topology
+    from ...units import parse_time
+    from ..dctcp.checks import fluid_law
+
+    link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
+    s = run_topology(
+        setting.fabric, fluid_law("dctcp"), link=link, flows=setting.flows, K=setting.K, duration=setting.duration,
+        seed=setting.seed, traffic=setting.traffic,
+    )  # fmt: skip
+    assert s.traffic is not None
+    pf = s.traffic.port_flows()
+    hot = int(np.argmax(pf))
+    warm = s.records["q_mean"].shape[0] // 2
+    cls = classify_fabric(s.records, pf, hot, setting.K, warm)
+    f = fluid_fabric(
+        s.routes, s.flows_per_group, float(s.fluid_rtt_s[0]), link, setting.K, parse_time(setting.duration)
+    )
+    used = f["ports"]
+    canq = s.traffic.queueable()
+    mf = network_fixed_point(
+        s.routes, s.flows_per_group, link.C, setting.K, float(s.fluid_rtt_s[0]), access=link.C,
+        links=np.flatnonzero(canq),
+    )  # fmt: skip
+    q_mf = np.zeros(s.traffic.topology.hops)
+    q_mf[np.flatnonzero(canq)] = np.where(mf.load >= (1 - 1e-6) * link.C, setting.K, 0.0)  # full: at K
+    share_p = np.array([s.throughput_share[s.groups == g].mean() for g in range(len(s.routes))])
+    share_mf = mf.x / link.C
+    share_f = f["share"]
+    hot_i = int(np.flatnonzero(used == hot)[0])
+    errors = {
+        "queue_over_K": float(np.max(np.abs(s.queue_mean[used] - q_mf[used])) / setting.K),
+        "share_rel": float(np.max(np.abs(share_p - share_mf) / share_mf)),
+        "hot_utilization_min": float(s.utilization[hot]),
+    }
+    errors_dde = {
+        "queue_over_K": float(np.max(np.abs(s.queue_mean[used] - f["queue"])) / setting.K),
+        "queue_over_K_queueable": float(
+            np.max(np.abs(s.queue_mean[used] - f["queue"])[canq[used]], initial=0.0) / setting.K
+        ),
+        "share_rel": float(np.max(np.abs(share_p - share_f) / share_f)),
+        "hot_utilization": float(f["utilization"][hot_i]),
+    }
+    passed = None
+    if cls == "stationary":
+        passed = (
+            errors["queue_over_K"] <= TOLERANCES["queue_over_K"]
+            and errors["share_rel"] <= TOLERANCES["share_rel"]
+            and errors["hot_utilization_min"] >= TOLERANCES["hot_utilization_min"]
+        )
+    return FabricComparison(
+        setting, cls, used, pf[used], s.queue_mean[used], f["queue"], s.utilization[used], f["utilization"],
+        share_p, share_f, hot, errors, passed, f["status"], canq[used], q_mf[used], share_mf, errors_dde, s,
+    )  # fmt: skip

@@ -1,0 +1,355 @@
+"""DCTCP over several bottlenecks: the network model's fixed points and the parking lot's beat-down.
+
+From :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` ([DCTCP-A] eqs. (5)-(8) over a routing matrix), with
+each link's delayed mark replaced by its long-run fraction p_l (the Filippov reading of a queue resting on its
+threshold). Numbers are checked against :func:`dwtcp_fluid.studies.networks.analysis_multihop.parking_lot_fixed_point`.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from ...models.dctcp_network import DctcpNetwork, parking_lot_routes
+from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, predicate, solutions
+from .analysis_multihop import parking_lot_fixed_point, parking_lot_spectrum
+
+__all__ = ["multihop"]
+
+
+def _cite(eqs: str) -> str:
+    return f"[DCTCP-A] {eqs}"
+
+
+#: Long-run (0.05-0.1 s) throughput ratio long/cross of the fluid model's reference solution, 10 Gbps, 100 µs,
+#: K = 65, one flow per group, started at the independent-marks fixed point (tests/test_multihop_fluid.py re-runs
+#: k = 2 and asserts it).
+FLUID_RATIOS = {2: 0.7106, 3: 0.5185, 4: 0.3863}
+#: Ramp width (packets) and frequency (rad/s) at which the 1-hop ramp lot's rightmost roots cross the imaginary axis.
+HOPF_RAMP_K1 = (11.6407, 4669.93)
+#: The same crossing of the 2-hop ramp lot with one common loop delay τ = R* and with per-group delays τ_i.
+HOPF_RAMP_K2 = {"common": (10.0971, 4804.52), "per-group": (11.2735, 4411.82)}
+#: Long-flow share of C (second half of 0.2 s runs, reference solver, per-group delays, 10 Gbps, 100 µs, K = 65, one
+#: flow per group) started 10⁻³ packets off the symmetric subspace (k = 2: on hop 1; k = 3: 10⁻³·l on hop l), next
+#: to the packet chain's share at the same setting (tests/test_multihop_fluid.py runs both at k = 2 and checks the
+#: fluid share against the packet chain's, the independent judge, within 10 %).
+DESYNC_SHARES = {2: (0.1518, 0.1599), 3: (0.1653, 0.0598)}
+#: The same at k = 2 with the long flow's base RTT 200 µs (cross flows 100 µs): fluid with per-group delays, fluid
+#: with one common τ, packet chain (tests/test_multihop_fluid.py re-runs the per-group value).
+UNEQUAL_RTT_K2 = {"per-group": 0.2092, "common": 0.3380, "packet": 0.1140}
+
+
+def _hopf_check() -> tuple[bool, str]:
+    from scipy.optimize import brentq
+
+    def absc(w: float) -> float:
+        return float(parking_lot_spectrum(1, [w]).abscissa[0])
+
+    lo, hi = absc(10.0), absc(20.0)
+    w = brentq(absc, 10.0, 20.0, xtol=1e-6)
+    om = float(abs(parking_lot_spectrum(1, [w]).roots[0][0].imag))
+    ok = lo > 0 > hi and abs(w / HOPF_RAMP_K1[0] - 1) < 1e-4 and abs(om / HOPF_RAMP_K1[1] - 1) < 1e-4
+    return (
+        ok,
+        f"abscissa {fmt(lo, spec='.1f')}/s at w = 10, {fmt(hi, spec='.1f')}/s at w = 20; crossing at w = {fmt(w, spec='.4f')}, ω = {fmt(om, spec='.2f')} rad/s",
+    )
+
+
+def _hopf_k2_check() -> tuple[bool, str]:
+    from scipy.optimize import brentq
+
+    got, ok = [], True
+    for name, g in (("common", False), ("per-group", True)):
+        w = brentq(
+            lambda v, g=g: float(parking_lot_spectrum(2, [v], group_delays=g).abscissa[0]),
+            5.0,
+            30.0,
+            xtol=1e-6,
+        )
+        om = float(abs(parking_lot_spectrum(2, [w], group_delays=g).roots[0][0].imag))
+        want = HOPF_RAMP_K2[name]
+        ok = ok and abs(w / want[0] - 1) < 1e-4 and abs(om / want[1] - 1) < 1e-4
+        got.append(f"{name}: w = {fmt(w, spec='.4f')}, ω = {fmt(om, spec='.2f')} rad/s")
+    return ok, "; ".join(got)
+
+
+def _group_delay_steps() -> list[Step]:
+    """Per-group loop delays: the same fixed points, the same invariant synchronized subspace, a moved Hopf point."""
+    k = 2
+    common = DctcpNetwork(parking_lot_routes(k))
+    group = DctcpNetwork(parking_lot_routes(k), group_delays=True)
+    xs, ps = group.symbols()
+    m = group.groups
+    W, al, q = xs[:m], xs[m : 2 * m], xs[2 * m :]
+    Fg, Fc = group.sym_rhs(1), common.sym_rhs(1)
+    # the symmetric parking lot: equal links, equal cross groups; on the subspace hop 2 is a copy of hop 1
+    sym = {ps["C_2"]: ps["C_1"], ps["K_2"]: ps["K_1"], ps["N_3"]: ps["N_2"], ps["d_3"]: ps["d_2"]}
+    sym[ps["tau_3"]] = ps["tau_2"]
+    on = {W[2]: W[1], al[2]: al[1], q[1]: q[0]}
+    sets = group.delayed_symbol_sets()
+    same_delay = dict(zip(sets[2], sets[1], strict=True))  # τ_3 = τ_2: cross group 2 reads what group 1 reads
+    for c in sets:
+        on.update({c[2]: c[1], c[m + 2]: c[m + 1], c[2 * m + 1]: c[2 * m]})
+    Fd = group.sym_rhs(1, delayed=True).subs(sym).subs(same_delay).subs(on)
+    return [
+        Step(
+            "Per-group delays keep the fixed points",
+            _cite("eqs. (5)-(8)"),
+            "Group i's marks arrive τ_i = d_i + Σ_l A_li K_l/C_l late (its own RTT at the fixed point, frozen like"
+            " R*). At a fixed point every delayed state equals the state, so the right-hand side — and every fixed"
+            " point above — is the common-delay model's.",
+            [eq(r"F_{	au_i}(x, x, \ldots, x) - F_{	au}(x, x)", sp.zeros(len(xs), 1).T)],
+            identity(Fg, Fc, how="SymPy: the two models' right-hand sides with x(t − τ_i) = x are identical"),
+        ),
+        Step(
+            "The synchronized subspace is invariant, with per-group delays too",
+            _cite("eqs. (5)-(8)"),
+            "On the symmetric 2-hop lot, states with q_2 = q_1 and cross group 2 a copy of cross group 1 (now and at"
+            " every delayed time) have dq_2/dt = dq_1/dt and equal cross-group derivatives: a start on the subspace"
+            " stays on it for ever, marks synchronized (P = p). Whether it is reached from elsewhere is the"
+            " transversal stability of the subspace, a numerical question (Notes).",
+            [eq(r"rac{dq_2}{dt} - rac{dq_1}{dt}", Fd[2 * m + 1] - Fd[2 * m])],
+            identity(
+                sp.Matrix([Fd[2 * m + 1] - Fd[2 * m], Fd[2] - Fd[1], Fd[m + 2] - Fd[m + 1]]),
+                sp.zeros(3, 1),
+                how="SymPy: the three differences vanish identically on the subspace",
+            ),
+        ),
+        Step(
+            "Characteristic roots with per-group delays: the ramp lot's Hopf point, k = 2",
+            _cite("eqs. (5)-(8)"),
+            "With per-group delays the linearization is det(λI − A0 − Σ_i A_i e^{−λτ_i}) = 0, a quasi-polynomial"
+            " with m discrete delays (the root finder's multi-delay generator). The long flow's longer delay"
+            " τ_1 = d + 2K/C moves the Hopf point to a wider ramp and a lower frequency than one common τ = d + K/C.",
+            [
+                eq(
+                    r"(w_c, \omega_c)_{	au} 	o (w_c, \omega_c)_{	au_i}",
+                    sp.Matrix([[sp.Float(v, 6) for v in HOPF_RAMP_K2["common"] + HOPF_RAMP_K2["per-group"]]]),
+                )
+            ],
+            predicate(_hopf_k2_check, "bisection of the spectral abscissa over w, both delay structures"),
+        ),
+    ]
+
+
+def multihop() -> Derivation:
+    """Fixed points of the DCTCP network model and the parking lot's long-flow share; [DCTCP-A] (5)-(8)."""
+    k = 2
+    model = DctcpNetwork(parking_lot_routes(k))
+    xs, ps = model.symbols()
+    m = model.groups
+    W, al, q = xs[:m], xs[m : 2 * m], xs[2 * m :]
+    p1, p2 = sp.symbols("p_1 p_2", positive=True)
+    F = sp.Matrix(model.path_rates(xs, (p1, p2), ps))
+    C1, C2, d1 = ps["C_1"], ps["C_2"], ps["d_1"]
+    R1 = d1 + q[0] / C1 + q[1] / C2
+    P1 = 1 - (1 - p1) * (1 - p2)
+    Pl = sp.Symbol("P_i", positive=True)
+    Ri = sp.Symbol("R_i", positive=True)
+    Wi, ai = sp.symbols("W_i alpha_i", positive=True)
+    # the long flow's (5)-(6) with a generic path mark P_i and RTT R_i, read off the model (P1 → P_i, R1 → R_i)
+    src = sp.Matrix([F[0], F[m]]).subs({W[0]: Wi, al[0]: ai}).subs(P1, Pl)
+    src = sp.Matrix([sp.simplify(e.subs(q[0], C1 * (Ri - d1 - q[1] / C2))) for e in src])
+    p, Cs, Ks, d, kk = sp.symbols("p C K d k", positive=True)
+    Rc, Rl = d + Ks / Cs, d + kk * Ks / Cs
+    P_ind = 1 - (1 - p) ** kk
+    ratio_ind = (2 / P_ind**2 / Rl) / (2 / p**2 / Rc)
+    ratio_sync = (2 / p**2 / Rl) / (2 / p**2 / Rc)
+    C10 = 10e9 / (8 * 1500)
+    fps = {h: parking_lot_fixed_point(h, C10, 65.0, 1e-4) for h in (2, 3, 4)}
+    sync = {h: parking_lot_fixed_point(h, C10, 65.0, 1e-4, marks="synchronized") for h in (2, 3, 4)}
+
+    def nsolve_p(h: int) -> float:
+        # the link equation assembled from the model's queue rhs (k = h parking lot, q_l = K, one flow per group)
+        mh = DctcpNetwork(parking_lot_routes(h))
+        xh, ph = mh.symbols()
+        mh_m = mh.groups
+        q_star = {xh[2 * mh_m + l]: 65 for l in range(h)}
+        P_long = 1 - (1 - p) ** h
+        fix = {xh[0]: 2 / P_long**2, **{xh[i]: 2 / p**2 for i in range(1, mh_m)}}
+        num = {**{ph[f"C_{l + 1}"]: C10 for l in range(h)}, **{ph[f"N_{i + 1}"]: 1 for i in range(mh_m)}}
+        num.update({ph[f"d_{i + 1}"]: sp.Rational(1, 10000) for i in range(mh_m)})
+        dq1 = mh.path_rates(xh, (p,) * h, ph)[2 * mh_m].subs(fix).subs(q_star).subs(num)
+        return float(sp.nsolve(dq1, p, fps[h].p))
+
+    steps = [
+        Step(
+            "(5)-(7) along a route",
+            _cite("eqs. (5)-(8)"),
+            "The long flow of a 2-hop parking lot: its RTT adds both queueing delays, and it is marked when some hop"
+            " marks, P = 1 − (1 − p₁)(1 − p₂); each queue sums the rates routed through it.",
+            [
+                eq(r"\frac{dW_1}{dt}", F[0]),
+                eq(r"\frac{dq_1}{dt}", F[2 * m]),
+            ],
+            identity(
+                sp.Matrix([F[0], F[2 * m]]),
+                sp.Matrix(
+                    [
+                        1 / R1 - W[0] * al[0] * P1 / (2 * R1),
+                        ps["N_1"] * W[0] / R1 + ps["N_2"] * W[1] / (d1.subs(d1, ps["d_2"]) + q[0] / C1) - C1,
+                    ]
+                ),
+            ),
+        ),
+        Step(
+            "Per-flow fixed point: α_i = P_i, W_i = 2/P_i²",
+            _cite("eqs. (5), (6)"),
+            "dα_i/dt = 0 and dW_i/dt = 0 with the path mark fraction P_i; R_i cancels, as for one link.",
+            [eq(r"(W_i, \alpha_i)", sp.Matrix([[2 / Pl**2, Pl]]))],
+            solutions(
+                lambda: [sp.Matrix(s) for s in sp.solve(list(src), [Wi, ai], dict=False)],
+                [sp.Matrix([2 / Pl**2, Pl])],
+            ),
+        ),
+        Step(
+            "Independent hops: the long flow's share",
+            _cite("eq. (7)"),
+            "With every link full at q_l = K_l and the hops marking independently (P = 1 − (1 − p)^k), a long flow"
+            " gets x_long/x_cross = p²·R_cross/(P²·R_long).",
+            [eq(r"\frac{x_\mathrm{long}}{x_\mathrm{cross}}", ratio_ind)],
+            identity(ratio_ind, p**2 * Rc / (P_ind**2 * Rl)),
+        ),
+        Step(
+            "Independent hops: beat-down 1/k²",
+            "",
+            "For small p, P ≈ k·p: the long flow's rate falls as 1/k² (times R_cross/R_long) — twice the exponent of"
+            " the 1/√k ... 1/k of loss-based TCP, because DCTCP's rate goes as 1/P² (α ≈ P multiplies the cut).",
+            [eq(r"\lim_{p\to0} k^2\,\frac{x_\mathrm{long}}{x_\mathrm{cross}}", Rc / Rl)],
+            identity(
+                sp.Matrix([sp.limit(h**2 * ratio_ind.subs(kk, h), p, 0) for h in (2, 3, 4)]),
+                sp.Matrix([(Rc / Rl).subs(kk, h) for h in (2, 3, 4)]),
+                how="SymPy's limit at k = 2, 3, 4 equals R_cross/R_long",
+            ),
+        ),
+        Step(
+            "Synchronized hops: beat-down by RTT only",
+            "",
+            "When the hops' marks coincide in time (equal queues crossing K together), P = p: equal windows, and the"
+            " long flow loses only its longer RTT.",
+            [eq(r"\frac{x_\mathrm{long}}{x_\mathrm{cross}}", sp.simplify(ratio_sync))],
+            identity(ratio_sync, Rc / Rl),
+        ),
+        Step(
+            "One hop: p = 2/√(C·R)",
+            _cite("eq. (7)"),
+            "k = 1 with two flows on one link: 2·2/(p²R) = C.",
+            [eq("p", 2 / sp.sqrt(Cs * Rc))],
+            solutions(lambda: sp.solve(4 / (p**2 * Rc) - Cs, p), [2 / sp.sqrt(Cs * Rc)]),
+        ),
+    ]
+    for h in (2, 3, 4):
+        steps.append(
+            Step(
+                f"Mark fraction at k = {h}",
+                "",
+                f"10 Gbps, d = 100 µs, K = 65, one flow per group: SymPy's nsolve on the model's queue equation and"
+                f" the numeric solver agree; long share {fmt(fps[h].share_long, spec='.4f')} of C (independent hops).",
+                [eq("p", fmt(fps[h].p, 6))],
+                numeric(lambda h=h: nsolve_p(h), fps[h].p, rtol=1e-9),
+            )
+        )
+    steps.append(
+        Step(
+            "Characteristic roots: the ramp lot's Hopf point, k = 1",
+            _cite("eqs. (5)-(8)"),
+            "The step has no linearization at its fixed point (∂p/∂q is a delta). With a marking ramp of width w the"
+            " model's own Jacobians A0 = ∂F/∂x, A1 = ∂F/∂x(t − τ) at the fixed point give det(λI − A0 − A1e^{−λτ}) = 0;"
+            " the pseudospectral root finder (Newton-polished) puts its rightmost pair on the imaginary axis at the"
+            " stated width — narrower ramps (and the step, w → 0) are unstable.",
+            [
+                eq(
+                    r"(w_c, \omega_c)",
+                    sp.Matrix([[sp.Float(HOPF_RAMP_K1[0], 6), sp.Float(HOPF_RAMP_K1[1], 6)]]),
+                )
+            ],
+            predicate(
+                _hopf_check, "bisection of the spectral abscissa over w, roots by the pseudospectral method"
+            ),
+        )
+    )
+    steps += _group_delay_steps()
+    table = [
+        "| k | p (indep.) | x_long/x_cross indep. | synchronized R_c/R_long | fluid simulation |",
+        "|---|---|---|---|---|",
+    ]
+    for h in (2, 3, 4):
+        table.append(
+            f"| {h} | {fmt(fps[h].p, spec='.4f')} | {fmt(fps[h].ratio, spec='.4f')} | {fmt(sync[h].ratio, spec='.4f')} | {FLUID_RATIOS[h]:.4f} |"
+        )
+    findings = [
+        Finding(
+            "Multi-bottleneck DCTCP fixed point",
+            "the analysis is for one bottleneck; general networks are left open",
+            "With mark fractions p_l, every flow's fixed point is α_i = P_i, W_i = 2/P_i² with P_i its path mark"
+            " fraction, whatever its RTT; the links' rate balance fixes the p_l.",
+            "new finding",
+            "Per-flow fixed point: α_i = P_i, W_i = 2/P_i²",
+        ),
+        Finding(
+            "Parking-lot beat-down, independent hops",
+            "(not treated)",
+            "x_long/x_cross → R_cross/(k²·R_long) for small p: DCTCP penalizes a k-hop flow as 1/k², more than"
+            " loss-based TCP, because its rate goes as 1/P².",
+            "new finding",
+            "Independent hops: beat-down 1/k²",
+        ),
+        Finding(
+            "Parking-lot beat-down in the fluid model",
+            "(not treated)",
+            "Started exactly symmetric, the fluid parking lot stays on its invariant synchronized subspace (equal"
+            " queues cross K together, P = p) and the long flow loses only its RTT (table: simulation within 11% of"
+            " R_c/R_long, 3.6-10× above the independent-hops value). At k = 2 with one cross flow that subspace is"
+            " transversally unstable: 10⁻³ packets off it the hops desynchronize and the long flow's share falls to"
+            " 0.152 of C, within 5% of the packet chain's 0.160 — the earlier 2.6× overstatement there was the"
+            " symmetric start. Not everywhere: at k = 3 the hops desynchronize but the share (0.165) is still 2.8× the"
+            " packet one (0.060), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
+            " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). With equal base RTTs"
+            " per-group delays change these shares by < 3%.",
+            "new finding, corrected",
+            "The synchronized subspace is invariant, with per-group delays too",
+        ),
+        Finding(
+            "Per-flow delays in the network model",
+            "(not treated: [DCTCP-A] freezes one R* for one link)",
+            "Giving each flow group its own loop delay τ_i = d_i + Σ K_l/C_l leaves every fixed point unchanged"
+            " (SymPy) and moves the 2-hop ramp lot's Hopf point from w = 10.10 to 11.27 packets (4805 → 4412 rad/s):"
+            " the long flow's longer delay destabilizes. With equal base RTTs long-run shares move by < 3% (k = 2,"
+            " 3). With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
+            f" common τ keeps the hops synchronized (share {UNEQUAL_RTT_K2['common']:.3f}, 3.0× the packet chain's"
+            f" {UNEQUAL_RTT_K2['packet']:.3f}), per-group τ_i desynchronize them ({UNEQUAL_RTT_K2['per-group']:.3f},"
+            " 1.8×): closer, still outside the 25% tolerance.",
+            "new finding",
+            "Characteristic roots with per-group delays: the ramp lot's Hopf point, k = 2",
+        ),
+        Finding(
+            "Stability of the network fixed point",
+            "(not treated for several bottlenecks)",
+            "With ramp marking the 1-hop lot's fixed point loses stability below a ramp width of 11.64 packets (Hopf"
+            " pair at 4670 rad/s, a 1.35 ms period); the step is the limit w → 0, on the unstable side, consistent with"
+            " the limit cycle the DDE shows. The reference solver confirms both sides (tests, k = 1 and 2).",
+            "new finding",
+            "Characteristic roots: the ramp lot's Hopf point, k = 1",
+        ),
+    ]
+    return Derivation(
+        slug="multihop",
+        title="DCTCP over several bottlenecks: fixed points and the parking lot's beat-down",
+        covers="[DCTCP-A] eqs. (5)-(8) over a routing matrix (the paper's open question: general networks).",
+        findings=findings,
+        steps=steps,
+        notes=[
+            "Long flow vs cross flow throughput in the 2-, 3- and 4-hop parking lot (10 Gbps, 100 µs, K = 65):",
+            "\n".join(table),
+            "Off the synchronized subspace (per-group delays, start 10⁻³ packets off it, 0.1-0.2 s of a 0.2 s run),"
+            " a long flow's share of C next to the packet chain's (100 ms, second half):",
+            "\n".join(
+                ["| k | fluid, desynchronized | packet chain | ratio |", "|---|---|---|---|"]
+                + [f"| {h} | {f:.4f} | {pk:.4f} | {f / pk:.2f} |" for h, (f, pk) in DESYNC_SHARES.items()]
+                + [
+                    f"| 2, long RTT 200 µs | {UNEQUAL_RTT_K2['per-group']:.4f} (one common τ:"
+                    f" {UNEQUAL_RTT_K2['common']:.4f}) | {UNEQUAL_RTT_K2['packet']:.4f} |"
+                    f" {UNEQUAL_RTT_K2['per-group'] / UNEQUAL_RTT_K2['packet']:.2f} |"
+                ]
+            ),
+        ],
+    )
