@@ -41,7 +41,7 @@ test: $(STAMP_TEST)
 	@$(MAKE) --no-print-directory -j 4 -O check-pytest check-proofs check-figures docs
 
 check-pytest: $(STAMP_TEST)
-	$(PY) -m pytest -q -n $(JOBS) --dist loadfile
+	$(PY) -m pytest -q -n $(JOBS) --dist loadfile --durations=20
 
 check-proofs: $(STAMP_TEST)
 	$(CLI) proofs --check
