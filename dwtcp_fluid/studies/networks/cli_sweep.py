@@ -41,7 +41,7 @@ def estimate(grid, d: float, C: float, T: float) -> tuple[float, float]:
     """Seconds and bytes of a network sweep over ``grid`` (base RTT ``d`` in s of the shortest group, capacity
     ``C`` in packets/s, run length ``T`` in s): every point's fluid run and packet chain one after another; the
     dataset three times (store, memory, NetCDF) plus the working memory of its longest point's fluid run."""
-    from ..crosscheck.network_sweep import VARIABLES
+    from .checks_sweep import VARIABLES
 
     krtt = T / d / 1000.0
     hops = float(sum(grid.hops)) * grid.load.size
