@@ -141,5 +141,6 @@ register(
                 _c_mixed,
             ),
         ),
+        slow=True,  # minutes of CPU: make test-all and CI check it
     )
 )
