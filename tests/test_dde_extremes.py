@@ -43,6 +43,7 @@ def _check_batch(Ps: list, T: float, **opts) -> np.ndarray:
     return jx.status
 
 
+@pytest.mark.slow  # 10-15 s of CPU: make test-all
 def test_large_k_over_c_at_default_step_is_accurate():
     """K/C ≫ d (K = 10000: K/C = 12 ms, d = 100 µs) and d tiny against K/C (1 µs): the step follows d."""
     Ps = [_params(10000.0, "100us", 2), _params(5000.0, "100us", 2), _params(65.0, "1us", 10)]

@@ -178,7 +178,13 @@ def test_regime_boundary(rtt, n, expected):
 
 
 @pytest.mark.parametrize(
-    ("rtt", "n", "oscillates"), [(1e-4, 2, True), (1e-4, 10, True), (1e-4, 50, False), (1e-3, 50, True)]
+    ("rtt", "n", "oscillates"),
+    [
+        (1e-4, 2, True),
+        (1e-4, 10, True),
+        (1e-4, 50, False),
+        pytest.param(1e-3, 50, True, marks=pytest.mark.slow),
+    ],
 )
 def test_the_model_behaves_as_its_regime(rtt, n, oscillates):
     """Cycle regime: a period (at N = 10 the cycle stays above q = 0: the ripple's trough resets the busy age at

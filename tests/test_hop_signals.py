@@ -39,6 +39,7 @@ def test_ind_law_is_switch_ecn_exactly():
         assert np.array_equal(a.records[k], c.records[k]), k
 
 
+@pytest.mark.slow  # 10-15 s of CPU: make test-all
 def test_sum_signal_marks_more_on_long_paths():
     """SUM ≥ K over 2 hops each holding ≈ K marks the long flow on almost every ACK: it gets less than with IND."""
     ind = run_topology("parking-lot:2", DctcpHops(), duration="15ms", K=10**6, law_params={"k_hop": 30.0})

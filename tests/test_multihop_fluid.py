@@ -43,6 +43,7 @@ def test_independent_beat_down_tends_to_one_over_k_squared():
         assert k * k * fp.ratio == pytest.approx(fp.R_cross / fp.R_long, rel=2e-3)
 
 
+@pytest.mark.slow  # 10-15 s of CPU: make test-all
 def test_long_run_follows_synchronized_marks_not_the_mean_field():
     """2-hop fluid parking lot, 0.1 s of the reference solver from the independent-marks fixed point: the long
     flow's rate ratio settles near R_cross/R_long (synchronized marks), far above the mean-field ratio; links

@@ -150,9 +150,8 @@ def test_cli_bad_input_exits_2(extra, tmp_path, capsys):
 def test_a_sweep_estimated_over_the_budget_is_refused_up_front_naming_the_flags(tmp_path, capsys):
     """1536 points of 1-6 hops (about two days of fluid runs) without --yes: one line naming the flags that make
     the sweep smaller and --yes, exit 2, nothing written; the default grid (18 points) is estimated under 1 h."""
-    from dwtcp_fluid.studies.networks.cli_sweep import estimate
-
     from dwtcp_fluid.cli.limits import SOFT_SECONDS
+    from dwtcp_fluid.studies.networks.cli_sweep import estimate
 
     assert (
         main(["dctcp", "network-sweep", "--hops", "1:6", "--cross-load", "1:256", "--out", str(tmp_path)])

@@ -30,6 +30,7 @@ def test_undelayed_from_double_window_reaches_fair_share():
     np.testing.assert_allclose(o["undelayed_utilization"], 1.0, atol=1e-3)
 
 
+@pytest.mark.slow  # 10-15 s of CPU: make test-all
 def test_delayed_peak_matches_overshoot_estimate():
     beta = 1e-3
     bdp, n = np.array([100.0, 1000.0, 1000.0]), np.array([1.0, 10.0, 100.0])

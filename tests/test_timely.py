@@ -182,6 +182,7 @@ def test_packet_split_and_equalization_fast():
     assert p["rate_2"] / p["rate_1"] < 0.5 * t["rate_2"] / t["rate_1"]
 
 
+@pytest.mark.slow  # 10-15 s of CPU: make test-all
 def test_noise_degrades_timely():
     """[PROXY] §2.4: TIMELY degrades with RTT noise past 50 µs (here: the rates collapse, utilization falls)."""
     from dwtcp_fluid.packet import run_many

@@ -224,5 +224,6 @@ register(
                 _claim_rf_better,
             ),
         ),
+        slow=True,  # minutes of CPU: make test-all and CI check it
     )
 )
