@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..numtext import compare, plain
+from .recorded import checkout_root
 from ..studies.cubic.derive import cubic
 from ..studies.d2tcp.derive import d2tcp
 from ..studies.dctcp.derive import dctcp_fixed_points, dctcp_normalization
@@ -133,10 +134,7 @@ COVERAGE: tuple[Coverage, ...] = (
 
 def default_proofs_dir() -> Path:
     """proofs/ of the source checkout when the package runs from one (editable install), else ./proofs."""
-    here = Path(__file__).resolve().parents[2]
-    if (here / "proofs").is_dir() and (here / "pyproject.toml").is_file():
-        return here / "proofs"
-    return Path.cwd() / "proofs"
+    return checkout_root() / "proofs"
 
 
 def build_all() -> list[Derivation]:
