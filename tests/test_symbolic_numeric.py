@@ -232,4 +232,6 @@ def test_sweep_counts_the_packet_law_proof_states(tmp_path, capsys):
     by = s["agreement"]["scout-faithful"]["by_verdict"]
     for regime, verdict in (("standing", "steady"), ("cycle", "not_steady")):
         scored, steady = c[f"scout-faithful {regime}"]
-        assert abs(by[verdict]["scored"] - scored) <= tol and abs(by[verdict]["packet_steady"] - steady) <= tol
+        assert (
+            abs(by[verdict]["scored"] - scored) <= tol and abs(by[verdict]["packet_steady"] - steady) <= tol
+        )

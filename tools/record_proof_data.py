@@ -26,7 +26,13 @@ SETTINGS = {
     "K": 65.0,
     "flows": 1,
     "fluid_ratio": {"hops": [2, 3, 4], "duration": 0.1, "asymmetry": 0.0, "group_delays": False},
-    "desync_share": {"hops": [2, 3], "duration": 0.2, "group_delays": True, "packet_duration": "100ms", "seed": 0},
+    "desync_share": {
+        "hops": [2, 3],
+        "duration": 0.2,
+        "group_delays": True,
+        "packet_duration": "100ms",
+        "seed": 0,
+    },
     "unequal_rtt": {"hops": 2, "rtt_long": "200us", "duration": 0.2, "packet_duration": "100ms", "seed": 0},
 }
 
@@ -57,7 +63,9 @@ def record() -> dict:
         packet[str(h)] = compare_chain(chain, seed=ds["seed"]).long_share
     ur = s["unequal_rtt"]
     g = fluid_lot_run(ur["hops"], **link, rtt_long=ur["rtt_long"], duration=ur["duration"])
-    c = fluid_lot_run(ur["hops"], **link, rtt_long=ur["rtt_long"], duration=ur["duration"], group_delays=False)
+    c = fluid_lot_run(
+        ur["hops"], **link, rtt_long=ur["rtt_long"], duration=ur["duration"], group_delays=False
+    )
     unequal = {
         "per-group": g.long_share,
         "common": c.long_share,

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..numtext import compare, plain
-from .recorded import checkout_root
 from ..studies.cubic.derive import cubic
 from ..studies.d2tcp.derive import d2tcp
 from ..studies.dctcp.derive import dctcp_fixed_points, dctcp_normalization
@@ -37,6 +36,7 @@ from ..studies.timely.derive import timely
 from ..studies.timely.derive_network import timely_network
 from .derivation import Derivation, StepCheckError
 from .eq_index import render_index
+from .recorded import checkout_root
 
 __all__ = [
     "DERIVATIONS",

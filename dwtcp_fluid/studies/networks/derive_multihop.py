@@ -14,6 +14,7 @@ import sympy as sp
 
 from ...models.dctcp_network import DctcpNetwork, parking_lot_routes
 from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, predicate, solutions
+from ...symbolic.recorded import recorded
 from .analysis_multihop import parking_lot_fixed_point, parking_lot_linearization, parking_lot_spectrum
 
 __all__ = ["multihop"]
@@ -23,6 +24,10 @@ def _cite(eqs: str) -> str:
     return f"[DCTCP-A] {eqs}"
 
 
+#: The long runs the notes and findings state, recorded with their settings by ``tools/record_proof_data.py``
+#: (0.1-0.2 s of the reference solver and 100 ms packet chains: too long for ``proofs --check``); the slow tests of
+#: tests/test_multihop_fluid.py re-run them and compare with the record.
+MULTIHOP_RECORD = "multihop"
 #: Ramp widths (packets) that bracket the Hopf point of the k-hop ramp lot, for the bisection of the spectral abscissa.
 _HOPF_BRACKET = {1: (10.0, 20.0), 2: (5.0, 30.0)}
 #: A crossing found by the bisection (w to 10⁻⁶ packets) must have its rightmost pair on the imaginary axis: real part
@@ -58,7 +63,16 @@ def _hopf(hops: int, group_delays: bool) -> dict[str, float]:
     z = 1j * om
     M = z * np.eye(A0.shape[0]) - A0 - sum(Ai * np.exp(-z * ti) for Ai, ti in zip(As, taus, strict=True))
     sv = np.linalg.svd(M, compute_uv=False)
-    return {"a": a, "b": b, "lo": lo, "hi": hi, "w": w, "omega": om, "re": float(lam.real), "sv": sv[-1] / sv[0]}
+    return {
+        "a": a,
+        "b": b,
+        "lo": lo,
+        "hi": hi,
+        "w": w,
+        "omega": om,
+        "re": float(lam.real),
+        "sv": sv[-1] / sv[0],
+    }
 
 
 def _hopf_ok(h: dict[str, float]) -> bool:
@@ -295,15 +309,24 @@ def multihop() -> Derivation:
         )
     )
     steps += _group_delay_steps()
+    rec = recorded(MULTIHOP_RECORD)
+    fr = {int(h): v for h, v in rec["fluid_ratio"]["value"].items()}
+    ds_rec = rec["desync_share"]
+    desync = {int(h): (v, ds_rec["packet"][h], ds_rec["desync"][h]) for h, v in ds_rec["fluid"].items()}
+    ur = rec["unequal_rtt"]["value"]
+    f2, pk2, _ = desync[2]
+    f3, pk3, d3 = desync[3]
     table = [
         "| k | p (indep.) | x_long/x_cross indep. | synchronized R_c/R_long | fluid simulation |",
         "|---|---|---|---|---|",
     ]
     for h in (2, 3, 4):
         table.append(
-            f"| {h} | {fmt(fps[h].p, spec='.4f')} | {fmt(fps[h].ratio, spec='.4f')} | {fmt(sync[h].ratio, spec='.4f')} | {FLUID_RATIOS[h]:.4f} |"
+            f"| {h} | {fmt(fps[h].p, spec='.4f')} | {fmt(fps[h].ratio, spec='.4f')} | {fmt(sync[h].ratio, spec='.4f')} | {fmt(fr[h], spec='.4f')} |"
         )
     h1, h2c, h2g = _hopf(1, False), _hopf(2, False), _hopf(2, True)
+    off_sync = max(abs(fr[h] / sync[h].ratio - 1) for h in fr)
+    above = [fr[h] / fps[h].ratio for h in fr]
     findings = [
         Finding(
             "Multi-bottleneck DCTCP fixed point",
@@ -325,12 +348,15 @@ def multihop() -> Derivation:
             "Parking-lot beat-down in the fluid model",
             "(not treated)",
             "Started exactly symmetric, the fluid parking lot stays on its invariant synchronized subspace (equal"
-            " queues cross K together, P = p) and the long flow loses only its RTT (table: simulation within 11% of"
-            " R_c/R_long, 3.6-10× above the independent-hops value). At k = 2 with one cross flow that subspace is"
-            " transversally unstable: 10⁻³ packets off it the hops desynchronize and the long flow's share falls to"
-            " 0.152 of C, within 5% of the packet chain's 0.160 — the earlier 2.6× overstatement there was the"
-            " symmetric start. Not everywhere: at k = 3 the hops desynchronize but the share (0.165) is still 2.8× the"
-            " packet one (0.060), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
+            f" queues cross K together, P = p) and the long flow loses only its RTT (table: simulation within"
+            f" {fmt(100 * off_sync, spec='.0f')}% of R_c/R_long, {fmt(min(above), spec='.1f')}-{fmt(max(above), spec='.0f')}×"
+            " above the independent-hops value). At k = 2 with one cross flow that subspace is transversally"
+            " unstable: 10⁻³ packets off it the hops desynchronize and the long flow's share falls to"
+            f" {fmt(f2, spec='.3f')} of C, within {fmt(100 * abs(f2 / pk2 - 1), spec='.0f')}% of the packet chain's"
+            f" {fmt(pk2, spec='.3f')}, where the symmetric start's share {fmt(fr[2] / (1 + fr[2]), spec='.3f')} is"
+            f" {fmt(fr[2] / (1 + fr[2]) / pk2, spec='.1f')}× too high. Not everywhere: at k = 3 the hops"
+            f" {'desynchronize' if d3 > 1 else 'stay within a packet of synchrony'} but the share"
+            f" ({fmt(f3, spec='.3f')}) is {fmt(f3 / pk3, spec='.1f')}× the packet one ({fmt(pk3, spec='.3f')}), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
             " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). With equal base RTTs"
             " per-group delays change these shares by < 3%.",
             "new finding, corrected",
@@ -345,9 +371,10 @@ def multihop() -> Derivation:
             f" {fmt(h2g['omega'], spec='.0f')} rad/s):"
             " the long flow's longer delay destabilizes. With equal base RTTs long-run shares move by < 3% (k = 2,"
             " 3). With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
-            f" common τ keeps the hops synchronized (share {UNEQUAL_RTT_K2['common']:.3f}, 3.0× the packet chain's"
-            f" {UNEQUAL_RTT_K2['packet']:.3f}), per-group τ_i desynchronize them ({UNEQUAL_RTT_K2['per-group']:.3f},"
-            " 1.8×): closer, still outside the 25% tolerance.",
+            f" common τ keeps the hops synchronized (share {fmt(ur['common'], spec='.3f')},"
+            f" {fmt(ur['common'] / ur['packet'], spec='.1f')}× the packet chain's {fmt(ur['packet'], spec='.3f')}),"
+            f" per-group τ_i desynchronize them ({fmt(ur['per-group'], spec='.3f')},"
+            f" {fmt(ur['per-group'] / ur['packet'], spec='.1f')}×): closer, still outside the 25% tolerance.",
             "new finding",
             "Characteristic roots with per-group delays: the ramp lot's Hopf point, k = 2",
         ),
@@ -372,15 +399,19 @@ def multihop() -> Derivation:
         notes=[
             "Long flow vs cross flow throughput in the 2-, 3- and 4-hop parking lot (10 Gbps, 100 µs, K = 65):",
             "\n".join(table),
-            "Off the synchronized subspace (per-group delays, start 10⁻³ packets off it, 0.1-0.2 s of a 0.2 s run),"
-            " a long flow's share of C next to the packet chain's (100 ms, second half):",
+            "Off the synchronized subspace (per-group delays, start 10⁻³ packets more on the first hop, 0.1-0.2 s of a"
+            " 0.2 s run), a long flow's share of C next to the packet chain's (100 ms, second half); recorded in"
+            " docs/data/multihop.json by tools/record_proof_data.py, re-run by the slow tests:",
             "\n".join(
                 ["| k | fluid, desynchronized | packet chain | ratio |", "|---|---|---|---|"]
-                + [f"| {h} | {f:.4f} | {pk:.4f} | {f / pk:.2f} |" for h, (f, pk) in DESYNC_SHARES.items()]
                 + [
-                    f"| 2, long RTT 200 µs | {UNEQUAL_RTT_K2['per-group']:.4f} (one common τ:"
-                    f" {UNEQUAL_RTT_K2['common']:.4f}) | {UNEQUAL_RTT_K2['packet']:.4f} |"
-                    f" {UNEQUAL_RTT_K2['per-group'] / UNEQUAL_RTT_K2['packet']:.2f} |"
+                    f"| {h} | {fmt(f, spec='.4f')} | {fmt(pk, spec='.4f')} | {fmt(f / pk, spec='.2f')} |"
+                    for h, (f, pk, _) in desync.items()
+                ]
+                + [
+                    f"| 2, long RTT 200 µs | {fmt(ur['per-group'], spec='.4f')} (one common τ:"
+                    f" {fmt(ur['common'], spec='.4f')}) | {fmt(ur['packet'], spec='.4f')} |"
+                    f" {fmt(ur['per-group'] / ur['packet'], spec='.2f')} |"
                 ]
             ),
         ],
