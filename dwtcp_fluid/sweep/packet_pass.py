@@ -289,7 +289,8 @@ def packet_pass(
 
 
 def summarize_packet(ds: Any) -> dict[str, Any]:
-    """Counts per packet class, scored points, per-predictor agreement (over scored points where it predicts)."""
+    """Counts per packet class, scored points, per-predictor agreement (over scored points where it predicts) and
+    the scored points split by the predictor's verdict (``by_verdict``: scored, packet runs steady)."""
     from .predictors import predictors
 
     cls = ds["packet_class"].values

@@ -4,8 +4,8 @@ The packet core runs Algorithm 1 of [DWTCP] itself (:mod:`dwtcp_fluid.packet`); 
 (:mod:`dwtcp_fluid.sweep.packet_pass`) runs it at every (β, BDP, N) point and classifies each run. The steps here
 check the statements the findings rest on: one SymPy bound and two packet runs at the sweep's settings (k = 0,
 250-packet buffer, β = 0.001, 10 Gbps), classified by the pass's own rules. The sweep-wide counts in the findings
-are those of ``make sweep`` (the default grid); the registered figure ``dwtcp_packet_truth`` re-checks the same
-statements on a 12-point grid.
+are those of ``make sweep`` (the default grid) as recorded in ``docs/data/sweep-beta0.001.json``; the registered
+figure ``dwtcp_packet_truth`` re-checks the same statements on a 12-point grid.
 """
 
 from __future__ import annotations
