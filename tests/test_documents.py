@@ -150,6 +150,7 @@ def test_the_recorded_multihop_runs_are_the_recorders():
         set(d["fluid"])
         == set(d["packet"])
         == set(d["desync"])
+        == set(d["fluid common delay"])
         == {str(h) for h in mod.SETTINGS["desync_share"]["hops"]}
     )
     assert set(rec["unequal_rtt"]["value"]) == {

@@ -244,10 +244,11 @@ def test_desynchronized_two_hop_share_agrees_with_the_packet_chain():
     r = fluid_lot_run(2, duration=0.2)
     assert r.long_share == pytest.approx(_packet_long_share(2), rel=0.1)
     assert r.desync > 1.0 and r.utilization.min() > 0.999
-    rec = _record()[
-        "desync_share"
-    ]  # what proofs/multihop.md states: the same run, and the 100 ms packet chain
+    # what proofs/multihop.md states: the same run, one common delay, and the 100 ms packet chain
+    rec = _record()["desync_share"]
     assert r.long_share == pytest.approx(rec["fluid"]["2"], abs=RECORD_ABS) and rec["desync"]["2"] > 1.0
+    c = fluid_lot_run(2, duration=0.2, group_delays=False)
+    assert c.long_share == pytest.approx(rec["fluid common delay"]["2"], abs=RECORD_ABS)
     assert _packet_long_share(2, "100ms") == pytest.approx(rec["packet"]["2"], abs=RECORD_PACKET_ABS)
 
 

@@ -54,10 +54,11 @@ def record() -> dict:
         )
         ratio[str(h)] = r.long_share / r.cross_share
     ds = s["desync_share"]
-    fluid, desync, packet = {}, {}, {}
+    fluid, desync, common, packet = {}, {}, {}, {}
     for h in ds["hops"]:
         r = fluid_lot_run(h, **link, duration=ds["duration"], group_delays=ds["group_delays"])
         fluid[str(h)], desync[str(h)] = r.long_share, r.desync
+        common[str(h)] = fluid_lot_run(h, **link, duration=ds["duration"], group_delays=False).long_share
         chain = ChainSetting(h, flows=s["flows"], K=s["K"], capacity=s["capacity"], rtt=s["rtt"])
         chain = ChainSetting(**{**chain.__dict__, "duration": ds["packet_duration"]})
         packet[str(h)] = compare_chain(chain, seed=ds["seed"]).long_share
@@ -91,10 +92,11 @@ def record() -> dict:
         },
         "desync_share": {
             "how": "fluid_lot_run(hops, group_delays=True): start_asymmetry packets more on the first hop, reference"
-            " solver, long share of C and desync (largest queue difference between hops, packets) over the second half; packet: compare_chain(ChainSetting(hops)).long_share,"
+            " solver, long share of C and desync (largest queue difference between hops, packets) over the second half; fluid common delay: the same with group_delays=False; packet: compare_chain(ChainSetting(hops)).long_share,"
             " second half",
             "fluid": fluid,
             "desync": desync,
+            "fluid common delay": common,
             "packet": packet,
         },
         "unequal_rtt": {
