@@ -317,7 +317,10 @@ def multihop() -> Derivation:
     f2, pk2, _ = desync[2]
     f3, pk3, d3 = desync[3]
     # how much per-group delays move the desynchronized shares against one common delay, percent
-    group_effect = 100 * max(abs(v / ds_rec["fluid common delay"][h] - 1) for h, v in ds_rec["fluid"].items())
+    common = ds_rec["fluid common delay"]
+    group_effect = " and ".join(
+        f"{fmt(100 * abs(v / common[h] - 1), spec='.0f')}% at k = {h}" for h, v in ds_rec["fluid"].items()
+    )
     table = [
         "| k | p (indep.) | x_long/x_cross indep. | synchronized R_c/R_long | fluid simulation |",
         "|---|---|---|---|---|",
@@ -360,7 +363,8 @@ def multihop() -> Derivation:
             f" {'desynchronize' if d3 > 1 else 'stay within a packet of synchrony'} but the share"
             f" ({fmt(f3, spec='.3f')}) is {fmt(f3 / pk3, spec='.1f')}× the packet one ({fmt(pk3, spec='.3f')}), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
             " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). With equal base RTTs"
-            f" per-group delays change these shares by {fmt(group_effect, spec='.0f')}% at most.",
+            f" per-group delays change these shares against one common delay by {group_effect} (one common delay"
+            f" at k = 3: {fmt(common['3'], spec='.3f')}).",
             "new finding, corrected",
             "The synchronized subspace is invariant, with per-group delays too",
         ),
@@ -372,7 +376,7 @@ def multihop() -> Derivation:
             f" {fmt(h2g['w'], spec='.2f')} packets ({fmt(h2c['omega'], spec='.0f')} →"
             f" {fmt(h2g['omega'], spec='.0f')} rad/s):"
             " the long flow's longer delay destabilizes. With equal base RTTs long-run shares move by"
-            f" {fmt(group_effect, spec='.0f')}% at most (k = 2, 3). With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
+            f" {group_effect}. With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
             f" common τ keeps the hops synchronized (share {fmt(ur['common'], spec='.3f')},"
             f" {fmt(ur['common'] / ur['packet'], spec='.1f')}× the packet chain's {fmt(ur['packet'], spec='.3f')}),"
             f" per-group τ_i desynchronize them ({fmt(ur['per-group'], spec='.3f')},"
