@@ -60,8 +60,8 @@ docs: $(STAMP_TEST)
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 # Numbers the README, docs/ and notebook prose quote are rendered from docs/data/ (tools/docvalues.py; the tests check
-# them). doc-values re-renders them; docs-data re-records the data (the default sweep and the packet benchmark
-# against htsim: several minutes), then re-renders.
+# them). doc-values re-renders them; docs-data re-records the data (the default sweep, the packet benchmark against
+# htsim and the long runs proofs/multihop.md states: several minutes), then re-renders (proofs: dwtcp-fluid proofs).
 doc-values: $(STAMP_RUN)
 	$(PY) tools/docvalues.py --write
 
@@ -69,6 +69,7 @@ docs-data: $(STAMP_RUN)
 	$(CLI) --quiet sweep --beta 0.001 --out results/docs-data --force --json | $(PY) -m json.tool --indent 1 --no-ensure-ascii > docs/data/sweep-beta0.001.json.tmp
 	mv docs/data/sweep-beta0.001.json.tmp docs/data/sweep-beta0.001.json
 	$(PY) benchmarks/packet.py --repeat 2 --record docs/data/packet-benchmark.json
+	$(PY) tools/record_proof_data.py > /dev/null
 	$(PY) tools/docvalues.py --write
 
 test-all: $(STAMP_TEST)

@@ -122,6 +122,46 @@ def test_the_recorded_sweep_is_the_default_sweep_with_its_packet_pass():
     )  # BDP × N × k̄/k̄* of the default grid
 
 
+def test_the_recorded_sweep_split_by_verdict_adds_up():
+    """Each predictor's scored points split by its verdict partition the scored points, and the agreements are the
+    steady runs where it predicts steady plus the others where it does not (scored runs are steady or oscillating)."""
+    rec = json.loads(dv.SOURCES["sweep"].read_text(encoding="utf-8"))
+    for name, a in rec["packet"]["agreement"].items():
+        st, ns = a["by_verdict"]["steady"], a["by_verdict"]["not_steady"]
+        assert st["scored"] + ns["scored"] == a["scored"], name
+        agrees = st["packet_steady"] + ns["scored"] - ns["packet_steady"]
+        assert agrees == pytest.approx(a["agreement"] * a["scored"], abs=1e-9), name
+
+
+def test_the_recorded_multihop_runs_are_the_recorders():
+    """docs/data/multihop.json holds the runs at the settings tools/record_proof_data.py states, one value each."""
+    spec = importlib.util.spec_from_file_location(
+        "record_proof_data", ROOT / "tools" / "record_proof_data.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rec = json.loads(dv.SOURCES["multihop"].read_text(encoding="utf-8"))
+    assert rec["command"] == "tools/record_proof_data.py"
+    assert {k: v for k, v in rec["settings"].items() if k != "start_asymmetry"} == mod.SETTINGS
+    hops = mod.SETTINGS["fluid_ratio"]["hops"]
+    assert sorted(rec["fluid_ratio"]["value"]) == sorted(str(h) for h in hops)
+    d = rec["desync_share"]
+    assert (
+        set(d["fluid"])
+        == set(d["packet"])
+        == set(d["desync"])
+        == set(d["fluid common delay"])
+        == {str(h) for h in mod.SETTINGS["desync_share"]["hops"]}
+    )
+    assert set(rec["unequal_rtt"]["value"]) == {
+        "per-group",
+        "common",
+        "packet",
+        "desync per-group",
+        "desync common",
+    }
+
+
 def test_the_recorded_benchmark_ran_htsim_and_both_engines():
     rec = json.loads(dv.SOURCES["bench"].read_text(encoding="utf-8"))
     assert rec["htsim"] is not None, "the speed figures compare with htsim: record a run where htsim built"

@@ -10,9 +10,19 @@ from dwtcp_fluid.dde import solve
 from dwtcp_fluid.dde.summary import time_mean
 from dwtcp_fluid.models.dctcp_network import DctcpNetwork, NetworkParams, parking_lot_routes
 from dwtcp_fluid.studies.networks.analysis_multihop import parking_lot_fixed_point
-from dwtcp_fluid.studies.networks.derive_multihop import FLUID_RATIOS
+from dwtcp_fluid.studies.networks.derive_multihop import MULTIHOP_RECORD
+from dwtcp_fluid.symbolic.recorded import recorded
 
 C10 = 10e9 / (8 * 1500)
+#: How far a re-run long-run share (or rate ratio) of the reference solver may be from the one recorded in
+#: docs/data/multihop.json (tools/record_proof_data.py) and stated by proofs/multihop.md.
+RECORD_ABS = 2e-3
+#: The same for a re-run packet chain (seeded; float32, its last bits depend on the compiler's contractions).
+RECORD_PACKET_ABS = 5e-3
+
+
+def _record() -> dict:
+    return recorded(MULTIHOP_RECORD)
 
 
 def test_one_hop_fixed_point_is_the_closed_form():
@@ -60,7 +70,13 @@ def test_long_run_follows_synchronized_marks_not_the_mean_field():
     ts = np.linspace(0.05, 0.1, 20001)
     obs = m.observables(tuple(sol(ts, 0).T), p, np)
     ratio = time_mean(ts, obs["rate_1"]) / time_mean(ts, obs["rate_2"])
-    assert ratio == pytest.approx(FLUID_RATIOS[2], abs=2e-3)  # the number proofs/multihop.md states
+    # the number proofs/multihop.md states, recorded at this setting (exact symmetric start, common delay, 0.1 s)
+    rec = _record()
+    assert (
+        rec["settings"]["fluid_ratio"]["duration"] == 0.1
+        and rec["settings"]["fluid_ratio"]["asymmetry"] == 0.0
+    )
+    assert ratio == pytest.approx(rec["fluid_ratio"]["value"]["2"], abs=RECORD_ABS)
     assert abs(ratio / sync.ratio - 1) < 0.05 and ratio > 3 * fp.ratio
     assert time_mean(ts, obs["utilization_1"]) > 0.999
     q = obs["queue_1"]
@@ -161,12 +177,12 @@ def test_cli_network_usage_errors(capsys, extra):
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def _packet_long_share(hops: int) -> float:
+def _packet_long_share(hops: int, duration: str = "200ms", rtt_long: str | None = None) -> float:
     """The packet chain's long-flow share of C, parking lot of ``hops`` hops, one flow per group, 10 Gbps, 100 µs,
     K = 65, 200 ms (seed 0): the independent reference of the fluid model's desynchronized share."""
     from dwtcp_fluid.studies.networks.checks_multihop import ChainSetting, compare_chain
 
-    return compare_chain(ChainSetting(hops, duration="200ms")).long_share
+    return compare_chain(ChainSetting(hops, duration=duration, rtt_long=rtt_long)).long_share
 
 
 def _amplitude_late(hops, ramp, T=0.05):
@@ -229,6 +245,26 @@ def test_desynchronized_two_hop_share_agrees_with_the_packet_chain():
     r = fluid_lot_run(2, duration=0.2)
     assert r.long_share == pytest.approx(_packet_long_share(2), rel=0.1)
     assert r.desync > 1.0 and r.utilization.min() > 0.999
+    # what proofs/multihop.md states: the same run, one common delay, and the 100 ms packet chain
+    rec = _record()["desync_share"]
+    assert r.long_share == pytest.approx(rec["fluid"]["2"], abs=RECORD_ABS) and rec["desync"]["2"] > 1.0
+    c = fluid_lot_run(2, duration=0.2, group_delays=False)
+    assert c.long_share == pytest.approx(rec["fluid common delay"]["2"], abs=RECORD_ABS)
+    assert _packet_long_share(2, "100ms") == pytest.approx(rec["packet"]["2"], abs=RECORD_PACKET_ABS)
+
+
+@pytest.mark.slow
+def test_three_hop_share_the_proof_states():
+    """k = 3, the same start and solver: the long share and the hops' desynchronization proofs/multihop.md states
+    (recorded), re-run; the packet chain's share at the recorded setting, re-run."""
+    from dwtcp_fluid.studies.networks.analysis_multihop_dde import fluid_lot_run
+
+    assert _record()["settings"]["desync_share"]["duration"] == 0.2
+    rec = _record()["desync_share"]
+    r = fluid_lot_run(3, duration=0.2)
+    assert r.long_share == pytest.approx(rec["fluid"]["3"], abs=RECORD_ABS)
+    assert (r.desync > 1.0) == (rec["desync"]["3"] > 1.0) and r.utilization.min() > 0.999
+    assert _packet_long_share(3, "100ms") == pytest.approx(rec["packet"]["3"], abs=RECORD_PACKET_ABS)
 
 
 def test_per_group_ramp_spectrum_k1_equals_the_common_delay():
@@ -243,10 +279,11 @@ def test_per_group_ramp_spectrum_k1_equals_the_common_delay():
 @pytest.mark.slow
 def test_unequal_rtt_per_group_delays_desynchronize_where_one_delay_does_not():
     from dwtcp_fluid.studies.networks.analysis_multihop_dde import fluid_lot_run
-    from dwtcp_fluid.studies.networks.derive_multihop import UNEQUAL_RTT_K2
 
+    rec = _record()["unequal_rtt"]["value"]  # what proofs/multihop.md states, re-run at the recorded setting
     g = fluid_lot_run(2, rtt_long="200us", duration=0.2)
     c = fluid_lot_run(2, rtt_long="200us", duration=0.2, group_delays=False)
-    assert g.long_share == pytest.approx(UNEQUAL_RTT_K2["per-group"], abs=2e-3)
-    assert c.long_share == pytest.approx(UNEQUAL_RTT_K2["common"], abs=2e-3)
-    assert g.desync > 1.0 > c.desync
+    assert g.long_share == pytest.approx(rec["per-group"], abs=RECORD_ABS)
+    assert c.long_share == pytest.approx(rec["common"], abs=RECORD_ABS)
+    assert g.desync > 1.0 > c.desync and rec["desync per-group"] > 1.0 > rec["desync common"]
+    assert _packet_long_share(2, "100ms", "200us") == pytest.approx(rec["packet"], abs=RECORD_PACKET_ABS)

@@ -178,6 +178,13 @@ def test_sweep_packet_pass_dataset_summary_and_resume(tmp_path):
     ].values.any()  # BDP 10, N = 2, 5 stand; BDP 30, N = 2 cycles
     assert not ds["packet_scout_faithful_predicts_steady"].values.all()
     assert s["agreement"]["scout-faithful"]["scored"] == s["scored"]
+    # the split by verdict partitions the scored points; agreements = steady where predicted steady + not steady
+    # where predicted not steady (scored points are steady or oscillating)
+    a = s["agreement"]["scout-faithful"]
+    st, ns = a["by_verdict"]["steady"], a["by_verdict"]["not_steady"]
+    assert st["scored"] + ns["scored"] == a["scored"] and st["scored"] > 0 and ns["scored"] > 0
+    agrees = st["packet_steady"] + ns["scored"] - ns["packet_steady"]
+    assert agrees == pytest.approx(a["agreement"] * a["scored"], abs=1e-9)
     back = write_netcdf_atomic(ds, tmp_path / "s.nc")
     import xarray as xr
 

@@ -7,8 +7,9 @@ A number that prose quotes from a computation is written between two markers::
 The opening marker holds three fields separated by ``;`` (not ``|``, which splits a Markdown table cell):
 
 1. an expression over the recorded data files: ``sweep`` (``docs/data/sweep-beta0.001.json``, the document
-   ``dwtcp-fluid sweep --beta 0.001 --json`` prints) and ``bench`` (``docs/data/packet-benchmark.json``, written
-   by ``benchmarks/packet.py --record``). Keys are read with dots or, where a key is not a name, with brackets
+   ``dwtcp-fluid sweep --beta 0.001 --json`` prints), ``bench`` (``docs/data/packet-benchmark.json``, written
+   by ``benchmarks/packet.py --record``) and ``multihop`` (``docs/data/multihop.json``, written by
+   ``tools/record_proof_data.py``). Keys are read with dots or, where a key is not a name, with brackets
    (``sweep.packet.agreement["scout-faithful"].agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
    and ``abs`` are allowed, nothing else;
 2. a Python format specification for the rendered text (``d``, ``.1f``, ``,.0f``, ``.2e``);
@@ -42,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SOURCES = {
     "sweep": ROOT / "docs" / "data" / "sweep-beta0.001.json",
     "bench": ROOT / "docs" / "data" / "packet-benchmark.json",
+    "multihop": ROOT / "docs" / "data" / "multihop.json",
 }
 
 

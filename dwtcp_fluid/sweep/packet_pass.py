@@ -289,13 +289,15 @@ def packet_pass(
 
 
 def summarize_packet(ds: Any) -> dict[str, Any]:
-    """Counts per packet class, scored points, per-predictor agreement (over scored points where it predicts)."""
+    """Counts per packet class, scored points, per-predictor agreement (over scored points where it predicts) and
+    the scored points split by the predictor's verdict (``by_verdict``: scored, packet runs steady)."""
     from .predictors import predictors
 
     cls = ds["packet_class"].values
     run = cls != NOT_RUN
     counts = {c.label: int((cls == int(c)).sum()) for c in PacketClass}
     scored = ds["packet_scored"].values
+    steady = cls == int(PacketClass.STEADY)
     agreement = {}
     for name in predictors(verdict=True):
         key = name.replace("-", "_")
@@ -304,9 +306,15 @@ def summarize_packet(ds: Any) -> dict[str, Any]:
             continue
         sc = scored & ds[f"packet_{key}_defined"].values
         n = int(sc.sum())
+        says = ds[f"packet_{key}_predicts_steady"].values.astype(bool)
         agreement[name] = {
             "scored": n,
             "agreement": float(ds[f"packet_{key}_agrees"].values.sum() / n) if n else None,
+            # the scored points split by the predictor's verdict, with the packet runs that were steady in each
+            "by_verdict": {
+                verdict: {"scored": int((sc & part).sum()), "packet_steady": int((sc & part & steady).sum())}
+                for verdict, part in (("steady", says), ("not_steady", ~says))
+            },
         }
     kobs = ds["packet_kbar_obs"].values[run]
     return {

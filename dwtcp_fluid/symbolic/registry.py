@@ -36,6 +36,7 @@ from ..studies.timely.derive import timely
 from ..studies.timely.derive_network import timely_network
 from .derivation import Derivation, StepCheckError
 from .eq_index import render_index
+from .recorded import checkout_root
 
 __all__ = [
     "DERIVATIONS",
@@ -133,10 +134,7 @@ COVERAGE: tuple[Coverage, ...] = (
 
 def default_proofs_dir() -> Path:
     """proofs/ of the source checkout when the package runs from one (editable install), else ./proofs."""
-    here = Path(__file__).resolve().parents[2]
-    if (here / "proofs").is_dir() and (here / "pyproject.toml").is_file():
-        return here / "proofs"
-    return Path.cwd() / "proofs"
+    return checkout_root() / "proofs"
 
 
 def build_all() -> list[Derivation]:

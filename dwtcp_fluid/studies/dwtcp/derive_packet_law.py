@@ -4,8 +4,8 @@ The packet core runs Algorithm 1 of [DWTCP] itself (:mod:`dwtcp_fluid.packet`); 
 (:mod:`dwtcp_fluid.sweep.packet_pass`) runs it at every (β, BDP, N) point and classifies each run. The steps here
 check the statements the findings rest on: one SymPy bound and two packet runs at the sweep's settings (k = 0,
 250-packet buffer, β = 0.001, 10 Gbps), classified by the pass's own rules. The sweep-wide counts in the findings
-are those of ``make sweep`` (the default grid); the registered figure ``dwtcp_packet_truth`` re-checks the same
-statements on a 12-point grid.
+are those of ``make sweep`` (the default grid) as recorded in ``docs/data/sweep-beta0.001.json``; the registered
+figure ``dwtcp_packet_truth`` re-checks the same statements on a 12-point grid.
 """
 
 from __future__ import annotations
@@ -17,30 +17,36 @@ from typing import Any
 import sympy as sp
 
 from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, numeric, predicate
+from ...symbolic.recorded import recorded
 from .derive_common import cite
 
-__all__ = ["dwtcp_packet_law", "SWEEP_COUNTS"]
+__all__ = ["dwtcp_packet_law", "sweep_counts", "SWEEP_COUNT_TOLERANCE"]
 
-#: What ``make sweep`` (β = 0.001, BDP 10…10,000 × 10 N values, packet buffer 250, k = 0) measured with the packet
-#: pass: points per class, and per predictor (scored points, agreements). Stated, not re-run by ``proofs --check``
-#: (the pass takes minutes): the slow test ``test_sweep_counts_the_packet_law_proof_states`` re-runs the sweep and
-#: checks every count within 3 points; the figure ``dwtcp_packet_truth`` checks the same statements on a 12-point
-#: grid.
-SWEEP_COUNTS: dict[str, Any] = {
-    "points": 250,
-    "steady": 160,
-    "oscillating": 12,
-    "collapse": 63,
-    "not_stationary": 15,
-    "condition": (172, 160),
-    "simplified": (172, 12),
-    "simplified-nodelay": (172, 160),
-    "delay-roots": (142, 41),
-    "scout-faithful": (154, 40),
-    # the Scout-faithful verdict split by the model's regime: (scored, packet steady)
-    "scout-faithful standing": (36, 32),
-    "scout-faithful cycle": (118, 110),
-}
+#: Where the sweep-wide counts come from: ``docs/data/sweep-beta0.001.json``, the document ``make sweep`` prints
+#: (``dwtcp-fluid sweep --beta 0.001 --json``; β = 0.001, BDP 10…10,000 × 10 N values, packet buffer 250, k = 0).
+#: Stated, not re-run by ``proofs --check`` (the pass takes minutes): the slow test
+#: ``test_sweep_counts_the_packet_law_proof_states`` re-runs the sweep and checks every count within
+#: :data:`SWEEP_COUNT_TOLERANCE` points; the figure ``dwtcp_packet_truth`` checks the same statements on a 12-point grid.
+SWEEP_RECORD = "sweep-beta0.001"
+#: Points by which a re-run sweep's count may differ from the recorded one (the packet runs are float32
+#: simulations: a point near a class boundary may move on another CPU).
+SWEEP_COUNT_TOLERANCE = 3
+
+
+def sweep_counts() -> dict[str, Any]:
+    """The packet pass's counts as the proof states them, read from the recorded sweep: points per class, and per
+    predictor (scored points, agreements); the Scout-faithful verdict split by the model's regime (scored, packet
+    steady)."""
+    pk = recorded(SWEEP_RECORD)["packet"]
+    out: dict[str, Any] = {"points": pk["points"], **pk["class_counts"]}
+    for name in ("condition", "simplified", "simplified-nodelay", "delay-roots", "scout-faithful"):
+        a = pk["agreement"][name]
+        out[name] = (a["scored"], round(a["agreement"] * a["scored"]))
+    by = pk["agreement"]["scout-faithful"]["by_verdict"]
+    for regime, verdict in (("standing", "steady"), ("cycle", "not_steady")):
+        out[f"scout-faithful {regime}"] = (by[verdict]["scored"], by[verdict]["packet_steady"])
+    return out
+
 
 _C = 10e9 / 8 / 1500  # 10 Gbps in 1500-byte packets/s
 _BUFFER = 250
@@ -100,7 +106,7 @@ def dwtcp_packet_law() -> Derivation:
     BDP, beta, B = sp.symbols("BDP beta B", positive=True)
     kstar = 2 * BDP / sp.sqrt(beta)
     kmin = kstar.subs({BDP: 10, beta: sp.Rational(1, 1000)})
-    c = SWEEP_COUNTS
+    c = sweep_counts()
     scored = c["steady"] + c["oscillating"]
 
     def pct(key: str) -> str:

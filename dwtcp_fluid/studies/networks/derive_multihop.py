@@ -7,11 +7,15 @@ threshold). Numbers are checked against :func:`dwtcp_fluid.studies.networks.anal
 
 from __future__ import annotations
 
+import functools
+import math
+
 import sympy as sp
 
 from ...models.dctcp_network import DctcpNetwork, parking_lot_routes
 from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, identity, numeric, predicate, solutions
-from .analysis_multihop import parking_lot_fixed_point, parking_lot_spectrum
+from ...symbolic.recorded import recorded
+from .analysis_multihop import parking_lot_fixed_point, parking_lot_linearization, parking_lot_spectrum
 
 __all__ = ["multihop"]
 
@@ -20,56 +24,93 @@ def _cite(eqs: str) -> str:
     return f"[DCTCP-A] {eqs}"
 
 
-#: Long-run (0.05-0.1 s) throughput ratio long/cross of the fluid model's reference solution, 10 Gbps, 100 µs,
-#: K = 65, one flow per group, started at the independent-marks fixed point (tests/test_multihop_fluid.py re-runs
-#: k = 2 and asserts it).
-FLUID_RATIOS = {2: 0.7106, 3: 0.5185, 4: 0.3863}
-#: Ramp width (packets) and frequency (rad/s) at which the 1-hop ramp lot's rightmost roots cross the imaginary axis.
-HOPF_RAMP_K1 = (11.6407, 4669.93)
-#: The same crossing of the 2-hop ramp lot with one common loop delay τ = R* and with per-group delays τ_i.
-HOPF_RAMP_K2 = {"common": (10.0971, 4804.52), "per-group": (11.2735, 4411.82)}
-#: Long-flow share of C (second half of 0.2 s runs, reference solver, per-group delays, 10 Gbps, 100 µs, K = 65, one
-#: flow per group) started 10⁻³ packets off the symmetric subspace (k = 2: on hop 1; k = 3: 10⁻³·l on hop l), next
-#: to the packet chain's share at the same setting (tests/test_multihop_fluid.py runs both at k = 2 and checks the
-#: fluid share against the packet chain's, the independent judge, within 10 %).
-DESYNC_SHARES = {2: (0.1518, 0.1599), 3: (0.1653, 0.0598)}
-#: The same at k = 2 with the long flow's base RTT 200 µs (cross flows 100 µs): fluid with per-group delays, fluid
-#: with one common τ, packet chain (tests/test_multihop_fluid.py re-runs the per-group value).
-UNEQUAL_RTT_K2 = {"per-group": 0.2092, "common": 0.3380, "packet": 0.1140}
+#: The long runs the notes and findings state, recorded with their settings by ``tools/record_proof_data.py``
+#: (0.1-0.2 s of the reference solver and 100 ms packet chains: too long for ``proofs --check``); the slow tests of
+#: tests/test_multihop_fluid.py re-run them and compare with the record.
+MULTIHOP_RECORD = "multihop"
+#: Ramp widths (packets) that bracket the Hopf point of the k-hop ramp lot, for the bisection of the spectral abscissa.
+_HOPF_BRACKET = {1: (10.0, 20.0), 2: (5.0, 30.0)}
+#: A crossing found by the bisection (w to 10⁻⁶ packets) must have its rightmost pair on the imaginary axis: real part
+#: within this fraction of the frequency, and iω a root of the characteristic matrix directly, its smallest singular
+#: value within this fraction of its largest.
+_ON_AXIS = 1e-6
+_SINGULAR = 1e-6
 
 
-def _hopf_check() -> tuple[bool, str]:
+@functools.cache
+def _hopf(hops: int, group_delays: bool) -> dict[str, float]:
+    """Bisection of the ramp lot's spectral abscissa over the ramp width w: the crossing (w, ω) and the checks.
+
+    The abscissa is that of the pseudospectral, Newton-polished rightmost roots
+    (:func:`~dwtcp_fluid.studies.networks.analysis_multihop.parking_lot_spectrum`); at the crossing the
+    characteristic matrix λI − A0 − Σ A_i e^{−λτ_i} is evaluated at λ = iω directly from the model's Jacobians
+    (:func:`~dwtcp_fluid.studies.networks.analysis_multihop.parking_lot_linearization`), independently of the root
+    finder.
+    """
+    import numpy as np
     from scipy.optimize import brentq
 
     def absc(w: float) -> float:
-        return float(parking_lot_spectrum(1, [w]).abscissa[0])
+        return float(parking_lot_spectrum(hops, [w], group_delays=group_delays).abscissa[0])
 
-    lo, hi = absc(10.0), absc(20.0)
-    w = brentq(absc, 10.0, 20.0, xtol=1e-6)
-    om = float(abs(parking_lot_spectrum(1, [w]).roots[0][0].imag))
-    ok = lo > 0 > hi and abs(w / HOPF_RAMP_K1[0] - 1) < 1e-4 and abs(om / HOPF_RAMP_K1[1] - 1) < 1e-4
+    a, b = _HOPF_BRACKET[hops]
+    lo, hi = absc(a), absc(b)
+    w = brentq(absc, a, b, xtol=1e-6)
+    lam = parking_lot_spectrum(hops, [w], group_delays=group_delays).roots[0][0]
+    om = float(abs(lam.imag))
+    A0, A1, tau, _ = parking_lot_linearization(hops, w, group_delays=group_delays)
+    As, taus = (A1, tau) if group_delays else ([A1], [tau])
+    z = 1j * om
+    M = z * np.eye(A0.shape[0]) - A0 - sum(Ai * np.exp(-z * ti) for Ai, ti in zip(As, taus, strict=True))
+    sv = np.linalg.svd(M, compute_uv=False)
+    return {
+        "a": a,
+        "b": b,
+        "lo": lo,
+        "hi": hi,
+        "w": w,
+        "omega": om,
+        "re": float(lam.real),
+        "sv": sv[-1] / sv[0],
+    }
+
+
+def _hopf_ok(h: dict[str, float]) -> bool:
+    return h["lo"] > 0 > h["hi"] and abs(h["re"]) <= _ON_AXIS * h["omega"] and h["sv"] <= _SINGULAR
+
+
+def _hopf_detail(h: dict[str, float]) -> str:
     return (
-        ok,
-        f"abscissa {fmt(lo, spec='.1f')}/s at w = 10, {fmt(hi, spec='.1f')}/s at w = 20; crossing at w = {fmt(w, spec='.4f')}, ω = {fmt(om, spec='.2f')} rad/s",
+        f"crossing at w = {fmt(h['w'], spec='.4f')}, ω = {fmt(h['omega'], spec='.2f')} rad/s: rightmost"
+        f" Re λ = {fmt(h['re'], 1, atol=_ON_AXIS * h['omega'])}/s (|Re λ| ≤ {_ON_AXIS:g}·ω), σ_min/σ_max of"
+        f" iωI − A0 − Σ A_i e^{{−iωτ_i}} = {fmt(h['sv'], 1, atol=_SINGULAR)} (≤ {_SINGULAR:g})"
+    )
+
+
+def _hopf_check() -> tuple[bool, str]:
+    h = _hopf(1, False)
+    return (
+        _hopf_ok(h),
+        f"abscissa {fmt(h['lo'], spec='.1f')}/s at w = 10, {fmt(h['hi'], spec='.1f')}/s at w = 20; "
+        + _hopf_detail(h),
     )
 
 
 def _hopf_k2_check() -> tuple[bool, str]:
-    from scipy.optimize import brentq
-
     got, ok = [], True
     for name, g in (("common", False), ("per-group", True)):
-        w = brentq(
-            lambda v, g=g: float(parking_lot_spectrum(2, [v], group_delays=g).abscissa[0]),
-            5.0,
-            30.0,
-            xtol=1e-6,
+        h = _hopf(2, g)
+        ok = ok and _hopf_ok(h)
+        got.append(
+            f"{name}: abscissa {fmt(h['lo'], spec='.1f')}/s at w = 5, {fmt(h['hi'], spec='.1f')}/s at w = 30, "
+            + _hopf_detail(h)
         )
-        om = float(abs(parking_lot_spectrum(2, [w], group_delays=g).roots[0][0].imag))
-        want = HOPF_RAMP_K2[name]
-        ok = ok and abs(w / want[0] - 1) < 1e-4 and abs(om / want[1] - 1) < 1e-4
-        got.append(f"{name}: w = {fmt(w, spec='.4f')}, ω = {fmt(om, spec='.2f')} rad/s")
     return ok, "; ".join(got)
+
+
+def _row(*values: str) -> str:
+    """A one-row LaTeX matrix of rendered numbers."""
+    return r"\left[\begin{matrix}" + " & ".join(values) + r"\end{matrix}\right]"
 
 
 def _group_delay_steps() -> list[Step]:
@@ -97,7 +138,7 @@ def _group_delay_steps() -> list[Step]:
             "Group i's marks arrive τ_i = d_i + Σ_l A_li K_l/C_l late (its own RTT at the fixed point, frozen like"
             " R*). At a fixed point every delayed state equals the state, so the right-hand side — and every fixed"
             " point above — is the common-delay model's.",
-            [eq(r"F_{	au_i}(x, x, \ldots, x) - F_{	au}(x, x)", sp.zeros(len(xs), 1).T)],
+            [eq(r"F_{\tau_i}(x, x, \ldots, x) - F_{\tau}(x, x)", sp.zeros(len(xs), 1).T)],
             identity(Fg, Fc, how="SymPy: the two models' right-hand sides with x(t − τ_i) = x are identical"),
         ),
         Step(
@@ -107,7 +148,7 @@ def _group_delay_steps() -> list[Step]:
             " every delayed time) have dq_2/dt = dq_1/dt and equal cross-group derivatives: a start on the subspace"
             " stays on it for ever, marks synchronized (P = p). Whether it is reached from elsewhere is the"
             " transversal stability of the subspace, a numerical question (Notes).",
-            [eq(r"rac{dq_2}{dt} - rac{dq_1}{dt}", Fd[2 * m + 1] - Fd[2 * m])],
+            [eq(r"\frac{dq_2}{dt} - \frac{dq_1}{dt}", Fd[2 * m + 1] - Fd[2 * m])],
             identity(
                 sp.Matrix([Fd[2 * m + 1] - Fd[2 * m], Fd[2] - Fd[1], Fd[m + 2] - Fd[m + 1]]),
                 sp.zeros(3, 1),
@@ -122,8 +163,8 @@ def _group_delay_steps() -> list[Step]:
             " τ_1 = d + 2K/C moves the Hopf point to a wider ramp and a lower frequency than one common τ = d + K/C.",
             [
                 eq(
-                    r"(w_c, \omega_c)_{	au} 	o (w_c, \omega_c)_{	au_i}",
-                    sp.Matrix([[sp.Float(v, 6) for v in HOPF_RAMP_K2["common"] + HOPF_RAMP_K2["per-group"]]]),
+                    r"(w_c, \omega_c)_{\tau} \to (w_c, \omega_c)_{\tau_i}",
+                    _row(*(fmt(_hopf(2, g)[v], 6) for g in (False, True) for v in ("w", "omega"))),
                 )
             ],
             predicate(_hopf_k2_check, "bisection of the spectral abscissa over w, both delay structures"),
@@ -259,7 +300,7 @@ def multihop() -> Derivation:
             [
                 eq(
                     r"(w_c, \omega_c)",
-                    sp.Matrix([[sp.Float(HOPF_RAMP_K1[0], 6), sp.Float(HOPF_RAMP_K1[1], 6)]]),
+                    _row(fmt(_hopf(1, False)["w"], 6), fmt(_hopf(1, False)["omega"], 6)),
                 )
             ],
             predicate(
@@ -268,14 +309,29 @@ def multihop() -> Derivation:
         )
     )
     steps += _group_delay_steps()
+    rec = recorded(MULTIHOP_RECORD)
+    fr = {int(h): v for h, v in rec["fluid_ratio"]["value"].items()}
+    ds_rec = rec["desync_share"]
+    desync = {int(h): (v, ds_rec["packet"][h], ds_rec["desync"][h]) for h, v in ds_rec["fluid"].items()}
+    ur = rec["unequal_rtt"]["value"]
+    f2, pk2, _ = desync[2]
+    f3, pk3, d3 = desync[3]
+    # how much per-group delays move the desynchronized shares against one common delay, percent
+    common = ds_rec["fluid common delay"]
+    group_effect = " and ".join(
+        f"{fmt(100 * abs(v / common[h] - 1), spec='.0f')}% at k = {h}" for h, v in ds_rec["fluid"].items()
+    )
     table = [
         "| k | p (indep.) | x_long/x_cross indep. | synchronized R_c/R_long | fluid simulation |",
         "|---|---|---|---|---|",
     ]
     for h in (2, 3, 4):
         table.append(
-            f"| {h} | {fmt(fps[h].p, spec='.4f')} | {fmt(fps[h].ratio, spec='.4f')} | {fmt(sync[h].ratio, spec='.4f')} | {FLUID_RATIOS[h]:.4f} |"
+            f"| {h} | {fmt(fps[h].p, spec='.4f')} | {fmt(fps[h].ratio, spec='.4f')} | {fmt(sync[h].ratio, spec='.4f')} | {fmt(fr[h], spec='.4f')} |"
         )
+    h1, h2c, h2g = _hopf(1, False), _hopf(2, False), _hopf(2, True)
+    off_sync = max(abs(fr[h] / sync[h].ratio - 1) for h in fr)
+    above = [fr[h] / fps[h].ratio for h in fr]
     findings = [
         Finding(
             "Multi-bottleneck DCTCP fixed point",
@@ -297,14 +353,18 @@ def multihop() -> Derivation:
             "Parking-lot beat-down in the fluid model",
             "(not treated)",
             "Started exactly symmetric, the fluid parking lot stays on its invariant synchronized subspace (equal"
-            " queues cross K together, P = p) and the long flow loses only its RTT (table: simulation within 11% of"
-            " R_c/R_long, 3.6-10× above the independent-hops value). At k = 2 with one cross flow that subspace is"
-            " transversally unstable: 10⁻³ packets off it the hops desynchronize and the long flow's share falls to"
-            " 0.152 of C, within 5% of the packet chain's 0.160 — the earlier 2.6× overstatement there was the"
-            " symmetric start. Not everywhere: at k = 3 the hops desynchronize but the share (0.165) is still 2.8× the"
-            " packet one (0.060), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
+            f" queues cross K together, P = p) and the long flow loses only its RTT (table: simulation within"
+            f" {fmt(100 * off_sync, spec='.0f')}% of R_c/R_long, {fmt(min(above), spec='.1f')}-{fmt(max(above), spec='.0f')}×"
+            " above the independent-hops value). At k = 2 with one cross flow that subspace is transversally"
+            " unstable: 10⁻³ packets off it the hops desynchronize and the long flow's share falls to"
+            f" {fmt(f2, spec='.3f')} of C, within {fmt(100 * abs(f2 / pk2 - 1), spec='.0f')}% of the packet chain's"
+            f" {fmt(pk2, spec='.3f')}, where the symmetric start's share {fmt(fr[2] / (1 + fr[2]), spec='.3f')} is"
+            f" {fmt(fr[2] / (1 + fr[2]) / pk2, spec='.1f')}× too high. Not everywhere: at k = 3 the hops"
+            f" {'desynchronize' if d3 > 1 else 'stay within a packet of synchrony'} but the share"
+            f" ({fmt(f3, spec='.3f')}) is {fmt(f3 / pk3, spec='.1f')}× the packet one ({fmt(pk3, spec='.3f')}), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
             " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). With equal base RTTs"
-            " per-group delays change these shares by < 3%.",
+            f" per-group delays change these shares against one common delay by {group_effect} (one common delay"
+            f" at k = 3: {fmt(common['3'], spec='.3f')}).",
             "new finding, corrected",
             "The synchronized subspace is invariant, with per-group delays too",
         ),
@@ -312,20 +372,25 @@ def multihop() -> Derivation:
             "Per-flow delays in the network model",
             "(not treated: [DCTCP-A] freezes one R* for one link)",
             "Giving each flow group its own loop delay τ_i = d_i + Σ K_l/C_l leaves every fixed point unchanged"
-            " (SymPy) and moves the 2-hop ramp lot's Hopf point from w = 10.10 to 11.27 packets (4805 → 4412 rad/s):"
-            " the long flow's longer delay destabilizes. With equal base RTTs long-run shares move by < 3% (k = 2,"
-            " 3). With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
-            f" common τ keeps the hops synchronized (share {UNEQUAL_RTT_K2['common']:.3f}, 3.0× the packet chain's"
-            f" {UNEQUAL_RTT_K2['packet']:.3f}), per-group τ_i desynchronize them ({UNEQUAL_RTT_K2['per-group']:.3f},"
-            " 1.8×): closer, still outside the 25% tolerance.",
+            f" (SymPy) and moves the 2-hop ramp lot's Hopf point from w = {fmt(h2c['w'], spec='.2f')} to"
+            f" {fmt(h2g['w'], spec='.2f')} packets ({fmt(h2c['omega'], spec='.0f')} →"
+            f" {fmt(h2g['omega'], spec='.0f')} rad/s):"
+            " the long flow's longer delay destabilizes. With equal base RTTs long-run shares move by"
+            f" {group_effect}. With the long flow's base RTT at 200 µs (cross flows 100 µs, k = 2) they decide the regime: one"
+            f" common τ keeps the hops synchronized (share {fmt(ur['common'], spec='.3f')},"
+            f" {fmt(ur['common'] / ur['packet'], spec='.1f')}× the packet chain's {fmt(ur['packet'], spec='.3f')}),"
+            f" per-group τ_i desynchronize them ({fmt(ur['per-group'], spec='.3f')},"
+            f" {fmt(ur['per-group'] / ur['packet'], spec='.1f')}×): closer, still outside the 25% tolerance.",
             "new finding",
             "Characteristic roots with per-group delays: the ramp lot's Hopf point, k = 2",
         ),
         Finding(
             "Stability of the network fixed point",
             "(not treated for several bottlenecks)",
-            "With ramp marking the 1-hop lot's fixed point loses stability below a ramp width of 11.64 packets (Hopf"
-            " pair at 4670 rad/s, a 1.35 ms period); the step is the limit w → 0, on the unstable side, consistent with"
+            f"With ramp marking the 1-hop lot's fixed point loses stability below a ramp width of"
+            f" {fmt(h1['w'], spec='.2f')} packets (Hopf pair at {fmt(h1['omega'], spec='.0f')} rad/s, a"
+            f" {fmt(2e3 * math.pi / h1['omega'], spec='.2f')} ms period); the step is the limit w → 0, on the unstable"
+            " side, consistent with"
             " the limit cycle the DDE shows. The reference solver confirms both sides (tests, k = 1 and 2).",
             "new finding",
             "Characteristic roots: the ramp lot's Hopf point, k = 1",
@@ -340,15 +405,19 @@ def multihop() -> Derivation:
         notes=[
             "Long flow vs cross flow throughput in the 2-, 3- and 4-hop parking lot (10 Gbps, 100 µs, K = 65):",
             "\n".join(table),
-            "Off the synchronized subspace (per-group delays, start 10⁻³ packets off it, 0.1-0.2 s of a 0.2 s run),"
-            " a long flow's share of C next to the packet chain's (100 ms, second half):",
+            "Off the synchronized subspace (per-group delays, start 10⁻³ packets more on the first hop, 0.1-0.2 s of a"
+            " 0.2 s run), a long flow's share of C next to the packet chain's (100 ms, second half); recorded in"
+            " docs/data/multihop.json by tools/record_proof_data.py, re-run by the slow tests:",
             "\n".join(
                 ["| k | fluid, desynchronized | packet chain | ratio |", "|---|---|---|---|"]
-                + [f"| {h} | {f:.4f} | {pk:.4f} | {f / pk:.2f} |" for h, (f, pk) in DESYNC_SHARES.items()]
                 + [
-                    f"| 2, long RTT 200 µs | {UNEQUAL_RTT_K2['per-group']:.4f} (one common τ:"
-                    f" {UNEQUAL_RTT_K2['common']:.4f}) | {UNEQUAL_RTT_K2['packet']:.4f} |"
-                    f" {UNEQUAL_RTT_K2['per-group'] / UNEQUAL_RTT_K2['packet']:.2f} |"
+                    f"| {h} | {fmt(f, spec='.4f')} | {fmt(pk, spec='.4f')} | {fmt(f / pk, spec='.2f')} |"
+                    for h, (f, pk, _) in desync.items()
+                ]
+                + [
+                    f"| 2, long RTT 200 µs | {fmt(ur['per-group'], spec='.4f')} (one common τ:"
+                    f" {fmt(ur['common'], spec='.4f')}) | {fmt(ur['packet'], spec='.4f')} |"
+                    f" {fmt(ur['per-group'] / ur['packet'], spec='.2f')} |"
                 ]
             ),
         ],
