@@ -1,0 +1,132 @@
+"""The attack's counts by class, against any ``dwtcp-fluid`` executable: run
+``python tools/attack_counts.py [--cli PATH] [--per-class N] [--seed S] [--jobs J] [--json FILE]``.
+
+The cases are those of ``tests/test_attack.py`` (its generator, its list of named inputs and its criterion of a clean
+refusal, imported from there), generated from the flag vocabulary of the package this interpreter imports. Each case
+runs as its own process of the CLI at PATH (default: the one next to this interpreter) in an empty working directory,
+stopped after ``--timeout`` seconds (a stopped run is not clean). With ``--per-class N`` a deterministic sample of at
+most N cases per class is run (seeded; the named inputs are always all run). Run against the CLI of an older commit,
+a case whose command or flag that CLI does not have is counted as ``absent`` (click's "No such option/command"), and
+one the older CLI refuses for another option's sake (a required option it named otherwise) as ``other``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def cases() -> list[tuple[str, list[str], str]]:
+    """``(class, argv, flag)``: the generated cases and the named inputs of tests/test_attack.py."""
+    sys.path.insert(0, str(ROOT))
+    from tests import test_attack
+
+    return test_attack.CASES + test_attack.NAMED_CASES
+
+
+def sample(all_cases: list, per_class: int | None, seed: int) -> list:
+    """At most ``per_class`` cases of each class (all the named ones), drawn with ``seed``, in generation order."""
+    if per_class is None:
+        return list(all_cases)
+    rng = random.Random(seed)
+    by_class: dict[str, list[int]] = {}
+    for i, (cls, _, _) in enumerate(all_cases):
+        by_class.setdefault(cls, []).append(i)
+    keep: set[int] = set()
+    for cls, idx in by_class.items():
+        keep |= set(idx if cls == "named" or len(idx) <= per_class else rng.sample(idx, per_class))
+    return [c for i, c in enumerate(all_cases) if i in keep]
+
+
+def _files(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def run_case(cli: str, argv: list[str], flag: str, timeout: float) -> tuple[str, str | None]:
+    """``(outcome, fault)`` of one case: outcome ``clean``, ``not clean``, ``absent`` or ``other`` (see the module's
+    docstring); fault is tests/test_attack.py's reason (None when clean)."""
+    from tests.test_attack import fault
+
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "MPLBACKEND": "Agg"}
+    with tempfile.TemporaryDirectory(prefix="attack-") as d:
+        t0 = time.perf_counter()
+        try:
+            done = subprocess.run(
+                [cli, *argv], cwd=d, env=env, capture_output=True, text=True, timeout=timeout
+            )
+            code, err = done.returncode, done.stderr
+        except subprocess.TimeoutExpired as stopped:
+            code = None
+            err = (
+                stopped.stderr.decode(errors="replace")
+                if isinstance(stopped.stderr, bytes)
+                else stopped.stderr or ""
+            )
+        elapsed = time.perf_counter() - t0
+        written = sorted(_files(Path(d)))
+    problem = fault(code, err, flag, written, elapsed)
+    if problem is None:
+        return "clean", None
+    if code == 2 and ("No such option" in err or "No such command" in err):
+        return "absent", problem
+    if code == 2 and "Missing option" in err:
+        return "other", problem
+    return "not clean", problem
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cli", default=str(Path(sys.executable).parent / "dwtcp-fluid"))
+    ap.add_argument(
+        "--per-class", type=int, default=None, help="a seeded sample of at most N cases per class"
+    )
+    ap.add_argument("--seed", type=int, default=33)
+    ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--json", type=Path, default=None, help="write every case's outcome here")
+    a = ap.parse_args(argv)
+    all_cases = cases()
+    chosen = sample(all_cases, a.per_class, a.seed)
+    with ThreadPoolExecutor(a.jobs) as pool:
+        results = list(pool.map(lambda c: run_case(a.cli, c[1], c[2], a.timeout), chosen))
+    generated, run, outcome = Counter(), Counter(), Counter()
+    for cls, _, _ in all_cases:
+        generated[cls] += 1
+    for (cls, _, _), (what, _) in zip(chosen, results, strict=True):
+        run[cls] += 1
+        outcome[cls, what] += 1
+    kinds = ("clean", "not clean", "absent", "other")
+    print(
+        f"{a.cli}: {len(chosen)} of {len(all_cases)} cases run" + (f" (seed {a.seed})" if a.per_class else "")
+    )
+    print(f"{'class':12s} {'cases':>6s} {'run':>5s} " + " ".join(f"{k:>9s}" for k in kinds))
+    for cls in generated:
+        print(
+            f"{cls:12s} {generated[cls]:6d} {run[cls]:5d} " + " ".join(f"{outcome[cls, k]:9d}" for k in kinds)
+        )
+    tot = [sum(outcome[c, k] for c in generated) for k in kinds]
+    print(f"{'total':12s} {sum(generated.values()):6d} {len(chosen):5d} " + " ".join(f"{t:9d}" for t in tot))
+    if a.json is not None:
+        rows = [
+            {"class": c[0], "argv": c[1], "flag": c[2], "outcome": r[0], "fault": r[1]}
+            for c, r in zip(chosen, results, strict=True)
+        ]
+        a.json.write_text(
+            json.dumps({"cli": a.cli, "seed": a.seed, "per_class": a.per_class, "cases": rows}, indent=1)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
