@@ -7,7 +7,9 @@ runs as its own process of the CLI at PATH (default: the one next to this interp
 stopped after ``--timeout`` seconds (a stopped run is not clean). With ``--per-class N`` a deterministic sample of at
 most N cases per class is run (seeded; the named inputs are always all run). Run against the CLI of an older commit,
 a case whose command or flag that CLI does not have is counted as ``absent`` (click's "No such option/command"), and
-one the older CLI refuses for another option's sake (a required option it named otherwise) as ``other``.
+one the older CLI refuses for another option's sake (a required option it named otherwise) as ``other``;
+``--rename OLD=NEW`` renames an option in every case (``--rename=--plot=--out`` for a CLI whose ``--plot`` was
+``--out``). The stop (``--timeout``, 20 s) is shorter than the test's bound (``REFUSAL_SECONDS``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -78,10 +81,12 @@ def run_case(cli: str, argv: list[str], flag: str, timeout: float) -> tuple[str,
     problem = fault(code, err, flag, written, elapsed)
     if problem is None:
         return "clean", None
-    if code == 2 and ("No such option" in err or "No such command" in err):
-        return "absent", problem
-    if code == 2 and "Missing option" in err:
-        return "other", problem
+    if code == 2:
+        missing = re.search(r"No such option:\s*(-[-\w]+)", err)
+        if "No such command" in err or (missing and missing.group(1) == flag):
+            return "absent", problem
+        if missing or "Missing option" in err:
+            return "other", problem
     return "not clean", problem
 
 
@@ -94,10 +99,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=33)
     ap.add_argument("--timeout", type=float, default=20.0)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument(
+        "--rename", action="append", default=[], metavar="OLD=NEW", help="rename an option in every case"
+    )
     ap.add_argument("--json", type=Path, default=None, help="write every case's outcome here")
     a = ap.parse_args(argv)
     all_cases = cases()
     chosen = sample(all_cases, a.per_class, a.seed)
+    renames = dict(r.split("=", 1) for r in a.rename)
+    chosen = [(c, [renames.get(x, x) for x in argv], renames.get(f, f)) for c, argv, f in chosen]
     with ThreadPoolExecutor(a.jobs) as pool:
         results = list(pool.map(lambda c: run_case(a.cli, c[1], c[2], a.timeout), chosen))
     generated, run, outcome = Counter(), Counter(), Counter()
