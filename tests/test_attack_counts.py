@@ -4,6 +4,7 @@ process: clean for a refusal naming the flag, not clean for a run that is accept
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import shutil
 import sys
@@ -52,3 +53,19 @@ def test_the_sample_is_seeded_and_keeps_every_named_case():
     assert {c[0] for c in a} == classes
     assert all(sum(c[0] == k for c in a) <= 3 for k in classes - {"named"})
     assert [c for c in a if c[0] == "named"] == test_attack.NAMED_CASES
+
+
+def test_compare_counts_fixed_already_and_absent(tmp_path, capsys):
+    def write(name, outcomes):
+        rows = [
+            {"class": "nan", "argv": ["x", str(i)], "flag": "--x", "outcome": o}
+            for i, o in enumerate(outcomes)
+        ]
+        (tmp_path / name).write_text(json.dumps({"cases": rows}))
+
+    write("before.json", ["clean", "not clean", "absent", "not clean"])
+    write("after.json", ["clean", "clean", "clean", "not clean"])
+    _tool().compare(tmp_path / "before.json", tmp_path / "after.json")
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("nan "))
+    # run, clean, fixed, already, absent then, other then, not in before
+    assert [int(v) for v in row.split()[1:]] == [4, 3, 1, 1, 1, 0, 0]

@@ -9,7 +9,8 @@ most N cases per class is run (seeded; the named inputs are always all run). Run
 a case whose command or flag that CLI does not have is counted as ``absent`` (click's "No such option/command"), and
 one the older CLI refuses for another option's sake (a required option it named otherwise) as ``other``;
 ``--rename OLD=NEW`` renames an option in every case (``--rename=--plot=--out`` for a CLI whose ``--plot`` was
-``--out``). The stop (``--timeout``, 20 s) is shorter than the test's bound (``REFUSAL_SECONDS``).
+``--out``). ``--compare BEFORE.json AFTER.json`` counts by class the cases clean after that were not before (fixed).
+The stop (``--timeout``, 20 s) is shorter than the test's bound (``REFUSAL_SECONDS``).
 """
 
 from __future__ import annotations
@@ -90,6 +91,31 @@ def run_case(cli: str, argv: list[str], flag: str, timeout: float) -> tuple[str,
     return "not clean", problem
 
 
+def compare(before: Path, after: Path) -> None:
+    """By class, from two ``--json`` files over the same cases (an older CLI's, then a newer one's): the cases clean
+    in ``after``, and of those the ones ``before`` refused cleanly (already), did not (fixed), lacked the flag or
+    command (absent then) or refused for another option (other then)."""
+    old = {(c["class"], tuple(c["argv"])): c["outcome"] for c in json.loads(before.read_text())["cases"]}
+    rows = json.loads(after.read_text())["cases"]
+    kinds = {"clean": "already", "not clean": "fixed", "absent": "absent then", "other": "other then"}
+    count: Counter = Counter()
+    classes: list[str] = []
+    for c in rows:
+        cls = c["class"]
+        classes += [] if cls in classes else [cls]
+        count[cls, "run"] += 1
+        if c["outcome"] == "clean":
+            count[cls, "clean"] += 1
+            then = old.get((cls, tuple(c["argv"])))
+            count[cls, kinds[then] if then else "not in before"] += 1
+    cols = ["run", "clean", "fixed", "already", "absent then", "other then", "not in before"]
+    print(f"before: {before}, after: {after}")
+    print(f"{'class':12s} " + " ".join(f"{k:>13s}" for k in cols))
+    for cls in [*classes, "total"]:
+        val = [sum(count[c, k] for c in classes) if cls == "total" else count[cls, k] for k in cols]
+        print(f"{cls:12s} " + " ".join(f"{v:13d}" for v in val))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cli", default=str(Path(sys.executable).parent / "dwtcp-fluid"))
@@ -103,13 +129,25 @@ def main(argv: list[str] | None = None) -> int:
         "--rename", action="append", default=[], metavar="OLD=NEW", help="rename an option in every case"
     )
     ap.add_argument("--json", type=Path, default=None, help="write every case's outcome here")
+    ap.add_argument(
+        "--compare", nargs=2, type=Path, metavar=("BEFORE", "AFTER"), help="compare two --json files"
+    )
     a = ap.parse_args(argv)
+    if a.compare:
+        compare(*a.compare)
+        return 0
     all_cases = cases()
     chosen = sample(all_cases, a.per_class, a.seed)
     renames = dict(r.split("=", 1) for r in a.rename)
-    chosen = [(c, [renames.get(x, x) for x in argv], renames.get(f, f)) for c, argv, f in chosen]
     with ThreadPoolExecutor(a.jobs) as pool:
-        results = list(pool.map(lambda c: run_case(a.cli, c[1], c[2], a.timeout), chosen))
+        results = list(
+            pool.map(
+                lambda c: run_case(
+                    a.cli, [renames.get(x, x) for x in c[1]], renames.get(c[2], c[2]), a.timeout
+                ),
+                chosen,
+            )
+        )
     generated, run, outcome = Counter(), Counter(), Counter()
     for cls, _, _ in all_cases:
         generated[cls] += 1
@@ -133,7 +171,10 @@ def main(argv: list[str] | None = None) -> int:
             for c, r in zip(chosen, results, strict=True)
         ]
         a.json.write_text(
-            json.dumps({"cli": a.cli, "seed": a.seed, "per_class": a.per_class, "cases": rows}, indent=1)
+            json.dumps(
+                {"cli": a.cli, "seed": a.seed, "per_class": a.per_class, "renames": renames, "cases": rows},
+                indent=1,
+            )
         )
     return 0
 
