@@ -7,7 +7,7 @@ Classes: NaN, ±inf, −0 (where 0 is out of range), subnormal (1e-320), ±1e308
 full-width), non-integers and 2⁶⁴ for integer flags, wrong or missing units, malformed and descending ranges,
 malformed topologies; and the inputs the issue named, each with the flag it must name.
 
-``python -m tests.test_attack`` prints the counts by class.
+``python tools/attack_counts.py`` runs the cases against a given CLI and prints the counts by class.
 """
 
 from __future__ import annotations
@@ -194,18 +194,42 @@ def workdir(tmp_path_factory):
         os.chdir(cwd)
 
 
+#: The longest a refusal may take, in seconds.
+REFUSAL_SECONDS = 30.0
+
+
+def fault(code: int | None, err: str, flag: str, written: list[str], elapsed: float) -> str | None:
+    """Why a run is not a clean refusal of ``flag`` (None when it is one): exit status 2, one ``error: FLAG ...`` line
+    on stderr, no traceback or warning, nothing written (``written``: the paths that appeared or vanished), in less
+    than :data:`REFUSAL_SECONDS` (``code`` None: the run was stopped)."""
+    lines = err.strip().splitlines()
+    if code is None or elapsed >= REFUSAL_SECONDS:
+        return f"{elapsed:.1f} s before the refusal"
+    if code != 2:
+        return f"exit status {code}: {err.strip()[-300:]}"
+    if not (len(lines) == 1 and lines[0].startswith(f"error: {flag} ")):
+        return f"not one line naming {flag}: {err.strip()[-300:]}"
+    if "Traceback" in err or "Warning" in err:
+        return f"a traceback or warning: {err.strip()[-300:]}"
+    if written:
+        return f"something was left on disk: {written[:5]}"
+    return None
+
+
 def attack(workdir: Path, capsys, argv: list[str], flag: str) -> None:
+    problem = run_in_process(workdir, capsys, argv, flag)
+    assert problem is None, problem
+
+
+def run_in_process(workdir: Path, capsys, argv: list[str], flag: str) -> str | None:
+    """:func:`fault` of ``main(argv)`` run in this process, in the working directory ``workdir``."""
     before = _snapshot(workdir)
     t0 = time.perf_counter()
     code = main(list(argv))
     elapsed = time.perf_counter() - t0
     out, err = capsys.readouterr()
-    lines = err.strip().splitlines()
-    assert code == 2, err
-    assert len(lines) == 1 and lines[0].startswith(f"error: {flag} "), err
-    assert "Traceback" not in err and "Warning" not in err
-    assert _snapshot(workdir) == before, "something was left on disk"
-    assert elapsed < 30.0, f"{elapsed:.1f} s before the refusal"
+    written = sorted(set(_snapshot(workdir)) ^ set(before))
+    return fault(code, err, flag, written, elapsed)
 
 
 def test_the_attack_is_large_and_covers_every_numeric_flag():
@@ -236,30 +260,3 @@ def test_refused(workdir, capsys, case):
 @pytest.mark.parametrize("case", SLOW, ids=_id)
 def test_refused_all(workdir, capsys, case):
     attack(workdir, capsys, case[1], case[2])
-
-
-if __name__ == "__main__":  # the counts for the report
-    import collections
-    import contextlib
-    import io
-    import tempfile
-
-    counts: collections.Counter = collections.Counter()
-    clean: collections.Counter = collections.Counter()
-    with tempfile.TemporaryDirectory() as d:
-        os.chdir(d)
-        for cls, argv, flag in CASES + NAMED_CASES:
-            e = io.StringIO()
-            with contextlib.redirect_stderr(e), contextlib.redirect_stdout(io.StringIO()):
-                code = main(list(argv))
-            lines = e.getvalue().strip().splitlines()
-            ok = (
-                code == 2 and len(lines) == 1 and lines[0].startswith(f"error: {flag} ") and not os.listdir(d)
-            )
-            counts[cls] += 1
-            clean[cls] += ok
-            if not ok:
-                print("NOT CLEAN:", " ".join(argv), "->", code, e.getvalue().strip()[:200])
-    for cls in counts:
-        print(f"{cls:12s} {counts[cls]:5d} cases, {clean[cls]:5d} clean")
-    print(f"total {sum(counts.values())} cases, {sum(clean.values())} clean")
