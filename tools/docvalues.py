@@ -8,7 +8,8 @@ The opening marker holds three fields separated by ``;`` (not ``|``, which split
 
 1. an expression over the recorded data files: ``sweep`` (``docs/data/sweep-beta0.001.json``, the document
    ``dwtcp-fluid sweep --beta 0.001 --json`` prints), ``bench`` (``docs/data/packet-benchmark.json``, written
-   by ``benchmarks/packet.py --record``) and ``multihop`` (``docs/data/multihop.json``, written by
+   by ``benchmarks/packet.py --record``), ``gpu`` (``docs/data/gpu-benchmark.json``, collected from
+   ``benchmarks/gpu.py --record`` runs on a GPU machine) and ``multihop`` (``docs/data/multihop.json``, written by
    ``tools/record_proof_data.py``). Keys are read with dots or, where a key is not a name, with brackets
    (``sweep.packet.agreement["scout-faithful"].agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
    and ``abs`` are allowed, nothing else;
@@ -44,6 +45,7 @@ SOURCES = {
     "sweep": ROOT / "docs" / "data" / "sweep-beta0.001.json",
     "bench": ROOT / "docs" / "data" / "packet-benchmark.json",
     "multihop": ROOT / "docs" / "data" / "multihop.json",
+    "gpu": ROOT / "docs" / "data" / "gpu-benchmark.json",
 }
 
 
