@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import sympy as sp
@@ -265,6 +267,23 @@ def test_three_hop_share_the_proof_states():
     assert r.long_share == pytest.approx(rec["fluid"]["3"], abs=RECORD_ABS)
     assert (r.desync > 1.0) == (rec["desync"]["3"] > 1.0) and r.utilization.min() > 0.999
     assert _packet_long_share(3, "100ms") == pytest.approx(rec["packet"]["3"], abs=RECORD_PACKET_ABS)
+
+
+@pytest.mark.slow
+def test_two_cross_flows_share_the_proof_states():
+    """k = 2, two cross flows per hop (figure network_sweep's point): the fluid long share, its synchrony and the
+    packet chain's share proofs/multihop.md states (recorded), re-run through the network sweep."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    from record_proof_data import two_cross
+
+    rec, got = _record()["two_cross"]["value"], two_cross()
+    assert got["fluid_long_share"] == pytest.approx(rec["fluid_long_share"], abs=RECORD_ABS)
+    assert (got["fluid_desync"] < 1.0) == (rec["fluid_desync"] < 1.0)
+    assert got["packet_long_share"] == pytest.approx(rec["packet_long_share"], abs=RECORD_PACKET_ABS)
+    # the finding: the fluid hops stay synchronized and overstate the packet chain's share more than twice
+    assert got["fluid_long_share"] > 2 * got["packet_long_share"]
 
 
 def test_per_group_ramp_spectrum_k1_equals_the_common_delay():

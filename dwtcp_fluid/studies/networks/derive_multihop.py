@@ -314,6 +314,7 @@ def multihop() -> Derivation:
     ds_rec = rec["desync_share"]
     desync = {int(h): (v, ds_rec["packet"][h], ds_rec["desync"][h]) for h, v in ds_rec["fluid"].items()}
     ur = rec["unequal_rtt"]["value"]
+    tc = rec["two_cross"]["value"]
     f2, pk2, _ = desync[2]
     f3, pk3, d3 = desync[3]
     # how much per-group delays move the desynchronized shares against one common delay, percent
@@ -361,8 +362,12 @@ def multihop() -> Derivation:
             f" {fmt(pk2, spec='.3f')}, where the symmetric start's share {fmt(fr[2] / (1 + fr[2]), spec='.3f')} is"
             f" {fmt(fr[2] / (1 + fr[2]) / pk2, spec='.1f')}× too high. Not everywhere: at k = 3 the hops"
             f" {'desynchronize' if d3 > 1 else 'stay within a packet of synchrony'} but the share"
-            f" ({fmt(f3, spec='.3f')}) is {fmt(f3 / pk3, spec='.1f')}× the packet one ({fmt(pk3, spec='.3f')}), and at k = 2 with two cross flows per hop they stay within a packet of synchrony"
-            " over 100 ms and the share (0.250) is 2.4× the packet one (figure network_sweep). With equal base RTTs"
+            f" ({fmt(f3, spec='.3f')}) is {fmt(f3 / pk3, spec='.1f')}× the packet one ({fmt(pk3, spec='.3f')}), and at"
+            f" k = 2 with two cross flows per hop they"
+            f" {'stay within a packet of synchrony' if tc['fluid_desync'] < 1 else 'desynchronize'} over 100 ms and"
+            f" the share ({fmt(tc['fluid_long_share'], spec='.3f')}) is"
+            f" {fmt(tc['fluid_long_share'] / tc['packet_long_share'], spec='.1f')}× the packet one"
+            f" ({fmt(tc['packet_long_share'], spec='.3f')}; figure network_sweep). With equal base RTTs"
             f" per-group delays change these shares against one common delay by {group_effect} (one common delay"
             f" at k = 3: {fmt(common['3'], spec='.3f')}).",
             "new finding, corrected",
