@@ -162,6 +162,8 @@ def test_tune_range_bad_input() -> None:
         (["--rho-max", "1e-12"], "1e-06 <= rho_max < 1"),
         (["--points", "12"], "--points"),
         (["--capacity", "fast"], "--capacity"),
+        (["--max-seconds", "0"], "--max-seconds"),
+        (["--max-seconds", "nan"], "--max-seconds"),
     ],
 )
 def test_tune_cli_bad_input(args: list[str], flag: str, capsys: pytest.CaptureFixture) -> None:

@@ -81,6 +81,21 @@ _HELP = (
 )
 
 
+#: One declaration of ``--max-seconds`` for both tuners (their ``max_seconds``).
+_MAX_SECONDS = typer.Option(
+    None,
+    "--max-seconds",
+    help="Time budget in seconds, x > 0 (default: derived from the first evaluation); when it runs out the best"
+    " point so far is reported with status BUDGET.",
+)
+
+
+def _max_seconds(value: float | None) -> float | None:
+    if value is not None and not (math.isfinite(value) and value > 0):
+        raise UsageError("--max-seconds", value, "a finite number of seconds x > 0")
+    return value
+
+
 @tune_app.command("dctcp", help=_HELP)
 def dctcp(
     capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
@@ -99,6 +114,7 @@ def dctcp(
     rho_max: float = typer.Option(0.9, "--rho-max", help="Largest allowed multiplier rho, 1e-6 <= x < 1."),
     points: int = typer.Option(3, "--points", help="Operating points per axis, 2..9 (2: corners only)."),
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
+    max_seconds: float | None = _MAX_SECONDS,
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     from ..reports.tune import tune_dctcp_report
@@ -112,7 +128,12 @@ def dctcp(
     rng = _range(capacity, rtt, flows, points, packet_size)
     with progress_bar("tune dctcp: SLSQP over K and g", "iterations (at most)") as bar:
         s = tune_dctcp_report(
-            rng, objective=objective, throughput_min=throughput_min, rho_max=rho_max, progress=bar
+            rng,
+            objective=objective,
+            throughput_min=throughput_min,
+            rho_max=rho_max,
+            max_seconds=_max_seconds(max_seconds),
+            progress=bar,
         )
     if json:
         emit_json(s)
@@ -176,6 +197,7 @@ def dwtcp(
     ),
     points: int = typer.Option(3, "--points", help="Operating points per axis, 2..9 (2: corners only)."),
     packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
+    max_seconds: float | None = _MAX_SECONDS,
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
 ) -> None:
     from ..reports.tune import tune_dwtcp_report
@@ -193,6 +215,7 @@ def dwtcp(
             objective=objective,
             utilization_min=utilization_min,
             steady=not allow_oscillation,
+            max_seconds=_max_seconds(max_seconds),
             progress=bar,
         )
     if json:

@@ -37,7 +37,7 @@ def tune_dctcp_report(rng: Any, **options: Any) -> dict[str, Any]:
     rng : TuneRange
         Capacity, RTTs and flow counts of the operating points.
     **options
-        ``objective``, ``throughput_min``, ``rho_max`` of :func:`~dwtcp_fluid.studies.dctcp.tune.tune_dctcp`.
+        ``objective``, ``throughput_min``, ``rho_max``, ``max_seconds`` of :func:`~dwtcp_fluid.studies.dctcp.tune.tune_dctcp`.
     """
     from ..studies.dctcp.tune import tune_dctcp
 
@@ -52,7 +52,7 @@ def tune_dwtcp_report(rng: Any, **options: Any) -> dict[str, Any]:
     rng : TuneRange
         Capacity, RTTs and flow counts of the operating points.
     **options
-        ``objective``, ``utilization_min``, ``steady`` of :func:`~dwtcp_fluid.studies.dwtcp.tune.tune_dwtcp`.
+        ``objective``, ``utilization_min``, ``steady``, ``max_seconds`` of :func:`~dwtcp_fluid.studies.dwtcp.tune.tune_dwtcp`.
     """
     from ..studies.dwtcp.tune import tune_dwtcp
 
