@@ -30,16 +30,16 @@ def test_solve_reports_the_time_covered(method):
 
 
 def test_the_cli_bar_shows_whole_counts_and_an_eta(monkeypatch):
-    """common.progress_bar: "3/12 runs" (no fractions such as the sweep's former "0.3333/1 chunks") and ETA."""
+    """progress.progress_bar: "3/12 runs" (no fractions such as the sweep's former "0.3333/1 chunks") and ETA."""
     from rich.console import Console
 
-    from dwtcp_fluid.cli import common
+    from dwtcp_fluid.cli import progress
 
     buf = io.StringIO()
     monkeypatch.setattr(
         "rich.console.Console", lambda **kw: Console(file=buf, width=120, force_terminal=False)
     )
-    with common.progress_bar("compare-fluid", "runs") as update:
+    with progress.progress_bar("compare-fluid", "runs") as update:
         update(0.0, 12)
         update(3.4, 12)
     text = buf.getvalue()

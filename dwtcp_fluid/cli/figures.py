@@ -9,8 +9,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .app import app
-from .common import WorkError, emit_json, print_written, steps, usage_from
+from .common import WorkError, emit_json, print_written, usage_from
 from .outputs import check_dir
+from .progress import steps
 
 
 @app.command("figures")

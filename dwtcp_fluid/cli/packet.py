@@ -15,10 +15,11 @@ from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWT
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
-from .common import UsageError, check_duration, emit_json, link_from_flags, progress_bar, require_unit
+from .common import UsageError, check_duration, emit_json, link_from_flags, require_unit
 from .compare_table import compare_console
 from .limits import check_budget
 from .outputs import check_figure
+from .progress import progress_bar
 
 #: Seconds of one packet-vs-fluid comparison (one N, one RTT) on the reference machine (2 cores), for the estimate:
 #: dwtcp runs the packet core and every fluid predictor (3 settings took 141 s), dctcp one packet and two fluid runs.

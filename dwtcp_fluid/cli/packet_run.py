@@ -26,15 +26,14 @@ from .common import (
     link_from_flags,
     print_quantities,
     print_written,
-    progress_bar,
     require_unit,
-    status,
     warn,
     warn_implausible,
 )
 from .limits import check_budget
 from .outputs import check_figure
 from .packet_noise import check_noise_dist, rtt_noise_dist_option, rtt_noise_option
+from .progress import progress_bar, status
 
 __all__ = ["build_run_command", "law_flags"]
 

@@ -25,11 +25,11 @@ from .common import (
     link_from_flags,
     print_written,
     require_unit,
-    status,
     warn,
     warn_implausible,
 )
 from .outputs import check_figure
+from .progress import status
 from .simulate import _run, check_span
 
 phase_app = typer.Typer(

@@ -9,8 +9,9 @@ from pathlib import Path
 import typer
 
 from .app import app
-from .common import WorkError, emit_json, status, usage_from
+from .common import WorkError, emit_json, usage_from
 from .outputs import check_dir
+from .progress import status
 
 
 @app.command("proofs")

@@ -27,11 +27,11 @@ from .common import (
     link_from_flags,
     print_quantities,
     print_written,
-    progress_bar,
     require_unit,
     warn_implausible,
 )
 from .outputs import check_figure
+from .progress import progress_bar
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..models.dwtcp import DwtcpFluid

@@ -13,7 +13,8 @@ from rich.table import Table
 from ..analysis.tune_objectives import DWTCP_OBJECTIVES, OBJECTIVES
 from ..units import parse_time
 from .app import app
-from .common import UsageError, emit_json, progress_bar
+from .common import UsageError, emit_json
+from .progress import progress_bar
 
 tune_app = typer.Typer(
     help="Choose protocol parameters over an operating range by gradients through the fluid models.",

@@ -9,7 +9,8 @@ from rich.console import Console
 from rich.table import Table
 
 from ...cli.app import dctcp_app
-from ...cli.common import UsageError, WorkError, emit_json, link_from_flags, print_quantities, progress_bar
+from ...cli.common import UsageError, WorkError, emit_json, link_from_flags, print_quantities
+from ...cli.progress import progress_bar
 from ...params import DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams
 
 

@@ -7,9 +7,10 @@ from typing import Any
 
 from rich.table import Table
 
-from ...cli.common import UsageError, emit_json, link_from_flags, print_written, progress_bar
+from ...cli.common import UsageError, emit_json, link_from_flags, print_written
 from ...cli.compare_table import compare_console
 from ...cli.outputs import check_figure
+from ...cli.progress import progress_bar
 
 
 def _check(flag: str, value: Any, ok: bool, accepted: str) -> None:

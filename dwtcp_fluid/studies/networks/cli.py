@@ -8,15 +8,8 @@ from typing import Any
 import typer
 
 from ...cli.app import dctcp_app
-from ...cli.common import (
-    UsageError,
-    check_duration,
-    echo_inputs,
-    emit_json,
-    link_from_flags,
-    progress_bar,
-    usage_from,
-)
+from ...cli.common import UsageError, check_duration, echo_inputs, emit_json, link_from_flags, usage_from
+from ...cli.progress import progress_bar
 from ...params import DEFAULT_CAPACITY, DEFAULT_RTT
 
 __all__ = ["network"]
