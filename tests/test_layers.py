@@ -42,7 +42,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "dwtcp_fluid"
 LAYERS = (
-    {"units", "formulas", "periods", "results", "_provenance", "references", "numtext", "atomic"},
+    {"units", "formulas", "periods", "results", "_provenance", "references", "numtext", "atomic", "bounds"},
     {"params"},
     {"models", "plots"},
     {"dde"},
