@@ -331,25 +331,28 @@ def _timeless(doc: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in json.loads(json.dumps(doc)).items() if k != "seconds"}
 
 
+#: The tune commands' small range, with one generous time budget: a budget derived from the first evaluation's
+#: wall time could run out on one side only on a loaded machine.
+TUNE_ARGV = (
+    "--capacity",
+    "10Gbps",
+    "--rtt",
+    "100us:200us",
+    "--flows",
+    "2:10",
+    "--points",
+    "2",
+    "--max-seconds",
+    "3600",
+)
+
+
 @pytest.mark.slow
 def test_tune_dctcp_and_dwtcp(capsys):
     from dwtcp_fluid.studies.dctcp.tune import TuneRange
 
     rng = TuneRange("10Gbps", ("100us", "200us"), (2, 10), 2, "1500")  # parsed as the CLI parses them
-    # one generous time budget on both sides: a budget derived from the first evaluation's wall time could run
-    # out on one side only on a loaded machine
-    argv = (
-        "--capacity",
-        "10Gbps",
-        "--rtt",
-        "100us:200us",
-        "--flows",
-        "2:10",
-        "--points",
-        "2",
-        "--max-seconds",
-        "3600",
-    )
+    argv = TUNE_ARGV
     cli = _timeless(cli_doc(capsys, "tune", "dctcp", *argv))
     assert _timeless(dw.tune_dctcp_report(rng, max_seconds=3600.0)) == cli
     cli = _timeless(cli_doc(capsys, "tune", "dwtcp", *argv))
@@ -359,18 +362,7 @@ def test_tune_dctcp_and_dwtcp(capsys):
 @pytest.mark.slow
 def test_tune_human_tables_read_the_documents(capsys):
     """The human form prints from the same documents (K_packets, g, beta), not from the result objects."""
-    argv = (
-        "--capacity",
-        "10Gbps",
-        "--rtt",
-        "100us:200us",
-        "--flows",
-        "2:10",
-        "--points",
-        "2",
-        "--max-seconds",
-        "3600",
-    )
+    argv = TUNE_ARGV
     assert main(["tune", "dctcp", *argv]) == 0
     out = capsys.readouterr().out
     assert "K " in out and " packets" in out and "g " in out
