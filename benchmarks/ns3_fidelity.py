@@ -301,7 +301,9 @@ def core_reduction_name(s: Setting, reduction: str | None) -> str:
     return str(getattr(law, "reduction", "hold" if getattr(law, "cwr_hold", False) else "immediate"))
 
 
-def core_build(s: Setting, seed: int, duration: float, reduction: str | None) -> Any:
+def core_build(
+    s: Setting, seed: int, duration: float, reduction: str | None, min_cwnd: float | None = None
+) -> Any:
     from dwtcp_fluid.packet import build
     from dwtcp_fluid.params import DctcpParams, LinkParams
 
@@ -321,6 +323,7 @@ def core_build(s: Setting, seed: int, duration: float, reduction: str | None) ->
         dctcp=DctcpParams(link=link, flows=s.flows, K=K, g=s.g),
         trace_points=max(100, n_slots // 12),
         delack=1,
+        law_params=None if min_cwnd is None else {"min_cwnd": min_cwnd},
     )
 
 
@@ -386,7 +389,13 @@ NS3_PRR_DIFFERS = (
 
 
 def explain(
-    s: Setting, key: str, ns3: dict[str, Any], core: dict[str, Any], core_red: str, ns3_red: str
+    s: Setting,
+    key: str,
+    ns3: dict[str, Any],
+    core: dict[str, Any],
+    core_red: str,
+    ns3_red: str,
+    min_cwnd: float | None = None,
 ) -> str:
     """Why a target is missed: the sender or switch rule that differs, with the numbers that show it."""
     why = []
@@ -400,7 +409,13 @@ def explain(
             "the window of the cut is acknowledged)"
         )
     wbar = (s.capacity / (1500 * 8) * s.rtt + ns3["queue_mean"]) / s.flows
-    if s.law == "dctcp" and wbar < 4.0:
+    if s.law == "dctcp" and wbar < 4.0 and min_cwnd is not None and min_cwnd < 2.0:
+        why.append(
+            f"w̄ = (C·d + q)/N = {wbar:.1f} packets with the core's floor at {min_cwnd:g} (ns-3's TcpDctcp::GetSsThresh sets none"
+            "): the floor no longer decides; the remaining rule difference at windows of 1-2 packets is not "
+            "traced"
+        )
+    elif s.law == "dctcp" and wbar < 4.0:
         frozen = core["swing"] is not None and core["swing"] < 1.0
         why.append(
             f"w̄ = (C·d + q)/N = {wbar:.1f} packets: the window floor decides the fixed point (core: "
@@ -482,9 +497,23 @@ def main(argv: list[str] | None = None) -> int:
         default="prr",
         help="ns-3 TcpL4Protocol::RecoveryType: TcpPrrRecovery (default) or TcpClassicRecovery",
     )
+    ap.add_argument(
+        "--core-min-cwnd",
+        type=float,
+        default=None,
+        help="the core law's window floor after a cut, packets, 1-10 (default: the law's own, 2 = Linux's"
+        " dctcp_ssthresh; ns-3's TcpDctcp::GetSsThresh sets none)",
+    )
     ap.add_argument("--jobs", type=int, default=1, help="ns-3 runs in parallel, 1-64 (default 1)")
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--fresh", action="store_true", help="run ns-3 again instead of reusing cached runs")
+    ap.add_argument(
+        "--record",
+        default=None,
+        help="merge the seed means into this JSON document under --as (the documentation's tables read"
+        " docs/data/ns3-fidelity.json)",
+    )
+    ap.add_argument("--as", dest="record_as", default=None, help="the key --record writes under")
     a = ap.parse_args(argv)
     names = [x.strip() for x in a.settings.split(",") if x.strip()]
     for x in names:
@@ -496,6 +525,10 @@ def main(argv: list[str] | None = None) -> int:
         fail(f"--seeds={a.seeds}: accepted 1 to 20")
     if not (math.isfinite(a.duration) and 0.01 <= a.duration <= 2.0):
         fail(f"--duration={a.duration}: accepted 0.01 to 2 seconds")
+    if a.core_min_cwnd is not None and not (math.isfinite(a.core_min_cwnd) and 1 <= a.core_min_cwnd <= 10):
+        fail(f"--core-min-cwnd={a.core_min_cwnd}: accepted 1 to 10 packets")
+    if (a.record is None) != (a.record_as is None):
+        fail("--record and --as go together: accepted both or neither")
     if not 1 <= a.jobs <= 64:
         fail(f"--jobs={a.jobs}: accepted 1 to 64")
     settings = [BY_NAME[x] for x in names]
@@ -507,7 +540,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     exe = ns3_binary(ns3_root())
     builds = {
-        (s.name, k): core_build(s, k, a.duration, a.core_reduction) for s in settings for k in range(a.seeds)
+        (s.name, k): core_build(s, k, a.duration, a.core_reduction, a.core_min_cwnd)
+        for s in settings
+        for k in range(a.seeds)
     }
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
         futs = {
@@ -526,7 +561,11 @@ def main(argv: list[str] | None = None) -> int:
         if s.law == "reno":
             v.pop("alpha")
         core_red = core_reduction_name(s, a.core_reduction)
-        why = {k: explain(s, k, n, c, core_red, a.ns3_reduction) for k, (ok, _) in v.items() if ok is False}
+        why = {
+            k: explain(s, k, n, c, core_red, a.ns3_reduction, a.core_min_cwnd)
+            for k, (ok, _) in v.items()
+            if ok is False
+        }
         results.append(
             {
                 "setting": s.name,
@@ -537,6 +576,7 @@ def main(argv: list[str] | None = None) -> int:
                 "verdicts": v,
                 "why": why,
                 "core_reduction": core_red,
+                "core_min_cwnd": a.core_min_cwnd,
                 "ns3_reduction": a.ns3_reduction,
                 "per_seed": {
                     "ns3": [ns3_runs[(s.name, k)] for k in range(a.seeds)],
@@ -554,7 +594,33 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{sum(scored)}/{len(scored)} targets met; {time.perf_counter() - t0:.0f} s wall")
     if a.json:
         Path(a.json).write_text(json.dumps(results, indent=1, default=float))
+    if a.record:
+        record(Path(a.record), a.record_as, results, a)
     return 0
+
+
+def record(path: Path, key: str, results: list[dict[str, Any]], a: argparse.Namespace) -> None:
+    """Merge ``results`` (seed means, verdicts, reasons) into the JSON document ``path`` under ``key``, by
+    setting; written whole through a temporary file."""
+    doc = json.loads(path.read_text()) if path.is_file() else {}
+    doc[key] = {
+        "command": "benchmarks/ns3_fidelity.py " + " ".join(sys.argv[1:]),
+        "ns3_version": importlib.metadata.version("ns3"),
+        "seeds": a.seeds,
+        "duration_s": a.duration,
+        "settings": {
+            r["setting"]: {
+                k: r[k] for k in ("ns3", "core", "verdicts", "why", "core_reduction", "core_min_cwnd")
+            }
+            for r in results
+        },
+        "met": sum(ok for r in results for ok, _ in r["verdicts"].values() if ok is not None),
+        "targets": sum(1 for r in results for ok, _ in r["verdicts"].values() if ok is not None),
+    }
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    with os.fdopen(fd, "w") as f:
+        f.write(json.dumps(doc, indent=1, default=float) + "\n")
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

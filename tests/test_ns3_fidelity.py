@@ -55,6 +55,8 @@ def test_jain_index_closed_forms() -> None:
         (["--settings", "dctcp-n7"], "dctcp-n7"),
         (["--ns3-reduction", "fast"], "--ns3-reduction"),
         (["--jobs", "0"], "--jobs=0"),
+        (["--core-min-cwnd", "0.5"], "--core-min-cwnd=0.5"),
+        (["--record", "x.json"], "--record and --as"),
     ],
 )
 def test_bad_input_one_line_exit_2(args: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:

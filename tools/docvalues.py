@@ -9,7 +9,8 @@ The opening marker holds three fields separated by ``;`` (not ``|``, which split
 1. an expression over the recorded data files: ``sweep`` (``docs/data/sweep-beta0.001.json``, the document
    ``dwtcp-fluid sweep --beta 0.001 --json`` prints), ``bench`` (``docs/data/packet-benchmark.json``, written
    by ``benchmarks/packet.py --record``), ``gpu`` (``docs/data/gpu-benchmark.json``, collected from
-   ``benchmarks/gpu.py --record`` runs on a GPU machine) and ``multihop`` (``docs/data/multihop.json``, written by
+   ``benchmarks/gpu.py --record`` runs on a GPU machine), ``ns3`` (``docs/data/ns3-fidelity.json``, written by
+   ``benchmarks/ns3_fidelity.py --record``) and ``multihop`` (``docs/data/multihop.json``, written by
    ``tools/record_proof_data.py``). Keys are read with dots or, where a key is not a name, with brackets
    (``sweep.packet.agreement["scout-faithful"].agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
    and ``abs`` are allowed, nothing else;
@@ -46,6 +47,7 @@ SOURCES = {
     "bench": ROOT / "docs" / "data" / "packet-benchmark.json",
     "multihop": ROOT / "docs" / "data" / "multihop.json",
     "gpu": ROOT / "docs" / "data" / "gpu-benchmark.json",
+    "ns3": ROOT / "docs" / "data" / "ns3-fidelity.json",
 }
 
 
