@@ -9,17 +9,22 @@ x = BDP/N the fair share, c = ``ripple`` and s = ``saw`` the busy-period model's
 
 1. **Standing-queue window** w*: the root of x/w = β_w·(w + s·x/w)^{3/2} (the busy-period model's rest point: on a
    link that never idles the Scout is never served, line 18's lateness tends to 1 and the full decrease, met at the
-   top of the data-ACK sawtooth, balances the +1 packet per RTT). Its queue q* = N·max(w*, w_min) − BDP, with
-   w_min the one-packet floor of the window.
-2. **Collapse** where q* ≥ B: the delay decrease cannot hold the windows inside BDP + B, so the drop-tail buffer
-   sets the queue (pinned at B, persistent loss). Mean queue B, utilization 1, window (BDP + B)/N.
-3. **Standing queue** where Φ(x) < 1 (the busy-period criterion, :func:`~.analysis_busy.busy_phi`) and q* < B:
-   queue q*, utilization 1, window w*, a ripple of c·N packets.
+   top of the data-ACK sawtooth, balances the +1 packet per RTT). Its queue q* = N·max(w*, w_min + 1) − BDP: a
+   window at its floor w_min = 1 still keeps two packets in flight (its ACK adds 1/w = 1 packet and releases two).
+2. **Above the buffer** (q* ≥ B) the delay decrease cannot hold the windows inside BDP + B and the drop-tail
+   buffer sets the queue; each flow holds w_B = (BDP + B)/N packets.
+   * **collapse** where w_B < ``loss_window``: losses end in timeouts, the queue stays pinned at B (mean queue B,
+     utilization 1, window w_B);
+   * a **loss cycle** (an oscillation) otherwise: a loss halves a window large enough to recover, and the queue
+     swings across the buffer (amplitude B/2, mean queue B/2).
+3. **Standing queue** where q* ≥ c·N (the ripple leaves it alone; for the unfloored root this is the busy-period
+   criterion Φ(x) < 1, :func:`~.analysis_busy.busy_phi`): queue q*, utilization 1, window w*, a ripple of c·N.
 4. **Cycle** otherwise (Φ ≥ 1): the windows fall back to the idle link, the busy age resets, and the queue rebuilds.
    Line 18's lateness at busy age b is ℓ(b) = (b − K/C)/(τ + b); the fullest decrease at the ripple's reach is Φ
    times the +1 per RTT, so the decrease first matches the growth at ℓ = 1/Φ, i.e. at the busy age
-   b/τ = (K/BDP + 1/Φ)/(1 − 1/Φ). Until then the N windows grow by one packet per RTT each into the queue: the swing
-   is N·b/τ, the amplitude half of it (at most half the buffer) and the mean queue half the amplitude.
+   b/τ = (K/BDP + 1/Φ)/(1 − 1/Φ). Until then the N windows grow by one packet per RTT each into the queue, for at
+   most one RTT (the ripple's trough resets the busy age once per RTT): the swing is N·min(b/τ, 1), the amplitude
+   half of it (at most half the buffer) and the mean queue half the amplitude.
    * **oscillation** where that amplitude exceeds the caller's threshold (the packet law's rule, see
      :mod:`dwtcp_fluid.sweep.predictors`);
    * **idle link** where the windows cannot even fill the pipe: with trains of u·x packets per flow and RTT at
@@ -27,6 +32,9 @@ x = BDP/N the fair share, c = ``ripple`` and s = ``saw`` the busy-period model's
      train, late by (W − K)⁺; the decrease β_w·(u·x)^{3/2}·u·E[(W − K)⁺]/BDP per RTT balances the +1 at
      u < 1 when it exceeds 1 at u = 1 (the root u, window u·x, queue as in the cycle);
    * **ripple** around an empty queue otherwise (utilization 1, window x).
+
+Not modelled: the Scout coefficient α (the α·S increases of answered Scouts, which drive the cycle at K > 0), and
+the jitter of a standing queue beyond the ripple.
 
 proofs/dwtcp_regime.md derives each boundary and states where it departs from [DWTCP] eq. (14).
 """
@@ -69,11 +77,16 @@ class DwtcpRegimeModel:
         The busy-period model's c and s (:class:`~dwtcp_fluid.models.dwtcp_busy.DwtcpBusyFluid`).
     min_cwnd : float
         The window's floor, packets (the packet law's one packet).
+    loss_window : float
+        Per-flow share w_B of pipe and buffer below which losses at a full buffer collapse the link rather than
+        cycle it (packets; between the packet runs' last collapse at w_B = 7.75 and first loss cycle at 7.92,
+        β = 1e-4, K = 0, B = 250, proofs/dwtcp_regime.md step 4).
     """
 
     ripple: float = DwtcpBusyFluid.ripple
     saw: float = DwtcpBusyFluid.saw
     min_cwnd: float = 1.0
+    loss_window: float = 8.0
 
     def standing_window(self, x: np.ndarray, beta_w: np.ndarray) -> np.ndarray:
         """w*: the root of x/w = β_w·(w + s·x/w)^{3/2} above √(s·x), where both sides are monotone (√(s·x) itself
@@ -143,12 +156,17 @@ class DwtcpRegimeModel:
         c = self.ripple
         phi = busy_phi(x, bw, c, self.saw)
         ws = self.standing_window(x, bw)
-        qs = n * np.maximum(ws, self.min_cwnd) - bdp
-        collapse = qs >= b
-        standing = ~collapse & (phi < 1.0)
-        cycle = ~collapse & ~standing
+        qs = n * np.maximum(ws, self.min_cwnd + 1.0) - bdp
+        over = qs >= b
+        w_full = (bdp + b) / n
+        collapse = over & (w_full < self.loss_window)
+        loss_cycle = over & ~collapse
+        standing = ~over & (qs >= c * n)
+        cycle = ~over & ~standing
         bt = np.where(cycle, self.cycle_busy_rtts(np.maximum(phi, 1 + 1e-12), k / bdp), np.nan)
-        amp_cycle = np.minimum(0.5 * n * np.nan_to_num(bt), 0.5 * b)
+        amp_cycle = np.where(
+            loss_cycle, 0.5 * b, np.minimum(0.5 * n * np.minimum(np.nan_to_num(bt), 1.0), 0.5 * b)
+        )
         one = np.ones_like(x)
         idle = cycle & (self.idle_cut(one, x, bw, bdp, k) > 1.0)
         u_idle = _bisect(lambda u: 1.0 - self.idle_cut(u, x, bw, bdp, k), np.full_like(x, 1e-9), one)
@@ -158,7 +176,7 @@ class DwtcpRegimeModel:
             if threshold is None
             else np.broadcast_to(np.asarray(threshold, float), x.shape)
         )
-        osc = cycle & (amp_cycle > thr)
+        osc = loss_cycle | (cycle & (amp_cycle > thr))
         regime = np.select(
             [collapse, standing, osc, idle], [COLLAPSE, STANDING, OSCILLATION, IDLE], default=RIPPLE
         ).astype(np.int8)
@@ -168,8 +186,10 @@ class DwtcpRegimeModel:
             "w_star": ws,
             "q_star": qs,
             "busy_rtts": bt,
-            "queue_mean": np.where(collapse, b, np.where(standing, qs, 0.5 * amp_cycle)),
+            "queue_mean": np.where(
+                collapse, b, np.where(standing, qs, 0.5 * amp_cycle + 0.5 * b * loss_cycle)
+            ),
             "utilization": u,
-            "window_mean": np.where(collapse, (bdp + b) / n, np.where(standing, ws, u * x)),
+            "window_mean": np.where(over, w_full, np.where(standing, np.maximum(ws, self.min_cwnd), u * x)),
             "amplitude": np.where(collapse, 0.0, np.where(standing, c * n, amp_cycle)),
         }
