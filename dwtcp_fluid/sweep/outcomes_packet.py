@@ -336,10 +336,13 @@ def state_accuracy(
     cls: np.ndarray, defined: np.ndarray, packet: dict[str, np.ndarray], queue: np.ndarray, util: np.ndarray
 ) -> dict[str, Any]:
     """Over the steady packet runs where a class predictor predicts: how many, and the fractions whose mean queue
-    and utilization are within :data:`~.predictors.STATE_TOLERANCES` of the run's."""
+    and utilization are within :data:`~.predictors.STATE_TOLERANCES` of the run's (None where ``packet`` holds no
+    mean queue or utilization)."""
     from .predictors import STATE_TOLERANCES as T
 
     st = (np.asarray(cls) == int(PacketClass.STEADY)) & np.asarray(defined, dtype=bool)
+    if "packet_queue_mean" not in packet or "packet_utilization" not in packet:
+        return {"steady_points": int(st.sum()), "queue_within": None, "utilization_within": None}
     pq = np.asarray(packet["packet_queue_mean"], dtype=float)
     pu = np.asarray(packet["packet_utilization"], dtype=float)
     q_ok = np.abs(np.asarray(queue) - pq) <= np.maximum(T["queue_mean_abs"], T["queue_mean_rel"] * np.abs(pq))

@@ -23,8 +23,9 @@ x = BDP/N the fair share, c = ``ripple`` and s = ``saw`` the busy-period model's
    Line 18's lateness at busy age b is ℓ(b) = (b − K/C)/(τ + b); the fullest decrease at the ripple's reach is Φ
    times the +1 per RTT, so the decrease first matches the growth at ℓ = 1/Φ, i.e. at the busy age
    b/τ = (K/BDP + 1/Φ)/(1 − 1/Φ). Until then the N windows grow by one packet per RTT each into the queue, for at
-   most one RTT (the ripple's trough resets the busy age once per RTT): the swing is N·min(b/τ, 1), the amplitude
-   half of it (at most half the buffer) and the mean queue half the amplitude.
+   most one RTT beyond the lateness threshold K/C (the ripple's trough resets the busy age once per RTT): the swing
+   is N·min(b/τ, 1 + K/BDP), the amplitude half of it (at most half the buffer) and the mean queue half the
+   amplitude.
    * **oscillation** where that amplitude exceeds the caller's threshold (the packet law's rule, see
      :mod:`dwtcp_fluid.sweep.predictors`);
    * **idle link** where the windows cannot even fill the pipe: with trains of u·x packets per flow and RTT at
@@ -165,7 +166,7 @@ class DwtcpRegimeModel:
         cycle = ~over & ~standing
         bt = np.where(cycle, self.cycle_busy_rtts(np.maximum(phi, 1 + 1e-12), k / bdp), np.nan)
         amp_cycle = np.where(
-            loss_cycle, 0.5 * b, np.minimum(0.5 * n * np.minimum(np.nan_to_num(bt), 1.0), 0.5 * b)
+            loss_cycle, 0.5 * b, np.minimum(0.5 * n * np.minimum(np.nan_to_num(bt), 1.0 + k / bdp), 0.5 * b)
         )
         one = np.ones_like(x)
         idle = cycle & (self.idle_cut(one, x, bw, bdp, k) > 1.0)

@@ -115,8 +115,10 @@ def _oscillation_check() -> tuple[bool, str]:
         thr = np.minimum(np.maximum(5.0, n), 250.0 / 4)
         out = m.evaluate(beta, bdp, n, k=k, buffer=250.0, threshold=thr)
         cyc = ~np.isin(out["regime"], [COLLAPSE, STANDING]) & (out["q_star"] < 250.0)
-        r, kap, phi = 250.0 / (2 * n), k / bdp, out["phi"]
-        closed = cyc & (n > 125.0) & (phi > 1) & ((r <= kap) | (phi < (1 + r) / np.maximum(r - kap, 1e-300)))
+        r, kap, phi = 2 * thr / n, k / bdp, out["phi"]
+        closed = (
+            cyc & (phi > 1) & (1 + kap > r) & ((r <= kap) | (phi < (1 + r) / np.maximum(r - kap, 1e-300)))
+        )
         model = cyc & (out["regime"] == OSCILLATION)
         agree += int(np.sum(closed == model))
         total += n.size
@@ -190,17 +192,19 @@ def dwtcp_regime() -> Derivation:
             "Without a standing queue the windows cycle through the idle link. At busy age b the pending Scout is"
             " late by (b − K/C)/(τ + b) (d_s = τ + b, d_t = τ + K/C); the fullest decrease is Φ times the +1 per"
             " RTT, so the decrease first matches the growth at lateness 1/Φ, at the busy age below. Meanwhile the N"
-            " windows grow by one packet per RTT into the queue: the swing is N·min(b/τ, 1) (the busy age resets"
-            " at least once per RTT at the ripple's trough), the amplitude half of it.",
+            " windows grow by one packet per RTT into the queue, for at most one RTT beyond K/C (the busy age"
+            " resets at least once per RTT at the ripple's trough): the swing is N·min(b/τ, 1 + K/BDP), the"
+            " amplitude half of it.",
             [eq(sp.Symbol("b"), b_sol)],
             solutions(lambda: sp.solve(sp.Eq((b - K / C) / (tau + b), 1 / Phi), b), [b_sol]),
         ),
         Step(
             "The oscillation boundary",
             "the packet rule's threshold min(max(5, N), B/4) (dwtcp_fluid/sweep/packet_classes.py)",
-            "The amplitude N·min(b/τ, 1)/2 ≤ N/2 stays below max(5, N), so a cycle oscillates only where the"
-            " threshold is B/4 and N > B/2; there the amplitude exceeds B/4 when b/τ > r = B/(2N). With"
-            " κ = K/BDP, step 5 gives b/τ > r ⇔ 1 < Φ < (1 + r)/(r − κ) (every Φ > 1 when κ ≥ r).",
+            "The amplitude N·min(b/τ, 1 + κ)/2, κ = K/BDP, exceeds the threshold θ = min(max(5, N), B/4) when"
+            " min(b/τ, 1 + κ) > r = 2θ/N: where 1 + κ > r and, by step 5, 1 < Φ < (1 + r)/(r − κ) (every Φ > 1"
+            " when κ ≥ r). At K = 0 (r ≥ 2 for N ≤ B/4) only N > B/2 can oscillate, with r = B/(2N); for 5 ≤ N ≤ B/4"
+            " (r = 2) a cycle oscillates exactly where K/BDP > 1 and Φ < 3/(2 − K/BDP).",
             [eq(sp.Symbol(r"\Phi_{osc}"), phi_osc)],
             solutions(
                 lambda: sp.solve(sp.Eq(((kap + 1 / Phi) / (1 - 1 / Phi)), r), Phi),
@@ -245,8 +249,8 @@ def dwtcp_regime() -> Derivation:
             "DWTCP's regime is set by N against three curves, none of them (14): a standing queue for"
             " N > N* = BDP·β_w^{2/3} (or 2N > BDP), collapse at the buffer for N > N_c = (BDP + B)^{5/3}·β_w^{2/3}/"
             "BDP^{2/3} with (BDP + B)/N < 8, a loss cycle across the buffer above N_c otherwise, and below N* a cycle"
-            " through the idle link that oscillates only where N > B/2 and 1 < Φ < (1 + r)/(r − K/BDP),"
-            " r = B/(2N), and idles the link (utilization (2N/(β_w·x^{3/2}))^{2/7} at K = 0) where"
+            " through the idle link that oscillates where 1 + K/BDP > r and 1 < Φ < (1 + r)/(r − K/BDP),"
+            " r = 2·min(max(5, N), B/4)/N, and idles the link (utilization (2N/(β_w·x^{3/2}))^{2/7} at K = 0) where"
             " β_w·x^{3/2}·(x − K)²/(2x·BDP) > 1. β enters as β_w = β·√L, K only through the cycle, B only through"
             " collapse and oscillation; k̄ nowhere.",
             "replaced",
