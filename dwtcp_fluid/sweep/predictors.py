@@ -360,7 +360,7 @@ def _regime_verdict(v: VerdictInputs) -> Verdict:
 register_predictor(
     DwtcpPredictor(
         REGIME,
-        "regime model (standing queue, cycle, collapse; proofs/dwtcp_regime.md): predicts every class",
+        "regime model (standing queue, cycle, collapse at the buffer): names every class",
         "analysis",
         verdict=_regime_verdict,
     )
