@@ -52,11 +52,6 @@ def slice_table() -> list[dict[str, Any]]:
     return rows
 
 
-def _positive(sols: list[Any]) -> list[Any]:
-    """The solutions SymPy can show positive (the others are complex roots of the same power)."""
-    return [v for v in sols if v.is_positive]
-
-
 def _grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The default sweep grid (BDP 10…10,000 × N) at β = 1e-4, 1e-3, 1e-2."""
     b, d, n = np.meshgrid(
@@ -152,10 +147,11 @@ def dwtcp_regime() -> Derivation:
             cite("Algorithm 1 line 22") + "; eq. (1)",
             "On a link that never idles the Scout is never served and line 18's lateness tends to 1 (dwtcp_busy.md,"
             " step 9): once per base RTT the decrease takes β_w·w^{3/2} (saw 0), while the data ACKs add τ/R = x/w"
-            " per base RTT. The balance x/w = β_w·w^{3/2} has one positive root, the packet law's window"
+            " per base RTT. The balance x/w = β_w·w^{3/2}, i.e. β_w·w^{5/2} = x, has one positive root, the packet"
+            " law's window"
             " (dwtcp_packet_law.md): w* = (BDP/(N·β_w))^{2/5}, q* = N·w* − BDP.",
             [eq(sp.Symbol("w^*"), w_star)],
-            solutions(lambda: _positive(sp.solve(sp.Eq(x / w, bw * w ** sp.Rational(3, 2)), w)), [w_star]),
+            identity((bw * w ** sp.Rational(5, 2)).subs(w, w_star), x),
         ),
         Step(
             "The standing-queue boundary",
@@ -219,12 +215,7 @@ def dwtcp_regime() -> Derivation:
             " β_w·(u·x)^{3/2}·u·E[(W − K)⁺]/BDP balances the +1 per RTT at u < 1 where it exceeds 1 at u = 1;"
             " at K = 0 the balance is β_w·x^{3/2}·u^{7/2}/(2N) = 1.",
             [eq(sp.Symbol("u_{K=0}"), u_idle)],
-            solutions(
-                lambda: _positive(
-                    sp.solve(sp.Eq(bw * (u * x) ** sp.Rational(3, 2) * u * (u * x) / (2 * x * N), 1), u)
-                ),
-                [u_idle],
-            ),
+            identity((bw * (u * x) ** sp.Rational(3, 2) * u * (u * x) / (2 * x * N)).subs(u, u_idle), 1),
         ),
         Step(
             "The closed forms are the model's boundaries",
