@@ -280,7 +280,8 @@ def dwtcp_regime() -> Derivation:
     table.append("")
     table.append(
         "The condition (14) and the Scout-faithful model are scored as the sweep scores them (steady ⇔ predicted"
-        " steady, over steady and oscillating runs only); the regime model over every classified run. Regimes:"
+        " steady, over steady and oscillating runs only); the regime model over every classified run. The packet"
+        " pass's seconds are wall time on two shared cores (the load varied between slices). Regimes:"
         f" {', '.join(REGIMES)} (dwtcp_fluid/studies/dwtcp/analysis_regime.py)."
     )
     return Derivation(
