@@ -53,6 +53,8 @@ CASES = [
     ("sweep --packet some", 2, "--packet"),
     ("sweep --packet-sample -1", 2, "--packet-sample"),
     ("sweep --packet-buffer 0", 2, "--packet-buffer"),
+    ("sweep --target -1", 2, "--target"),
+    ("sweep --target nan", 2, "--target"),
     ("sweep --packet-max-rtts 1", 2, "--packet-max-rtts"),
     # sweep: output locations
     ("sweep --out /proc/x", 2, "/proc/x"),

@@ -124,6 +124,9 @@ def sweep(
     packet_max_rtts: float = typer.Option(
         400.0, "--packet-max-rtts", help="Cap on a packet run's measured RTTs (3 oscillation periods)."
     ),
+    target: float = typer.Option(
+        0.0, "--target", help="DWTCP target queue K of the packet runs, packets (d_t = τ + K/C; 0: d_t = τ)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the packet runs and of the sample."),
     figure: bool = typer.Option(
         True, "--figure/--no-figure", help="Write the condition map next to the dataset."
@@ -167,7 +170,9 @@ def sweep(
         raise UsageError("--packet-buffer", packet_buffer, "an integer in [1, 1000000]")
     if not (50.0 <= packet_max_rtts <= 1e5):
         raise UsageError("--packet-max-rtts", packet_max_rtts, "RTTs in [50, 100000]")
-    popts = PacketPassOptions(buffer=packet_buffer, max_rtts=packet_max_rtts, seed=seed)
+    if not 0.0 <= target <= 1e8:
+        raise UsageError("--target", target, "packets in [0, 1e8]")
+    popts = PacketPassOptions(k=target, buffer=packet_buffer, max_rtts=packet_max_rtts, seed=seed)
     plan = make_plan(grid, "full" if full else (FROZEN,))
     config = config_of(
         grid,
@@ -177,6 +182,8 @@ def sweep(
         buffer=packet_buffer,
         max_rtts=packet_max_rtts,
         seed=seed,
+        # K enters the configuration only when set, so the default sweep's results keep their name
+        **({"target": target} if target else {}),
     )
     stem = stem_of(grid, config)
     # every check before any work: the grid's cost, the output location, the scheduler

@@ -123,9 +123,19 @@ def print_packet(con: Console, s: dict) -> None:
     for name, a in p["agreement"].items():
         if a is None:
             t.add_row(name, "—", "not registered")
+        elif a.get("classes"):
+            t.add_row(name + " (every class)", str(a["scored"]), pct(a["agreement"]))
         else:
             t.add_row(name, str(a["scored"]), pct(a["agreement"]))
     con.print(t)
+    for name, a in p["agreement"].items():
+        if a is not None and a.get("classes"):
+            st = a["state"]
+            con.print(
+                f"{name}: scored at every classified run (steady, oscillating, collapse); over {st['steady_points']}"
+                f" steady runs its mean queue is within max(5 packets, 25 %) at {pct(st['queue_within'])} and its"
+                f" utilization within 0.03 at {pct(st['utilization_within'])}."
+            )
     cost = s.get("packet_cost")
     if cost:
         per = ", ".join(

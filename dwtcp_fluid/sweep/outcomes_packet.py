@@ -31,6 +31,8 @@ __all__ = [
     "empty_outcomes",
     "packet_agreement",
     "agreement_variables",
+    "state_accuracy",
+    "CLASSIFIED",
     "PacketPassOptions",
 ]
 
@@ -300,18 +302,57 @@ def _store(
     out["packet_flow_slots"][i] = n_slots * flows
 
 
-def agreement_variables(names: list[str]) -> dict[str, tuple[str, str]]:
-    """(long_name, units) of the per-predictor agreement variables for the predictors ``names``."""
+def agreement_variables(
+    names: list[str], classes: list[str] | tuple[str, ...] = ()
+) -> dict[str, tuple[str, str]]:
+    """(long_name, units) of the per-predictor agreement variables for the predictors ``names``; those in
+    ``classes`` are class predictors (:class:`~.predictors.Verdict`) with their predicted class and state."""
     out = {}
     for n in names:
         key = n.replace("-", "_")
         out[f"packet_{key}_predicts_steady"] = (f"predictor '{n}' expects a steady run", "1")
         out[f"packet_{key}_defined"] = (f"predictor '{n}' makes a prediction at this point", "1")
         out[f"packet_{key}_agrees"] = (
-            f"predictor '{n}' agrees with the packet run (scored runs where it predicts; steady ⇔ predicted steady)",
+            f"predictor '{n}' agrees with the packet run (scored runs where it predicts; steady ⇔ predicted steady)"
+            if n not in classes
+            else f"predictor '{n}' predicts the packet run's class (every classified run: steady, oscillating, collapse)",
             "1",
         )
+        if n in classes:
+            out[f"packet_{key}_predicts_class"] = (
+                f"predictor '{n}': expected packet class (PacketClass code)",
+                "1",
+            )
+            out[f"packet_{key}_queue_mean"] = (f"predictor '{n}': mean queue", "packets")
+            out[f"packet_{key}_utilization"] = (f"predictor '{n}': link utilization", "1")
     return out
+
+
+#: Packet classes a class predictor is scored at: every run that says what the law does.
+CLASSIFIED = (PacketClass.STEADY, PacketClass.OSCILLATING, PacketClass.COLLAPSE)
+
+
+def state_accuracy(
+    cls: np.ndarray, defined: np.ndarray, packet: dict[str, np.ndarray], queue: np.ndarray, util: np.ndarray
+) -> dict[str, Any]:
+    """Over the steady packet runs where a class predictor predicts: how many, and the fractions whose mean queue
+    and utilization are within :data:`~.predictors.STATE_TOLERANCES` of the run's (None where ``packet`` holds no
+    mean queue or utilization)."""
+    from .predictors import STATE_TOLERANCES as T
+
+    st = (np.asarray(cls) == int(PacketClass.STEADY)) & np.asarray(defined, dtype=bool)
+    if "packet_queue_mean" not in packet or "packet_utilization" not in packet:
+        return {"steady_points": int(st.sum()), "queue_within": None, "utilization_within": None}
+    pq = np.asarray(packet["packet_queue_mean"], dtype=float)
+    pu = np.asarray(packet["packet_utilization"], dtype=float)
+    q_ok = np.abs(np.asarray(queue) - pq) <= np.maximum(T["queue_mean_abs"], T["queue_mean_rel"] * np.abs(pq))
+    u_ok = np.abs(np.asarray(util) - pu) <= T["utilization_abs"]
+    n = int(st.sum())
+    return {
+        "steady_points": n,
+        "queue_within": float((q_ok & st).sum() / n) if n else None,
+        "utilization_within": float((u_ok & st).sum() / n) if n else None,
+    }
 
 
 def packet_agreement(
@@ -323,12 +364,17 @@ def packet_agreement(
     capacity_pps: float,
     packet_size: float = 1500.0,
     fluid: dict[str, np.ndarray] | None = None,
+    k: float = 0.0,
+    buffer: float = 250.0,
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Score every registered predictor with a ``verdict`` against the packet runs.
+    """Score every registered predictor with a ``verdict`` against the packet runs (target ``k``, ``buffer``).
 
     A point is scored for a predictor when the packet run is steady or oscillating (``packet_scored``) and the
     predictor makes a prediction there; it agrees when (predicted steady) ⇔ (the run is steady). Collapsed,
-    not-stationary, failed and not-run points are never scored.
+    not-stationary, failed and not-run points are never scored. A class predictor (a verdict with ``classes``) is
+    scored at every classified run (:data:`CLASSIFIED`: collapse included) and agrees when it names the run's
+    class; its summary adds ``classes`` (True), ``by_class`` (packet class → predicted class → points) and
+    ``state`` (:func:`state_accuracy`).
 
     Returns
     -------
@@ -343,7 +389,10 @@ def packet_agreement(
     scored = np.asarray(packet["packet_scored"], dtype=bool)
     steady = cls == int(PacketClass.STEADY)
     kobs = np.where(cls == NOT_RUN, np.nan, np.asarray(packet["packet_kbar_obs"], dtype=float))
-    inputs = VerdictInputs(beta, bdp, flows, float(capacity_pps), float(packet_size), kobs, fluid)
+    inputs = VerdictInputs(
+        beta, bdp, flows, float(capacity_pps), float(packet_size), kobs, fluid, float(k), float(buffer)
+    )
+    classified = np.isin(cls, [int(c) for c in CLASSIFIED])
     arrays: dict[str, np.ndarray] = {}
     summary: dict[str, Any] = {}
     for name, p in predictors(verdict=True).items():
@@ -352,6 +401,29 @@ def packet_agreement(
             continue
         key = name.replace("-", "_")
         pred = np.asarray(v.steady, dtype=bool)
+        if v.classes is not None:
+            pc = np.asarray(v.classes)
+            sc = classified & np.asarray(v.defined, dtype=bool)
+            agrees = sc & (pc == cls)
+            arrays[f"packet_{key}_predicts_steady"] = pred
+            arrays[f"packet_{key}_defined"] = np.asarray(v.defined, dtype=bool)
+            arrays[f"packet_{key}_agrees"] = agrees
+            arrays[f"packet_{key}_predicts_class"] = pc.astype(np.int8)
+            arrays[f"packet_{key}_queue_mean"] = np.asarray(v.queue_mean, dtype=float)
+            arrays[f"packet_{key}_utilization"] = np.asarray(v.utilization, dtype=float)
+            n = int(sc.sum())
+            summary[name] = {
+                "label": p.label,
+                "classes": True,
+                "scored": n,
+                "agreement": float(agrees.sum() / n) if n else None,
+                "by_class": {
+                    a.label: {b.label: int((sc & (cls == int(a)) & (pc == int(b))).sum()) for b in CLASSIFIED}
+                    for a in CLASSIFIED
+                },
+                "state": state_accuracy(cls, sc, packet, v.queue_mean, v.utilization),
+            }
+            continue
         sc = scored & np.asarray(v.defined, dtype=bool)
         agrees = sc & (pred == steady)
         arrays[f"packet_{key}_predicts_steady"] = pred

@@ -32,6 +32,7 @@ from .integrity import (
     write_record,
 )
 from .outcomes_packet import (
+    CLASSIFIED,
     NOT_RUN,
     PACKET_CLASS_ATTRS,
     PACKET_VARIABLES,
@@ -40,6 +41,7 @@ from .outcomes_packet import (
     empty_outcomes,
     packet_agreement,
     packet_outcomes,
+    state_accuracy,
 )
 from .packet_classes import PacketClass
 
@@ -278,9 +280,13 @@ def packet_pass(
         grid_arrays[name][tuple(idx.T)] = res[name]
     B, D, N = np.meshgrid(grid.beta, grid.bdp, grid.flows, indexing="ij")
     agree, summ = packet_agreement(
-        B, D, N, grid_arrays, capacity_pps=grid.C, packet_size=grid.packet_size, fluid=fluid
-    )
-    table = {**PACKET_VARIABLES, **agreement_variables([n for n in summ])}
+        B, D, N, grid_arrays, capacity_pps=grid.C, packet_size=grid.packet_size, fluid=fluid, k=opts.k,
+        buffer=opts.buffer,
+    )  # fmt: skip
+    table = {
+        **PACKET_VARIABLES,
+        **agreement_variables(list(summ), [n for n, a in summ.items() if a.get("classes")]),
+    }
     out = {name: (_D3, arr, _attrs(name, table)) for name, arr in grid_arrays.items()}
     out.update({name: (_D3, arr, _attrs(name, table)) for name, arr in agree.items()})
     if report is not None:
@@ -303,6 +309,9 @@ def summarize_packet(ds: Any) -> dict[str, Any]:
         key = name.replace("-", "_")
         if f"packet_{key}_agrees" not in ds:
             agreement[name] = None
+            continue
+        if f"packet_{key}_predicts_class" in ds:
+            agreement[name] = _class_summary(ds, key, cls)
             continue
         sc = scored & ds[f"packet_{key}_defined"].values
         n = int(sc.sum())
@@ -332,4 +341,27 @@ def summarize_packet(ds: Any) -> dict[str, Any]:
         "window_rtts_min": float(np.nanmin(ds["packet_window_rtts"].values[run])) if kobs.size else None,
         "capped": int(ds["packet_capped"].values.sum()),
         "flow_slots": int(ds["packet_flow_slots"].values.sum()),
+    }
+
+
+def _class_summary(ds: Any, key: str, cls: np.ndarray) -> dict[str, Any]:
+    """A class predictor's agreement over every classified run, its confusion by class and its state accuracy."""
+    sc = np.isin(cls, [int(c) for c in CLASSIFIED]) & ds[f"packet_{key}_defined"].values.astype(bool)
+    pc = ds[f"packet_{key}_predicts_class"].values
+    n = int(sc.sum())
+    return {
+        "classes": True,
+        "scored": n,
+        "agreement": float(ds[f"packet_{key}_agrees"].values.sum() / n) if n else None,
+        "by_class": {
+            a.label: {b.label: int((sc & (cls == int(a)) & (pc == int(b))).sum()) for b in CLASSIFIED}
+            for a in CLASSIFIED
+        },
+        "state": state_accuracy(
+            cls,
+            sc,
+            {k: ds[k].values for k in ("packet_queue_mean", "packet_utilization")},
+            ds[f"packet_{key}_queue_mean"].values,
+            ds[f"packet_{key}_utilization"].values,
+        ),
     }

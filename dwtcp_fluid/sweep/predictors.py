@@ -51,6 +51,8 @@ __all__ = [
     "VerdictInputs",
     "SUMMARY_KEYS",
     "SCOUT_FAITHFUL",
+    "REGIME",
+    "STATE_TOLERANCES",
     "register_predictor",
     "predictors",
     "fluid_summary",
@@ -81,6 +83,11 @@ LEGACY_NAMES = {
 }
 #: The registry name reserved for the Scout-faithful fluid model.
 SCOUT_FAITHFUL = "scout-faithful"
+#: The registry name of the regime model (:class:`~dwtcp_fluid.studies.dwtcp.analysis_regime.DwtcpRegimeModel`).
+REGIME = "regime"
+#: How close a class predictor's state must be to a steady packet run's: mean queue within max(5 packets, 25 %),
+#: utilization within 0.03.
+STATE_TOLERANCES = {"queue_mean_abs": 5.0, "queue_mean_rel": 0.25, "utilization_abs": 0.03}
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,7 @@ class VerdictInputs:
 
     ``kbar_obs`` is the observed k̄ of each point's packet run (its peak queue, NaN where no run); ``fluid`` maps the
     sweep's fluid-run variable names (``delayed_converged``, ...) to arrays at the same points, or is None when the
-    sweep ran no fluid models.
+    sweep ran no fluid models; ``k`` and ``buffer`` are the packet runs' target K and drop-tail buffer (packets).
     """
 
     beta: np.ndarray
@@ -99,14 +106,24 @@ class VerdictInputs:
     packet_size: float
     kbar_obs: np.ndarray
     fluid: Mapping[str, np.ndarray] | None = None
+    k: float = 0.0
+    buffer: float = 250.0
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """``steady``: the predictor expects a steady run; ``defined``: it makes a prediction there (bool arrays)."""
+    """``steady``: the predictor expects a steady run; ``defined``: it makes a prediction there (bool arrays).
+
+    A *class predictor* also gives ``classes`` (the :class:`~dwtcp_fluid.sweep.packet_classes.PacketClass` code it
+    expects: steady, oscillating or collapse) and its ``queue_mean`` (packets) and ``utilization``: it is scored at
+    every classified point (collapse included) and its state against the steady runs (:data:`STATE_TOLERANCES`).
+    """
 
     steady: np.ndarray
     defined: np.ndarray
+    classes: np.ndarray | None = None
+    queue_mean: np.ndarray | None = None
+    utilization: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -308,5 +325,43 @@ register_predictor(
         "fluid",
         simulate=_busy_simulate,
         verdict=_busy_verdict,
+    )
+)
+
+
+# --- the regime model -----------------------------------------------------------------------------------------
+
+
+def _regime_verdict(v: VerdictInputs) -> Verdict:
+    """The regime model's class at every point: collapse → collapse, oscillation → oscillating (its amplitude above
+    the packet rule's threshold), idle link, ripple and standing queue → steady."""
+    from ..studies.dwtcp.analysis_regime import COLLAPSE, OSCILLATION, DwtcpRegimeModel
+    from .packet_classes import PacketClass, oscillation_threshold
+
+    flows = np.asarray(v.flows, dtype=float)
+    thr = np.vectorize(lambda n: oscillation_threshold(int(n), int(v.buffer)), otypes=[float])(flows)
+    r = DwtcpRegimeModel().evaluate(
+        v.beta, v.bdp, flows, k=v.k, buffer=v.buffer, packet_size=v.packet_size, threshold=thr
+    )
+    cls = np.select(
+        [r["regime"] == COLLAPSE, r["regime"] == OSCILLATION],
+        [int(PacketClass.COLLAPSE), int(PacketClass.OSCILLATING)],
+        default=int(PacketClass.STEADY),
+    )
+    return Verdict(
+        cls == int(PacketClass.STEADY),
+        np.ones(flows.shape, dtype=bool),
+        classes=cls,
+        queue_mean=r["queue_mean"],
+        utilization=r["utilization"],
+    )
+
+
+register_predictor(
+    DwtcpPredictor(
+        REGIME,
+        "regime model (standing queue, cycle, collapse at the buffer): names every class",
+        "analysis",
+        verdict=_regime_verdict,
     )
 )

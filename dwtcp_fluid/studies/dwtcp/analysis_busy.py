@@ -37,6 +37,7 @@ __all__ = [
     "busy_history",
     "jax_step",
     "regime",
+    "busy_phi",
     "criterion",
     "boundary_flows",
     "standing_queue_point",
@@ -56,11 +57,16 @@ def busy_history(P: DwtcpParams, model: DwtcpBusyFluid | None = None) -> list[fl
     return [INIT_CWND, math.log2(a0), 0.0]
 
 
+def busy_phi(x: Any, beta_w: Any, c: float, s: float) -> Any:
+    """Φ(x) = β_w·(x + c + s·x/(x + c))^{3/2}·(x + c)/x at fair shares x (packets; arrays broadcast)."""
+    x = np.asarray(x, dtype=float)
+    return beta_w * (x + c + s * x / (x + c)) ** 1.5 * (x + c) / x
+
+
 def criterion(P: DwtcpParams, model: DwtcpBusyFluid | None = None) -> float:
     """Φ(BDP/N) of the module docstring: the standing queue exists exactly when it is below 1 (no unit)."""
     m = model or DwtcpBusyFluid()
-    x, c, s = P.bdp / P.flows, m.ripple, m.saw
-    return P.beta_sqrt_packets * (x + c + s * x / (x + c)) ** 1.5 * (x + c) / x
+    return float(busy_phi(P.bdp / P.flows, P.beta_sqrt_packets, m.ripple, m.saw))
 
 
 def regime(P: DwtcpParams, model: DwtcpBusyFluid | None = None) -> str:

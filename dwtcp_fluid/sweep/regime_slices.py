@@ -1,0 +1,104 @@
+"""The regime predictor's agreement with the packet law per (β, K, B) slice of the default BDP × N grid.
+
+:func:`slice_agreement` runs the packet pass (:func:`~.outcomes_packet.packet_outcomes`) at every point of one
+slice with target K and buffer B, and scores every registered predictor there (:func:`~.outcomes_packet.packet_agreement`);
+:func:`record_slices` runs the slices of [DWTCP]'s settings (β ∈ {1e-4, 1e-3, 1e-2} × K ∈ {0, 100} × B ∈ {250, 5000})
+and writes ``docs/data/regime-slices.json``, which proofs/dwtcp_regime.md states.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .outcomes_packet import PacketPassOptions, packet_agreement, packet_outcomes
+from .packet_classes import PacketClass
+
+__all__ = ["SLICES", "DEFAULT_BDP", "DEFAULT_FLOWS", "slice_agreement", "record_slices"]
+
+#: (β, K, B) of the slices: [DWTCP]'s β, the sweep's K = 0 and [DWTCP]'s K = 100, its 250-packet switch buffer and
+#: a deep 5,000-packet one.
+SLICES = tuple((b, k, buf) for b in (1e-4, 1e-3, 1e-2) for k in (0.0, 100.0) for buf in (250, 5000))
+#: The default sweep grid: BDP 10…10,000 packets (25 log-spaced), N.
+DEFAULT_BDP = tuple(float(v) for v in np.logspace(1, 4, 25))
+DEFAULT_FLOWS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+_C = 10e9 / 8 / 1500  # 10 Gbps in 1500-byte packets/s
+
+
+def slice_agreement(
+    beta: float,
+    k: float,
+    buffer: int,
+    *,
+    bdp: Sequence[float] = DEFAULT_BDP,
+    flows: Sequence[int] = DEFAULT_FLOWS,
+    capacity_pps: float = _C,
+    seed: int = 0,
+    cache: str | Path | None = None,
+) -> dict[str, Any]:
+    """Packet runs at every (BDP, N) of one slice, and each predictor's agreement there.
+
+    ``cache``: a folder where the slice's packet outcomes are kept (``.npz``, keyed by the slice and grid) and
+    read back instead of re-running them, so that predictors can be re-scored without the packet pass.
+
+    Returns ``beta``, ``k``, ``buffer``, ``points``, ``class_counts``, ``seconds`` (the packet pass) and
+    ``agreement`` (per predictor, :func:`~.outcomes_packet.packet_agreement`'s summary without labels).
+    """
+    import hashlib
+    import json
+
+    D, N = np.meshgrid(np.asarray(bdp, float), np.asarray(flows, float), indexing="ij")
+    opts = PacketPassOptions(k=float(k), buffer=int(buffer), seed=seed)
+    key = json.dumps([beta, list(D.ravel()), list(N.ravel()), capacity_pps, repr(opts)])
+    path = None if cache is None else Path(cache) / f"{hashlib.sha256(key.encode()).hexdigest()[:16]}.npz"
+    if path is not None and path.is_file():
+        with np.load(path) as z:
+            o = {n: z[n] for n in z.files if n != "seconds"}
+            seconds = float(z["seconds"])
+    else:
+        t0 = time.perf_counter()
+        o = packet_outcomes(
+            np.full(D.size, beta), D.ravel(), N.ravel(), capacity_pps=capacity_pps, options=opts
+        )
+        seconds = time.perf_counter() - t0
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(path, seconds=seconds, **o)
+    _, summ = packet_agreement(
+        np.full(D.size, beta),
+        D.ravel(),
+        N.ravel(),
+        o,
+        capacity_pps=capacity_pps,
+        k=float(k),
+        buffer=int(buffer),
+    )
+    cls = o["packet_class"]
+    return {
+        "beta": float(beta),
+        "k": float(k),
+        "buffer": int(buffer),
+        "points": int(D.size),
+        "class_counts": {c.label: int((cls == int(c)).sum()) for c in PacketClass},
+        "seconds": seconds,
+        "agreement": {n: {kk: v for kk, v in a.items() if kk != "label"} for n, a in summ.items()},
+    }
+
+
+def record_slices(
+    path: str | Path, slices: Sequence[tuple[float, float, int]] = SLICES, *, cache: str | Path | None = None
+) -> dict[str, Any]:
+    """Run ``slices`` (packet outcomes kept in ``cache``, see :func:`slice_agreement`) and write them as one JSON
+    document at ``path`` (atomically); returns the document."""
+    import json
+
+    from ..atomic import write_text
+
+    doc = {"grid": {"bdp": list(DEFAULT_BDP), "flows": list(DEFAULT_FLOWS), "capacity_pps": _C},
+           "slices": [slice_agreement(b, k, buf, cache=cache) for b, k, buf in slices]}  # fmt: skip
+    write_text(Path(path), json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+    return doc

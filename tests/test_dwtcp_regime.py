@@ -1,0 +1,107 @@
+"""The DWTCP regime model (studies/dwtcp/analysis_regime.py) against closed forms and hand-computed points, its
+scoring as the sweep's class predictor, and (slow) one slice of the packet law against the recorded agreement."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.optimize import brentq
+
+from dwtcp_fluid.params import DwtcpParams, LinkParams
+from dwtcp_fluid.studies.dwtcp.analysis_busy import standing_queue_point
+from dwtcp_fluid.studies.dwtcp.analysis_regime import COLLAPSE, IDLE, OSCILLATION, STANDING, DwtcpRegimeModel
+
+L = 1500.0
+
+
+def test_standing_window_without_saw_is_the_packet_law():
+    """x/w = β_w·w^{3/2} ⇒ w* = (x/β_w)^{2/5} (proofs/dwtcp_packet_law.md), at four decades of x."""
+    m = DwtcpRegimeModel(saw=0.0)
+    x = np.array([0.1, 1.0, 10.0, 1000.0])
+    bw = 1e-3 * math.sqrt(L)
+    np.testing.assert_allclose(m.standing_window(x, bw), (x / bw) ** 0.4, rtol=1e-12)
+
+
+def test_standing_window_is_the_busy_models_rest_point():
+    """With the saw, the bisection's w* is the busy-period model's rest point found by brentq (second solver)."""
+    P = DwtcpParams(link=LinkParams("10Gbps", 100e-6), flows=50, beta=0.001, k=100.0)
+    w = DwtcpRegimeModel().standing_window(np.array([P.bdp / P.flows]), P.beta_sqrt_packets)[0]
+    assert w == pytest.approx(standing_queue_point(P)["w"], rel=1e-9)
+
+
+def test_hand_computed_regimes():
+    """β = 1e-3, K = 0, B = 250: N = 1000 one-packet windows at BDP = 10 hold 2·1000 − 10 = 1990 > 250 packets with
+    w_B = 260/1000 < 8: collapse. N = 20 at BDP = 10 (x = 0.5): w* from x/w = β_w·(w + w·0 + x/(2w))^{3/2} by
+    brentq, q = 20·max(w*, 2) − 10 < 250: standing. N = 10 at BDP = 1000, K = 0: β_w·x^{3/2}/(2N) = 0.0387·1000/20
+    ≈ 1.94 > 1: idle link at u = (1/1.94)^{2/7}."""
+    m = DwtcpRegimeModel()
+    bw = 1e-3 * math.sqrt(L)
+    r = m.evaluate(1e-3, [10.0, 10.0, 1000.0], [1000, 20, 10], k=0.0, buffer=250.0)
+    assert list(r["regime"]) == [COLLAPSE, STANDING, IDLE]
+    ws = brentq(lambda v: 0.5 / v - bw * (v + 0.25 / v) ** 1.5, math.sqrt(0.25), 10.0, xtol=1e-14)
+    assert r["queue_mean"][1] == pytest.approx(20 * max(ws, 2.0) - 10, rel=1e-9)
+    assert r["queue_mean"][0] == 250.0 and r["utilization"][0] == 1.0
+    u = (2 * 10 / (bw * 100.0**1.5)) ** (2 / 7)
+    assert r["utilization"][2] == pytest.approx(u, rel=1e-9)
+    assert r["window_mean"][2] == pytest.approx(u * 100.0, rel=1e-9)
+
+
+def test_cycle_busy_age_hand_computed():
+    """b/τ = (K/BDP + 1/Φ)/(1 − 1/Φ): Φ = 2, K = 0 → 1; Φ = 3, K/BDP = 1/2 → (1/2 + 1/3)/(2/3) = 5/4."""
+    m = DwtcpRegimeModel()
+    np.testing.assert_allclose(
+        m.cycle_busy_rtts(np.array([2.0, 3.0]), np.array([0.0, 0.5])), [1.0, 1.25], rtol=1e-14
+    )
+
+
+def test_loss_cycle_above_the_buffer_with_large_windows():
+    """q* ≥ B with (BDP + B)/N ≥ 8 packets: the loss cycle (oscillation, the queue swinging across the buffer);
+    β = 1e-4, BDP = 1000, N = 50: w* = (20/0.00387)^{2/5} ≈ 30.6 ⇒ q* ≈ 530 ≥ 250, w_B = 25."""
+    r = DwtcpRegimeModel().evaluate(1e-4, 1000.0, 50, k=0.0, buffer=250.0, threshold=50.0)
+    assert r["q_star"][()] >= 250 and r["regime"][()] == OSCILLATION and r["amplitude"][()] == 125.0
+
+
+def test_class_predictor_scores_collapse_and_skips_not_stationary(monkeypatch):
+    """packet_agreement scores the regime predictor at steady, oscillating and collapsed runs, never at
+    not-stationary ones, and agrees where it names the class (three hand-built runs; the other predictors are
+    left out of the registry for the test)."""
+    from dwtcp_fluid.sweep import predictors as reg
+    from dwtcp_fluid.sweep.outcomes_packet import empty_outcomes, packet_agreement
+    from dwtcp_fluid.sweep.packet_classes import PacketClass
+
+    monkeypatch.setattr(reg, "_REGISTRY", {reg.REGIME: reg.predictors()[reg.REGIME]})
+
+    pk = empty_outcomes(3)
+    pk["packet_class"][:] = [PacketClass.COLLAPSE, PacketClass.STEADY, PacketClass.NOT_STATIONARY]
+    pk["packet_scored"][:] = [False, True, False]
+    pk["packet_queue_mean"][:] = [249.0, 47.0, 0.0]
+    pk["packet_utilization"][:] = [1.0, 1.0, 1.0]
+    pk["packet_kbar_obs"][:] = [250.0, 50.0, 0.0]
+    arrays, summ = packet_agreement(
+        [1e-3] * 3, [10.0, 10.0, 10.0], [1000, 20, 20], pk, capacity_pps=10e9 / 8 / 1500, buffer=250.0
+    )
+    s = summ["regime"]
+    assert s["scored"] == 2 and s["agreement"] == 1.0
+    assert s["state"]["steady_points"] == 1 and s["state"]["queue_within"] == 1.0
+    assert list(arrays["packet_regime_agrees"]) == [True, True, False]
+
+
+@pytest.mark.slow
+def test_regime_slice_matches_record():
+    """Re-run the slice β = 1e-3, K = 0, B = 250 of the packet law; the class counts and the regime predictor's
+    agreed points are within SWEEP_COUNT_TOLERANCE points of docs/data/regime-slices.json."""
+    from dwtcp_fluid.studies.dwtcp.derive_packet_law import SWEEP_COUNT_TOLERANCE as tol
+    from dwtcp_fluid.studies.dwtcp.derive_regime import SLICES_RECORD
+    from dwtcp_fluid.sweep.regime_slices import slice_agreement
+    from dwtcp_fluid.symbolic.recorded import recorded
+
+    rec = next(
+        s for s in recorded(SLICES_RECORD)["slices"] if (s["beta"], s["k"], s["buffer"]) == (1e-3, 0.0, 250)
+    )
+    got = slice_agreement(1e-3, 0.0, 250)
+    for c, n in rec["class_counts"].items():
+        assert abs(got["class_counts"][c] - n) <= tol, c
+    a, b = got["agreement"]["regime"], rec["agreement"]["regime"]
+    assert abs(a["agreement"] * a["scored"] - b["agreement"] * b["scored"]) <= tol
