@@ -7,9 +7,9 @@ Measurement window (both sides): the first :data:`WARMUP_RTTS` RTTs are excluded
 decreases), then :data:`WINDOW_RTTS` RTTs are measured — at least max(50 RTTs, 3 periods) for every cycle seen here
 — or :data:`WINDOW_RTTS_AT` where the queue fluctuates irregularly. The packet run is classified, its period taken
 and the model judged by the one definition the sweep and ``packet compare-fluid --law dwtcp`` use
-(:mod:`dwtcp_fluid.sweep.packet_classes`: classes steady / oscillating / collapse / not_stationary / failed, only
-the first two scored; :func:`~dwtcp_fluid.sweep.packet_classes.regular_period`;
-:func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict` with its ``TOLERANCES``: mean queue within 10 packets
+(:mod:`dwtcp_fluid.judge.classes`: classes steady / oscillating / collapse / not_stationary / failed, only
+the first two scored; :func:`~dwtcp_fluid.judge.classes.regular_period`;
+:func:`~dwtcp_fluid.studies.dwtcp.checks.model_gaps` with its ``TOLERANCES``: mean queue within 10 packets
 or 20 %, utilization within 0.02, and — in the cycle regime — period within 15 % where the packet period is
 regular; in the standing-queue regime the packet queue must never empty, the regime's signature).
 """
@@ -169,14 +169,14 @@ def comparison_table(
 ) -> list[dict[str, Any]]:
     """One row per (setting, source): ``rtt_us``, ``flows``, ``source`` ("packet", "dwtcp-busy" or an existing
     model's name), the :data:`TABLE_KEYS`, and for the Scout-faithful model ``verdict`` and ``why``
-    (:func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict`)."""
-    from ...sweep.packet_classes import tolerance_verdict
+    (:func:`~dwtcp_fluid.studies.dwtcp.checks.model_gaps`)."""
+    from .checks import model_gaps
 
     rows = []
     for i, (pk, md) in enumerate(zip(packet, model, strict=True)):
         base = {"rtt_us": round(pk["rtt"] * 1e6), "flows": pk["flows"]}
         rows.append({**base, "source": "packet", "class": pk["class"], **{k: pk[k] for k in TABLE_KEYS}})
-        v = tolerance_verdict(pk, md)
+        v = model_gaps(pk, md)
         rows.append(
             {**base, "source": "dwtcp-busy", "verdict": v["verdict"], "why": v["why"],
              **{k: md[k] for k in TABLE_KEYS}}
