@@ -88,6 +88,12 @@ class Tolerance:
         if (self.abs is not None or self.rel is not None or self.ratio is not None) and self.against is None:
             raise ValueError(f"tolerance {self.name!r} compares two sides: 'against' is required")
 
+    def replace(self, **changes: Any) -> Tolerance:
+        """This tolerance with ``changes`` (e.g. ``scored=False``)."""
+        import dataclasses
+
+        return dataclasses.replace(self, **changes)
+
     @property
     def key(self) -> str | tuple[str, ...]:
         """The summary key (or keys) of the quantity on the ``of`` side."""
@@ -161,7 +167,7 @@ class Tolerance:
 
     def to_dict(self) -> dict[str, Any]:
         """The fields that are set (JSON-ready)."""
-        d = {k: v for k, v in asdict(self).items() if v is not None}
+        d = {k: list(v) if isinstance(v, tuple) else v for k, v in asdict(self).items() if v is not None}
         d = {k: v for k, v in d.items() if not (k == "scored" and v) and not (k == "strict" and not v)}
         if d.get("relative_to") == "against" and self.rel is None:
             d.pop("relative_to")
