@@ -86,10 +86,17 @@ class CrossCheck(Generic[S]):
         :meth:`CheckRow.to_dict`).
     label : callable, optional
         ``label(setting)`` → its name in tables (default the setting's ``name`` or ``str``).
-    document : dict
-        Extra keys of the compare-fluid document.
+    document : dict or callable
+        Extra keys of the compare-fluid document, or ``document(options)`` → them.
     settings_from : callable, optional
         ``settings_from(**flags)`` → settings, for a check whose settings come from the command line.
+    stated_tolerances : Tolerances or dict of Tolerances, optional
+        What the document states when ``tolerances`` is a callable: the whole set, or the named sets it chooses
+        among.
+    model_labels : dict
+        Display names of fluid models in tables (default the model's key).
+    figure : callable, optional
+        ``figure(result)`` → the compare-fluid overlay figure of a :class:`CheckResult`.
     """
 
     name: str
@@ -106,8 +113,11 @@ class CrossCheck(Generic[S]):
     columns: tuple[tuple[str, str, float], ...] = ()
     row: Callable[[CheckRow], dict[str, Any]] | None = None
     label: Callable[[S], str] | None = None
-    document: dict[str, Any] = field(default_factory=dict)
+    document: dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]] = field(default_factory=dict)
     settings_from: Callable[..., tuple[S, ...]] | None = None
+    stated_tolerances: Tolerances | dict[str, Tolerances] | None = None
+    model_labels: dict[str, str] = field(default_factory=dict)
+    figure: Callable[[CheckResult], Any] | None = None
 
     def replace(self, **changes: Any) -> CrossCheck[S]:
         return dataclasses.replace(self, **changes)

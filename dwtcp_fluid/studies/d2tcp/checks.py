@@ -228,6 +228,14 @@ CHECK: CrossCheck[D2tcpSetting] = register_check(
         row=_json_row,
         label=lambda s: f"N = {s.flows}, d = {s.dimm:g}",
         document={"period_ratio_far": PERIOD_RATIO_FAR},
+        stated_tolerances={"d >= 1": TOLERANCES, "d < 1": TOLERANCES_FAR},
+        model_labels={"fluid": "paper (7)", "fluid_window": "ACK-clocked"},
+        columns=(
+            ("mean q (pkt)", "queue_mean", 1.0),
+            ("period (ms)", "period_s", 1e3),
+            ("mean α", "alpha_mean", 1.0),
+            ("utilization (%)", "utilization", 100.0),
+        ),  # fmt: skip
     )
 )
 

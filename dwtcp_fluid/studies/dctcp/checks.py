@@ -411,6 +411,18 @@ def _settings_from(
     return tuple(DctcpParams(link=links[0], flows=int(n), K=marking_threshold, g=g) for n in flows)
 
 
+def _label(P: DctcpParams) -> str:
+    return f"N = {P.flows}, τ = {P.link.d * 1e6:.0f} µs (BDP {P.link.bdp:.0f}), K = {P.K:g}, g = {P.g:g}"
+
+
+def _figure(result: Any) -> Any:
+    """The packet-vs-fluid overlay of a :data:`CHECK` result (one column per N)."""
+    from ...plots.packet import plot_packet_vs_fluid
+
+    data = {r.setting.flows: comparison(r.setting, r.packet, r.fluid) for r in result.rows}
+    return plot_packet_vs_fluid(data, flows=tuple(data))
+
+
 #: The DCTCP cross-check: the packet law under the one-step cut against the ACK-clocked model (:data:`REFERENCE`;
 #: the paper's (5)-(8) reported beside it), tolerances by run class.
 CHECK: CrossCheck[DctcpParams] = register_check(
@@ -426,7 +438,15 @@ CHECK: CrossCheck[DctcpParams] = register_check(
         against=(REFERENCE,),
         laws=("dctcp",),
         row=_json_row,
-        label=lambda P: f"N = {P.flows}",
+        label=_label,
         settings_from=_settings_from,
+        stated_tolerances=TOLERANCES,
+        document=lambda options: {"duration_s": options["duration"]},
+        model_labels={
+            "packet": "packet",
+            "fluid": "fluid (5)-(8) [DCTCP-A]",
+            "fluid_window": "fluid, ACK-clocked",
+        },
+        figure=_figure,
     )
 )

@@ -388,6 +388,13 @@ def _settings_from(
     return tuple(DwtcpParams(link=link, flows=int(n), beta=beta, k=k) for link in links for n in flows)
 
 
+def _figure(result: Any) -> Any:
+    """Queue and window of the packet run and each model, one row per setting of a :data:`CHECK` result."""
+    from .plots_packet import plot_dwtcp_overlay
+
+    return plot_dwtcp_overlay([comparison(r) for r in result.rows])
+
+
 #: The cross-check of ``packet compare-fluid --law dwtcp``: settings from the command line (N × link, β, K); the
 #: packet side the sweep's run definition, the fluid side every registered predictor, each one judged.
 CHECK: CrossCheck[DwtcpParams] = register_check(
@@ -405,7 +412,12 @@ CHECK: CrossCheck[DwtcpParams] = register_check(
         context=_context,
         laws=("dwtcp",),
         row=_json_row,
-        label=lambda P: f"N = {P.flows}, τ = {P.link.d * 1e6:.0f} µs",
+        label=lambda P: (
+            f"N = {P.flows}, τ = {P.link.d * 1e6:.0f} µs (BDP {P.link.C * P.link.d:.0f}), β = {P.beta:g}, "
+            f"K = {P.k:g}"
+        ),
         settings_from=_settings_from,
+        stated_tolerances={"tolerances": TOLERANCES, **{k: Tolerances(t) for k, t in PERIOD_RULES.items()}},
+        figure=_figure,
     )
 )

@@ -201,6 +201,7 @@ def _check(law: str) -> CrossCheck[Setting]:
         packet=lambda s, seed=0, **_: packet_rates(s, seed=seed),
         fluid=lambda settings, packets, **_: [{"fluid": f} for f in fluid_rates(tuple(settings))],
         tolerances=_tolerances,
+        stated_tolerances=TOLERANCES,
         classify=lambda s, packet, fluid: run_class(s),
         context=_context,
         laws=(law,),
