@@ -147,23 +147,30 @@ class Tolerance:
         return m, bool(np.all(ok))
 
     def describe(self) -> str:
-        """The bound in words (for tables and documents)."""
-        q = self.key if isinstance(self.key, str) else "/".join(self.key)
+        """The bound in words (for tables and documents): ``name: |packet q − fluid q| ≤ 10 packets``."""
+
+        def term(side: str | None, key: Any) -> str:
+            k = key if isinstance(key, str) else "/".join(key)
+            return k if side == "context" else f"{side} {k}"
+
+        x = term(self.of, self.key)
+        y = term(self.against, self.against_quantity or self.key) if self.against else ""
         if self.ratio is not None:
-            return f"{q}: {self.ratio[0]:g} ≤ {self.of}/{self.against} ≤ {self.ratio[1]:g}"
+            return f"{self.name}: {self.ratio[0]:g} ≤ ({x}) / ({y}) ≤ {self.ratio[1]:g}"
         if self.at_least is not None or self.at_most is not None:
             op = (">" if self.strict else "≥") if self.at_least is not None else ("<" if self.strict else "≤")
             b = self.at_least if self.at_least is not None else self.at_most
-            lhs = f"{self.of} {q}" if self.against is None else f"{self.of} {q} − {self.against}"
-            return f"{lhs} {op} {b:g} {self.unit}".rstrip()
+            lhs = x if not y else f"{x} − {y}"
+            return f"{self.name}: {lhs} {op} {b:g} {self.unit if self.unit != '1' else ''}".rstrip()
         parts = []
         if self.abs is not None:
-            parts.append(f"{self.abs:g} {self.unit}" + (f" × {self.scale}" if self.scale else ""))
+            unit = "" if self.unit == "1" else f" {self.unit}"
+            parts.append(f"{self.abs:g} × {self.scale}" if self.scale else f"{self.abs:g}{unit}")
         if self.rel is not None:
             parts.append(
                 f"{self.rel:.0%} of the {self.against if self.relative_to == 'against' else self.of}"
             )
-        return f"{q}: |{self.of} − {self.against}| within " + " or ".join(parts)
+        return f"{self.name}: |{x} − {y}| ≤ " + " or ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
         """The fields that are set (JSON-ready)."""
@@ -209,6 +216,9 @@ class Tolerances(Sequence[Tolerance]):
         new = {t.name: t for t in items}
         out = [new.pop(t.name, t) for t in self.items]
         return Tolerances(*out, *new.values())
+
+    def __str__(self) -> str:
+        return self.describe()
 
     def describe(self) -> str:
         """Every bound in words, separated by "; "."""

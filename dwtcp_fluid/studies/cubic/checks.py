@@ -33,8 +33,8 @@ __all__ = ["TOLERANCES", "SETTINGS", "SLOW_SETTINGS", "MIN_EPISODES", "CHECK", "
 #: share absolute.
 TOLERANCES = Tolerances(
     Tolerance("period", "1", quantity="period_s", rel=0.15),
-    Tolerance("queue_mean", "B", abs=0.1, scale="buffer"),
-    Tolerance("queue_range", "B", quantity=("queue_min", "queue_max"), abs=0.15, scale="buffer"),
+    Tolerance("queue_mean", "buffer", abs=0.1, scale="buffer"),
+    Tolerance("queue_range", "buffer", quantity=("queue_min", "queue_max"), abs=0.15, scale="buffer"),
     Tolerance("utilization", "1", abs=0.06),
     Tolerance("share", "1", quantity="shares", abs=0.05),
 )

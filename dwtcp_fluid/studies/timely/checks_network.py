@@ -158,7 +158,12 @@ def packet_side(s: TimelySetting, *, seed: int = 0, chunk: int = 1000) -> Side:
     warm = int(WARMUP * r.records["q_mean"].shape[0])
     # the queue test of classify_chain is 0.25·K: K = 4 × the queue tolerance makes it the tolerance
     cls = classify_chain(
-        r.records, 4 * TOLERANCES["queue"], warm, marked=False, share_abs=TOLERANCES["share"], chunk=chunk
+        r.records,
+        4 * TOLERANCES["queue"].abs,
+        warm,
+        marked=False,
+        share_abs=TOLERANCES["share"].abs,
+        chunk=chunk,
     )
     d = _base_rtt(r.slot_s, link)
     rtt = np.array([d + r.queue_mean[list(route)].sum() * r.slot_s for route in parking_lot_routes(s.hops)])
