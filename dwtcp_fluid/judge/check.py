@@ -65,9 +65,10 @@ class CrossCheck(Generic[S]):
     fluid : callable
         ``fluid(settings, packets, **options)``: per setting, ``{model name: side}`` (``packets`` are the packet
         sides, for models that sample on the packet run's grid).
-    tolerances : Tolerances or callable
-        The stated tolerances, or ``tolerances(setting, packet, fluid)`` choosing a set per run (a law's set, a
-        regime's set): one summary each.
+    tolerances : Tolerances, dict or callable
+        The stated tolerances; a dict run class → Tolerances (the class picks the set); or
+        ``tolerances(setting, packet, fluid)`` choosing a set per run and model (a law's set, a regime's set; the
+        sides' summaries).
     classify : callable, optional
         ``classify(setting, packet, fluid_sides)`` → the run class; None: every run is ``"scored"``.
     scored_classes : tuple of str, optional
@@ -104,7 +105,7 @@ class CrossCheck(Generic[S]):
     settings: tuple[S, ...]
     packet: Callable[..., Mapping[str, Any]]
     fluid: Callable[..., Sequence[Mapping[str, Mapping[str, Any]]]]
-    tolerances: Tolerances | Callable[..., Tolerances]
+    tolerances: Tolerances | Mapping[str, Tolerances] | Callable[..., Tolerances]
     classify: Callable[..., str] | None = None
     scored_classes: tuple[str, ...] | None = None
     context: Callable[..., Mapping[str, Any]] | None = None
@@ -129,16 +130,26 @@ class CrossCheck(Generic[S]):
             return self.label(setting)
         return str(getattr(setting, "name", setting))
 
-    def tolerances_for(self, setting: S, packet: Mapping[str, Any], fluid: Mapping[str, Any]) -> Tolerances:
+    def tolerances_for(
+        self, setting: S, packet: Mapping[str, Any], fluid: Mapping[str, Any], run_class: str | None = None
+    ) -> Tolerances:
+        """The tolerances that judge one run against one model (a class the dict does not name: none)."""
         t = self.tolerances
-        return t if isinstance(t, Tolerances) else t(setting, packet, fluid)
+        if isinstance(t, Tolerances):
+            return t
+        if isinstance(t, Mapping):
+            return t.get(run_class or "", Tolerances())
+        return t(setting, packet, fluid)
 
     def stated(self) -> dict[str, Any]:
-        """The stated tolerances as a document (the fixed set, or each set the check chooses among)."""
-        t = self.tolerances
-        return (
-            t.to_dict() if isinstance(t, Tolerances) else {"chosen per run": getattr(t, "__doc__", "") or ""}
-        )
+        """The stated tolerances as a document: :attr:`stated_tolerances` when given, else the fixed set or the
+        sets by run class (name → bound, or set name → its bounds)."""
+        t = self.stated_tolerances if self.stated_tolerances is not None else self.tolerances
+        if isinstance(t, Tolerances):
+            return t.to_dict()
+        if isinstance(t, Mapping):
+            return {k: v.to_dict() for k, v in t.items()}
+        return {}
 
 
 @dataclass
@@ -286,7 +297,7 @@ def judge(
         fl = summary_of(fluid[m])
         ctx = contexts[m] = dict(check.context(setting, packet, fluid[m])) if check.context else {}
         verdicts[m] = verdict(
-            check.tolerances_for(setting, pk, fl), pk, fl, context=ctx, run_class=run_class,
+            check.tolerances_for(setting, pk, fl, run_class), pk, fl, context=ctx, run_class=run_class,
             scored_classes=check.scored_classes,
         )  # fmt: skip
     return CheckRow(check.name, setting, check.name_of(setting), run_class, packet, fluid, verdicts, contexts)

@@ -96,7 +96,10 @@ TOLERANCES = Tolerances(
     Tolerance("period", "1", quantity="period_s", rel=0.15),
 )
 #: The tolerances that score each run class.
-CLASS_TOLERANCES = {"fixed point": ("fixed_point_queue",), "cycle": ("queue_mean", "period")}
+CLASS_TOLERANCES = {
+    "fixed point": Tolerances(TOLERANCES["fixed_point_queue"]),
+    "cycle": Tolerances(TOLERANCES["queue_mean"], TOLERANCES["period"]),
+}
 #: The fluid model the tolerances apply to: the ACK-clocked one (see the module docstring for the evidence).
 REFERENCE = "fluid_window"
 #: The sender rule of the packet runs compared with the fluid models: the one-step cut of (5) (the module docstring
@@ -267,22 +270,19 @@ def compare_dctcp(
     over the last half of the run: ``t_packet``, ``q_packet``, ``w_packet``, ``alpha_packet``, and the same with
     the suffixes ``_fluid`` and ``_fluid_window``.
     """
+    from ...judge import run_check
+
     P = (params or DCTCP_ANALYSIS).replace(flows=flows)
-    opts = {"duration": duration, "fluid_method": fluid_method, "fluid_models": fluid_models}
-    pk = _packet_side(P, seed=seed, law=law, reduction=reduction, build_options=build_options, **opts)
-    (fl,) = _fluid_side((P,), [pk], **opts)
-    return comparison(P, pk, fl, law=law, reduction=reduction)
+    (r,) = run_check(
+        CHECK, [P], seed=seed, duration=duration, fluid_method=fluid_method, fluid_models=fluid_models, law=law,
+        reduction=reduction, build_options=build_options,
+    ).rows  # fmt: skip
+    return comparison(P, r.packet, r.fluid, law=law, reduction=reduction)
 
 
 def run_class(fixed_point_queue: float | None) -> str:
     """``fixed point`` where the model's fixed point 2N − C·d exists (w̄ ≤ 2), else ``cycle``."""
     return "cycle" if fixed_point_queue is None else "fixed point"
-
-
-def _tolerances(setting: Any, packet: Any, fluid: Any) -> Tolerances:
-    """The tolerances of the run's class (:data:`CLASS_TOLERANCES`)."""
-    names = CLASS_TOLERANCES[run_class(setting.fixed_point_queue)]
-    return Tolerances(*(t for t in TOLERANCES if t.name in names))
 
 
 def within_tolerance(c: dict[str, Any], against: str = REFERENCE) -> tuple[bool, str]:
@@ -299,8 +299,7 @@ def within_tolerance(c: dict[str, Any], against: str = REFERENCE) -> tuple[bool,
         raise ValueError(f"against={against!r} is invalid: accepted 'fluid' or 'fluid_window'")
     pk, fl = c["packet"], c[against]
     cls = run_class(c["fixed_point_queue"])
-    names = CLASS_TOLERANCES[cls]
-    v = verdict(Tolerances(*(t for t in TOLERANCES if t.name in names)), pk, fl,
+    v = verdict(CLASS_TOLERANCES[cls], pk, fl,
                 context={"fixed_point_queue": c["fixed_point_queue"]}, run_class=cls)  # fmt: skip
     if cls == "fixed point":
         return (
@@ -432,7 +431,7 @@ CHECK: CrossCheck[DctcpParams] = register_check(
         settings=tuple(DCTCP_ANALYSIS.replace(flows=n) for n in (2, 10, 100)),
         packet=_packet_side,
         fluid=_fluid_side,
-        tolerances=_tolerances,
+        tolerances=CLASS_TOLERANCES,
         classify=lambda setting, packet, fluid: run_class(setting.fixed_point_queue),
         context=lambda setting, packet, model: {"fixed_point_queue": setting.fixed_point_queue},
         against=(REFERENCE,),

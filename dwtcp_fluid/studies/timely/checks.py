@@ -62,8 +62,12 @@ TOLERANCES = Tolerances(
 )  # fmt: skip
 #: The class of a comparison (by law) and the tolerances that score it (module docstring).
 CLASS_TOLERANCES = {
-    "unique fixed point": ("packet_fair", "fluid_fair", "rate", "queue_mean", "utilization"),
-    "start-dependent split": ("packet_split", "fluid_split", "rate", "utilization"),
+    "unique fixed point": Tolerances(
+        *(TOLERANCES[k] for k in ("packet_fair", "fluid_fair", "rate", "queue_mean", "utilization"))
+    ),
+    "start-dependent split": Tolerances(
+        *(TOLERANCES[k] for k in ("packet_split", "fluid_split", "rate", "utilization"))
+    ),
 }
 
 
@@ -177,11 +181,6 @@ def run_class(s: Setting) -> str:
     return "unique fixed point" if s.law == "timely-patched" else "start-dependent split"
 
 
-def _tolerances(s: Setting, packet: Any, fluid: Any) -> Tolerances:
-    names = CLASS_TOLERANCES[run_class(s)]
-    return Tolerances(*(t for t in TOLERANCES if t.name in names))
-
-
 def _context(s: Setting, packet: dict[str, Any], fluid: dict[str, Any]) -> dict[str, float]:
     """The fair share 1/N and each core's split: the rate of the group that starts faster over the other's."""
     fast = 0 if s.starts[0] > s.starts[1] else 1
@@ -200,7 +199,7 @@ def _check(law: str) -> CrossCheck[Setting]:
         settings=tuple(s for s in SETTINGS if s.law == law),
         packet=lambda s, seed=0, **_: packet_rates(s, seed=seed),
         fluid=lambda settings, packets, **_: [{"fluid": f} for f in fluid_rates(tuple(settings))],
-        tolerances=_tolerances,
+        tolerances=CLASS_TOLERANCES,
         stated_tolerances=TOLERANCES,
         classify=lambda s, packet, fluid: run_class(s),
         context=_context,
