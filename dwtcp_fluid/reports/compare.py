@@ -33,9 +33,9 @@ def _discover() -> None:
 
 
 def compare_laws() -> tuple[str, ...]:
-    """The laws ``packet compare-fluid`` serves: every law of a registered cross-check."""
+    """The laws ``packet compare-fluid`` serves: every law of a registered cross-check, sorted."""
     _discover()
-    return _registered_laws()
+    return tuple(sorted(_registered_laws()))
 
 
 def compare_check(law: str) -> CrossCheck[Any]:

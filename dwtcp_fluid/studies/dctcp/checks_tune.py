@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import Tolerance, Tolerances, verdict
 from ...params import DctcpParams, LinkParams
 from .analysis_cycle_grad import cycle_observables
 from .checks import TOLERANCES
@@ -40,6 +41,12 @@ __all__ = ["TOLERANCE", "packet_check", "packet_check_dwtcp"]
 
 #: Mean-queue tolerance, packets (the packet-vs-fluid cross-check's).
 TOLERANCE = float(TOLERANCES["queue_mean"].abs)
+#: The tuned model against the packet corners: mean queue (above the standing queue) within :data:`TOLERANCE`,
+#: packet utilization within 0.01 of the fluid throughput.
+TUNE_TOLERANCES = Tolerances(
+    Tolerance("queue_mean", "packets", abs=TOLERANCE),
+    Tolerance("utilization", "1", abs=0.01),
+)
 
 
 def packet_check(
@@ -93,15 +100,15 @@ def packet_check(
             "packet_utilization": float(s["utilization"]), "q_standing": stand, "stationarity": why,
             "packet_ack_clock_gap": float(s["ack_clock_gap"]), "packet_window_mean": float(s["window_mean"]),
         }  # fmt: skip
-        if not stationary or row["packet_utilization"] < 0.5:
-            row["class"] = "uninformative"
-        elif (
-            abs(row["packet_queue_mean"] - row["fluid_queue_mean"]) <= TOLERANCE
-            and abs(row["packet_utilization"] - row["fluid_throughput"]) <= 0.01
-        ):
-            row["class"] = "agree"
-        else:
-            row["class"] = "disagree"
+        cls = "stationary" if stationary and row["packet_utilization"] >= 0.5 else "uninformative"
+        v = verdict(
+            TUNE_TOLERANCES,
+            {"queue_mean": row["packet_queue_mean"], "utilization": row["packet_utilization"]},
+            {"queue_mean": row["fluid_queue_mean"], "utilization": row["fluid_throughput"]},
+            run_class=cls,
+            scored_classes=("stationary",),
+        )
+        row["class"] = v.outcome  # agree, disagree, or the class that is not scored: uninformative
         out.append(row)
     return out
 

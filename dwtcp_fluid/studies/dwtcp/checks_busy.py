@@ -36,6 +36,7 @@ __all__ = [
     "EXISTING_MODELS",
     "existing_dwtcp",
     "comparison_table",
+    "CHECK",
 ]
 
 #: (base RTT in s, N) of the cross-check.
@@ -184,3 +185,35 @@ def comparison_table(
         for name, sm in (existing[i] if existing else {}).items():
             rows.append({**base, "source": name, **{k: sm.get(k) for k in TABLE_KEYS}})
     return rows
+
+
+def _label(setting: tuple[float, int]) -> str:
+    return f"τ = {setting[0] * 1e6:.0f} µs, N = {setting[1]}"
+
+
+def _check() -> Any:
+    """The Scout-faithful model's cross-check: the DWTCP check's judge (classes, tolerances, period rules) with this
+    study's settings, warm-up and windows."""
+    from ...judge import register_check
+    from .checks import CHECK as DWTCP
+
+    return register_check(
+        DWTCP.replace(
+            name="dwtcp-busy",
+            claim="the Scout-faithful DWTCP model says what the packet law does (proofs/dwtcp_busy.md)",
+            settings=SETTINGS,
+            packet=lambda s, seed=0, **_: {"summary": packet_dwtcp([s], seed=seed)[0]},
+            fluid=lambda settings, packets, method="reference", **_: [
+                {"dwtcp-busy": m} for m in model_dwtcp(list(settings), method=method)
+            ],
+            laws=(),
+            row=None,
+            label=_label,
+            settings_from=None,
+            figure=None,
+        )
+    )
+
+
+#: The Scout-faithful model's cross-check (:func:`~dwtcp_fluid.judge.run_check` runs it at :data:`SETTINGS`).
+CHECK = _check()
