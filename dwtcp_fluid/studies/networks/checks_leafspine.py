@@ -39,6 +39,7 @@ import numpy as np
 from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
 from ...params import LinkParams
 from .analysis_fixed_point import network_fixed_point
+from .checks_multihop import mean_field_check
 
 __all__ = [
     "FabricSetting",
@@ -224,17 +225,14 @@ def _fluid_side(settings: Any, packets: Any, **_: Any) -> list[dict[str, Any]]:
 #: The leaf-spine cross-check: the packet fabric against the network model's mean-field fixed point on the same
 #: routing (scored); the DDE run is reported beside it.
 CHECK: CrossCheck[FabricSetting] = register_check(
-    CrossCheck(
+    mean_field_check(
         name="leaf-spine",
         claim="the DCTCP network model's mean-field fixed point says what the packet fabric does on its ECMP routing",
         settings=SETTINGS,
         packet=_packet_side,
         fluid=_fluid_side,
         tolerances=TOLERANCES,
-        classify=lambda setting, packet, fluid: packet["class"],
-        scored_classes=("stationary",),
         context=lambda setting, packet, model: {"K": setting.K},
-        against=("mean-field",),
     )
 )
 

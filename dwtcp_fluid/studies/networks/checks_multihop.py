@@ -193,19 +193,27 @@ def _fluid_side(settings: Sequence[ChainSetting], packets: Sequence[dict[str, An
     return out
 
 
+def mean_field_check(**fields: Any) -> CrossCheck[Any]:
+    """A network cross-check: the packet side's own ``class`` (``stationary`` scored) against the ``mean-field``
+    fixed point (other fluid readings reported)."""
+    return CrossCheck(
+        classify=lambda setting, packet, fluid: packet["class"],
+        scored_classes=("stationary",),
+        against=("mean-field",),
+        **fields,
+    )
+
+
 #: The parking-lot cross-check: packet chain against the network model's mean-field fixed point (scored) and its
 #: synchronized reading (reported).
 CHECK: CrossCheck[ChainSetting] = register_check(
-    CrossCheck(
+    mean_field_check(
         name="parking-lot",
         claim="the DCTCP network model's mean-field fixed point says what the packet chain does (proofs/multihop.md)",
         settings=SETTINGS,
         packet=_packet_side,
         fluid=_fluid_side,
         tolerances=TOLERANCES,
-        classify=lambda setting, packet, fluid: packet["class"],
-        scored_classes=("stationary",),
-        against=("mean-field",),
     )
 )
 
