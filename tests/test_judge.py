@@ -143,3 +143,18 @@ def test_registry_finds_a_check_by_name_and_law(monkeypatch):
         check_for_law("nope")
     with pytest.raises(TypeError):
         register_check(lambda: 3)
+
+
+def test_tolerances_by_run_class():
+    by_class = {
+        "cycle": Tolerances(Tolerance("q", abs=10.0)),
+        "fixed point": Tolerances(Tolerance("q", abs=3.0)),
+    }
+    check = _toy().replace(tolerances=by_class, classify=lambda s, p, f: "cycle" if s < 100 else "fixed point",
+                           scored_classes=None)  # fmt: skip
+    # s = 10: 1 packet off, within both; s = 200: 20 off, outside the fixed point's 3
+    res = run_check(check, (10.0, 200.0))
+    assert [r.outcome for r in res.rows] == ["agree", "disagree"]
+    # a scored class without a stated set is an error, not an empty set that always agrees
+    with pytest.raises(KeyError, match="no tolerances"):
+        run_check(check.replace(classify=lambda s, p, f: "unknown"), (10.0,))

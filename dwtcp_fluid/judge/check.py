@@ -133,12 +133,17 @@ class CrossCheck(Generic[S]):
     def tolerances_for(
         self, setting: S, packet: Mapping[str, Any], fluid: Mapping[str, Any], run_class: str | None = None
     ) -> Tolerances:
-        """The tolerances that judge one run against one model (a class the dict does not name: none)."""
+        """The tolerances that judge one run against one model (by class: a class that is not scored needs none;
+        a scored class the dict does not name is an error, never an empty set that always agrees)."""
         t = self.tolerances
         if isinstance(t, Tolerances):
             return t
         if isinstance(t, Mapping):
-            return t.get(run_class or "", Tolerances())
+            if run_class in t:
+                return t[run_class]
+            if self.scored_classes is not None and run_class not in self.scored_classes:
+                return Tolerances()
+            raise KeyError(f"check {self.name!r} states no tolerances for the run class {run_class!r}")
         return t(setting, packet, fluid)
 
     def stated(self) -> dict[str, Any]:
