@@ -12,7 +12,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["COMPARE_COLUMNS", "compare_console", "compare_table", "check_tables", "verdict_text", "fmt"]
+__all__ = ["COMPARE_COLUMNS", "compare_console", "compare_table", "check_tables", "outcome_text", "fmt"]
 
 #: The default quantity columns: (header with its unit, summary key, factor from the summary's unit to the header's).
 COMPARE_COLUMNS: tuple[tuple[str, str, float], ...] = (
@@ -50,7 +50,7 @@ def compare_table(
     return t
 
 
-def verdict_text(v: Any) -> str:
+def outcome_text(v: Any) -> str:
     """A :class:`~dwtcp_fluid.judge.Verdict` in words: pass/fail with each scored tolerance's measured value (✗:
     missed), or "not scored" with the run's class."""
     if v.passed is None:
@@ -74,7 +74,7 @@ def check_tables(law: str, result: Any) -> list[Table]:
         for m, side in r.fluid.items():
             summary = side.get("summary", side)
             v = r.verdicts.get(m)
-            text = verdict_text(v) if v is not None else "reported, not scored"
+            text = outcome_text(v) if v is not None else "reported, not scored"
             rows.append((check.model_labels.get(m, m), summary, text))
         title = f"{law}, {r.name}: packet core vs fluid model{'s' if len(r.fluid) > 1 else ''}"
         out.append(compare_table(title, rows, columns))
