@@ -23,9 +23,9 @@ os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 import numpy as np  # noqa: E402
 
+from dwtcp_fluid.judge.classes import PacketClass  # noqa: E402
 from dwtcp_fluid.sweep import SweepGrid  # noqa: E402
 from dwtcp_fluid.sweep.outcomes_packet import packet_outcomes  # noqa: E402
-from dwtcp_fluid.sweep.packet_classes import PacketClass  # noqa: E402
 
 
 def main() -> None:

@@ -216,7 +216,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("studies.dwtcp.checks", "compare_dwtcp"),
     "packet_outcomes": ("sweep.outcomes_packet", "packet_outcomes"),
-    "PacketClass": ("sweep.packet_classes", "PacketClass"),
+    "PacketClass": ("judge.classes", "PacketClass"),
     "plot_dwtcp_overlay": ("studies.dwtcp.plots_packet", "plot_dwtcp_overlay"),
     # figures and drawing
     "figures": ("experiments.catalog", "registry"),

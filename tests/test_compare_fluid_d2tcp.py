@@ -17,7 +17,7 @@ from dwtcp_fluid.studies.d2tcp.checks import (
     D2tcpSetting,
     compare_d2tcp,
     imminence_bounds,
-    verdict,
+    judged,
 )
 from dwtcp_fluid.studies.dctcp.checks import compare_dctcp, within_tolerance
 
@@ -62,9 +62,9 @@ def test_d_one_is_dctcps_check(rows):
 def test_the_check_can_fail(rows):
     """The packet run at d = 0.5 against the fluid model at d = 2 is outside the tolerances (q_min 28 vs 56)."""
     wrong = {**rows[0], "fluid_window": rows[2]["fluid_window"], "q_min_fluid": rows[2]["q_min_fluid"]}
-    v = verdict(wrong)
+    v = judged(wrong)
     assert not v["agree"] and not v["checks"]["q_min"]
-    assert not verdict({**rows[1], "imminence": {"held": False}})["agree"]  # unheld d is never agreement
+    assert not judged({**rows[1], "imminence": {"held": False}})["agree"]  # unheld d is never agreement
 
 
 def test_imminence_bounds_by_hand():

@@ -67,9 +67,9 @@ def test_class_predictor_scores_collapse_and_skips_not_stationary(monkeypatch):
     """packet_agreement scores the regime predictor at steady, oscillating and collapsed runs, never at
     not-stationary ones, and agrees where it names the class (three hand-built runs; the other predictors are
     left out of the registry for the test)."""
+    from dwtcp_fluid.judge.classes import PacketClass
     from dwtcp_fluid.sweep import predictors as reg
     from dwtcp_fluid.sweep.outcomes_packet import empty_outcomes, packet_agreement
-    from dwtcp_fluid.sweep.packet_classes import PacketClass
 
     monkeypatch.setattr(reg, "_REGISTRY", {reg.REGIME: reg.predictors()[reg.REGIME]})
 

@@ -2,7 +2,7 @@
 
 Packet runs: :func:`dwtcp_fluid.studies.dwtcp.checks_busy.packet_dwtcp`, which is the one definition of a DWTCP packet
 run at a setting (:func:`dwtcp_fluid.studies.dwtcp.checks.packet_setting`, a point of the sweep's packet pass).
-Rule: :func:`dwtcp_fluid.sweep.packet_classes.tolerance_verdict` (mean queue within 10 packets or 20 %, utilization
+Rule: :func:`dwtcp_fluid.judge.classes.model_gaps` (mean queue within 10 packets or 20 %, utilization
 within 0.02; a standing-queue model needs a packet queue that never empties; a steady packet run needs a model
 whose amplitude is within the packet run's own oscillation threshold; an oscillating one a period within 15 % where
 the packet period is regular). Measured on packet core v2, seeds 0, 1, 2 (proofs/dwtcp_busy.md): at the five
@@ -17,7 +17,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dwtcp_fluid.judge.classes import regular_period
 from dwtcp_fluid.studies.dwtcp.analysis_busy import standing_queue_point
+from dwtcp_fluid.studies.dwtcp.checks import model_gaps
 from dwtcp_fluid.studies.dwtcp.checks_busy import (
     SETTINGS,
     existing_dwtcp,
@@ -25,11 +27,10 @@ from dwtcp_fluid.studies.dwtcp.checks_busy import (
     packet_dwtcp,
     setting,
 )
-from dwtcp_fluid.sweep.packet_classes import regular_period, tolerance_verdict
 
 
 def within_tolerance(pk: dict, md: dict) -> tuple[bool, list[str]]:
-    v = tolerance_verdict(pk, md)
+    v = model_gaps(pk, md)
     return v["verdict"] == "pass", v["why"]
 
 
@@ -50,7 +51,7 @@ def test_standing_queue_at_100us_n50():
 
 def _only_the_period_misses(pk: dict, md: dict, lo: float, hi: float) -> None:
     """Mean queue and utilization within tolerance, the regular packet period missed by lo-hi (model slower)."""
-    v = tolerance_verdict(pk, md)
+    v = model_gaps(pk, md)
     assert v["verdict"] == "fail" and [w.endswith("within tolerance") for w in v["why"]] == [
         True,
         True,
@@ -88,7 +89,7 @@ def test_cycle_at_100us_n10():
 
 def test_unscored_runs_are_never_agreement():
     for cls in ("not_stationary", "collapse"):
-        v = tolerance_verdict({"class": cls}, {"regime": "cycle", "status": "ok"})
+        v = model_gaps({"class": cls}, {"regime": "cycle", "status": "ok"})
         assert v["verdict"] == "not scored" and cls in v["why"][0]
 
 
@@ -122,7 +123,7 @@ def test_six_settings(rtt, n):
     the packet runs are steady (N = 10: amplitude 7.0 within 10; N = 50: 42.0 within 50) and so is the model by the
     same threshold (7.5, 40.6)."""
     pk, md = _pair(rtt, n)
-    v = tolerance_verdict(pk, md)
+    v = model_gaps(pk, md)
     if _EXPECTED[(rtt, n)] == "met":
         assert v["verdict"] == "pass", v["why"]
     elif _EXPECTED[(rtt, n)] == "period":

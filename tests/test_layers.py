@@ -9,14 +9,16 @@ everything.
     layer 2  models, plots            (plots: drawing over data and result objects, nothing computed)
     layer 3  dde                      (the integration cores and both DDE solvers)
     layer 4  analysis, packet         (cycles, spectra, phase portraits; the packet core)
-    layer 5  sweep                    (grids, per-point outcomes, the predictors of what DWTCP does)
-    layer 6  symbolic, checks         (symbolic: derivations, whose proofs may state numbers analysis and the
-                                       sweep compute; checks: the packet core judged against the fluid models,
-                                       and tuning, which the judge's vocabulary reads; no package, studies only)
-    layer 7  experiments              (figure recipes and the catalog: build, plot, claims)
-    layer 8  reports                  (each command's JSON document as a library function)
-    layer 9  cli
-    layer 10 __main__ (`python -m dwtcp_fluid`)
+    layer 5  judge                    (the run classes, the one tolerance type and verdict, the CrossCheck and
+                                       its registry: protocol-agnostic, it imports no study)
+    layer 6  sweep                    (grids, per-point outcomes, the predictors of what DWTCP does)
+    layer 7  symbolic, checks         (symbolic: derivations, whose proofs may state numbers analysis and the
+                                       sweep compute; checks: each study's cross-checks, declared as instances of
+                                       the judge's CrossCheck, and tuning; no package, studies only)
+    layer 8  experiments              (figure recipes and the catalog: build, plot, claims)
+    layer 9  reports                  (each command's JSON document as a library function)
+    layer 10 cli
+    layer 11 __main__ (`python -m dwtcp_fluid`)
 
 A study (``studies/<study>/``, one folder per protocol or setting) is not a layer: each of its modules belongs to the
 layer of its role, the file name up to the first underscore (``derive_busy.py`` is a ``derive`` module):
@@ -30,7 +32,10 @@ files ``studies/__init__.py`` and ``studies/<study>/__init__.py`` import nothing
 Where a file belongs (the rule of placement): a protocol's name appears in a module's file name only inside
 ``studies/`` (its fluid models in ``models/`` and its per-ACK laws in ``packet/laws/`` excepted); a module that
 judges (crosscheck, checks, judge, verdict) lives in a study or in the judge package; ``packet/`` is the simulator
-and imports nothing from the fluid side (``models``, ``dde``, ``analysis``).
+and imports nothing from the fluid side (``models``, ``dde``, ``analysis``). There is one judge: outside
+``judge/`` no module defines a verdict function (``verdict``, ``*_verdict``, ``within_tolerance``, ``score``) or a
+tolerance table as a literal (a ``*TOLERANCE*`` name bound to a dict): a study declares ``Tolerances`` and
+``CrossCheck`` instances, and ``judge/`` imports no study.
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ LAYERS = (
     {"models", "plots"},
     {"dde"},
     {"analysis", "packet"},
+    {"judge"},
     {"sweep"},
     {"symbolic", "checks"},
     {"experiments"},
@@ -242,3 +248,39 @@ def test_packet_imports_no_fluid_side():
         if _unit(d) in ("models", "dde", "analysis")
     )
     assert not wrong, "packet/ imports the fluid side:\n" + "\n".join(wrong)
+
+
+#: Names of public functions that decide agreement: only the judge package defines them (a study applies the
+#: judge's verdict and formats it under a name of its own).
+VERDICT_NAMES = ("verdict", "score", "tolerance_verdict")
+
+
+def test_one_judge():
+    """No verdict function and no literal tolerance table (a dict of numbers) outside judge/, and judge/ imports no
+    study."""
+    found = []
+    for path in PKG.rglob("*.py"):
+        rel = path.relative_to(PKG)
+        if rel.parts[0] == "judge":
+            continue
+        for node in ast.parse(path.read_text()).body:
+            if (
+                isinstance(node, ast.FunctionDef)
+                and not node.name.startswith("_")
+                and (node.name in VERDICT_NAMES or node.name.endswith("_verdict"))
+            ):
+                found.append(f"{rel.as_posix()}: def {node.name}")
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                numbers = isinstance(node.value, ast.Dict) and any(
+                    isinstance(v, ast.Constant) and isinstance(v.value, int | float)
+                    for v in node.value.values
+                )
+                if numbers and any(isinstance(t, ast.Name) and "TOLERANCE" in t.id for t in targets):
+                    found.append(f"{rel.as_posix()}: {targets[0].id} = {{...}}")
+    assert not found, "a second judge (declare Tolerances / CrossCheck instances instead):\n" + "\n".join(
+        found
+    )
+    up = sorted(f"{m} -> {d}" for m, deps in _graph().items() if _unit(m) == "judge" for d in deps
+                if d.split(".")[1] == "studies")  # fmt: skip
+    assert not up, "judge/ imports a study:\n" + "\n".join(up)

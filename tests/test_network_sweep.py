@@ -100,7 +100,7 @@ def test_resume_keeps_verified_points(tmp_path, fakes):
 
 def test_agreement_thresholds_are_the_crosscheck_tolerances():
     pk = SimpleNamespace(run_class="stationary", long_share=0.2, cross_share=0.8, queue_mean=np.array([60.0]))
-    tol = TOLERANCES["long_share_rel"]
+    tol = TOLERANCES["long_share_rel"].rel
 
     def fl(long, q=60.0, cls="steady"):
         return SimpleNamespace(run_class=cls, long_share=long, cross_share=0.8, queue_mean=np.array([q]))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dwtcp_fluid.cli.packet_topology import print_chain
-from dwtcp_fluid.sweep.packet_classes import tolerance_verdict
+from dwtcp_fluid.studies.dwtcp.checks import model_gaps
 
 
 def test_leaf_spine_title_gives_the_group_sizes(capsys):
@@ -22,7 +22,7 @@ def test_compare_verdict_reads_in_words():
     packet = {"class": "steady", "queue_mean": 50.0, "utilization": 1.0, "queue_min": 10, "period_s": None,
               "oscillation_threshold": 5.0}  # fmt: skip
     model = {"status": "ok", "queue_mean": 300.0, "utilization": 1.0, "period_s": None, "amplitude": 0.0}
-    v = tolerance_verdict(packet, model)
+    v = model_gaps(packet, model)
     assert v["verdict"] == "fail"
     assert v["why"][0].endswith("outside tolerance") and v["why"][1].endswith("within tolerance")
     assert not any(w.endswith(("True", "False")) for w in v["why"])

@@ -103,6 +103,27 @@ def test_rate_based_sender_paces_and_measures_rtt():
     rtt = int(pr.scenario.rtt[0])
     # srtt (the traced field) of each flow equals the base RTT + at most one slot of queueing
     assert np.all(np.abs(rec["alpha_end"][-1] - rtt) <= 1.0)
+    _is_a_result(out)
+
+
+def _is_a_result(out: dict) -> None:
+    """run() returns the summary dict, which is also a Result: status, typed summary, dataset of the records, plot."""
+    from dwtcp_fluid.packet import PacketResult
+    from dwtcp_fluid.results import Result, Status
+
+    assert isinstance(out, PacketResult) and isinstance(out, Result) and out.ok and out["status"] == "ok"
+    s = out.summary()
+    # two flows paced at 0.3 of the line rate: 0.6 of the slots busy
+    assert s.utilization == pytest.approx(0.6, abs=0.01) and s.flows == 2 and s.status == Status.OK
+    ds = out.to_dataset()
+    assert ds.sizes["chunk"] == len(out["records"]["q_end"]) and ds.sizes["flow"] == 2
+    assert (
+        float(ds["time"][-1]) == pytest.approx(out["duration_s"]) and ds["q_end"].attrs["units"] == "packets"
+    )
+    assert ds.attrs["utilization"] == s.utilization and "package_version" in ds.attrs
+    assert out.plot().get_ylabel() == "queue (packets)"
+    bad = PacketResult(out | {"status": "non_finite", "message": "records cwnd_end"})
+    assert not bad.ok and bad.status_of(0) == Status.NON_FINITE and "cwnd_end" in bad.describe()
 
 
 def test_rtt_noise_is_seeded_and_centred():

@@ -6,15 +6,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dwtcp_fluid.packet import build, run_many
-from dwtcp_fluid.params import DwtcpParams, LinkParams
-from dwtcp_fluid.sweep.outcomes_packet import NOT_RUN, packet_agreement, packet_outcomes
-from dwtcp_fluid.sweep.packet_batch import PacketPassOptions, build_point, simulate
-from dwtcp_fluid.sweep.packet_classes import (
+from dwtcp_fluid.judge.classes import (
     PacketClass,
     oscillation_threshold,
     window_outcome,
 )
+from dwtcp_fluid.packet import build, run_many
+from dwtcp_fluid.params import DwtcpParams, LinkParams
+from dwtcp_fluid.sweep.outcomes_packet import NOT_RUN, packet_agreement, packet_outcomes
+from dwtcp_fluid.sweep.packet_batch import PacketPassOptions, build_point, simulate
 
 C = 10e9 / 8 / 1500  # 10 Gbps in 1500-byte packets/s
 

@@ -22,6 +22,21 @@ def _char_roots():
     return dw.char_roots(A0, -2.0 * np.ones_like(A0), np.array([1.0, 1.0]))
 
 
+def _check_result():
+    """A cross-check on closed forms (no simulator): packet q = 2s, fluid q = 2s + s/10, within 10 packets."""
+    from dwtcp_fluid.judge import CrossCheck, Tolerance, Tolerances, run_check
+
+    check = CrossCheck(
+        name="closed-form",
+        claim="q = 2s within 10 packets",
+        settings=(10.0, 200.0),
+        packet=lambda s, **_: {"q": 2 * s},
+        fluid=lambda settings, packets, **_: [{"fluid": {"q": 2.1 * s}} for s in settings],
+        tolerances=Tolerances(Tolerance("q", "packets", abs=10.0)),
+    )
+    return run_check(check)
+
+
 #: Each result type and how to compute one: computed when its test runs (not when the module is collected).
 RESULTS = {
     "DdeSolution": lambda: dw.solve(
@@ -35,6 +50,7 @@ RESULTS = {
     "BatchCycles": lambda: dw.cycles_batch(np.array([10.0, 30.0]), np.array([0.05, 0.1]), steps_per_unit=20),
     "SweepResult": _sweep,
     "CharRoots": _char_roots,
+    "CheckResult": _check_result,
 }
 
 

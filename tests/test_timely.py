@@ -161,13 +161,13 @@ def test_packet_vs_fluid_within_tolerance():
 
 def test_verdict_rejects_equal_rates_for_timely():
     """'Not split' is never agreement for TIMELY: equal packet rates fail the start-dependence check."""
-    from dwtcp_fluid.studies.timely.checks import SETTINGS, verdict
+    from dwtcp_fluid.studies.timely.checks import SETTINGS, judged
 
     s = next(x for x in SETTINGS if x.law == "timely")
     same = {"rate_1": 0.25, "rate_2": 0.25, "queue_mean": 5.0, "utilization": 0.95}
     split = {"rate_1": 0.03, "rate_2": 0.46, "queue_mean": 8.0, "utilization": 0.99}
-    assert not verdict(s, same, split)["agree"]
-    assert verdict(s, {**split, "utilization": 0.95}, split)["agree"]
+    assert not judged(s, same, split)["agree"]
+    assert judged(s, {**split, "utilization": 0.95}, split)["agree"]
 
 
 @pytest.mark.slow

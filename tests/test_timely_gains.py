@@ -41,7 +41,7 @@ def test_timely_split_survives_the_gains():
     for s, fl in zip(sets, fluid_rates(sets), strict=True):
         pk = packet_rates(s)
         for core, r in (("packet", pk), ("fluid", fl)):
-            assert r["rate_2"] >= TOLERANCES["split_ratio"] * r["rate_1"], (s.name, core, r)
+            assert r["rate_2"] >= TOLERANCES["packet_split"].at_least * r["rate_1"], (s.name, core, r)
 
 
 def test_patched_share_is_unique_for_every_gain_and_fair_unless_t_low_moves():
@@ -52,19 +52,21 @@ def test_patched_share_is_unique_for_every_gain_and_fair_unless_t_low_moves():
         for core, r in (("packet", pk), ("fluid", fl)):
             assert abs(r["rate_1"] - r["rate_2"]) <= 0.05, (s.name, core, r)  # one share for both groups
             if s.gains[0][0] != "t_low":
-                assert max(abs(r["rate_1"] - fair), abs(r["rate_2"] - fair)) <= TOLERANCES["fair_share"], (
+                assert (
+                    max(abs(r["rate_1"] - fair), abs(r["rate_2"] - fair)) <= TOLERANCES["packet_fair"].abs
+                ), (
                     s.name,
                     core,
                 )
     # T_low halved: the common share falls below C/N (both cores) ...
     low = [s for s in sets if s.gains[0][0] == "t_low" and s.gains[0][1] < BASE.t_low]
-    assert all(r["rate_1"] < fair - TOLERANCES["fair_share"] for r in fluid_rates(tuple(low)))
+    assert all(r["rate_1"] < fair - TOLERANCES["packet_fair"].abs for r in fluid_rates(tuple(low)))
     # ... and returns to C/N when RTT_ref moves with it
     moved = tuple(Setting(s.name + "-ref", s.law, s.flows, s.starts, s.duration,
                           (*s.gains, ("rtt_ref", BASE.rtt_ref * 0.5))) for s in low)  # fmt: skip
     for s, fl in zip(moved, fluid_rates(moved), strict=True):
         for r in (fl, packet_rates(s)):
-            assert max(abs(r["rate_1"] - fair), abs(r["rate_2"] - fair)) <= TOLERANCES["fair_share"], (
+            assert max(abs(r["rate_1"] - fair), abs(r["rate_2"] - fair)) <= TOLERANCES["packet_fair"].abs, (
                 s.name,
                 r,
             )

@@ -102,12 +102,12 @@ def test_sum_long_rate_tends_to_the_capacity_free_limit():
 @pytest.mark.slow  # 15-50 s of CPU: make test-all
 def test_packet_parking_lot_agrees_with_the_fluid_patched_sum():
     """The cheap cross-check: Patched TIMELY on SUM, 2 hops, 100 ms, within the stated tolerances."""
-    from dwtcp_fluid.studies.timely.checks_network import TimelySetting, fluid_side, packet_side, score
+    from dwtcp_fluid.studies.timely.checks_network import TimelySetting, fluid_side, judged, packet_side
 
     s = TimelySetting(2, "patched", "sum", duration="100ms")
     (fl,) = fluid_side([s])
     pk = packet_side(s)
-    row = score(s, pk, fl)
+    row = judged(s, pk, fl)
     assert row["class"] == "stationary" and row["passed"], row
     assert pk.share[0] < 0.01  # the long flow starved in the packet core too (proofs/timely_network.md)
 

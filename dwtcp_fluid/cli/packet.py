@@ -4,19 +4,17 @@ the packet-level JAX core (:mod:`dwtcp_fluid.packet`)."""
 from __future__ import annotations
 
 import math
-from importlib import import_module
 from typing import Any
 
 import typer
-from rich.table import Table
 
 from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWTCP_TARGET, TARGET_HELP
 
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
-from .common import UsageError, check_duration, emit_json, link_from_flags, require_unit
-from .compare_table import compare_console
+from .common import UsageError, check_duration, emit_json, link_from_flags, print_written, require_unit
+from .compare_table import check_tables, compare_console
 from .limits import check_budget
 from .outputs import check_figure
 from .progress import progress_bar
@@ -24,16 +22,6 @@ from .progress import progress_bar
 #: Seconds of one packet-vs-fluid comparison (one N, one RTT) on the reference machine (2 cores), for the estimate:
 #: dwtcp runs the packet core and every fluid predictor (3 settings took 141 s), dctcp one packet and two fluid runs.
 _SECONDS_PER_COMPARISON = {"dwtcp": 47.0, "dctcp": 10.0}
-
-#: Laws whose cross-check runs its own settings (flows, link, rates, d): law -> (module, function). The function
-#: takes ``(law, *, seed, as_json)``; one line here adds a law to ``compare-fluid`` (the others, dctcp and dwtcp,
-#: take the settings from the flags).
-OWN_SETTINGS: dict[str, tuple[str, str]] = {
-    "timely": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
-    "timely-patched": ("dwtcp_fluid.studies.timely.cli_compare", "compare_fluid_timely"),
-    "d2tcp": ("dwtcp_fluid.studies.d2tcp.cli_compare", "compare_fluid_d2tcp"),
-    "cubic": ("dwtcp_fluid.studies.cubic.cli_compare", "compare_fluid_cubic"),
-}
 
 
 def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
@@ -94,56 +82,90 @@ def compare_fluid(
     and without the one-RTT Scout delay) at 10 Gbps, β = 0.001, K = 100, buffer 5000 by default, for every N × RTT;
     a table of mean queue, amplitude, period, utilization, window, α and each model's gaps to the packet run.
     """
-    from .common import parse_list
+    from ..reports.compare import compare_check, compare_laws, run_compare_fluid
 
-    _check(
-        "--law",
-        law,
-        law in ("dctcp", "dwtcp", *OWN_SETTINGS),
-        "dctcp | dwtcp | " + " | ".join(OWN_SETTINGS),
-    )
+    laws = compare_laws()
+    _check("--law", law, law in laws, " | ".join(laws))
+    check = compare_check(law)
     if plot:
         check_figure("--plot", plot)
+        _check("--plot", plot, check.figure is not None,
+               "a law with an overlay figure: " + " | ".join(x for x in laws if compare_check(x).figure))  # fmt: skip
+    opts: dict[str, Any] = {"seed": seed}
     if (
-        law in OWN_SETTINGS
-    ):  # laws whose cross-check has its own settings (flows, link, d); only --seed applies
-        module, function = OWN_SETTINGS[law]
-        getattr(import_module(module, __package__), function)(law, seed=seed, as_json=json)
-        return
+        check.settings_from is not None
+    ):  # the settings come from the flags; otherwise the check's own (only --seed)
+        opts |= _setting_flags(law, flows, capacity, rtt, packet_size, marking_threshold, g, duration, beta,
+                               target, buffer, models, packet_rtts, fluid_rtts, yes)  # fmt: skip
+    with progress_bar(f"compare-fluid {law}", "settings") as bar:
+        doc, result = run_compare_fluid(law, progress=bar, **opts)
+    if plot:
+        from ..plots.style import save_figure, style
+
+        with style():
+            save_figure(check.figure(result), plot)  # type: ignore[misc]
+        if not json:
+            print_written([plot])
+    if json:
+        emit_json(doc)
+    else:
+        console = compare_console()
+        for t in check_tables(law, result):
+            console.print(t)
+        stated = check.stated_tolerances if check.stated_tolerances is not None else check.tolerances
+        text = (
+            stated.describe()
+            if hasattr(stated, "describe")
+            else "; ".join(
+                f"{k}: {v.describe()}"
+                for k, v in stated.items()  # type: ignore[union-attr]
+            )
+        )
+        console.print(f"tolerances: {text}")
+    if check.settings_from is None and not doc["agree"]:  # the check's own stated settings: a miss exits 1
+        raise SystemExit(1)
+
+
+def _setting_flags(
+    law: str, flows: str, capacity: str, rtt: str, packet_size: str, marking_threshold: float, g: float,
+    duration: str, beta: float, target: float, buffer: int, models: str | None, packet_rtts: float,
+    fluid_rtts: float, yes: bool,
+) -> dict[str, Any]:  # fmt: skip
+    """The flags of a law whose settings come from the command line, checked, as ``run_compare_fluid`` options."""
+    from ..units import parse_time
+    from .common import parse_list
+
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):
         raise UsageError("--flows", flows, "comma-separated integers >= 1")
-    n_rtts = len([r for r in str(rtt).split(",") if r.strip()]) if law == "dwtcp" else 1
+    rtts = [r.strip() for r in str(rtt).split(",") if r.strip()] if law == "dwtcp" else [rtt]
     check_budget(
         "--flows",
         flows if len(str(flows)) <= 40 else f"{str(flows)[:40]}…",
-        f"{len(ns) * n_rtts} comparisons",
-        seconds=len(ns) * n_rtts * _SECONDS_PER_COMPARISON[law],
+        f"{len(ns) * len(rtts)} comparisons",
+        seconds=len(ns) * len(rtts) * _SECONDS_PER_COMPARISON.get(law, 10.0),
         nbytes=50e6,  # the comparisons run one after another
         yes=yes,
     )
     if law == "dwtcp":
-        from ..studies.dwtcp.cli_compare import compare_fluid_dwtcp
+        from ..sweep.predictors import predictors
 
-        compare_fluid_dwtcp(
-            [int(n) for n in ns],
-            rtt=rtt,
-            capacity=capacity,
-            packet_size=packet_size,
-            beta=beta,
-            target=target,
-            buffer=buffer,
-            models=models,
-            packet_rtts=packet_rtts,
-            fluid_rtts=fluid_rtts,
-            seed=seed,
-            plot=plot,
-            as_json=json,
-        )
-        return
-    from ..reports.compare import run_compare_fluid
-    from ..units import parse_time
-
+        _check("--beta", beta, math.isfinite(beta) and 0 < beta <= 1, "a number with 0 < beta <= 1")
+        _check("--target", target, math.isfinite(target) and target >= 0, "packets >= 0")
+        _check("--buffer", buffer, 1 <= buffer <= 10**6, "an integer in [1, 1000000]")
+        for flag, v in (("--packet-rtts", packet_rtts), ("--fluid-rtts", fluid_rtts)):
+            _check(flag, v, math.isfinite(v) and 10 <= v <= 1e5, "RTTs in [10, 1e5]")
+        _check("--flows", flows, all(1 <= n <= 10000 for n in ns), "integers in [1, 10000]")
+        _check("--rtt", rtt, bool(rtts), 'times such as "100us,1ms"')
+        links = [link_from_flags(capacity, r, packet_size) for r in rtts]
+        names = tuple(predictors(simulate=True))
+        if models:
+            chosen = tuple(m.strip() for m in models.split(",") if m.strip())
+            bad = [m for m in chosen if m not in names]
+            _check("--models", models, bool(chosen) and not bad, " | ".join(names))
+            names = chosen
+        return {"flows": [int(n) for n in ns], "links": links, "beta": beta, "k": target, "buffer": buffer,
+                "models": names, "packet_rtts": packet_rtts, "fluid_rtts": fluid_rtts}  # fmt: skip
     _check("--g", g, math.isfinite(g) and 0 < g <= 1, "a number with 0 < g <= 1")
     _check(
         "--marking-threshold",
@@ -159,62 +181,5 @@ def compare_fluid(
         raise UsageError("--duration", duration, 'a positive time such as "100ms"') from None
     _check("--duration", duration, 200.0 / link.C <= dur <= 10.0, "a time between 200 slots and 10 s")
     check_duration(link, dur)
-    with progress_bar("compare-fluid dctcp", "settings") as bar:
-        out, data = run_compare_fluid(
-            "dctcp",
-            [int(n) for n in ns],
-            links=[link],
-            marking_threshold=marking_threshold,
-            g=g,
-            duration=dur,
-            seed=seed,
-            progress=bar,
-        )
-    rows = out["rows"]
-    if plot:
-        import matplotlib.pyplot as plt
-
-        from ..packet.figures import plot_packet_vs_fluid
-        from ..plots.style import save_figure
-
-        fig = plot_packet_vs_fluid(data, flows=tuple(data))
-        save_figure(fig, plot)
-        plt.close(fig)
-    if json:
-        emit_json(out)
-        return
-    tables = dctcp_tables(rows, link, marking_threshold, g)
-    console = compare_console()
-    for t in tables:
-        console.print(t)
-    for r in rows:
-        console.print(r["measured"])
-
-
-def dctcp_tables(rows: list[dict[str, Any]], link: Any, marking_threshold: float, g: float) -> list[Table]:
-    """One :func:`~.compare_table.compare_table` per N of the DCTCP document's ``rows``: the packet core, the
-    paper's fluid model [DCTCP-A] (5)-(8) and the ACK-clocked one (the model the tolerances score)."""
-    from .compare_table import compare_table
-
-    out = []
-    for r in rows:
-        title = (
-            f"DCTCP, N = {r['flows']}, τ = {link.d * 1e6:.0f} µs (BDP {link.bdp:.0f}), K = {marking_threshold:g}, "
-            f"g = {g:g}: packet core vs fluid models (last half of the run)"
-        )
-        verdict = "pass" if r["within_tolerance"] else "fail (measured below)"
-        out.append(
-            compare_table(
-                title,
-                [
-                    ("packet", r["packet"], ""),
-                    (
-                        "fluid (5)-(8) [DCTCP-A]",
-                        r["fluid"],
-                        "not scored: the tolerances score the ACK-clocked model",
-                    ),
-                    ("fluid, ACK-clocked", r["fluid_window"], verdict),
-                ],
-            )
-        )
-    return out
+    return {"flows": [int(n) for n in ns], "links": [link], "marking_threshold": marking_threshold, "g": g,
+            "duration": dur}  # fmt: skip

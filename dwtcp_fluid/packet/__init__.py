@@ -10,6 +10,7 @@ from .build import build as build
 from .laws import LAWS as LAWS
 from .laws import get_law as get_law
 from .laws import register_law as register_law
+from .result import PacketResult as PacketResult
 from .scenarios import SCENARIOS as SCENARIOS
 from .scenarios import run as run
 from .scenarios import run_many as run_many

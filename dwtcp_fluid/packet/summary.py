@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .result import PacketResult
+
 __all__ = ["summarize", "fct_summary", "jain_index"]
 
 
@@ -67,8 +69,9 @@ def _aux_means(pr: Any, rec: dict[str, np.ndarray], w: slice) -> dict[str, float
     return {key: num[key] / max(den[key], 1.0) for key in num}
 
 
-def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Summary statistics over the chunks after the warm-up (units: packets, packets/s, seconds, fractions).
+def summarize(pr: Any, rec: dict[str, np.ndarray]) -> PacketResult:
+    """Summary statistics over the chunks after the warm-up (units: packets, packets/s, seconds, fractions), as a
+    :class:`~.result.PacketResult` (the summary dict, in the package's result protocol).
 
     Keys: law, flows, duration_s, window_s, queue_mean, queue_min, queue_max, utilization (busy slots over slots
     at the highest rate), utilization_capacity (busy over service slots), jain_index (over flows active in the
@@ -141,4 +144,4 @@ def summarize(pr: Any, rec: dict[str, np.ndarray]) -> dict[str, Any]:
         else ""
     )
     out["records"] = rec
-    return out
+    return PacketResult(out)

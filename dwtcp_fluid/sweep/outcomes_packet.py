@@ -1,14 +1,14 @@
 """Packet-level outcome of the DWTCP sweep: the packet core's DWTCP law at sweep points, classified and scored.
 
 :func:`packet_outcomes` runs points (β, BDP, N) through the packet core (:mod:`.packet_batch`: each point's run
-length, the one engine call) and classifies each run over its measurement window (:mod:`.packet_classes`: steady,
+length, the one engine call) and classifies each run over its measurement window (:mod:`dwtcp_fluid.judge.classes`: steady,
 oscillating, collapse, not_stationary, failed). :func:`packet_agreement` asks every registered predictor
 (:mod:`dwtcp_fluid.sweep.predictors`) whether it expects a steady run there, and scores it against the
 scored classes only (steady, oscillating): a collapsed or not-yet-stationary run never counts as agreement.
 
 Run lengths: a warm-up of ``warmup_rtts`` base RTTs, then at least ``min_rtts``. A run that is not stationary is
 run again, once, with a longer window (a second round) when that can settle it: an oscillation
-whose period does not fit :data:`~.packet_classes.MIN_PERIODS` times gets 1.2 × 3 periods, a trend gets
+whose period does not fit :data:`~dwtcp_fluid.judge.classes.MIN_PERIODS` times gets 1.2 × 3 periods, a trend gets
 ``trend_rtts``; both within ``max_rtts`` and, per point, ``retry_flow_slots`` flows × slots. ``packet_capped``
 marks the points whose longer run these caps refused (they stay ``not_stationary``).
 """
@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
+from ..judge.classes import MIN_PERIODS, SCORED, PacketClass, window_outcome
 from .packet_batch import PacketPassOptions, build_point, rtt_slots, simulate
-from .packet_classes import MIN_PERIODS, SCORED, PacketClass, window_outcome
 
 __all__ = [
     "PACKET_VARIABLES",
@@ -36,7 +36,7 @@ __all__ = [
     "PacketPassOptions",
 ]
 
-#: Flag attrs of ``packet_class`` (values and meanings of :class:`~.packet_classes.PacketClass`, plus ``not_run``).
+#: Flag attrs of ``packet_class`` (values and meanings of :class:`~dwtcp_fluid.judge.classes.PacketClass`, plus ``not_run``).
 PACKET_CLASS_ATTRS: dict[str, Any] = {
     "flag_values": np.arange(len(PacketClass) + 1, dtype=np.int8),
     "flag_meanings": " ".join([c.label for c in PacketClass] + ["not_run"]),

@@ -68,7 +68,7 @@ class PacketPassOptions:
         Warm-up excluded from the statistics; shortest measurement window.
     max_rtts : float
         Cap on the measurement window of a second round (an oscillation that needs
-        :data:`~.packet_classes.MIN_PERIODS` periods, a trend that needs ``trend_rtts``).
+        :data:`~dwtcp_fluid.judge.classes.MIN_PERIODS` periods, a trend that needs ``trend_rtts``).
     trend_rtts : float
         Measurement window of the second round of a run with a trend.
     retry_flow_slots : float

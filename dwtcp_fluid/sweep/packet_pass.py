@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..judge.classes import PacketClass
 from .grid import SweepGrid
 from .integrity import (
     StoreDamagedError,
@@ -43,7 +44,6 @@ from .outcomes_packet import (
     packet_outcomes,
     state_accuracy,
 )
-from .packet_classes import PacketClass
 
 __all__ = ["PACKET_MODES", "sample_points", "packet_pass", "summarize_packet"]
 

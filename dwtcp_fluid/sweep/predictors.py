@@ -114,7 +114,7 @@ class VerdictInputs:
 class Verdict:
     """``steady``: the predictor expects a steady run; ``defined``: it makes a prediction there (bool arrays).
 
-    A *class predictor* also gives ``classes`` (the :class:`~dwtcp_fluid.sweep.packet_classes.PacketClass` code it
+    A *class predictor* also gives ``classes`` (the :class:`~dwtcp_fluid.judge.classes.PacketClass` code it
     expects: steady, oscillating or collapse) and its ``queue_mean`` (packets) and ``utilization``: it is scored at
     every classified point (collapse included) and its state against the steady runs (:data:`STATE_TOLERANCES`).
     """
@@ -335,8 +335,8 @@ register_predictor(
 def _regime_verdict(v: VerdictInputs) -> Verdict:
     """The regime model's class at every point: collapse → collapse, oscillation → oscillating (its amplitude above
     the packet rule's threshold), idle link, ripple and standing queue → steady."""
+    from ..judge.classes import PacketClass, oscillation_threshold
     from ..studies.dwtcp.analysis_regime import COLLAPSE, OSCILLATION, DwtcpRegimeModel
-    from .packet_classes import PacketClass, oscillation_threshold
 
     flows = np.asarray(v.flows, dtype=float)
     thr = np.vectorize(lambda n: oscillation_threshold(int(n), int(v.buffer)), otypes=[float])(flows)

@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from ..judge.classes import PacketClass
 from .outcomes_packet import PacketPassOptions, packet_agreement, packet_outcomes
-from .packet_classes import PacketClass
 
 __all__ = ["SLICES", "DEFAULT_BDP", "DEFAULT_FLOWS", "slice_agreement", "record_slices"]
 

@@ -21,15 +21,25 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
 from ...models.cubic import CubicParams
 from ...params import LinkParams
 from .analysis import cycle_period, cycle_summary, run_cubic
 
-__all__ = ["TOLERANCES", "SETTINGS", "SLOW_SETTINGS", "MIN_EPISODES", "Setting", "packet_cycle", "fluid_cycle",
-           "verdict", "compare_cubic"]  # fmt: skip
+__all__ = ["TOLERANCES", "SETTINGS", "SLOW_SETTINGS", "MIN_EPISODES", "CHECK", "Setting", "packet_cycle",
+           "fluid_cycle", "compare_cubic"]  # fmt: skip
 
-#: Tolerances: period relative (1), queue in units of the buffer B (1), utilization and share absolute (1).
-TOLERANCES = {"period": 0.15, "queue_mean": 0.1, "queue_range": 0.15, "utilization": 0.06, "share": 0.05}
+#: Tolerances: period relative to the fluid cycle's, queues in units of the buffer B, utilization and each flow's
+#: share absolute.
+TOLERANCES = Tolerances(
+    Tolerance("period", "1", quantity="period_s", rel=0.15),
+    Tolerance("queue_mean", "buffer", abs=0.1, scale="buffer"),
+    Tolerance("queue_range", "buffer", quantity=("queue_min", "queue_max"), abs=0.15, scale="buffer"),
+    Tolerance("utilization", "1", abs=0.06),
+    Tolerance("share", "1", quantity="shares", abs=0.05),
+)
+#: Run classes: a packet run with a loss cycle is scored; one with too few loss episodes says nothing yet.
+LOSS_CYCLE, NOT_STATIONARY = "loss cycle", "not stationary"
 #: Loss episodes a packet run needs in its last half to count as stationary.
 MIN_EPISODES = 3
 
@@ -147,20 +157,46 @@ def fluid_cycle(s: Setting, *, trace: bool = False) -> dict[str, Any]:
     return out
 
 
-def verdict(s: Setting, pk: dict[str, Any], fl: dict[str, Any], tol: dict[str, float] = TOLERANCES) -> dict:
-    """Class of one comparison and whether it is within the stated tolerances (module docstring)."""
-    if pk["episodes"] < MIN_EPISODES or pk["period_s"] is None:
-        return {"setting": s.name, "class": "not stationary", "checks": {"stationary": False}, "agree": False}
-    B = float(s.buffer)
-    checks = {
-        "period": abs(pk["period_s"] - fl["period_s"]) <= tol["period"] * fl["period_s"],
-        "queue_mean": abs(pk["queue_mean"] - fl["queue_mean"]) <= tol["queue_mean"] * B,
-        "queue_range": max(abs(pk["queue_min"] - fl["queue_min"]), abs(pk["queue_max"] - fl["queue_max"]))
-        <= tol["queue_range"] * B,
-        "utilization": abs(pk["utilization"] - fl["utilization"]) <= tol["utilization"],
-        "share": max(abs(a - b) for a, b in zip(pk["shares"], fl["shares"], strict=True)) <= tol["share"],
-    }
-    return {"setting": s.name, "class": "loss cycle", "checks": checks, "agree": all(checks.values())}
+def run_class(s: Setting, pk: dict[str, Any], fl: Any = None) -> str:
+    """``not stationary`` with fewer than :data:`MIN_EPISODES` loss episodes (or no period), else ``loss cycle``."""
+    return NOT_STATIONARY if pk["episodes"] < MIN_EPISODES or pk["period_s"] is None else LOSS_CYCLE
+
+
+def _row(r: Any) -> dict[str, Any]:
+    """A judged setting as a row of :func:`compare_cubic`."""
+    v = r.verdicts["fluid"]
+    checks = v.checks if v.passed is not None else {"stationary": False}
+    return {"setting": r.name, "class": r.run_class, "checks": checks, "agree": r.agree, "packet": r.packet,
+            "fluid": r.fluid["fluid"]}  # fmt: skip
+
+
+#: The CUBIC cross-check: the packet law against the hybrid fluid model's loss cycle.
+CHECK: CrossCheck[Setting] = register_check(
+    CrossCheck(
+        name="cubic",
+        claim="the hybrid CUBIC model's loss cycle says what the packet law does ([CUBIC] eq. (1), RFC 8312)",
+        settings=SETTINGS,
+        packet=lambda s, seed=0, traces=(), **_: packet_cycle(s, seed=seed, trace=s.name in traces),
+        fluid=lambda settings, packets, traces=(), **_: [
+            {"fluid": fluid_cycle(s, trace=s.name in traces)} for s in settings
+        ],
+        tolerances=TOLERANCES,
+        classify=run_class,
+        scored_classes=(LOSS_CYCLE,),
+        context=lambda s, packet, model: {"buffer": float(s.buffer)},
+        laws=("cubic",),
+        row=_row,
+        columns=(
+            ("period (ms)", "period_s", 1e3),
+            ("mean q (pkt)", "queue_mean", 1.0),
+            ("min q (pkt)", "queue_min", 1.0),
+            ("max q (pkt)", "queue_max", 1.0),
+            ("utilization (%)", "utilization", 100.0),
+            ("mean window (pkt)", "window_mean", 1.0),
+            ("flows hit per loss", "flows_hit", 1.0),
+        ),  # fmt: skip
+    )
+)
 
 
 def compare_cubic(
@@ -182,9 +218,4 @@ def compare_cubic(
     list of dict
         ``{setting, class, packet, fluid, checks, agree}`` per setting (period in s, queues in packets).
     """
-    rows = []
-    for s in settings:
-        fl = fluid_cycle(s, trace=s.name in traces)
-        pk = packet_cycle(s, seed=seed, trace=s.name in traces)
-        rows.append({**verdict(s, pk, fl), "packet": pk, "fluid": fl})
-    return rows
+    return [_row(r) for r in run_check(CHECK, settings, seed=seed, traces=traces).rows]

@@ -91,9 +91,9 @@ register(
         claims=(
             Claim(
                 "packet core vs the hybrid fluid model at 5 settings (N = 1, 2, 10; B below and above the busy "
-                f"buffer; [DCTCP-WAN]'s star): period within {TOLERANCES['period']:.0%}, mean queue and queue range "
-                f"within {TOLERANCES['queue_mean']:.0%}/{TOLERANCES['queue_range']:.0%} of B, utilization within "
-                f"{TOLERANCES['utilization']}, per-flow share within {TOLERANCES['share']}",
+                f"buffer; [DCTCP-WAN]'s star): period within {TOLERANCES['period'].rel:.0%}, mean queue and queue range "
+                f"within {TOLERANCES['queue_mean'].abs:.0%}/{TOLERANCES['queue_range'].abs:.0%} of B, utilization within "
+                f"{TOLERANCES['utilization'].abs}, per-flow share within {TOLERANCES['share'].abs}",
                 _c_packet,
             ),
             Claim(

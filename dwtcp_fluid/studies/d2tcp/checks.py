@@ -49,25 +49,42 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check, verdict
 from ...params import DCTCP_ANALYSIS, DctcpParams
-from ..dctcp.checks import REFERENCE, compare_dctcp, within_tolerance
+from ..dctcp import checks as dctcp
+from ..dctcp.checks import REFERENCE, within_tolerance
 
 __all__ = [
     "TOLERANCES",
     "PERIOD_RATIO_FAR",
     "SETTINGS",
+    "CHECK",
     "D2tcpSetting",
     "compare_d2tcp",
     "imminence_bounds",
-    "verdict",
+    "judged",
 ]
 
 #: Tolerances against the ACK-clocked model (packets, relative, fraction of line rate): DCTCP's mean-queue and
-#: period tolerances (:data:`~dwtcp_fluid.studies.dctcp.checks.TOLERANCES`) and the queue extremes and utilization.
-TOLERANCES = {"queue_mean": 10.0, "period_rel": 0.15, "q_min": 12.0, "q_max": 5.0, "utilization": 0.03}
+#: period tolerances (:data:`~dwtcp_fluid.studies.dctcp.checks.TOLERANCES`) and the queue extremes (5th and 95th
+#: percentiles of the queue traces, in the context) and utilization.
+TOLERANCES = Tolerances(
+    Tolerance("queue_mean", "packets", abs=10.0),
+    Tolerance("period", "1", quantity="period_s", rel=0.15),
+    Tolerance("q_min", "packets", of="context", quantity="q_min_packet", against="context",
+              against_quantity="q_min_fluid", abs=12.0),
+    Tolerance("q_max", "packets", of="context", quantity="q_max_packet", against="context",
+              against_quantity="q_max_fluid", abs=5.0),
+    Tolerance("utilization", "1", abs=0.03),
+)  # fmt: skip
 #: At d < 1 the packet period is *longer* than the ACK-clocked model's by a stated margin (packet / fluid within
 #: these bounds; 1.258-1.264 at N = 10 over seeds 0-2): the check asserts the departure, it does not hide it.
 PERIOD_RATIO_FAR = (1.15, 1.40)
+#: The tolerances at d < 1: the period within :data:`PERIOD_RATIO_FAR` instead of DCTCP's 15 %.
+TOLERANCES_FAR = TOLERANCES.replace(Tolerance("period", "1", quantity="period_s", ratio=PERIOD_RATIO_FAR))
+#: The run classes: the imminence held where the law's clip gave exactly d (scored), or not.
+HELD, NOT_HELD = "held", "d not held"
+_Q_KEYS = ("q_min_packet", "q_min_fluid", "q_max_packet", "q_max_fluid")
 #: Flow size of the held-d runs (packets) and the deadlines that keep T_c/D beyond a cap (s).
 SIZE = 1e6
 DEADLINE_S = {0.5: 1000.0, 2.0: 0.2}
@@ -129,34 +146,98 @@ def _extremes(q: np.ndarray) -> tuple[float, float]:
     return float(np.percentile(q, 5)), float(np.percentile(q, 95))
 
 
-def _period_ok(dimm: float, p: float | None, f: float | None, tol: dict[str, float]) -> bool:
-    if p is None or f is None:
-        return False
-    if dimm < 1.0:
-        return PERIOD_RATIO_FAR[0] <= p / f <= PERIOD_RATIO_FAR[1]
-    return abs(p / f - 1) <= tol["period_rel"]
+def tolerances_at(dimm: float) -> Tolerances:
+    """:data:`TOLERANCES`, or :data:`TOLERANCES_FAR` at d < 1."""
+    return TOLERANCES_FAR if dimm < 1.0 else TOLERANCES
 
 
-def verdict(c: dict[str, Any], tol: dict[str, float] = TOLERANCES) -> dict[str, Any]:
-    """Per-quantity checks of one comparison against the ACK-clocked model; ``agree`` needs all, and a run whose
-    imminence was not held is its own class ("d not held"), never agreement."""
-    pk, fl = c["packet"], c[REFERENCE]
+def judged(c: dict[str, Any]) -> dict[str, Any]:
+    """The judge's verdict on one comparison (a row of :func:`compare_d2tcp`) against the ACK-clocked model:
+    ``checks`` per tolerance, ``agree`` (all, and the imminence held: a run whose d was not held is its own class
+    "d not held", never agreement), ``dctcp_check`` and ``measured`` (DCTCP's check of the same comparison)."""
+    cls = HELD if c["imminence"]["held"] else NOT_HELD
+    v = verdict(tolerances_at(c["dimm"]), c["packet"], c[REFERENCE], context={k: c[k] for k in _Q_KEYS},
+                run_class=cls, scored_classes=(HELD,))  # fmt: skip
     ok_dctcp, measured = within_tolerance(c)
-    checks = {
-        "queue_mean": abs(pk["queue_mean"] - fl["queue_mean"]) <= tol["queue_mean"],
-        "period": _period_ok(c["dimm"], pk["period_s"], fl["period_s"], tol),
-        "q_min": abs(c["q_min_packet"] - c["q_min_fluid"]) <= tol["q_min"],
-        "q_max": abs(c["q_max_packet"] - c["q_max_fluid"]) <= tol["q_max"],
-        "utilization": abs(pk["utilization"] - fl["utilization"]) <= tol["utilization"],
-    }
-    held = c["imminence"]["held"]
-    return {
-        "class": "held" if held else "d not held",
-        "checks": checks,
-        "dctcp_check": ok_dctcp,
-        "measured": measured,
-        "agree": held and all(checks.values()),
-    }
+    return {"class": cls, "checks": v.checks, "dctcp_check": ok_dctcp, "measured": measured, "agree": v.agree}
+
+
+def _packet_side(
+    s: D2tcpSetting, *, seed: int = 0, params: DctcpParams | None = None, **_: Any
+) -> dict[str, Any]:
+    """The unchanged ``d2tcp`` law on flows whose deadlines hold d (module docstring), with the parameters it ran
+    at (``params``) and the imminence bounds of the run (``imminence``)."""
+    P = (params or DCTCP_ANALYSIS).replace(flows=s.flows)
+    pk = dctcp._packet_side(P, seed=seed, duration=s.duration, law="d2tcp", build_options=_build_options(s))
+    c = {"packet": pk["summary"], "w_lo_packet": pk["traces"]["w_lo"], "w_hi_packet": pk["traces"]["w_hi"]}
+    return pk | {"params": P, "imminence": imminence_bounds(s, P, c)}
+
+
+def _fluid_side(
+    settings: Any, packets: Any, *, fluid_method: str = "reference", **_: Any
+) -> list[dict[str, Any]]:
+    """Both D2TCP fluid models at the setting's d, sampled on the packet run's grid."""
+    from ...models import D2tcpFluid, D2tcpWindowFluid
+
+    return [
+        dctcp._fluid_side((pk["params"],), [pk], duration=s.duration, fluid_method=fluid_method,
+                          fluid_models=(D2tcpFluid(imminence=s.dimm), D2tcpWindowFluid(imminence=s.dimm)))[0]
+        for s, pk in zip(settings, packets, strict=True)
+    ]  # fmt: skip
+
+
+def _context(s: D2tcpSetting, packet: dict[str, Any], model: dict[str, Any]) -> dict[str, float]:
+    qp, qf = _extremes(packet["traces"]["q"]), _extremes(model["traces"]["q"])
+    return {"q_min_packet": qp[0], "q_max_packet": qp[1], "q_min_fluid": qf[0], "q_max_fluid": qf[1]}
+
+
+def comparison(row: Any) -> dict[str, Any]:
+    """One judged setting (a :class:`~dwtcp_fluid.judge.check.CheckRow` of :data:`CHECK`) as a row of
+    :func:`compare_d2tcp`."""
+    s, pk = row.setting, row.packet
+    c = dctcp.comparison(pk["params"], pk, row.fluid, law="d2tcp")
+    c["dimm"] = s.dimm
+    c.update(row.context[REFERENCE])
+    c["imminence"] = pk["imminence"]
+    return {**c, **judged(c)}
+
+
+def _json_row(row: Any) -> dict[str, Any]:
+    """The JSON row of one D2TCP setting: summaries without the traces."""
+    r = comparison(row)
+    keys = ("packet", "fluid", "fluid_window", "imminence", "checks", "class", "agree", "measured")
+    out = {k: r[k] for k in keys}
+    out["q_extremes"] = {k: r[k] for k in _Q_KEYS}
+    return {"flows": r["flows"], "dimm": r["dimm"], **out}
+
+
+#: The D2TCP cross-check: the packet law held at d = 0.5, 1, 2 against the ACK-clocked D2TCP model at the same d.
+CHECK: CrossCheck[D2tcpSetting] = register_check(
+    CrossCheck(
+        name="d2tcp",
+        claim="the ACK-clocked D2TCP model at a held imminence d says what the packet law does ([D2TCP] eqs. (1)-(2))",
+        settings=SETTINGS,
+        packet=_packet_side,
+        fluid=_fluid_side,
+        tolerances=lambda s, packet, model: tolerances_at(s.dimm),
+        classify=lambda s, packet, fluid: HELD if packet["imminence"]["held"] else NOT_HELD,
+        scored_classes=(HELD,),
+        context=_context,
+        against=(REFERENCE,),
+        laws=("d2tcp",),
+        row=_json_row,
+        label=lambda s: f"N = {s.flows}, d = {s.dimm:g}",
+        document={"period_ratio_far": PERIOD_RATIO_FAR},
+        stated_tolerances={"d >= 1": TOLERANCES, "d < 1": TOLERANCES_FAR},
+        model_labels={"fluid": "paper (7)", "fluid_window": "ACK-clocked"},
+        columns=(
+            ("mean q (pkt)", "queue_mean", 1.0),
+            ("period (ms)", "period_s", 1e3),
+            ("mean α", "alpha_mean", 1.0),
+            ("utilization (%)", "utilization", 100.0),
+        ),  # fmt: skip
+    )
+)
 
 
 def compare_d2tcp(
@@ -184,28 +265,7 @@ def compare_d2tcp(
     list of dict
         Per setting :func:`~dwtcp_fluid.studies.dctcp.checks.compare_dctcp`'s result (summaries ``packet``, ``fluid``, ``fluid_window``,
         traces) plus ``dimm``, ``q_min_*``/``q_max_*`` (packets) for ``packet`` and ``fluid`` (the ACK-clocked
-        model), ``imminence`` (:func:`imminence_bounds`) and the :func:`verdict` keys.
+        model), ``imminence`` (:func:`imminence_bounds`) and the :func:`judged` keys.
     """
-    from ...models import D2tcpFluid, D2tcpWindowFluid
-
-    base = params or DCTCP_ANALYSIS
-    rows = []
-    for s in settings:
-        P = base.replace(flows=s.flows)
-        models = (D2tcpFluid(imminence=s.dimm), D2tcpWindowFluid(imminence=s.dimm))
-        c = compare_dctcp(
-            s.flows,
-            params=P,
-            duration=s.duration,
-            seed=seed,
-            fluid_method=fluid_method,
-            law="d2tcp",
-            fluid_models=models,
-            **_build_options(s),
-        )
-        c["dimm"] = s.dimm
-        c["q_min_packet"], c["q_max_packet"] = _extremes(c["q_packet"])
-        c["q_min_fluid"], c["q_max_fluid"] = _extremes(c[f"q_{REFERENCE}"])
-        c["imminence"] = imminence_bounds(s, P, c)
-        rows.append({**c, **verdict(c)})
-    return rows
+    res = run_check(CHECK, settings, seed=seed, params=params, fluid_method=fluid_method)
+    return [comparison(r) for r in res.rows]

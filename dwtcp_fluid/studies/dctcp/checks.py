@@ -47,11 +47,14 @@ for PRR senders, so the tolerances below apply to the one-step cut; N = 100 is u
 117.0 packets, 2N − C·d = 116.7, with the 2-packet ssthresh floor).
 
 Stated tolerances (:data:`TOLERANCES`), checked by the tests and the registered figure's claims, against the
-ACK-clocked model (:data:`REFERENCE`), for the one-step cut (:data:`FLUID_REDUCTION`):
+ACK-clocked model (:data:`REFERENCE`), for the one-step cut (:data:`FLUID_REDUCTION`); the run class picks the set:
 
-* w̄ ≤ 2 (N = 100): packet mean queue within 3 packets of the fixed point 2N − C·d (eq. (15), both models);
-* w̄ > 2 (N = 2, 10): packet period within 15 % of the ACK-clocked period and mean queue within 10 packets
-  (for the Linux law at g = 1/16 and d = 100 µs; α is not covered).
+* ``fixed point`` (w̄ ≤ 2, N = 100): packet mean queue within 3 packets of the fixed point 2N − C·d (eq. (15),
+  both models);
+* ``cycle`` (w̄ > 2, N = 2, 10): packet period within 15 % of the ACK-clocked period and mean queue within 10
+  packets (for the Linux law at g = 1/16 and d = 100 µs; α is not covered).
+
+:data:`CHECK` is the cross-check ``packet compare-fluid --law dctcp`` runs (settings from the command line).
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import CrossCheck, Tolerance, Tolerances, register_check, verdict
 from ...params import DCTCP_ANALYSIS, DctcpParams
 from ...periods import autocorr_period
 
@@ -69,6 +73,7 @@ __all__ = [
     "fluid_law",
     "SUMMARY_KEYS",
     "TOLERANCES",
+    "CHECK",
     "autocorr_period",
     "compare_dctcp",
     "fluid_run",
@@ -76,8 +81,25 @@ __all__ = [
     "within_tolerance",
 ]
 
-#: Tolerances of the packet-vs-fluid comparison (packets, relative).
-TOLERANCES = {"fixed_point_queue": 3.0, "period_rel": 0.15, "queue_mean": 10.0}
+#: Tolerances of the packet-vs-fluid comparison (module docstring): ``fixed_point_queue`` scores the ``fixed point``
+#: class, ``queue_mean`` and ``period`` the ``cycle`` class.
+TOLERANCES = Tolerances(
+    Tolerance(
+        "fixed_point_queue",
+        "packets",
+        quantity="queue_mean",
+        against="context",
+        against_quantity="fixed_point_queue",
+        abs=3.0,
+    ),
+    Tolerance("queue_mean", "packets", abs=10.0),
+    Tolerance("period", "1", quantity="period_s", rel=0.15),
+)
+#: The tolerances that score each run class.
+CLASS_TOLERANCES = {
+    "fixed point": Tolerances(TOLERANCES["fixed_point_queue"]),
+    "cycle": Tolerances(TOLERANCES["queue_mean"], TOLERANCES["period"]),
+}
 #: The fluid model the tolerances apply to: the ACK-clocked one (see the module docstring for the evidence).
 REFERENCE = "fluid_window"
 #: The sender rule of the packet runs compared with the fluid models: the one-step cut of (5) (the module docstring
@@ -248,19 +270,100 @@ def compare_dctcp(
     over the last half of the run: ``t_packet``, ``q_packet``, ``w_packet``, ``alpha_packet``, and the same with
     the suffixes ``_fluid`` and ``_fluid_window``.
     """
+    from ...judge import run_check
+
+    P = (params or DCTCP_ANALYSIS).replace(flows=flows)
+    (r,) = run_check(
+        CHECK, [P], seed=seed, duration=duration, fluid_method=fluid_method, fluid_models=fluid_models, law=law,
+        reduction=reduction, build_options=build_options,
+    ).rows  # fmt: skip
+    return comparison(P, r.packet, r.fluid, law=law, reduction=reduction)
+
+
+def run_class(fixed_point_queue: float | None) -> str:
+    """``fixed point`` where the model's fixed point 2N − C·d exists (w̄ ≤ 2), else ``cycle``."""
+    return "cycle" if fixed_point_queue is None else "fixed point"
+
+
+def within_tolerance(c: dict[str, Any], against: str = REFERENCE) -> tuple[bool, str]:
+    """The judge's verdict on one comparison (:data:`TOLERANCES`), with what was measured.
+
+    Parameters
+    ----------
+    c : dict
+        A comparison returned by :func:`compare_dctcp`.
+    against : {"fluid_window", "fluid"}
+        The fluid model to score: the ACK-clocked one (default) or the paper's (5)-(8).
+    """
+    if against not in ("fluid", "fluid_window"):
+        raise ValueError(f"against={against!r} is invalid: accepted 'fluid' or 'fluid_window'")
+    pk, fl = c["packet"], c[against]
+    cls = run_class(c["fixed_point_queue"])
+    v = verdict(CLASS_TOLERANCES[cls], pk, fl,
+                context={"fixed_point_queue": c["fixed_point_queue"]}, run_class=cls)  # fmt: skip
+    if cls == "fixed point":
+        return (
+            v.agree,
+            f"N={c['flows']}: packet mean queue {pk['queue_mean']:.1f} vs 2N−Cd = {c['fixed_point_queue']:.1f}",
+        )
+    if pk["period_s"] is None or fl["period_s"] is None:
+        return False, f"N={c['flows']}: no period (packet {pk['period_s']}, {against} {fl['period_s']})"
+    dq, rel = v.measured["queue_mean"], v.measured["period"]
+    return v.agree, (
+        f"N={c['flows']} vs {against}: |Δ mean queue| = {dq:.1f} pkt, period {pk['period_s'] * 1e3:.3f} vs "
+        f"{fl['period_s'] * 1e3:.3f} ms ({rel:.0%})"
+    )
+
+
+def _packet_side(
+    P: DctcpParams,
+    *,
+    seed: int = 0,
+    duration: float = 0.1,
+    law: Any = "dctcp",
+    reduction: str = FLUID_REDUCTION,
+    build_options: dict[str, Any] | None = None,
+    **_: Any,
+) -> dict[str, Any]:
+    return packet_run(P, duration=duration, seed=seed, law=law, reduction=reduction, **(build_options or {}))
+
+
+def _fluid_side(
+    settings: tuple[DctcpParams, ...],
+    packets: list[dict[str, Any]],
+    *,
+    duration: float = 0.1,
+    fluid_method: str = "reference",
+    fluid_models: tuple[Any, Any] | None = None,
+    **_: Any,
+) -> list[dict[str, Any]]:
+    """The paper's model and the ACK-clocked one (or ``fluid_models``), sampled on each packet run's chunk grid."""
     from ...models.dctcp import DctcpFluid
     from ...models.dctcp_window import DctcpWindowFluid
 
-    P = (params or DCTCP_ANALYSIS).replace(flows=flows)
-    pk = packet_run(P, duration=duration, seed=seed, law=law, reduction=reduction, **build_options)
     paper, window = fluid_models or (DctcpFluid(), DctcpWindowFluid())
-    runs = {
-        "packet": pk,
-        "fluid": fluid_run(paper, P, duration=duration, method=fluid_method, dt=pk["dt"]),
-        "fluid_window": fluid_run(window, P, duration=duration, method=fluid_method, dt=pk["dt"]),
-    }
+    return [
+        {
+            "fluid": fluid_run(paper, P, duration=duration, method=fluid_method, dt=pk["dt"]),
+            "fluid_window": fluid_run(window, P, duration=duration, method=fluid_method, dt=pk["dt"]),
+        }
+        for P, pk in zip(settings, packets, strict=True)
+    ]
+
+
+def comparison(
+    P: DctcpParams,
+    packet: dict[str, Any],
+    fluid: dict[str, Any],
+    *,
+    law: str = "dctcp",
+    reduction: str = FLUID_REDUCTION,
+) -> dict[str, Any]:
+    """One setting's sides (:data:`CHECK`'s packet side and fluid sides) as :func:`compare_dctcp` returns them:
+    summaries, diffs, ratios, table and traces."""
+    runs = {"packet": packet, **fluid}
     out: dict[str, Any] = {
-        "flows": flows,
+        "flows": P.flows,
         "law": law,
         "reduction": reduction,
         "K": P.K,
@@ -294,30 +397,55 @@ def compare_dctcp(
     return out
 
 
-def within_tolerance(c: dict[str, Any], against: str = REFERENCE) -> tuple[bool, str]:
-    """Check one comparison against :data:`TOLERANCES`; returns (passed, what was measured).
+def _json_row(row: Any) -> dict[str, Any]:
+    c = comparison(row.setting, row.packet, row.fluid)
+    ok, text = within_tolerance(c)
+    keys = ("wbar", "packet", "fluid", "fluid_window", "diff", "diff_window", "ratio", "ratio_window")
+    return {"flows": c["flows"], **{key: c[key] for key in keys}, "within_tolerance": ok, "measured": text}
 
-    Parameters
-    ----------
-    c : dict
-        A comparison returned by :func:`compare_dctcp`.
-    against : {"fluid_window", "fluid"}
-        The fluid model to score: the ACK-clocked one (default) or the paper's (5)-(8).
-    """
-    if against not in ("fluid", "fluid_window"):
-        raise ValueError(f"against={against!r} is invalid: accepted 'fluid' or 'fluid_window'")
-    pk, fl = c["packet"], c[against]
-    if c["fixed_point_queue"] is not None:
-        err = abs(pk["queue_mean"] - c["fixed_point_queue"])
-        return err <= TOLERANCES["fixed_point_queue"], (
-            f"N={c['flows']}: packet mean queue {pk['queue_mean']:.1f} vs 2N−Cd = {c['fixed_point_queue']:.1f}"
-        )
-    dq = abs(pk["queue_mean"] - fl["queue_mean"])
-    if pk["period_s"] is None or fl["period_s"] is None:
-        return False, f"N={c['flows']}: no period (packet {pk['period_s']}, {against} {fl['period_s']})"
-    rel = abs(pk["period_s"] - fl["period_s"]) / fl["period_s"]
-    ok = dq <= TOLERANCES["queue_mean"] and rel <= TOLERANCES["period_rel"]
-    return ok, (
-        f"N={c['flows']} vs {against}: |Δ mean queue| = {dq:.1f} pkt, period {pk['period_s'] * 1e3:.3f} vs "
-        f"{fl['period_s'] * 1e3:.3f} ms ({rel:.0%})"
+
+def _settings_from(
+    *, flows: Any, links: Any, marking_threshold: float = 65.0, g: float = 1 / 16, **_: Any
+) -> tuple[DctcpParams, ...]:
+    return tuple(DctcpParams(link=links[0], flows=int(n), K=marking_threshold, g=g) for n in flows)
+
+
+def _label(P: DctcpParams) -> str:
+    return f"N = {P.flows}, τ = {P.link.d * 1e6:.0f} µs (BDP {P.link.bdp:.0f}), K = {P.K:g}, g = {P.g:g}"
+
+
+def _figure(result: Any) -> Any:
+    """The packet-vs-fluid overlay of a :data:`CHECK` result (one column per N)."""
+    from ...plots.packet import plot_packet_vs_fluid
+
+    data = {r.setting.flows: comparison(r.setting, r.packet, r.fluid) for r in result.rows}
+    return plot_packet_vs_fluid(data, flows=tuple(data))
+
+
+#: The DCTCP cross-check: the packet law under the one-step cut against the ACK-clocked model (:data:`REFERENCE`;
+#: the paper's (5)-(8) reported beside it), tolerances by run class.
+CHECK: CrossCheck[DctcpParams] = register_check(
+    CrossCheck(
+        name="dctcp",
+        claim="the ACK-clocked DCTCP model says what the packet law does ([DCTCP-A] eqs. (5), (6), (15))",
+        settings=tuple(DCTCP_ANALYSIS.replace(flows=n) for n in (2, 10, 100)),
+        packet=_packet_side,
+        fluid=_fluid_side,
+        tolerances=CLASS_TOLERANCES,
+        classify=lambda setting, packet, fluid: run_class(setting.fixed_point_queue),
+        context=lambda setting, packet, model: {"fixed_point_queue": setting.fixed_point_queue},
+        against=(REFERENCE,),
+        laws=("dctcp",),
+        row=_json_row,
+        label=_label,
+        settings_from=_settings_from,
+        stated_tolerances=TOLERANCES,
+        document=lambda options: {"duration_s": options["duration"]},
+        model_labels={
+            "packet": "packet",
+            "fluid": "fluid (5)-(8) [DCTCP-A]",
+            "fluid_window": "fluid, ACK-clocked",
+        },
+        figure=_figure,
     )
+)

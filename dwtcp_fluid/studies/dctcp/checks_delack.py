@@ -28,31 +28,58 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
 from ...params import DCTCP_ANALYSIS, DctcpParams
 from .checks import fluid_run, packet_run
 
-__all__ = ["TOLERANCES", "FLOWS", "compare_delack", "delack_verdict"]
+__all__ = ["TOLERANCES", "FLOWS", "CHECK", "compare_delack"]
 
 #: Packets per ACK, flow counts of the check.
 ACKS = 2
 FLOWS = (2, 10)
 #: Tolerances against the fold: mean queue (packets, DCTCP's), period (relative, DCTCP's), mean window (packets per
 #: flow: below the held count the fold adds, so the unfolded model fails it).
-TOLERANCES = {"queue_mean": 10.0, "period_rel": 0.15, "window_mean": 0.5}
+TOLERANCES = Tolerances(
+    Tolerance("queue_mean", "packets", abs=10.0),
+    Tolerance("period", "1", quantity="period_s", rel=0.15),
+    Tolerance("window_mean", "packets", abs=0.5),
+)
 _KEYS = ("queue_mean", "period_s", "window_mean", "alpha_mean", "utilization", "ack_clock_gap")
 
 
-def delack_verdict(
-    pk: dict[str, Any], fl: dict[str, Any], tol: dict[str, float] = TOLERANCES
-) -> dict[str, bool]:
-    """Per-quantity checks of a packet summary against a fluid summary (keys of :data:`TOLERANCES`)."""
-    return {
-        "queue_mean": abs(pk["queue_mean"] - fl["queue_mean"]) <= tol["queue_mean"],
-        "period": pk["period_s"] is not None
-        and fl["period_s"] is not None
-        and abs(pk["period_s"] / fl["period_s"] - 1) <= tol["period_rel"],
-        "window_mean": abs(pk["window_mean"] - fl["window_mean"]) <= tol["window_mean"],
-    }
+def _packet_side(P: DctcpParams, *, seed: int = 0, duration: float = 0.1, acks: int = ACKS, **_: Any) -> dict:
+    """The packet run with one ACK per ``acks`` packets (``summary``) and without delayed ACKs (``plain``)."""
+    pk = packet_run(P, duration=duration, seed=seed, delack=acks)["summary"]
+    return {"summary": pk, "plain": packet_run(P, duration=duration, seed=seed)["summary"]}
+
+
+def _fluid_side(settings: Any, packets: Any, *, duration: float = 0.1, acks: int = ACKS, **_: Any) -> list:
+    """The fold (the model with delayed ACKs folded in) and the unfolded ACK-clocked model."""
+    from ...models import DctcpDelackFluid, DctcpWindowFluid
+
+    return [
+        {
+            "fold": fluid_run(DctcpDelackFluid(acks=acks), P, duration=duration)["summary"],
+            "unfolded": fluid_run(DctcpWindowFluid(), P, duration=duration)["summary"],
+        }
+        for P in settings
+    ]
+
+
+#: The delayed-ACK cross-check: packet DCTCP with m = 2 against the fold (scored) and the unfolded model (its
+#: checks reported: it misses the window).
+CHECK: CrossCheck[DctcpParams] = register_check(
+    CrossCheck(
+        name="dctcp-delack",
+        claim="the fold of delayed ACKs into the ACK-clocked DCTCP model says what the packet law does ([DCTCP-WAN])",
+        settings=tuple(DCTCP_ANALYSIS.replace(flows=n) for n in FLOWS),
+        packet=_packet_side,
+        fluid=_fluid_side,
+        tolerances=TOLERANCES,
+        against=("fold", "unfolded"),
+        label=lambda P: f"N = {P.flows}",
+    )
+)
 
 
 def compare_delack(
@@ -87,18 +114,14 @@ def compare_delack(
     mean held count per flow, from the growth of the ACK-clock gap, and the fold's (m − 1)/2), ``checks`` and
     ``agree`` against the fold, ``unfolded_checks``.
     """
-    from ...models import DctcpDelackFluid, DctcpWindowFluid
     from ...models.dctcp_ext import held_packets
 
     base = params or DCTCP_ANALYSIS
+    res = run_check(CHECK, [base.replace(flows=n) for n in flows], seed=seed, duration=duration, acks=acks)
     rows = []
-    for n in flows:
-        P = base.replace(flows=n)
-        pk = packet_run(P, duration=duration, seed=seed, delack=acks)["summary"]
-        pk1 = packet_run(P, duration=duration, seed=seed)["summary"]
-        fold = fluid_run(DctcpDelackFluid(acks=acks), P, duration=duration)["summary"]
-        plain = fluid_run(DctcpWindowFluid(), P, duration=duration)["summary"]
-        checks = delack_verdict(pk, fold)
+    for r in res.rows:
+        n, pk, pk1 = r.setting.flows, r.packet["summary"], r.packet["plain"]
+        fold, plain = r.fluid["fold"], r.fluid["unfolded"]
         rows.append(
             {
                 "flows": n,
@@ -111,9 +134,9 @@ def compare_delack(
                     "packet": (pk["ack_clock_gap"] - pk1["ack_clock_gap"]) / n,
                     "fold": float(held_packets(acks)),
                 },
-                "checks": checks,
-                "agree": all(checks.values()),
-                "unfolded_checks": delack_verdict(pk, plain),
+                "checks": r.verdicts["fold"].checks,
+                "agree": r.verdicts["fold"].agree,
+                "unfolded_checks": r.verdicts["unfolded"].checks,
             }
         )
     return rows

@@ -10,7 +10,7 @@ Each corner (shortest/longest RTT × fewest/most flows) runs the packet core's D
 * ``disagree``: a stationary run outside that;
 * ``uninformative``: the run says nothing about the stationary regime (the mean queue of the measured half's two
   halves differs by more than the packet classes' trend threshold max(TREND_Q_ABS, TREND_Q_REL·queue) of
-  :mod:`dwtcp_fluid.sweep.packet_classes`, or the link collapsed, utilization < 0.5); never counted as agreement.
+  :mod:`dwtcp_fluid.judge.classes`, or the link collapsed, utilization < 0.5); never counted as agreement.
 
 The tolerance is the one the packet-vs-fluid cross-check states for the mean queue (10 packets): the paper's
 model (5)-(8) lags the packet queue by an RTT, which moves its period but not its mean queue by more than that.
@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import Tolerance, Tolerances, verdict
 from ...params import DctcpParams, LinkParams
 from .analysis_cycle_grad import cycle_observables
 from .checks import TOLERANCES
@@ -39,7 +40,13 @@ from .tune import TuneRange
 __all__ = ["TOLERANCE", "packet_check", "packet_check_dwtcp"]
 
 #: Mean-queue tolerance, packets (the packet-vs-fluid cross-check's).
-TOLERANCE = float(TOLERANCES["queue_mean"])
+TOLERANCE = float(TOLERANCES["queue_mean"].abs)
+#: The tuned model against the packet corners: mean queue (above the standing queue) within :data:`TOLERANCE`,
+#: packet utilization within 0.01 of the fluid throughput.
+TUNE_TOLERANCES = Tolerances(
+    Tolerance("queue_mean", "packets", abs=TOLERANCE),
+    Tolerance("utilization", "1", abs=0.01),
+)
 
 
 def packet_check(
@@ -66,7 +73,7 @@ def packet_check(
         |q − (ΣW − C·d)|, packets: what whole packets in flight take from the fluid queue) and
         ``packet_window_mean``, the stationarity note and ``class``.
     """
-    from ...sweep.packet_classes import TREND_Q_ABS, TREND_Q_REL
+    from ...judge.classes import TREND_Q_ABS, TREND_Q_REL
     from .checks import packet_run
 
     corners = [(d, n) for d in rng.d for n in rng.N]
@@ -93,15 +100,15 @@ def packet_check(
             "packet_utilization": float(s["utilization"]), "q_standing": stand, "stationarity": why,
             "packet_ack_clock_gap": float(s["ack_clock_gap"]), "packet_window_mean": float(s["window_mean"]),
         }  # fmt: skip
-        if not stationary or row["packet_utilization"] < 0.5:
-            row["class"] = "uninformative"
-        elif (
-            abs(row["packet_queue_mean"] - row["fluid_queue_mean"]) <= TOLERANCE
-            and abs(row["packet_utilization"] - row["fluid_throughput"]) <= 0.01
-        ):
-            row["class"] = "agree"
-        else:
-            row["class"] = "disagree"
+        cls = "stationary" if stationary and row["packet_utilization"] >= 0.5 else "uninformative"
+        v = verdict(
+            TUNE_TOLERANCES,
+            {"queue_mean": row["packet_queue_mean"], "utilization": row["packet_utilization"]},
+            {"queue_mean": row["fluid_queue_mean"], "utilization": row["fluid_throughput"]},
+            run_class=cls,
+            scored_classes=("stationary",),
+        )
+        row["class"] = v.outcome  # agree, disagree, or the class that is not scored: uninformative
         out.append(row)
     return out
 
@@ -112,7 +119,7 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
     The packet side is the sweep's one DWTCP run definition (:func:`~dwtcp_fluid.studies.dwtcp.checks.packet_setting`: 20 RTTs
     warm-up, 200-400 measured, buffer 5000, its classes); the fluid side is the tuner's
     (:func:`dwtcp_fluid.studies.dwtcp.analysis_busy_batch.run_busy_batch`, 100 + 300 RTTs). The verdict is the DWTCP
-    cross-check's (:func:`dwtcp_fluid.sweep.packet_classes.tolerance_verdict`: mean queue within max(10 packets,
+    cross-check's (:func:`dwtcp_fluid.studies.dwtcp.checks.model_gaps`: mean queue within max(10 packets,
     20 %), utilization within 0.02, steadiness or period by class; a packet run that is neither steady nor
     oscillating is "not scored", never agreement).
 
@@ -132,9 +139,8 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
         Per corner ``rtt_s``, ``flows``, fluid and packet mean queue (packets), utilization, amplitude, the
         fluid regime, the packet class, ``class`` (the verdict: "pass", "fail", "not scored") and ``why``.
     """
-    from ...sweep.packet_classes import tolerance_verdict
     from ..dwtcp.analysis_busy_batch import run_busy_batch
-    from ..dwtcp.checks import packet_setting
+    from ..dwtcp.checks import model_gaps, packet_setting
     from ..dwtcp.tune import tune_points
 
     # the corners are the grid of the range with two points per axis, in the tuner's own parameter set
@@ -145,7 +151,7 @@ def packet_check_dwtcp(rng: TuneRange, beta: float, K: float, *, seed: int = 0) 
     out = []
     for (d, n), P, fl in zip(corners, Ps, fluid, strict=True):
         pk = packet_setting(P, seed=seed)["summary"]
-        v = tolerance_verdict(pk, fl)
+        v = model_gaps(pk, fl)
         out.append({
             "rtt_s": float(d), "flows": int(n), "fluid_queue_mean": fl["queue_mean"],
             "packet_queue_mean": pk["queue_mean"], "fluid_utilization": fl["utilization"],

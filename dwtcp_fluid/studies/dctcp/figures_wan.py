@@ -190,7 +190,7 @@ def _c_delack_fold(d: dict[str, Any]) -> tuple[bool, str]:
         f"{r['held']['fold']:.2f}"
         for r in rows
     ]
-    return ok, "; ".join(txt) + f" (tolerances {DELACK_TOLERANCES})"
+    return ok, "; ".join(txt) + f" (tolerances: {DELACK_TOLERANCES.describe()})"
 
 
 register(

@@ -7,9 +7,9 @@ Measurement window (both sides): the first :data:`WARMUP_RTTS` RTTs are excluded
 decreases), then :data:`WINDOW_RTTS` RTTs are measured — at least max(50 RTTs, 3 periods) for every cycle seen here
 — or :data:`WINDOW_RTTS_AT` where the queue fluctuates irregularly. The packet run is classified, its period taken
 and the model judged by the one definition the sweep and ``packet compare-fluid --law dwtcp`` use
-(:mod:`dwtcp_fluid.sweep.packet_classes`: classes steady / oscillating / collapse / not_stationary / failed, only
-the first two scored; :func:`~dwtcp_fluid.sweep.packet_classes.regular_period`;
-:func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict` with its ``TOLERANCES``: mean queue within 10 packets
+(:mod:`dwtcp_fluid.judge.classes`: classes steady / oscillating / collapse / not_stationary / failed, only
+the first two scored; :func:`~dwtcp_fluid.judge.classes.regular_period`;
+:func:`~dwtcp_fluid.studies.dwtcp.checks.model_gaps` with its ``TOLERANCES``: mean queue within 10 packets
 or 20 %, utilization within 0.02, and — in the cycle regime — period within 15 % where the packet period is
 regular; in the standing-queue regime the packet queue must never empty, the regime's signature).
 """
@@ -36,6 +36,7 @@ __all__ = [
     "EXISTING_MODELS",
     "existing_dwtcp",
     "comparison_table",
+    "CHECK",
 ]
 
 #: (base RTT in s, N) of the cross-check.
@@ -169,14 +170,14 @@ def comparison_table(
 ) -> list[dict[str, Any]]:
     """One row per (setting, source): ``rtt_us``, ``flows``, ``source`` ("packet", "dwtcp-busy" or an existing
     model's name), the :data:`TABLE_KEYS`, and for the Scout-faithful model ``verdict`` and ``why``
-    (:func:`~dwtcp_fluid.sweep.packet_classes.tolerance_verdict`)."""
-    from ...sweep.packet_classes import tolerance_verdict
+    (:func:`~dwtcp_fluid.studies.dwtcp.checks.model_gaps`)."""
+    from .checks import model_gaps
 
     rows = []
     for i, (pk, md) in enumerate(zip(packet, model, strict=True)):
         base = {"rtt_us": round(pk["rtt"] * 1e6), "flows": pk["flows"]}
         rows.append({**base, "source": "packet", "class": pk["class"], **{k: pk[k] for k in TABLE_KEYS}})
-        v = tolerance_verdict(pk, md)
+        v = model_gaps(pk, md)
         rows.append(
             {**base, "source": "dwtcp-busy", "verdict": v["verdict"], "why": v["why"],
              **{k: md[k] for k in TABLE_KEYS}}
@@ -184,3 +185,35 @@ def comparison_table(
         for name, sm in (existing[i] if existing else {}).items():
             rows.append({**base, "source": name, **{k: sm.get(k) for k in TABLE_KEYS}})
     return rows
+
+
+def _label(setting: tuple[float, int]) -> str:
+    return f"τ = {setting[0] * 1e6:.0f} µs, N = {setting[1]}"
+
+
+def _check() -> Any:
+    """The Scout-faithful model's cross-check: the DWTCP check's judge (classes, tolerances, period rules) with this
+    study's settings, warm-up and windows."""
+    from ...judge import register_check
+    from .checks import CHECK as DWTCP
+
+    return register_check(
+        DWTCP.replace(
+            name="dwtcp-busy",
+            claim="the Scout-faithful DWTCP model says what the packet law does (proofs/dwtcp_busy.md)",
+            settings=SETTINGS,
+            packet=lambda s, seed=0, **_: {"summary": packet_dwtcp([s], seed=seed)[0]},
+            fluid=lambda settings, packets, method="reference", **_: [
+                {"dwtcp-busy": m} for m in model_dwtcp(list(settings), method=method)
+            ],
+            laws=(),
+            row=None,
+            label=_label,
+            settings_from=None,
+            figure=None,
+        )
+    )
+
+
+#: The Scout-faithful model's cross-check (:func:`~dwtcp_fluid.judge.run_check` runs it at :data:`SETTINGS`).
+CHECK = _check()

@@ -367,7 +367,7 @@ def dwtcp_busy() -> Derivation:
             " definition of a DWTCP packet run the sweep and packet compare-fluid use"
             " (dwtcp_fluid/studies/dwtcp/checks.py, packet_setting: the sweep's fair-share start, 2 record chunks"
             " per RTT, a second round for runs that are not stationary; warm-up 100 RTTs, window 300 RTTs, 1,500 at"
-            " 1 ms N = 10) and judged by dwtcp_fluid/sweep/packet_classes.py, tolerance_verdict: 13 of 17 scored runs"
+            " 1 ms N = 10) and judged by dwtcp_fluid/studies/dwtcp/checks.py, model_gaps: 13 of 17 scored runs"
             " pass, 12 of 15 at the five settings other than 1 ms N = 2. Mean queue and utilization are within"
             " tolerance everywhere except 1 ms N = 2; the misses are periods. 100 µs: N = 2 steady on seeds 1, 2"
             " (swing 4.0, 4.5 packets, within max(5, N)) and oscillating on seed 0 (swing 5.5, period 0.80 ms, regular,"

@@ -56,8 +56,8 @@ _BETA = 0.001
 @functools.cache
 def _point(bdp: float, flows: int) -> dict[str, float]:
     """One point of the sweep's packet pass (default options: k = 0, buffer 250, 20 + 50 RTTs)."""
+    from ...judge.classes import PacketClass
     from ...sweep.outcomes_packet import packet_outcomes
-    from ...sweep.packet_classes import PacketClass
 
     o = packet_outcomes([_BETA], [bdp], [flows], capacity_pps=_C)
     out = {k: float(v[0]) for k, v in o.items()}
@@ -197,6 +197,6 @@ def dwtcp_packet_law() -> Derivation:
         steps=steps,
         notes=[
             f"Scored points: {scored} of {c['points']} (steady or oscillating). Classes and their rules:"
-            " `dwtcp_fluid/sweep/packet_classes.py`; the map over BDP × N: `figures/dwtcp_packet_truth.png`.",
+            " `dwtcp_fluid/judge/classes.py`; the map over BDP × N: `figures/dwtcp_packet_truth.png`.",
         ],
     )

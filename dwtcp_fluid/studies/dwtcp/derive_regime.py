@@ -196,7 +196,7 @@ def dwtcp_regime() -> Derivation:
         ),
         Step(
             "The oscillation boundary",
-            "the packet rule's threshold min(max(5, N), B/4) (dwtcp_fluid/sweep/packet_classes.py)",
+            "the packet rule's threshold min(max(5, N), B/4) (dwtcp_fluid/judge/classes.py)",
             "The amplitude N·min(b/τ, 1 + κ)/2, κ = K/BDP, exceeds the threshold θ = min(max(5, N), B/4) when"
             " min(b/τ, 1 + κ) > r = 2θ/N: where 1 + κ > r and, by step 5, 1 < Φ < (1 + r)/(r − κ) (every Φ > 1"
             " when κ ≥ r). At K = 0 (r ≥ 2 for N ≤ B/4) only N > B/2 can oscillate, with r = B/(2N); for 5 ≤ N ≤ B/4"

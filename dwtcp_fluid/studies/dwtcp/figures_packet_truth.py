@@ -42,7 +42,7 @@ def _claim_condition_always_holds(ds: Any) -> tuple[bool, str]:
 
 
 def _claim_collapse_unseen(ds: Any) -> tuple[bool, str]:
-    from ...sweep.packet_classes import PacketClass
+    from ...judge.classes import PacketClass
 
     col = ds["packet_class"].values == int(PacketClass.COLLAPSE)
     held = bool(np.all((ds["packet_kbar_obs"] < ds["kbar_crit"]).values[col]))

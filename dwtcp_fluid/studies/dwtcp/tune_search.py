@@ -56,7 +56,7 @@ def pair_observables(
     """The busy-period model's summary for (β[i], K[i]) at operating point ``point[i]`` (an index into
     ``rng.grid()``): one model run per element, in one batched solve with step ``dt_rtts``; keys of
     :func:`busy_observables`, arrays (n,)."""
-    from ...sweep.packet_classes import oscillation_threshold
+    from ...judge.classes import oscillation_threshold
     from .analysis_busy_batch import run_busy_batch
 
     D, N = rng.grid()

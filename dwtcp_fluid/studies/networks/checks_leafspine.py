@@ -36,8 +36,10 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
 from ...params import LinkParams
 from .analysis_fixed_point import network_fixed_point
+from .checks_multihop import mean_field_check
 
 __all__ = [
     "FabricSetting",
@@ -45,12 +47,17 @@ __all__ = [
     "TOLERANCES",
     "SETTINGS",
     "MULTI_BOTTLENECK",
+    "CHECK",
     "compare_fabric",
     "classify_fabric",
 ]
 
-#: name → tolerance, as stated in the module docstring.
-TOLERANCES = {"queue_over_K": 0.2, "share_rel": 0.10, "hot_utilization_min": 0.98}
+#: The tolerances, as stated in the module docstring (packet against the mean-field fixed point).
+TOLERANCES = Tolerances(
+    Tolerance("queue_over_K", "K", quantity="queue", abs=0.2, scale="K"),
+    Tolerance("share_rel", "1", quantity="share", rel=0.10),
+    Tolerance("hot_utilization_min", "1", quantity="hot_utilization", against=None, at_least=0.98),
+)
 
 
 @dataclass(frozen=True)
@@ -164,10 +171,9 @@ def fluid_fabric(
     }
 
 
-def compare_fabric(setting: FabricSetting) -> FabricComparison:
-    """Run the packet fabric for ``setting`` and the network fluid model on the same routing; compare."""
+def _packet_side(setting: FabricSetting, **_: Any) -> dict[str, Any]:
+    """The packet fabric (its own seed: pattern and ECMP), classified; the summary over the used ports."""
     from ...packet.multihop_run import run_topology
-    from ...units import parse_time
     from ..dctcp.checks import fluid_law
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
@@ -179,27 +185,67 @@ def compare_fabric(setting: FabricSetting) -> FabricComparison:
     pf = s.traffic.port_flows()
     hot = int(np.argmax(pf))
     warm = s.records["q_mean"].shape[0] // 2
-    cls = classify_fabric(s.records, pf, hot, setting.K, warm)
-    f = fluid_fabric(
-        s.routes, s.flows_per_group, float(s.fluid_rtt_s[0]), link, setting.K, parse_time(setting.duration)
-    )
-    used = f["ports"]
-    canq = s.traffic.queueable()
-    mf = network_fixed_point(
-        s.routes, s.flows_per_group, link.C, setting.K, float(s.fluid_rtt_s[0]), access=link.C,
-        links=np.flatnonzero(canq),
-    )  # fmt: skip
-    q_mf = np.zeros(s.traffic.topology.hops)
-    q_mf[np.flatnonzero(canq)] = np.where(mf.load >= (1 - 1e-6) * link.C, setting.K, 0.0)  # full: at K
+    used = np.array(sorted({h for r in s.routes for h in r}))
     share_p = np.array([s.throughput_share[s.groups == g].mean() for g in range(len(s.routes))])
-    share_mf = mf.x / link.C
-    share_f = f["share"]
+    summary = {"queue": s.queue_mean[used], "share": share_p, "hot_utilization": float(s.utilization[hot])}
+    return {"summary": summary, "run": s, "port_flows": pf, "hot": hot, "used": used,
+            "class": classify_fabric(s.records, pf, hot, setting.K, warm)}  # fmt: skip
+
+
+def _fluid_side(settings: Any, packets: Any, **_: Any) -> list[dict[str, Any]]:
+    """Per setting the mean-field fixed point on the same routing (scored) and the DDE run (reported)."""
+    from ...units import parse_time
+
+    out = []
+    for setting, pk in zip(settings, packets, strict=True):
+        s, used = pk["run"], pk["used"]
+        link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
+        f = fluid_fabric(
+            s.routes,
+            s.flows_per_group,
+            float(s.fluid_rtt_s[0]),
+            link,
+            setting.K,
+            parse_time(setting.duration),
+        )
+        canq = s.traffic.queueable()
+        mf = network_fixed_point(
+            s.routes, s.flows_per_group, link.C, setting.K, float(s.fluid_rtt_s[0]), access=link.C,
+            links=np.flatnonzero(canq),
+        )  # fmt: skip
+        q_mf = np.zeros(s.traffic.topology.hops)
+        q_mf[np.flatnonzero(canq)] = np.where(mf.load >= (1 - 1e-6) * link.C, setting.K, 0.0)  # full: at K
+        out.append({
+            "mean-field": {"queue": q_mf[used], "share": mf.x / link.C, "queueable": canq},
+            "dde": {"summary": {"queue": f["queue"], "share": f["share"]}, "run": f},
+        })  # fmt: skip
+    return out
+
+
+#: The leaf-spine cross-check: the packet fabric against the network model's mean-field fixed point on the same
+#: routing (scored); the DDE run is reported beside it.
+CHECK: CrossCheck[FabricSetting] = register_check(
+    mean_field_check(
+        name="leaf-spine",
+        claim="the DCTCP network model's mean-field fixed point says what the packet fabric does on its ECMP routing",
+        settings=SETTINGS,
+        packet=_packet_side,
+        fluid=_fluid_side,
+        tolerances=TOLERANCES,
+        context=lambda setting, packet, model: {"K": setting.K},
+    )
+)
+
+
+def compare_fabric(setting: FabricSetting) -> FabricComparison:
+    """Run the packet fabric for ``setting`` and the network fluid model on the same routing; compare
+    (:data:`CHECK`)."""
+    (r,) = run_check(CHECK, [setting]).rows
+    s, pf, hot, used = r.packet["run"], r.packet["port_flows"], r.packet["hot"], r.packet["used"]
+    pk, mf, f = r.packet["summary"], r.fluid["mean-field"], r.fluid["dde"]["run"]
+    canq = mf["queueable"]
+    share_p, share_f = pk["share"], f["share"]
     hot_i = int(np.flatnonzero(used == hot)[0])
-    errors = {
-        "queue_over_K": float(np.max(np.abs(s.queue_mean[used] - q_mf[used])) / setting.K),
-        "share_rel": float(np.max(np.abs(share_p - share_mf) / share_mf)),
-        "hot_utilization_min": float(s.utilization[hot]),
-    }
     errors_dde = {
         "queue_over_K": float(np.max(np.abs(s.queue_mean[used] - f["queue"])) / setting.K),
         "queue_over_K_queueable": float(
@@ -208,14 +254,9 @@ def compare_fabric(setting: FabricSetting) -> FabricComparison:
         "share_rel": float(np.max(np.abs(share_p - share_f) / share_f)),
         "hot_utilization": float(f["utilization"][hot_i]),
     }
-    passed = None
-    if cls == "stationary":
-        passed = (
-            errors["queue_over_K"] <= TOLERANCES["queue_over_K"]
-            and errors["share_rel"] <= TOLERANCES["share_rel"]
-            and errors["hot_utilization_min"] >= TOLERANCES["hot_utilization_min"]
-        )
+    v = r.verdicts["mean-field"]
     return FabricComparison(
-        setting, cls, used, pf[used], s.queue_mean[used], f["queue"], s.utilization[used], f["utilization"],
-        share_p, share_f, hot, errors, passed, f["status"], canq[used], q_mf[used], share_mf, errors_dde, s,
+        setting, r.run_class, used, pf[used], s.queue_mean[used], f["queue"], s.utilization[used], f["utilization"],
+        share_p, share_f, hot, dict(v.measured), v.passed, f["status"], canq[used], mf["queue"], mf["share"],
+        errors_dde, s,
     )  # fmt: skip

@@ -28,16 +28,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
 from ...params import LinkParams
 from .analysis_multihop import parking_lot_fixed_point
 
-__all__ = ["ChainSetting", "ChainComparison", "TOLERANCES", "SETTINGS", "compare_chain", "classify_chain"]
+__all__ = [
+    "ChainSetting",
+    "ChainComparison",
+    "TOLERANCES",
+    "SETTINGS",
+    "CHECK",
+    "compare_chain",
+    "classify_chain",
+]
 
-#: name → tolerance, as stated in the module docstring.
-TOLERANCES = {"queue_over_K": 0.15, "long_share_rel": 0.25, "cross_share_rel": 0.05, "utilization_min": 0.98}
+#: The tolerances, as stated in the module docstring (packet against the mean-field fixed point; the fluid queue of
+#: every hop is K).
+TOLERANCES = Tolerances(
+    Tolerance("queue_over_K", "1", quantity="queue", rel=0.15),
+    Tolerance("long_share_rel", "1", quantity="long_share", rel=0.25),
+    Tolerance("cross_share_rel", "1", quantity="cross_share", rel=0.05),
+    Tolerance("utilization_min", "1", quantity="utilization", against=None, at_least=0.98),
+)
 
 
 @dataclass(frozen=True)
@@ -135,16 +151,8 @@ def classify_chain(
     return "stationary"
 
 
-def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
-    """Run the packet parking lot for ``setting`` and compare with the fluid network model's predictions.
-
-    Parameters
-    ----------
-    setting : ChainSetting
-        Hops, flows per group, K, link and duration.
-    seed : int
-        Seed of the packet run.
-    """
+def _packet_side(setting: ChainSetting, *, seed: int = 0, **_: Any) -> dict[str, Any]:
+    """The packet parking lot (``run``: its :class:`~dwtcp_fluid.packet.multihop_run.ChainSummary`), classified."""
     from ...packet.multihop_run import run_topology
     from ..dctcp.checks import fluid_law
 
@@ -155,44 +163,87 @@ def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
         duration=setting.duration, seed=seed, rtt=setting.group_rtts,
     )  # fmt: skip
     warm = s.records["q_mean"].shape[0] // 2
-    cls = classify_chain(s.records, setting.K, warm)
-    C = link.C
-    # the packets' base RTT of a one-hop flow (forwarding slots of the long flow are in its R via K terms)
-    d = float(s.fluid_rtt_s[s.groups == 1][0])
-    # the long group's own base RTT when unequal (its hops' forwarding slots are left out, as for d above)
-    dl = None if setting.rtt_long is None else float(s.fluid_rtt_s[0] - (setting.hops - 1) * s.slot_s)
-    args = (setting.hops, C, setting.K, d, setting.flows, setting.n_cross)
-    fp = parking_lot_fixed_point(*args, d_long=dl)
-    sy = parking_lot_fixed_point(*args, marks="synchronized", d_long=dl)
-    long_share = float(s.group_share[0])
-    cross_share = float(np.mean(s.group_share[1:]))
-    fl, fc = fp.x_long / C, fp.x_cross / C
-    errors = {
-        "queue_over_K": float(np.max(np.abs(s.queue_mean - setting.K)) / setting.K),
-        "long_share_rel": abs(long_share - fl) / fl,
-        "cross_share_rel": abs(cross_share - fc) / fc,
-        "utilization_min": float(s.utilization.min()),
+    summary = {
+        "queue": s.queue_mean,
+        "utilization": s.utilization,
+        "long_share": float(s.group_share[0]),
+        "cross_share": float(np.mean(s.group_share[1:])),
     }
-    passed = None
-    if cls == "stationary":
-        passed = (
-            errors["queue_over_K"] <= TOLERANCES["queue_over_K"]
-            and errors["long_share_rel"] <= TOLERANCES["long_share_rel"]
-            and errors["cross_share_rel"] <= TOLERANCES["cross_share_rel"]
-            and errors["utilization_min"] >= TOLERANCES["utilization_min"]
-        )
+    return {"summary": summary, "run": s, "class": classify_chain(s.records, setting.K, warm)}
+
+
+def _fluid_side(settings: Sequence[ChainSetting], packets: Sequence[dict[str, Any]], **_: Any) -> list[dict]:
+    """The mean-field and synchronized fixed points at each packet run's base RTTs (shares per flow, of C)."""
+    out = []
+    for setting, pk in zip(settings, packets, strict=True):
+        s = pk["run"]
+        C = LinkParams(capacity=setting.capacity, rtt=setting.rtt).C
+        # the packets' base RTT of a one-hop flow (forwarding slots of the long flow are in its R via K terms)
+        d = float(s.fluid_rtt_s[s.groups == 1][0])
+        # the long group's own base RTT when unequal (its hops' forwarding slots are left out, as for d above)
+        dl = None if setting.rtt_long is None else float(s.fluid_rtt_s[0] - (setting.hops - 1) * s.slot_s)
+        args = (setting.hops, C, setting.K, d, setting.flows, setting.n_cross)
+        fp = parking_lot_fixed_point(*args, d_long=dl)
+        sy = parking_lot_fixed_point(*args, marks="synchronized", d_long=dl)
+        q = np.full(setting.hops, setting.K)
+        out.append({
+            "mean-field": {"queue": q, "long_share": fp.x_long / C, "cross_share": fp.x_cross / C},
+            "synchronized": {"queue": q, "long_share": sy.x_long / C, "cross_share": sy.x_cross / C},
+        })  # fmt: skip
+    return out
+
+
+def mean_field_check(**fields: Any) -> CrossCheck[Any]:
+    """A network cross-check: the packet side's own ``class`` (``stationary`` scored) against the ``mean-field``
+    fixed point (other fluid readings reported)."""
+    return CrossCheck(
+        classify=lambda setting, packet, fluid: packet["class"],
+        scored_classes=("stationary",),
+        against=("mean-field",),
+        **fields,
+    )
+
+
+#: The parking-lot cross-check: packet chain against the network model's mean-field fixed point (scored) and its
+#: synchronized reading (reported).
+CHECK: CrossCheck[ChainSetting] = register_check(
+    mean_field_check(
+        name="parking-lot",
+        claim="the DCTCP network model's mean-field fixed point says what the packet chain does (proofs/multihop.md)",
+        settings=SETTINGS,
+        packet=_packet_side,
+        fluid=_fluid_side,
+        tolerances=TOLERANCES,
+    )
+)
+
+
+def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
+    """Run the packet parking lot for ``setting`` and compare with the fluid network model's predictions
+    (:data:`CHECK`).
+
+    Parameters
+    ----------
+    setting : ChainSetting
+        Hops, flows per group, K, link and duration.
+    seed : int
+        Seed of the packet run.
+    """
+    (r,) = run_check(CHECK, [setting], seed=seed).rows
+    s, pk, v = r.packet["run"], r.packet["summary"], r.verdicts["mean-field"]
+    mf, sy = r.fluid["mean-field"], r.fluid["synchronized"]
     return ChainComparison(
         setting,
-        cls,
+        r.run_class,
         s.queue_mean,
         s.utilization,
-        long_share,
-        cross_share,
-        fl,
-        fc,
-        sy.x_long / C,
-        errors,
-        passed,
+        pk["long_share"],
+        pk["cross_share"],
+        mf["long_share"],
+        mf["cross_share"],
+        sy["long_share"],
+        dict(v.measured),
+        v.passed,
     )
 
 

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import xarray as xr
 
+from ...judge import Tolerance, Tolerances, verdict
 from ...params import check_range
 from ...references import references_attr
 from ...sweep.engine import Evaluator, SweepPlan, run_plan
@@ -168,19 +169,30 @@ VARIABLES: dict[str, tuple] = {
 }
 
 
+#: The fluid DDE run against the packet chain, with the cross-check's bounds
+#: (:data:`~dwtcp_fluid.studies.networks.checks_multihop.TOLERANCES`): long and cross shares relative to the packet
+#: run's, every link's mean queue within 0.15·K of the packet run's.
+SWEEP_TOLERANCES = Tolerances(
+    Tolerance("long_share_rel", "1", quantity="long_share", of="fluid", against="packet",
+              rel=TOLERANCES["long_share_rel"].rel),
+    Tolerance("cross_share_rel", "1", quantity="cross_share", of="fluid", against="packet",
+              rel=TOLERANCES["cross_share_rel"].rel),
+    Tolerance("queue_over_K", "K", quantity="queue_mean", of="fluid", against="packet",
+              abs=TOLERANCES["queue_over_K"].rel, scale="K"),
+)  # fmt: skip
+
+
 def agreement(fluid: Any, packet: Any, K: float) -> tuple[int, float]:
-    """(code in :data:`AGREEMENT`, long-share relative error) of a fluid run against a packet comparison:
-    scored only when the packet run is stationary and the fluid run did not fail; agreement is the long and cross
-    shares and every link's mean queue within :data:`~dwtcp_fluid.studies.networks.checks_multihop.TOLERANCES`."""
-    if packet.run_class != "stationary" or fluid.run_class == "failed":
+    """(code in :data:`AGREEMENT`, long-share relative error) of a fluid run against a packet comparison by the
+    judge's verdict on :data:`SWEEP_TOLERANCES`: scored only when the packet run is stationary and the fluid run
+    did not fail."""
+    keys = ("long_share", "cross_share", "queue_mean")
+    cls = "failed" if fluid.run_class == "failed" else packet.run_class
+    v = verdict(SWEEP_TOLERANCES, {k: getattr(packet, k) for k in keys}, {k: getattr(fluid, k) for k in keys},
+                context={"K": K}, run_class=cls, scored_classes=("stationary",))  # fmt: skip
+    if v.passed is None:
         return AGREEMENT.index("not_scored"), float("nan")
-    err = abs(fluid.long_share - packet.long_share) / packet.long_share
-    ok = (
-        err <= TOLERANCES["long_share_rel"]
-        and abs(fluid.cross_share - packet.cross_share) / packet.cross_share <= TOLERANCES["cross_share_rel"]
-        and float(np.max(np.abs(fluid.queue_mean - packet.queue_mean))) <= TOLERANCES["queue_over_K"] * K
-    )
-    return AGREEMENT.index("agree" if ok else "disagree"), float(err)
+    return AGREEMENT.index("agree" if v.agree else "disagree"), float(v.measured["long_share_rel"])
 
 
 def _evaluate(grid: NetworkGrid, ih: int, sl: slice) -> dict[str, np.ndarray]:
@@ -290,7 +302,7 @@ def run_network_sweep(
             grid.to_dict(),
             solver="fluid: DctcpNetwork(group_delays=True), reference DDE solver (DOP853, exact switching), start "
             "1e-3 packets off the symmetric subspace; packet: dctcp on the parking-lot chain of the packet core",
-            tolerance=", ".join(f"{k} {v:g}" for k, v in TOLERANCES.items()),
+            tolerance=SWEEP_TOLERANCES.describe(),
         )
     )
     ds.attrs["Conventions"] = "CF-1.10"

@@ -41,12 +41,34 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import CrossCheck, Tolerance, Tolerances, judge, register_check, run_check
 from ...models.timely import TimelyFluid, TimelyParams
 
-__all__ = ["TOLERANCES", "SETTINGS", "Setting", "packet_rates", "fluid_rates", "compare_timely", "verdict"]
+__all__ = ["TOLERANCES", "CLASS_TOLERANCES", "SETTINGS", "CHECKS", "Setting", "packet_rates", "fluid_rates",
+           "compare_timely", "judged"]  # fmt: skip
 
-#: Tolerances: rates as fractions of line rate, queue in packets, ratio dimensionless.
-TOLERANCES = {"rate": 0.04, "fair_share": 0.05, "queue_mean": 6.0, "utilization": 0.06, "split_ratio": 2.0}
+_RATES = ("rate_1", "rate_2")
+#: Tolerances: rates as fractions of line rate, queue in packets, the split (the faster group's rate over the
+#: slower's) dimensionless; the fair share 1/N and the splits are the context's.
+TOLERANCES = Tolerances(
+    Tolerance("packet_fair", "1", quantity=_RATES, against="context", against_quantity="fair_share", abs=0.05),
+    Tolerance("fluid_fair", "1", quantity=_RATES, of="fluid", against="context", against_quantity="fair_share",
+              abs=0.05),
+    Tolerance("packet_split", "1", of="context", quantity="split_packet", against=None, at_least=2.0),
+    Tolerance("fluid_split", "1", of="context", quantity="split_fluid", against=None, at_least=2.0),
+    Tolerance("rate", "1", quantity=_RATES, abs=0.04),
+    Tolerance("queue_mean", "packets", abs=6.0),
+    Tolerance("utilization", "1", abs=0.06),
+)  # fmt: skip
+#: The class of a comparison (by law) and the tolerances that score it (module docstring).
+CLASS_TOLERANCES = {
+    "unique fixed point": Tolerances(
+        *(TOLERANCES[k] for k in ("packet_fair", "fluid_fair", "rate", "queue_mean", "utilization"))
+    ),
+    "start-dependent split": Tolerances(
+        *(TOLERANCES[k] for k in ("packet_split", "fluid_split", "rate", "utilization"))
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -154,33 +176,62 @@ def fluid_rates(settings: tuple[Setting, ...]) -> list[dict[str, Any]]:
     return [out[s.name] for s in settings]
 
 
-def verdict(s: Setting, pk: dict[str, Any], fl: dict[str, Any], tol: dict[str, float] = TOLERANCES) -> dict:
-    """The class of one comparison and whether it is within the stated tolerances (see the module docstring)."""
-    if s.law == "timely-patched":
-        fair = 1.0 / sum(s.flows)
-        checks = {
-            "packet_fair": max(abs(pk["rate_1"] - fair), abs(pk["rate_2"] - fair)) <= tol["fair_share"],
-            "fluid_fair": max(abs(fl["rate_1"] - fair), abs(fl["rate_2"] - fair)) <= tol["fair_share"],
-            "rate": max(abs(pk["rate_1"] - fl["rate_1"]), abs(pk["rate_2"] - fl["rate_2"])) <= tol["rate"],
-            "queue_mean": abs(pk["queue_mean"] - fl["queue_mean"]) <= tol["queue_mean"],
-            "utilization": abs(pk["utilization"] - fl["utilization"]) <= tol["utilization"],
-        }
-        kind = "unique fixed point"
-    else:
-        fast = 0 if s.starts[0] > s.starts[1] else 1
+def run_class(s: Setting) -> str:
+    """``unique fixed point`` (Patched TIMELY) or ``start-dependent split`` (TIMELY)."""
+    return "unique fixed point" if s.law == "timely-patched" else "start-dependent split"
 
-        def split(d: dict) -> float:
-            r = (d["rate_1"], d["rate_2"])
-            return r[fast] / max(r[1 - fast], 1e-9)
 
-        checks = {
-            "packet_split": split(pk) >= tol["split_ratio"],
-            "fluid_split": split(fl) >= tol["split_ratio"],
-            "rate": max(abs(pk["rate_1"] - fl["rate_1"]), abs(pk["rate_2"] - fl["rate_2"])) <= tol["rate"],
-            "utilization": abs(pk["utilization"] - fl["utilization"]) <= tol["utilization"],
-        }
-        kind = "start-dependent split"
-    return {"setting": s.name, "class": kind, "checks": checks, "agree": all(checks.values())}
+def _context(s: Setting, packet: dict[str, Any], fluid: dict[str, Any]) -> dict[str, float]:
+    """The fair share 1/N and each core's split: the rate of the group that starts faster over the other's."""
+    fast = 0 if s.starts[0] > s.starts[1] else 1
+
+    def split(d: dict[str, Any]) -> float:
+        r = (d["rate_1"], d["rate_2"])
+        return r[fast] / max(r[1 - fast], 1e-9)
+
+    return {"fair_share": 1.0 / sum(s.flows), "split_packet": split(packet), "split_fluid": split(fluid)}
+
+
+def _check(law: str) -> CrossCheck[Setting]:
+    return CrossCheck(
+        name=law,
+        claim="the TIMELY fluid model says what the packet law does ([TIMELY]; Patched TIMELY: its unique fixed point)",
+        settings=tuple(s for s in SETTINGS if s.law == law),
+        packet=lambda s, seed=0, **_: packet_rates(s, seed=seed),
+        fluid=lambda settings, packets, **_: [{"fluid": f} for f in fluid_rates(tuple(settings))],
+        tolerances=CLASS_TOLERANCES,
+        stated_tolerances=TOLERANCES,
+        classify=lambda s, packet, fluid: run_class(s),
+        context=_context,
+        laws=(law,),
+        row=lambda r: {
+            "setting": r.name,
+            "class": r.run_class,
+            "checks": r.verdicts["fluid"].checks,
+            "agree": r.agree,
+            "packet": r.packet,
+            "fluid": r.fluid["fluid"],
+        },  # fmt: skip
+        columns=(
+            ("rate 1 (C)", "rate_1", 1.0),
+            ("rate 2 (C)", "rate_2", 1.0),
+            ("mean q (pkt)", "queue_mean", 1.0),
+            ("utilization (%)", "utilization", 100.0),
+        ),  # fmt: skip
+    )
+
+
+#: The cross-checks of ``packet compare-fluid --law timely`` and ``--law timely-patched``: one check, each law's
+#: settings.
+CHECKS: dict[str, CrossCheck[Setting]] = {
+    law: register_check(_check(law)) for law in ("timely", "timely-patched")
+}
+
+
+def judged(s: Setting, pk: dict[str, Any], fl: dict[str, Any]) -> dict[str, Any]:
+    """The judge's verdict on one comparison: its class and whether it is within the stated tolerances."""
+    r = judge(CHECKS[s.law], s, pk, {"fluid": fl})
+    return {"setting": s.name, "class": r.run_class, "checks": r.verdicts["fluid"].checks, "agree": r.agree}
 
 
 def compare_timely(settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0) -> list[dict[str, Any]]:
@@ -199,9 +250,10 @@ def compare_timely(settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0) -
         ``{setting, class, packet, fluid, checks, agree}`` per setting; rates as fractions of line rate, queue in
         packets.
     """
-    fl = fluid_rates(settings)
-    rows = []
-    for s, f in zip(settings, fl, strict=True):
-        pk = packet_rates(s, seed=seed)
-        rows.append({**verdict(s, pk, f), "packet": pk, "fluid": f})
-    return rows
+    rows: list[dict[str, Any]] = []
+    for law in dict.fromkeys(s.law for s in settings):  # each law's settings through its check, in order
+        mine = tuple(s for s in settings if s.law == law)
+        res = run_check(CHECKS[law], mine, seed=seed)
+        rows += [CHECKS[law].row(r) for r in res.rows]  # type: ignore[misc]
+    order = {s.name: i for i, s in enumerate(settings)}
+    return sorted(rows, key=lambda r: order[r["setting"]])

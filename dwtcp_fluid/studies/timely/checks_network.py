@@ -61,6 +61,7 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import CrossCheck, Tolerance, Tolerances, judge, register_check
 from ...models.dctcp_network import parking_lot_routes
 from ...models.timely_network import TimelyNetwork, TimelyNetworkParams
 from ...params import LinkParams
@@ -74,11 +75,17 @@ __all__ = [
     "packet_side",
     "fluid_side",
     "compare_all",
-    "score",
+    "judged",
+    "CHECK",
 ]
 
-#: Tolerances, as stated in the module docstring: shares as fractions of line rate, queues in packets.
-TOLERANCES = {"share": 0.05, "queue": 6.0, "rtt_packets_per_hop": 6.0}
+#: Tolerances, as stated in the module docstring: shares as fractions of line rate, queues in packets, path RTTs in
+#: packets' time per hop on the path (the context's scale).
+TOLERANCES = Tolerances(
+    Tolerance("share", "1", abs=0.05),
+    Tolerance("queue", "packets", abs=6.0),
+    Tolerance("rtt_packets_per_hop", "packets", quantity="rtt", abs=6.0, scale="packet_time_per_hop"),
+)
 #: The errors scored per law (the others are reported).
 SCORED = {"patched": ("share", "queue", "rtt_packets_per_hop"), "timely": ("share",)}
 #: Relative offset between the fluid's cross groups' start rates (module docstring).
@@ -151,7 +158,12 @@ def packet_side(s: TimelySetting, *, seed: int = 0, chunk: int = 1000) -> Side:
     warm = int(WARMUP * r.records["q_mean"].shape[0])
     # the queue test of classify_chain is 0.25·K: K = 4 × the queue tolerance makes it the tolerance
     cls = classify_chain(
-        r.records, 4 * TOLERANCES["queue"], warm, marked=False, share_abs=TOLERANCES["share"], chunk=chunk
+        r.records,
+        4 * TOLERANCES["queue"].abs,
+        warm,
+        marked=False,
+        share_abs=TOLERANCES["share"].abs,
+        chunk=chunk,
     )
     d = _base_rtt(r.slot_s, link)
     rtt = np.array([d + r.queue_mean[list(route)].sum() * r.slot_s for route in parking_lot_routes(s.hops)])
@@ -215,25 +227,47 @@ def _seconds(v: str) -> float:
     return float(parse_time(v))
 
 
-def score(s: TimelySetting, pk: Side, fl: Side, tol: dict[str, float] = TOLERANCES) -> dict[str, Any]:
-    """Errors and pass/fail of one setting (None unless the packet run is ``stationary``)."""
+def _tolerances(s: TimelySetting, packet: Any = None, fluid: Any = None) -> Tolerances:
+    """:data:`TOLERANCES`, those the law does not score (:data:`SCORED`) reported only."""
+    return Tolerances(*(t if t.name in SCORED[s.law] else t.replace(scored=False) for t in TOLERANCES))
+
+
+def _summary(side: Side) -> dict[str, Any]:
+    return {"share": side.share, "queue": side.queue, "rtt": side.rtt}
+
+
+def _context(s: TimelySetting, packet: Any = None, fluid: Any = None) -> dict[str, Any]:
+    """One packet's time (s) on every hop of each group's path: the scale of the RTT tolerance."""
     slot = 1.0 / LinkParams(capacity=s.capacity, rtt=s.rtt).C
-    hops_on = np.array([len(r) for r in parking_lot_routes(s.hops)])
-    errors = {
-        "share": float(np.max(np.abs(pk.share - fl.share))),
-        "queue": float(np.max(np.abs(pk.queue - fl.queue))),
-        "rtt_packets_per_hop": float(np.max(np.abs(pk.rtt - fl.rtt) / slot / hops_on)),
-    }
-    passed = None
-    if pk.run_class == "stationary":
-        passed = all(errors[k] <= tol[k] for k in SCORED[s.law])
-    return {
-        "setting": s.name,
-        "class": pk.run_class,
-        "errors": errors,
-        "scored": list(SCORED[s.law]),
-        "passed": passed,
-    }
+    return {"packet_time_per_hop": slot * np.array([len(r) for r in parking_lot_routes(s.hops)], float)}
+
+
+#: The TIMELY parking-lot cross-check: the packet laws on ``parking-lot:K`` against :class:`TimelyNetwork`.
+CHECK: CrossCheck[TimelySetting] = register_check(
+    CrossCheck(
+        name="timely-network",
+        claim="the TIMELY network fluid model says what the packet laws do on a parking lot ([TIMELY])",
+        settings=SETTINGS,
+        packet=lambda s, seed=0, **_: {"summary": _summary(p := packet_side(s, seed=seed)), "side": p},
+        fluid=lambda settings, packets, **_: [
+            {"fluid": {"summary": _summary(f), "side": f}} for f in fluid_side(settings)
+        ],
+        tolerances=_tolerances,
+        classify=lambda s, packet, fluid: packet["side"].run_class,
+        scored_classes=("stationary",),
+        context=_context,
+    )
+)
+
+
+def judged(s: TimelySetting, pk: Side, fl: Side) -> dict[str, Any]:
+    """The judge's errors and pass/fail of one setting (None unless the packet run is ``stationary``)."""
+    r = judge(
+        CHECK, s, {"summary": _summary(pk), "side": pk}, {"fluid": {"summary": _summary(fl), "side": fl}}
+    )
+    v = r.verdicts["fluid"]
+    return {"setting": s.name, "class": pk.run_class, "errors": v.measured, "scored": list(SCORED[s.law]),
+            "passed": v.passed}  # fmt: skip
 
 
 def compare_all(settings: Sequence[TimelySetting] = SETTINGS, *, seed: int = 0) -> list[dict[str, Any]]:
@@ -249,7 +283,7 @@ def compare_all(settings: Sequence[TimelySetting] = SETTINGS, *, seed: int = 0) 
     rows = []
     for s, f in zip(settings, fl, strict=True):
         pk = packet_side(s, seed=seed)
-        row = score(s, pk, f)
+        row = judged(s, pk, f)
 
         def doc(side: Side) -> dict[str, list[float]]:
             return {

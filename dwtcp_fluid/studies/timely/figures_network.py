@@ -10,7 +10,7 @@ from ...experiments.figure import Claim, Figure, register
 from ...models.dctcp_network import parking_lot_routes
 from ...models.timely_network import TimelyNetwork
 from .analysis_network import patched_fixed_point
-from .checks_network import TimelySetting, fluid_params, fluid_side, packet_side, score
+from .checks_network import TimelySetting, fluid_params, fluid_side, judged, packet_side
 from .plots_network import plot_timely_network
 
 __all__ = ["build_timely_network"]
@@ -34,7 +34,7 @@ def build_timely_network(quick: bool) -> dict[str, Any]:
             "fixed_point": {"share": (x[:3] / C).tolist(), "queue": x[6:].tolist()},
             "fluid": {"share": fl.share.tolist(), "queue": fl.queue.tolist()},
             "packet": {"share": pk.share.tolist(), "queue": pk.queue.tolist()},
-            "score": score(s, pk, fl),
+            "score": judged(s, pk, fl),
         })  # fmt: skip
     return {"topology": "parking-lot:2", "rows": rows}
 

@@ -66,7 +66,7 @@ def timely_network_report(setting: Any, *, packet: bool = False, seed: int = 0) 
     if packet:
         pk = xc.packet_side(s, seed=seed)
         out["packet"] = {**_side(pk), "class": pk.run_class}
-        out["score"] = {**xc.score(s, pk, fl), "tolerances": dict(xc.TOLERANCES)}
+        out["score"] = {**xc.judged(s, pk, fl), "tolerances": xc.TOLERANCES.to_dict()}
     return to_jsonable(out)
 
 

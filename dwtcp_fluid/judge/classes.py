@@ -1,9 +1,9 @@
-"""What a packet-level DWTCP run says, and whether a model says the same: the one definition of both.
+"""What a packet run says: the judge's vocabulary of run classes, one period estimate and regularity test.
 
-Used by the sweep's packet pass, by ``packet compare-fluid --law dwtcp`` and by the Scout-faithful model's
-cross-check (:mod:`dwtcp_fluid.studies.dwtcp.checks_busy`): one vocabulary of classes (:class:`PacketClass`), one
-period estimate and regularity test (:func:`regular_period`), one set of tolerances (:data:`TOLERANCES`,
-:func:`tolerance_verdict`).
+Used by the sweep's packet pass and by the cross-checks (:mod:`dwtcp_fluid.judge.check`): one vocabulary of
+classes (:class:`PacketClass`), one period estimate and regularity test (:func:`regular_period`), one classifier
+of a run's measurement window (:func:`window_outcome`). Whether a model says the same is
+:func:`dwtcp_fluid.judge.tolerance.verdict`'s.
 
 A run is simulated for a warm-up (slow start from the fair-share window and the first decreases) followed by a
 measurement window; every statistic below is taken over the measurement window only, from the engine's per-chunk
@@ -52,9 +52,7 @@ import numpy as np
 __all__ = [
     "PacketClass",
     "MAX_CYCLE_CV",
-    "TOLERANCES",
     "regular_period",
-    "tolerance_verdict",
     "SCORED",
     "SEGMENTS",
     "PERSISTENT",
@@ -118,9 +116,6 @@ OSC_BUFFER_FRACTION = 0.25
 
 #: A queue whose cycle lengths vary by this fraction of their mean or more has no period to compare.
 MAX_CYCLE_CV = 0.5
-#: Tolerances of a fluid model against the DWTCP packet law (in the spirit of the DCTCP ACK-clocked model's):
-#: mean queue within max(10 packets, 20 %), utilization within 0.02, period within 15 % (where regular).
-TOLERANCES = {"queue_mean_abs": 10.0, "queue_mean_rel": 0.20, "utilization_abs": 0.02, "period_rel": 0.15}
 
 
 def oscillation_threshold(flows: int, buffer: int) -> float:
@@ -154,77 +149,6 @@ def regular_period(q: np.ndarray, dt: float) -> tuple[float | None, int, float |
     cv = float(np.std(lengths) / np.mean(lengths)) if lengths.size >= 3 else None
     period = autocorr_period(x, dt, peak="first")
     return period, int(lengths.size), cv, period is not None and cv is not None and cv < MAX_CYCLE_CV
-
-
-def tolerance_verdict(packet: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
-    """Whether a model's summary says what a packet run says, within :data:`TOLERANCES`.
-
-    ``packet`` has ``class`` (a :class:`PacketClass` label), ``queue_mean``, ``queue_min``, ``utilization``,
-    ``period_s`` (None unless oscillating), ``period_regular`` and ``oscillation_threshold``
-    (:func:`oscillation_threshold`); ``model`` has ``queue_mean``, ``utilization``, ``period_s``, ``amplitude``,
-    ``status`` and optionally ``regime``.
-
-    Criteria: mean queue and utilization always; then, by regime and class: a standing-queue model needs a packet
-    queue that never empties; a steady packet run needs a steady model (the same threshold applied to the model's
-    amplitude: the model's period, if any, belongs to a ripple the packet rule calls steady); an oscillating run
-    with a regular period needs the model's period within 15 %; an irregular packet period is not scored.
-
-    Returns ``verdict``: "not scored" (the packet run is not steady or oscillating: it says nothing), "fail" (the
-    model's solver failed, or a criterion is missed) or "pass"; ``why`` (one line per criterion, with the
-    numbers); ``queue_ok``, ``utilization_ok``, ``period_ok`` (None: not scored); ``queue_mean_abs``,
-    ``utilization_abs``, ``period_rel`` (None without two periods).
-    """
-    out: dict[str, Any] = {"queue_ok": None, "utilization_ok": None, "period_ok": None, "queue_mean_abs": None,
-                           "utilization_abs": None, "period_rel": None}  # fmt: skip
-    if packet["class"] not in [c.label for c in SCORED]:
-        return out | {"verdict": "not scored", "why": [f"packet run is {packet['class']}: it says nothing"]}
-    if model.get("status", "ok") != "ok":
-        return out | {"verdict": "fail", "why": [f"model solver: {model['status']}"]}
-    why = []
-
-    def said(ok: bool | None) -> str:
-        return "within tolerance" if ok else "outside tolerance"
-
-    dq = abs(model["queue_mean"] - packet["queue_mean"])
-    q_ok = dq <= max(TOLERANCES["queue_mean_abs"], TOLERANCES["queue_mean_rel"] * abs(packet["queue_mean"]))
-    why.append(
-        f"mean queue packet {packet['queue_mean']:.1f} vs model {model['queue_mean']:.1f} packets (|Δ| {dq:.1f}): "
-        + said(q_ok)
-    )
-    du = abs(model["utilization"] - packet["utilization"])
-    u_ok = du <= TOLERANCES["utilization_abs"]
-    why.append(
-        f"utilization packet {packet['utilization']:.3f} vs model {model['utilization']:.3f} (|Δ| {du:.3f}): "
-        + said(u_ok)
-    )
-    pp, pm = packet.get("period_s"), model.get("period_s")
-    rel = None if pp is None or pm is None else abs(pm - pp) / pp
-    thr = float(packet.get("oscillation_threshold", 0.0))
-    amp = model.get("amplitude")
-    # the packet run's own rule applied to the model: it oscillates when its amplitude exceeds the threshold
-    m_osc = pm is not None and (amp is None or amp > thr)
-    p_ok: bool | None
-    if model.get("regime") == "standing queue":
-        p_ok = packet["queue_min"] > 0
-        why.append(f"standing queue: packet queue_min {packet['queue_min']:.0f} packets > 0: " + said(p_ok))
-    elif packet["class"] == PacketClass.STEADY.label:
-        p_ok = not m_osc
-        a = "—" if amp is None else f"{amp:.1f}"
-        why.append(
-            f"steady: model amplitude {a} against the packet run's threshold {thr:g} packets: " + said(p_ok)
-        )
-    elif pp is not None and not packet.get("period_regular", True):
-        p_ok = None
-        why.append("period: not scored, the packet queue has no regular period")
-    elif rel is None:
-        p_ok = False
-        why.append(f"period: packet {pp}, model {pm} s: one oscillates, the other not: " + said(False))
-    else:
-        p_ok = rel <= TOLERANCES["period_rel"]
-        why.append(f"period packet {pp * 1e3:.3f} vs model {pm * 1e3:.3f} ms ({rel:.0%}): " + said(p_ok))
-    ok = q_ok and u_ok and p_ok is not False
-    return {"verdict": "pass" if ok else "fail", "why": why, "queue_ok": bool(q_ok), "utilization_ok": bool(u_ok),
-            "period_ok": p_ok, "queue_mean_abs": dq, "utilization_abs": du, "period_rel": rel}  # fmt: skip
 
 
 def _segments(n: int) -> list[slice]:
