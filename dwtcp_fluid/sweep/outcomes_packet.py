@@ -345,8 +345,9 @@ def state_accuracy(
         return {"steady_points": int(st.sum()), "queue_within": None, "utilization_within": None}
     pq = np.asarray(packet["packet_queue_mean"], dtype=float)
     pu = np.asarray(packet["packet_utilization"], dtype=float)
-    q_ok = np.abs(np.asarray(queue) - pq) <= np.maximum(T["queue_mean_abs"], T["queue_mean_rel"] * np.abs(pq))
-    u_ok = np.abs(np.asarray(util) - pu) <= T["utilization_abs"]
+    tq, tu = T["queue_mean"], T["utilization"]
+    q_ok = np.abs(np.asarray(queue) - pq) <= np.maximum(tq.abs, tq.rel * np.abs(pq))
+    u_ok = np.abs(np.asarray(util) - pu) <= tu.abs
     n = int(st.sum())
     return {
         "steady_points": n,

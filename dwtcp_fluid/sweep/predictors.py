@@ -43,6 +43,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..judge.tolerance import Tolerance, Tolerances
 from ..params import DwtcpParams
 
 __all__ = [
@@ -86,8 +87,11 @@ SCOUT_FAITHFUL = "scout-faithful"
 #: The registry name of the regime model (:class:`~dwtcp_fluid.studies.dwtcp.analysis_regime.DwtcpRegimeModel`).
 REGIME = "regime"
 #: How close a class predictor's state must be to a steady packet run's: mean queue within max(5 packets, 25 %),
-#: utilization within 0.03.
-STATE_TOLERANCES = {"queue_mean_abs": 5.0, "queue_mean_rel": 0.25, "utilization_abs": 0.03}
+#: utilization within 0.03 (the judge's tolerance type; the sweep applies the bounds over its points at once).
+STATE_TOLERANCES = Tolerances(
+    Tolerance("queue_mean", unit="packets", abs=5.0, rel=0.25),
+    Tolerance("utilization", unit="1", abs=0.03),
+)
 
 
 @dataclass(frozen=True)
