@@ -127,10 +127,34 @@ def test_the_recorded_sweep_split_by_verdict_adds_up():
     steady runs where it predicts steady plus the others where it does not (scored runs are steady or oscillating)."""
     rec = json.loads(dv.SOURCES["sweep"].read_text(encoding="utf-8"))
     for name, a in rec["packet"]["agreement"].items():
+        if a.get("classes"):
+            continue  # a class predictor: test_the_recorded_class_predictor_split_by_class_adds_up
         st, ns = a["by_verdict"]["steady"], a["by_verdict"]["not_steady"]
         assert st["scored"] + ns["scored"] == a["scored"], name
         agrees = st["packet_steady"] + ns["scored"] - ns["packet_steady"]
         assert agrees == pytest.approx(a["agreement"] * a["scored"], abs=1e-9), name
+
+
+def test_the_recorded_class_predictor_split_by_class_adds_up():
+    """A class predictor (the regime model) is scored at every classified run: its table, packet class by predicted
+    class, has one row per scored class whose sum is the sweep's count of that class, its diagonal over the scored
+    runs is its agreement, and its state accuracy is over the steady runs."""
+    rec = json.loads(dv.SOURCES["sweep"].read_text(encoding="utf-8"))
+    counts = rec["packet"]["class_counts"]
+    class_predictors = {n: a for n, a in rec["packet"]["agreement"].items() if a.get("classes")}
+    assert "regime" in class_predictors, sorted(rec["packet"]["agreement"])
+    for name, a in class_predictors.items():
+        table = a["by_class"]
+        assert set(table) == {"steady", "oscillating", "collapse"}, name
+        for cls, row in table.items():
+            assert sum(row.values()) == counts[cls], (name, cls)
+        assert sum(sum(r.values()) for r in table.values()) == a["scored"], name
+        hits = sum(table[c].get(c, 0) for c in table)
+        assert hits == pytest.approx(a["agreement"] * a["scored"], abs=1e-9), name
+        assert a["state"]["steady_points"] == counts["steady"], name
+        assert 0.0 <= a["state"]["queue_within"] <= 1.0 and 0.0 <= a["state"]["utilization_within"] <= 1.0, (
+            name
+        )
 
 
 def test_the_recorded_multihop_runs_are_the_recorders():

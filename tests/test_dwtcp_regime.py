@@ -105,3 +105,36 @@ def test_regime_slice_matches_record():
         assert abs(got["class_counts"][c] - n) <= tol, c
     a, b = got["agreement"]["regime"], rec["agreement"]["regime"]
     assert abs(a["agreement"] * a["scored"] - b["agreement"] * b["scored"]) <= tol
+
+
+def test_regime_map_claims_fail_where_the_packet_law_leaves_the_derived_regions():
+    """The figure dwtcp_regime_map's claims on hand-made panels: a run pinned at the buffer where the model's standing
+    queue q* is far below B fails the collapse claim; a standing-queue region whose runs oscillate fails the
+    standing-queue claim; runs that follow the regions pass both."""
+    from dwtcp_fluid.studies.dwtcp.figures_regime import (
+        MAP_BUFFER,
+        _claim_collapse_above_buffer,
+        _claim_standing_queue,
+    )
+
+    B = float(MAP_BUFFER)
+    q_star = np.array([[300.0, 260.0, 250.0, 40.0, 20.0, 10.0, 100.0, 60.0]])
+    regime = np.array([[COLLAPSE] * 3 + [STANDING] * 5])
+    good = {
+        "beta": 1e-3,
+        "packet_class": np.array([[2, 2, 2, 0, 0, 0, 0, 0]]),
+        "queue_mean": np.array([[B, B, 0.95 * B, 42.0, 17.0, 13.0, 110.0, 55.0]]),
+        "q_star": q_star,
+        "regime_point": regime,
+    }
+    assert _claim_collapse_above_buffer({"panels": [good]})[0]
+    assert _claim_standing_queue({"panels": [good]})[0]
+    pinned_low = dict(good, packet_class=np.array([[2, 2, 2, 2, 0, 0, 0, 0]]))
+    pinned_low["queue_mean"] = good["queue_mean"].copy()
+    pinned_low["queue_mean"][0, 3] = B
+    ok, measured = _claim_collapse_above_buffer({"panels": [pinned_low]})
+    assert not ok and "min q* = 40.0" in measured
+    oscillating = dict(good, packet_class=np.array([[2, 2, 2, 1, 0, 0, 0, 0]]))
+    assert not _claim_standing_queue({"panels": [oscillating]})[0]
+    far = dict(good, queue_mean=good["queue_mean"] * np.array([[1, 1, 1, 1, 1, 1, 2, 1]]))
+    assert not _claim_standing_queue({"panels": [far]})[0]

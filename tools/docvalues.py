@@ -10,9 +10,11 @@ The opening marker holds three fields separated by ``;`` (not ``|``, which split
    ``dwtcp-fluid sweep --beta 0.001 --json`` prints), ``bench`` (``docs/data/packet-benchmark.json``, written
    by ``benchmarks/packet.py --record``), ``gpu`` (``docs/data/gpu-benchmark.json``, collected from
    ``benchmarks/gpu.py --record`` runs on a GPU machine), ``ns3`` (``docs/data/ns3-fidelity.json``, written by
-   ``benchmarks/ns3_fidelity.py --record``) and ``multihop`` (``docs/data/multihop.json``, written by
-   ``tools/record_proof_data.py``). Keys are read with dots or, where a key is not a name, with brackets
-   (``sweep.packet.agreement["scout-faithful"].agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
+   ``benchmarks/ns3_fidelity.py --record``), ``multihop`` (``docs/data/multihop.json``, written by
+   ``tools/record_proof_data.py``) and ``regime`` (``docs/data/regime-slices.json``, the packet pass and the
+   predictors' agreement per (β, K, B) slice, written by ``dwtcp_fluid/sweep/regime_slices.py``). Keys are read
+   with dots or, where a key is not a name, with brackets (``sweep.packet.agreement["scout-faithful"].agreement``,
+   ``regime.slices[4].agreement.regime.agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
    and ``abs`` are allowed, nothing else;
 2. a Python format specification for the rendered text (``d``, ``.1f``, ``,.0f``, ``.2e``);
 3. the tolerance of the check: ``±X`` (in the quantity's unit) or ``X%`` (relative); a number shown with fewer
@@ -48,6 +50,7 @@ SOURCES = {
     "multihop": ROOT / "docs" / "data" / "multihop.json",
     "gpu": ROOT / "docs" / "data" / "gpu-benchmark.json",
     "ns3": ROOT / "docs" / "data" / "ns3-fidelity.json",
+    "regime": ROOT / "docs" / "data" / "regime-slices.json",
 }
 
 

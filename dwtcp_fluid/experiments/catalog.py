@@ -23,6 +23,7 @@ from ..studies.dctcp import figures_wan as dctcp_wan
 from ..studies.dwtcp import figures_charroots as charroots
 from ..studies.dwtcp import figures_packet_truth as dwtcp_packet_truth
 from ..studies.dwtcp import figures_phase as phase_dwtcp
+from ..studies.dwtcp import figures_regime as dwtcp_regime
 from ..studies.dwtcp import figures_sweep_maps as sweep_maps
 from ..studies.dwtcp import figures_sweep_outcomes as sweep_outcomes
 from ..studies.dwtcp import figures_tuning as tuning_dwtcp
@@ -39,6 +40,7 @@ RECIPES = (
     sweep_maps,
     sweep_outcomes,
     dwtcp_packet_truth,
+    dwtcp_regime,
     hybrid,
     charroots,
     timeseries,
