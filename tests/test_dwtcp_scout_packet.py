@@ -139,7 +139,9 @@ def test_other_seeds(seed):
     """Seeds 1 and 2 at the five settings other than 1 ms N = 2: met everywhere but at 100 µs N = 10 on seed 2,
     where the packet period is regular and the model's 21 % slow (2.58 vs 3.12 ms; seed 1: 2.86 ms, 9 %, met)."""
     runs = [key for key in SETTINGS if key != (1e-3, 2)]
-    for pk, md in zip(packet_dwtcp(runs, seed=seed), model_dwtcp(runs, method="jax"), strict=True):
+    # the reference solver: the JAX run of this model is flagged INACCURATE by its own step-doubling check at three
+    # of these settings (error estimate of w up to 0.56 packets), at about the same CPU time
+    for pk, md in zip(packet_dwtcp(runs, seed=seed), model_dwtcp(runs), strict=True):
         if (seed, pk["rtt"], pk["flows"]) == (2, 1e-4, 10):
             _only_the_period_misses(pk, md, 0.10, 0.30)
             continue
