@@ -3,7 +3,7 @@
 The native loop (:mod:`dwtcp_fluid.packet.native`) is a second copy of the slot semantics, accepted only because
 these tests prove it equal to the reference on its whole set: DCTCP and Reno (every option: the sender rules
 ``prr`` — Linux's CWR and Recovery with proportional rate reduction, the default —, ``immediate`` and ``hold``; Reno
-without ECN), DWTCP with its Scouts (every option; Scouts sent, served, dropped by the full Scout queue and lost;
+without ECN), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (every option; Scouts sent, served, dropped by the full Scout queue and lost;
 parameters chosen so that the float32 multiply-adds whose contraction XLA decides are exercised; runs without a
 Scout), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
 timer wheel), finite flows with start and stop slots, marking at enqueue and dequeue, heterogeneous RTTs, several
@@ -20,6 +20,7 @@ from dwtcp_fluid.packet import build, run, run_many
 from dwtcp_fluid.packet import engine as E
 from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
 from dwtcp_fluid.packet.laws import get_law
+from dwtcp_fluid.packet.laws.d2tcp import D2tcp
 from dwtcp_fluid.packet.laws.dctcp import Dctcp
 from dwtcp_fluid.packet.laws.dwtcp import Dwtcp
 from dwtcp_fluid.packet.laws.recovery import PRR_RULES
@@ -29,6 +30,14 @@ _SCOUTS = ("scouts", "scout_drops", "scout_losses")
 #: DWTCP parameters under which α·S/L is not exact in float32 (α = 7·2ᵏ, S/L = 3.3, α·S/L ≈ w): a fused and an
 #: unfused w + α·S/L differ in about half the Scout ACKs, so the runs pin which of the two the reference computes.
 _INEXACT = {"alpha0": 7.0, "alpha_min": 7.0, "alpha_max": 56.0, "s_over_l": 3.3}
+_DEADLINES = dict(
+    flows=8,
+    duration="6ms",
+    sizes=[300, 600, 1000, 2000, 400, 800, 1500, 250],
+    deadlines=["1ms", "2ms", "3ms", "6ms", "800us", "1500us", "20ms", "500us"],
+    seed=3,
+    trace_points=30,
+)
 _RTTS = ["100us", "200us", "50us", "400us", "100us", "100us", "100us", "300us", "120us", "80us"]
 
 # (law, build kwargs, what the run must exercise so that equality is not vacuous)
@@ -63,11 +72,6 @@ CASES = {
     ),
     # the Scout queue (10 Scouts) overflows at the start, idle slots serve Scouts, late Scouts are lost
     "dwtcp-n10": ("dwtcp", dict(flows=10, duration="3ms", seed=3), _SCOUTS + ("marks",)),
-    "dwtcp-drops-timeouts": (
-        "dwtcp",
-        dict(flows=30, duration="6ms", buffer=20, K=10, rto="200us", seed=7, trace_points=10),
-        ("scout_drops", "scout_losses", "marks", "drops", "timeouts"),
-    ),
 }
 SLOW_CASES = {
     "dctcp-drops-timeouts": (
@@ -120,6 +124,18 @@ SLOW_CASES = {
 }
 SLOW_CASES.update(
     {
+        "dwtcp-drops-timeouts": (
+            "dwtcp",
+            dict(flows=30, duration="6ms", buffer=20, K=10, rto="200us", seed=7, trace_points=10),
+            ("scout_drops", "scout_losses", "marks", "drops", "timeouts"),
+        ),
+        # D2TCP with deadlines from 0.5 to 20 ms: penalties α^d with d ≠ 1 (checked against DCTCP's records)
+        "d2tcp-deadlines": ("d2tcp", _DEADLINES, ("marks", "finished", "cwr", "prr", "deadlines")),
+        "d2tcp-immediate-drops": (
+            D2tcp(reduction="immediate"),
+            {**_DEADLINES, "buffer": 30, "K": 10},
+            ("marks", "drops", "finished", "deadlines"),
+        ),
         "dwtcp-n2-served": ("dwtcp", dict(flows=2, duration="10ms", seed=1), _SCOUTS + ("marks",)),
         "dwtcp-inexact-rtts": (
             "dwtcp",
@@ -211,6 +227,7 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
         "cwr": lambda: prr and raw["marks_cum"][-1] > 0,
         "recovery": lambda: prr and raw["drops_cum"][-1].sum() > 0,
         "prr": lambda: prr and not np.array_equal(raw["cwnd_sum"], _immediate_cwnd(law, kw)),
+        "deadlines": lambda: not np.array_equal(raw["cwnd_sum"], _cwnd_as(law, kw, "dctcp")),
     }
     for w in what:
         assert checks[w](), f"the run has no {w}: the equality would be vacuous"
@@ -218,8 +235,14 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
 
 def _immediate_cwnd(law, kw: dict) -> np.ndarray:
     """The window integrals of the same scenario under ``reduction="immediate"`` (native loop)."""
-    name = law if isinstance(law, str) else law.name
-    r = build(get_law(name, reduction="immediate"), **kw)
+    return _cwnd_as(law, kw, law if isinstance(law, str) else law.name, reduction="immediate")
+
+
+def _cwnd_as(law, kw: dict, name: str, **options) -> np.ndarray:
+    """The window integrals of the same scenario under law ``name`` with ``law``'s options and ``options``
+    (native loop)."""
+    opts = {} if isinstance(law, str) else {f: getattr(law, f) for f in ("reduction",) if hasattr(law, f)}
+    r = build(get_law(name, **{**opts, **options}), **kw)
     spec = E.spec_for(r.cfg, r.engine_laws, stack([r.scenario]))
     return run_prepared(spec, [E.prepare(spec, r.scenario)], engine="native")[0]["cwnd_sum"]
 

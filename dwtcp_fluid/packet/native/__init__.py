@@ -2,7 +2,7 @@
 
 The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs
 the same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set
-that a single bottleneck with ACK-clocked DCTCP or Reno flows, or DWTCP flows with their Scouts, needs: no jitter,
+that a single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, or DWTCP flows with their Scouts, needs: no jitter,
 random loss, delayed ACKs, capacity schedule, RTT signal, pacing, rate laws or mixed laws, and no debug residual. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
 checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
@@ -27,20 +27,22 @@ from typing import Any
 
 import numpy as np
 
+from ..laws.d2tcp import D2tcp
 from ..laws.dctcp import Dctcp
 from ..laws.dwtcp import Dwtcp
 from ..laws.recovery import REDUCTIONS
 from ..laws.reno import Reno
 from ..state import EngineSpec
 from . import cache as _cache  # noqa: F401 (before the loop's modules: their compiled code's cache key)
-from .core import LAW_DCTCP, LAW_DWTCP, LAW_RENO
+from .core import LAW_D2TCP, LAW_DCTCP, LAW_DWTCP, LAW_RENO
 
 __all__ = ["unsupported", "run_prepared_native"]
 
-_KINDS = {Dctcp: LAW_DCTCP, Reno: LAW_RENO, Dwtcp: LAW_DWTCP}
+_KINDS = {Dctcp: LAW_DCTCP, Reno: LAW_RENO, Dwtcp: LAW_DWTCP, D2tcp: LAW_D2TCP}
 #: The static options of each law that the native loop implements (a new option is unsupported until it is).
 _OPTIONS = {
     Dctcp: ("reduction",),
+    D2tcp: ("reduction",),
     Reno: ("ecn", "reduction"),
     Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease"),
 }
@@ -54,7 +56,7 @@ def unsupported(spec: EngineSpec) -> list[str]:
     ok = _FEATURES.get(type(spec.laws[0]), frozenset()) if len(spec.laws) == 1 else frozenset()
     out = [f"feature {f!r}" for f in sorted(spec.features - ok)]
     if len(spec.laws) != 1 or type(spec.laws[0]) not in _KINDS:
-        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: dctcp, reno, dwtcp)")
+        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: dctcp, d2tcp, reno, dwtcp)")
     else:
         law = spec.laws[0]
         extra = [f.name for f in dataclasses.fields(law) if f.name not in _OPTIONS[type(law)]]
@@ -80,7 +82,7 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     sc[:] = [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
              _KINDS[type(law)], opt, red, spec.has("scouts"), s["scout_buffer"]]  # fmt: skip
     names = ("g", "alpha0", "init_cwnd", "min_cwnd", "beta_p", "s_over_l", "k", "alpha_min", "alpha_max",
-             "scout_window")  # fmt: skip
+             "scout_window", "d_min", "d_max")  # fmt: skip
     lawp = np.array([p.get(k, 0.0) for k in names], np.float32)
     shape = np.array(
         [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks,

@@ -22,16 +22,17 @@ __all__ = ["fma32", "ftz32", "borrow", "hash32", "active", "NEVER", "JIT", "CACH
 
 NEVER = 2**31 - 1
 #: Law kinds (``sc[KIND]``).
-LAW_DCTCP, LAW_RENO, LAW_DWTCP = 0, 1, 2
+LAW_DCTCP, LAW_RENO, LAW_DWTCP, LAW_D2TCP = 0, 1, 2, 3
 F0, F1, HALF, TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
 TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest normal float32
 M32 = 0xFFFFFFFF
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs, the
-# Scout bookkeeping (:mod:`..scouts`: Scouts sent, oldest unacknowledged, oldest unclassified, last Scout ACK slot)
+# Scout bookkeeping (:mod:`..scouts`: Scouts sent, oldest unacknowledged, oldest unclassified, last Scout ACK slot),
+# the flow's Scout setting, DWTCP's last decrease, the flow's deadline slot
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
-SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET = range(23, 29)
-NS = 29
+SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE = range(23, 30)
+NS = 30
 # fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, the traced
 # field (DCTCP's and DWTCP's α), PRR's prior_cwnd; the last Scout delay and gap, the Scout target delay d_t (slots)
 CWINT, AUXINT, CWND, SSTH, ALPHA, PRIOR, SLDELAY, SLGAP, SDT = range(9)
@@ -40,8 +41,10 @@ NX = 9
 KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED, HASSC, SBUF = range(12)
 N_SC = 12
 # law parameters (``lp``, float32)
-G, ALPHA0, INIT_CWND, MIN_CWND, BETA_P, S_OVER_L, K_T, ALPHA_MIN, ALPHA_MAX, SCOUT_WINDOW = range(10)
-N_LP = 10
+G, ALPHA0, INIT_CWND, MIN_CWND, BETA_P, S_OVER_L, K_T, ALPHA_MIN, ALPHA_MAX, SCOUT_WINDOW, D_MIN, D_MAX = (
+    range(12)
+)
+N_LP = 12
 # counters (``cnt``): timer overflow list, Scout queue and Scout totals
 OVN, DENSE, TWOVER, TWLOST, SQN, SSERVED, SDROPPED, SLOSTN = range(8)
 N_CNT = 8

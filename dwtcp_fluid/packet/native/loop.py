@@ -3,8 +3,8 @@
 """The native slot loop: the reference engine's slot semantics for one scenario, compiled by Numba.
 
 A transcription of the reference (:mod:`..engine`, :mod:`..events`, :mod:`..wheels`, :mod:`..receiver`,
-:mod:`..records`) for the set of :func:`.unsupported` — one bottleneck, ACK-clocked :class:`~..laws.dctcp.Dctcp`
-or :class:`~..laws.reno.Reno` flows under any of their sender rules (:mod:`.window`), or
+:mod:`..records`) for the set of :func:`.unsupported` — one bottleneck, ACK-clocked :class:`~..laws.dctcp.Dctcp`,
+:class:`~..laws.d2tcp.D2tcp` or :class:`~..laws.reno.Reno` flows under any of their sender rules (:mod:`.window`), or
 :class:`~..laws.dwtcp.Dwtcp` flows with their Scouts (:mod:`.law_dwtcp`, :mod:`.scouts`: the strict-priority
 Scout queue served in idle slots), no impairments — keeping every ring as the reference keeps it (ACK wheel lanes,
 timer wheel and overflow list, departure ring, Scout queue, the two halves of the ready list, the seeded rotation
@@ -49,6 +49,7 @@ from .core import (
     CHUNK,
     CWINT,
     CWND,
+    DEADLINE,
     DENSE,
     DET,
     DROPS,
@@ -62,8 +63,8 @@ from .core import (
     KIND,
     KTH,
     LAST,
-    LAW_DCTCP,
     LAW_DWTCP,
+    LAW_RENO,
     M32,
     MDEQ,
     N_CNT,
@@ -174,7 +175,7 @@ def _event(
     ACK acknowledges). Returns the law's next wake-up slot."""
     if sc[KIND] != LAW_DWTCP:
         _integrate(S, X, f, t)
-        window_law(S, X, lp, sc, f, ack, mark, nloss, timeout, k)
+        window_law(S, X, lp, sc, f, t, ack, mark, nloss, timeout, k)
         return NEVER
     if sc[HASSC] != 0:
         n_ok, n_lost, d_s, ipg_s, wait = scout_receive(S, X, cnt, f, t, n_scout, seqp1)
@@ -254,10 +255,10 @@ def run_scenario(
         b = f * NS
         S[b + RTT], S[b + START], S[b + STOP], S[b + SIZE] = fin[f, 0], fin[f, 1], fin[f, 2], fin[f, 3]
         S[b + LAST], S[b + WAKE], S[b + FINISH] = fin[f, 1], NEVER, NEVER
-        S[b + SCOUTS], S[b + SLRCV], S[b + DET] = fin[f, 5], fin[f, 1], -(2**30)
+        S[b + SCOUTS], S[b + SLRCV], S[b + DET], S[b + DEADLINE] = fin[f, 5], fin[f, 1], -(2**30), fin[f, 6]
         b = f * NX
         X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, lp[INIT_CWND], 1e9, F0
-        X[b + ALPHA] = lp[ALPHA0] if kind == LAW_DCTCP or kind == LAW_DWTCP else F0
+        X[b + ALPHA] = F0 if kind == LAW_RENO else lp[ALPHA0]
         X[b + SDT] = sdt[f]
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]
     rbase, rn, qlen, sptr, marks, spill = 0, 0, 0, 0, 0, 0

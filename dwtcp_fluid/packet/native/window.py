@@ -1,7 +1,10 @@
 # mypy: ignore-errors
 # (Numba-compiled code: the stubs do not type intrinsics and decorator options)
-"""The window laws of the native loop: :class:`~..laws.dctcp.Dctcp` and :class:`~..laws.reno.Reno` under every
-sender rule of :mod:`..laws.recovery`, one event of one flow in the reference's float32 operations."""
+"""The window laws of the native loop: :class:`~..laws.dctcp.Dctcp`, :class:`~..laws.d2tcp.D2tcp` and
+:class:`~..laws.reno.Reno` under every sender rule of :mod:`..laws.recovery`, one event of one flow in the
+reference's float32 operations. D2TCP's penalty α^d is float32 ``pow``, the function XLA:CPU calls (checked equal
+on random inputs; under XLA's flush-to-zero mode a subnormal α^d or α^d/2 reads as 0, as :func:`.core.ftz32` makes
+it here)."""
 
 from __future__ import annotations
 
@@ -15,15 +18,20 @@ from .core import (
     ALPHA,
     CA,
     CWND,
+    D_MAX,
+    D_MIN,
+    DEADLINE,
     F0,
     F1,
     HALF,
     JIT,
     KIND,
+    LAW_D2TCP,
     LAW_DCTCP,
     M32,
     MIN_CWND,
     NACK,
+    NEVER,
     NMARK,
     NS,
     NX,
@@ -33,6 +41,8 @@ from .core import (
     PRRDEL,
     RECOVER,
     RED,
+    RTT,
+    SIZE,
     SSTH,
     TWO,
     UNA,
@@ -50,9 +60,28 @@ RED_PRR, RED_IMMEDIATE, RED_HOLD, RED_NS3 = 0, 1, 2, 3
 CA_OPEN, CA_CWR, CA_RECOVERY = 0, 1, 2
 
 
+_Q3 = np.float32(0.75)
+
+
+@njit(**JIT)
+def penalty(S: Any, lp: Any, kind: int, f: int, t: int, alpha: Any, cw: Any) -> Any:
+    """The fraction p of the echo's cut W(1 − p/2) at window ``cw``: α (DCTCP), or α^d with d the deadline
+    imminence (:meth:`~..laws.d2tcp.D2tcp.penalty`, [D2TCP] eq. (1))."""
+    if kind != LAW_D2TCP:
+        return alpha
+    size, dl = S[f * NS + SIZE], S[f * NS + DEADLINE]
+    if not (dl < NEVER and size < 2**30):
+        return alpha
+    tc = np.float32(max(size - S[f * NS + UNA], 0)) / (_Q3 * cw) * np.float32(S[f * NS + RTT])
+    D = np.float32(dl) - np.float32(t)
+    d = tc / D if D > F0 else lp[D_MAX]
+    d = min(max(d, lp[D_MIN]), lp[D_MAX])
+    return alpha if d == F1 else ftz32(alpha**d)
+
+
 @njit(**JIT)
 def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int, ece_ok: bool,
-         dctcp: bool, ns3: bool) -> None:  # fmt: skip
+         dctcp: bool, ns3: bool, kind: int, t: int) -> None:  # fmt: skip
     """:func:`..laws.recovery.prr_step` (with :func:`..laws.recovery.cwnd_reduction`) for DCTCP (``dctcp``: the
     echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option), ``ns3``: the
     CWR episode of ``"ns3-prr"``, in the reference's float32 operations."""
@@ -66,7 +95,8 @@ def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, time
         if to_rec or not dctcp:
             ssth = max(cw * HALF, lp[MIN_CWND])
         else:
-            ssth = max(cw * (F1 - ftz32(X[f * NX + ALPHA] * HALF)), lp[MIN_CWND])
+            pen = penalty(S, lp, kind, f, t, X[f * NX + ALPHA], cw)
+            ssth = max(cw * (F1 - ftz32(pen * HALF)), lp[MIN_CWND])
     if init and ns3 and not to_rec:
         X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = np.float32(max(snd_nxt - una, 1)), k + 1, snd_nxt
     elif init:
@@ -104,9 +134,10 @@ def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, time
 
 @njit(**JIT)
 def window_law(
-    S: Any, X: Any, lp: Any, sc: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int
+    S: Any, X: Any, lp: Any, sc: Any, f: int, t: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int
 ) -> None:
-    """One event of :class:`~..laws.dctcp.Dctcp` or :class:`~..laws.reno.Reno` (option ``ecn``) under the
+    """One event of :class:`~..laws.dctcp.Dctcp`, :class:`~..laws.d2tcp.D2tcp` or :class:`~..laws.reno.Reno`
+    (option ``ecn``) in slot ``t`` under the
     sender rule ``sc[RED]`` (option ``reduction``) for flow ``f``, in the reference's float32 operations (``k``:
     packets the ACK acknowledges)."""
     cw, snd_nxt = X[f * NX + CWND], S[f * NS + NXT]
@@ -116,7 +147,8 @@ def window_law(
     open_ = una > rec if sc[RED] == RED_HOLD else una >= rec
     opt = sc[OPT] != 0
     hold = sc[RED] == RED_HOLD
-    dctcp = sc[KIND] == LAW_DCTCP
+    kind = sc[KIND]
+    dctcp = kind == LAW_DCTCP or kind == LAW_D2TCP
     if dctcp:
         kk = k if ack else 0
         na, nm = S[f * NS + NACK] + kk, S[f * NS + NMARK] + (kk if mark else 0)
@@ -127,12 +159,13 @@ def window_law(
             na, nm = 0, 0
         S[f * NS + NACK], S[f * NS + NMARK] = na, nm
     if sc[RED] == RED_PRR or sc[RED] == RED_NS3:
-        prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp, sc[RED] == RED_NS3)
+        prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp, sc[RED] == RED_NS3, kind, t)
         return
     if dctcp:
         react = (ack and mark and (not loss) and open_) or (loss and open_)
         grow = ack and not loss and (open_ or not hold)
-        cut = cw * HALF if loss and open_ else cw * (F1 - ftz32(X[f * NX + ALPHA] * HALF))
+        pen = penalty(S, lp, kind, f, t, X[f * NX + ALPHA], cw)
+        cut = cw * HALF if loss and open_ else cw * (F1 - ftz32(pen * HALF))
     else:
         congestion = (loss or (ack and mark)) if opt else loss
         react = congestion and open_
