@@ -392,4 +392,4 @@ def test_compiled_loop_is_keyed_by_every_source_of_the_package():
     assert cache.INSTALLED
     stamp = loop.run_scenario._cache._impl.locator.get_source_stamp()
     assert stamp[1] == cache.source_digest()
-    assert {p.name for p in cache._DIR.glob("*.py")} >= {"loop.py", "law_dwtcp.py", "scouts.py", "window.py"}
+    assert {p.name for p in cache._DIR.glob("*.py")} >= {"loop.py", "scout_law.py", "scouts.py", "window.py"}

@@ -69,7 +69,7 @@ def unsupported(spec: EngineSpec) -> list[str]:
 
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     from .core import N_SC
-    from .law_dwtcp import option_bits
+    from .scout_law import option_bits
 
     law = spec.laws[0]
     p = s["law"][0]
@@ -96,8 +96,8 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
 
 
 def _run(spec: EngineSpec, s: dict[str, Any]) -> dict[str, np.ndarray]:
-    from .law_dwtcp import exp2_table
     from .loop import N_REC, run_scenario, work_sizes
+    from .scout_law import exp2_table
 
     C, N = spec.n_chunks, spec.n_flows
     out_f = np.zeros((C, 4, N), np.float32)

@@ -5,7 +5,7 @@
 A transcription of the reference (:mod:`..engine`, :mod:`..events`, :mod:`..wheels`, :mod:`..receiver`,
 :mod:`..records`) for the set of :func:`.unsupported` — one bottleneck, ACK-clocked :class:`~..laws.dctcp.Dctcp`,
 :class:`~..laws.d2tcp.D2tcp` or :class:`~..laws.reno.Reno` flows under any of their sender rules (:mod:`.window`), or
-:class:`~..laws.dwtcp.Dwtcp` flows with their Scouts (:mod:`.law_dwtcp`, :mod:`.scouts`: the strict-priority
+:class:`~..laws.dwtcp.Dwtcp` flows with their Scouts (:mod:`.scout_law`, :mod:`.scouts`: the strict-priority
 Scout queue served in idle slots), no impairments — keeping every ring as the reference keeps it (ACK wheel lanes,
 timer wheel and overflow list, departure ring, Scout queue, the two halves of the ready list, the seeded rotation
 of simultaneous senders), so that every record is bit-identical. Step numbers below are those of
@@ -107,8 +107,8 @@ from .core import (
     fma32,
     hash32,
 )  # fmt: skip
-from .law_dwtcp import dwtcp_step, dwtcp_wake
 from .rings import arm, insert_ack
+from .scout_law import dwtcp_step, dwtcp_wake
 from .scouts import scout_receive, scout_send, scout_wake, serve_scouts
 from .window import window_law
 
@@ -220,7 +220,7 @@ def run_scenario(
 
     ``fin`` [N, 8] int32 per-flow inputs, ``sdt`` [N] float32 Scout target delays; ``sc`` int64 scalars (indices
     of :mod:`.core`); ``lp`` float32 law parameters (:mod:`.core`'s ``G`` ... ``SCOUT_WINDOW``); ``ex2`` the
-    reference's 2⁻ⁿ (:func:`.law_dwtcp.exp2_table`); ``shape`` int64 (ack_rows, ack_lanes, dep_rows, timer_rows,
+    reference's 2⁻ⁿ (:func:`.scout_law.exp2_table`); ``shape`` int64 (ack_rows, ack_lanes, dep_rows, timer_rows,
     timer_lanes, n_chunks, scout_cap); ``wi``, ``wf`` work arrays of :func:`work_sizes`. Outputs: ``out_f``
     [chunk, 4, N] (cwnd_sum, alpha_sum, cwnd_end, alpha_end), ``out_i`` [chunk, 7, N] (active, inflight_end,
     pending_end and the cumulative delivered, sent, drops, timeouts), ``out_q`` [chunk] (q_sum), ``out_s`` int32
