@@ -18,7 +18,18 @@ from numba.extending import intrinsic
 
 from .cache import INSTALLED as CACHE
 
-__all__ = ["fma32", "ftz32", "borrow", "hash32", "active", "NEVER", "JIT", "CACHE"]
+__all__ = [
+    "fma32",
+    "ftz32",
+    "borrow",
+    "hash32",
+    "active",
+    "active_slots",
+    "integrate",
+    "NEVER",
+    "JIT",
+    "CACHE",
+]
 
 NEVER = 2**31 - 1
 #: Law kinds (``sc[KIND]``).
@@ -104,3 +115,19 @@ def hash32(seed: int, t: int, purpose: int) -> int:
 def active(S: Any, f: int, t: int) -> bool:
     """:func:`..flows.active`: between start and stop with data left."""
     return S[f * NS + START] <= t < S[f * NS + STOP] and S[f * NS + ACKED] < S[f * NS + SIZE]
+
+
+@njit(**JIT)
+def active_slots(S: Any, f: int, a: int, b: int) -> int:
+    """:func:`..flows.active_slots`: slots of [a, b) in [start, min(stop, finish))."""
+    end = min(S[f * NS + STOP], S[f * NS + FINISH])
+    return max(min(b, end) - max(a, S[f * NS + START]), 0)
+
+
+@njit(**JIT)
+def integrate(S: Any, X: Any, f: int, t: int) -> None:
+    """:func:`..flows.integrate`: the window (and α) times the active slots since ``t_int``."""
+    n = np.float32(active_slots(S, f, S[f * NS + TINT], t))
+    X[f * NX + CWINT] = fma32(X[f * NX + CWND], n, X[f * NX + CWINT])
+    X[f * NX + AUXINT] = fma32(X[f * NX + ALPHA], n, X[f * NX + AUXINT])
+    S[f * NS + TINT] = t

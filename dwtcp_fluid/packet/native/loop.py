@@ -73,7 +73,6 @@ from .core import (
     NSLOTS,
     NX,
     NXT,
-    OPT,
     OVN,
     PEND,
     PRIOR,
@@ -85,8 +84,6 @@ from .core import (
     SDT,
     SEED,
     SIZE,
-    SLDELAY,
-    SLGAP,
     SLOSTN,
     SLRCV,
     SQN,
@@ -102,14 +99,15 @@ from .core import (
     TWOVER,
     UNA,
     WAKE,
-    active,
+    active_slots,
     borrow,
     fma32,
     hash32,
+    integrate,
 )  # fmt: skip
 from .rings import arm, insert_ack
-from .scout_law import dwtcp_step, dwtcp_wake
-from .scouts import scout_receive, scout_send, scout_wake, serve_scouts
+from .scout_law import dwtcp_event
+from .scouts import scout_send, scout_wake, serve_scouts
 from .window import window_law
 
 __all__ = ["run_scenario", "work_sizes", "N_REC"]
@@ -125,13 +123,6 @@ def work_sizes(N: int, R: int, La: int, Rd: int, Rt: int, Lt: int, Sc: int) -> t
 
 
 @njit(**JIT)
-def _active_slots(S: Any, f: int, a: int, b: int) -> int:
-    """:func:`..flows.active_slots`: slots of [a, b) in [start, min(stop, finish))."""
-    end = min(S[f * NS + STOP], S[f * NS + FINISH])
-    return max(min(b, end) - max(a, S[f * NS + START]), 0)
-
-
-@njit(**JIT)
 def _open(S: Any, X: Any, f: int, t: int) -> bool:
     """:func:`..wheels._window_open`."""
     return (
@@ -143,49 +134,30 @@ def _open(S: Any, X: Any, f: int, t: int) -> bool:
 
 
 @njit(**JIT)
-def _integrate(S: Any, X: Any, f: int, t: int) -> None:
-    """:func:`..flows.integrate`: the window (and α) times the active slots since ``t_int``."""
-    n = np.float32(_active_slots(S, f, S[f * NS + TINT], t))
-    X[f * NX + CWINT] = fma32(X[f * NX + CWND], n, X[f * NX + CWINT])
-    X[f * NX + AUXINT] = fma32(X[f * NX + ALPHA], n, X[f * NX + AUXINT])
-    S[f * NS + TINT] = t
-
-
-@njit(**JIT)
-def _wake_due(S: Any, X: Any, sc: Any, f: int, t: int, law_wake: int) -> int:
+def _wake_due(S: Any, X: Any, rto: int, hassc: bool, f: int, t: int, law_wake: int) -> int:
     """:func:`..wheels._wake_due`: the retransmission timeout, the law's wake-up, the Scout send and timeout."""
     w = NEVER
     if S[f * NS + INFL] > 0 and S[f * NS + INFL] == S[f * NS + PEND]:
-        due = (
-            (S[f * NS + LAST] + sc[RTO] + 0x80000000) & M32
-        ) - 0x80000000  # int32, wrapping as the reference's
+        due = ((S[f * NS + LAST] + rto + 0x80000000) & M32) - 0x80000000  # int32, wrapping as the reference's
         w = max(due, t + 1)
     w = min(w, law_wake)
-    if sc[HASSC] != 0:
+    if hassc:
         w = scout_wake(S, X, f, t, w)
     return w
 
 
 @njit(**JIT)
 def _event(
-    S: Any, X: Any, lp: Any, ex2: Any, sc: Any, cnt: Any, f: int, t: int, ack: bool, mark: bool, nloss: int,
-    timeout: bool, k: int, n_scout: int, seqp1: int,
+    S: Any, X: Any, lp: Any, ex2: Any, sc: Any, cnt: Any, kind: int, f: int, t: int, ack: bool, mark: bool,
+    nloss: int, timeout: bool, k: int, n_scout: int, seqp1: int,
 ) -> int:  # fmt: skip
     """:func:`..events._law_event`: the Scout bookkeeping (DWTCP), then one call of the law (``k``: packets the
     ACK acknowledges). Returns the law's next wake-up slot."""
-    if sc[KIND] != LAW_DWTCP:
-        _integrate(S, X, f, t)
+    if kind != LAW_DWTCP:  # DWTCP's event is a call, so the window laws' inlined code stays small
+        integrate(S, X, f, t)
         window_law(S, X, lp, sc, f, t, ack, mark, nloss, timeout, k)
         return NEVER
-    if sc[HASSC] != 0:
-        n_ok, n_lost, d_s, ipg_s, wait = scout_receive(S, X, cnt, f, t, n_scout, seqp1)
-        last_delay, last_gap, last_rcv = X[f * NX + SLDELAY], X[f * NX + SLGAP], S[f * NS + SLRCV]
-    else:  # no Scouts in the run: the law's Scout inputs keep their defaults (:class:`..laws.base.Events`)
-        n_ok, n_lost, d_s, ipg_s, wait, last_delay, last_gap, last_rcv = 0, 0, F0, F0, NEVER, F0, F0, 0
-    act = active(S, f, t)
-    _integrate(S, X, f, t)
-    dwtcp_step(S, X, lp, ex2, sc[OPT], f, t, ack, nloss, timeout, n_ok, n_lost, d_s, ipg_s, act)
-    return dwtcp_wake(S, lp, sc[OPT], f, t, act, wait, last_delay, last_gap, last_rcv)
+    return dwtcp_event(S, X, lp, ex2, sc, cnt, f, t, ack, nloss, timeout, n_scout, seqp1)
 
 
 @njit(**JIT)
@@ -276,7 +248,7 @@ def run_scenario(
                 if S[f * NS + READY] == 0 and _open(S, X, f, t):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, sc, f, t, NEVER), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, NEVER), Rt, Lt)
                 sptr += 1
             # the slot's live wheel entries fill lanes 0, 1, ...
             ra, rtb = (t & (R - 1)) * La, (t & (Rt - 1)) * Lt
@@ -307,7 +279,7 @@ def run_scenario(
                         marks += kk
                 else:
                     nl, kk, mark, n_sc, seqp1 = 0, 0, False, 1, ackw[e + 4] + 1
-                w = _event(S, X, lp, ex2, sc, cnt, f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1)
+                w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1)
                 stay = False
                 if fast:
                     stay, qlen = _send(S, X, dep, sc, f, t, qlen)
@@ -317,7 +289,7 @@ def run_scenario(
                 elif fast and stay:
                     rl[other] = f
                     kept += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, sc, f, t, w), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, w), Rt, Lt)
             # 3. timers: the wheel row's, then the overflow list's
             if t == cnt[DENSE]:
                 n_ov, nx = 0, NEVER
@@ -344,20 +316,20 @@ def run_scenario(
                     S[f * NS + UNA] += S[f * NS + INFL]
                     S[f * NS + INFL], S[f * NS + PEND], S[f * NS + LAST] = 0, 0, t
                     S[f * NS + TMO] += 1
-                w = _event(S, X, lp, ex2, sc, cnt, f, t, False, False, 0, to, 1, 0, 0)
+                w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, False, False, 0, to, 1, 0, 0)
                 if hassc:
                     scout_send(S, cnt, sq, sc, f, t)
                 if S[f * NS + READY] == 0 and _open(S, X, f, t):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, sc, f, t, w), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, w), Rt, Lt)
             # 4. senders in a seeded rotating order; those that may send again go to the other half
             off = 0 if rn < 2 else hash32(seed, t, 4) % rn
             for j in range(rn):
                 i = off + j - (rn if off + j >= rn else 0)
                 f = rl[rbase + i]
                 stay, qlen = _send(S, X, dep, sc, f, t, qlen)
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, sc, f, t, NEVER), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, NEVER), Rt, Lt)
                 if stay:
                     rl[other + kept] = f
                     kept += 1
@@ -382,11 +354,11 @@ def run_scenario(
         # chunk end (:func:`..records.chunk_records`): records; the window integrals closed and reset
         s_sent = 0
         for f in range(N):
-            n = np.float32(_active_slots(S, f, S[f * NS + TINT], t1))
+            n = np.float32(active_slots(S, f, S[f * NS + TINT], t1))
             out_f[k, 0, f] = fma32(X[f * NX + CWND], n, X[f * NX + CWINT])
             out_f[k, 1, f] = fma32(X[f * NX + ALPHA], n, X[f * NX + AUXINT])
             out_f[k, 2, f], out_f[k, 3, f] = X[f * NX + CWND], X[f * NX + ALPHA]
-            out_i[k, 0, f] = _active_slots(S, f, t0, t1)
+            out_i[k, 0, f] = active_slots(S, f, t0, t1)
             out_i[k, 1, f], out_i[k, 2, f], out_i[k, 3, f] = (
                 S[f * NS + INFL],
                 S[f * NS + PEND],

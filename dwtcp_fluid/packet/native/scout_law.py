@@ -18,10 +18,13 @@ from .core import (
     ALPHA_MAX,
     ALPHA_MIN,
     BETA_P,
+    CACHE,
     CWND,
     DET,
+    F0,
     F1,
     HALF,
+    HASSC,
     JIT,
     K_T,
     MIN_CWND,
@@ -29,18 +32,25 @@ from .core import (
     NS,
     NX,
     NXT,
+    OPT,
     RECOVER,
     RTT,
     S_OVER_L,
     SCOUT_WINDOW,
+    SLDELAY,
+    SLGAP,
+    SLRCV,
     SSTH,
     TWO,
     UNA,
+    active,
     fma32,
     ftz32,
+    integrate,
 )  # fmt: skip
+from .scouts import scout_receive
 
-__all__ = ["dwtcp_step", "dwtcp_wake", "option_bits", "exp2_table"]
+__all__ = ["dwtcp_event", "dwtcp_step", "dwtcp_wake", "option_bits", "exp2_table"]
 
 #: Bits of ``sc[OPT]`` for DWTCP's static options (defaults: 0).
 DATA_LITERAL, SS_LITERAL, IPG, SSTH_LITERAL = 1, 2, 4, 8
@@ -155,3 +165,22 @@ def dwtcp_wake(
     if not (act and late_at < NEVER):
         return NEVER
     return max(max(late_at, S[f * NS + DET] + S[f * NS + RTT]), t + 1)
+
+
+@njit(cache=CACHE, nogil=True)
+def dwtcp_event(
+    S: Any, X: Any, lp: Any, ex2: Any, sc: Any, cnt: Any, f: int, t: int, ack: bool, nloss: int, timeout: bool,
+    n_scout: int, seqp1: int,
+) -> int:  # fmt: skip
+    """:func:`..events._law_event` of a DWTCP flow: the Scout bookkeeping (``n_scout`` Scout ACKs, the largest
+    number ``seqp1`` − 1), then one step of the law. Returns its next wake-up slot. (Not inlined: a call per
+    event costs DWTCP a few ns and keeps the window laws' inlined code as small as without it.)"""
+    if sc[HASSC] != 0:
+        n_ok, n_lost, d_s, ipg_s, wait = scout_receive(S, X, cnt, f, t, n_scout, seqp1)
+        last_delay, last_gap, last_rcv = X[f * NX + SLDELAY], X[f * NX + SLGAP], S[f * NS + SLRCV]
+    else:  # no Scouts in the run: the law's Scout inputs keep their defaults (:class:`..laws.base.Events`)
+        n_ok, n_lost, d_s, ipg_s, wait, last_delay, last_gap, last_rcv = 0, 0, F0, F0, NEVER, F0, F0, 0
+    act = active(S, f, t)
+    integrate(S, X, f, t)
+    dwtcp_step(S, X, lp, ex2, sc[OPT], f, t, ack, nloss, timeout, n_ok, n_lost, d_s, ipg_s, act)
+    return dwtcp_wake(S, lp, sc[OPT], f, t, act, wait, last_delay, last_gap, last_rcv)

@@ -17,6 +17,7 @@ from ..laws.recovery import NS3_SEGMENT
 from .core import (
     ALPHA,
     CA,
+    CACHE,
     CWND,
     D_MAX,
     D_MIN,
@@ -65,10 +66,14 @@ _Q3 = np.float32(0.75)
 
 @njit(**JIT)
 def penalty(S: Any, lp: Any, kind: int, f: int, t: int, alpha: Any, cw: Any) -> Any:
-    """The fraction p of the echo's cut W(1 − p/2) at window ``cw``: α (DCTCP), or α^d with d the deadline
-    imminence (:meth:`~..laws.d2tcp.D2tcp.penalty`, [D2TCP] eq. (1))."""
-    if kind != LAW_D2TCP:
-        return alpha
+    """The fraction p of the echo's cut W(1 − p/2) at window ``cw``: α (DCTCP), or D2TCP's α^d."""
+    return alpha if kind != LAW_D2TCP else _d2tcp_penalty(S, lp, f, t, alpha, cw)
+
+
+@njit(cache=CACHE, nogil=True)
+def _d2tcp_penalty(S: Any, lp: Any, f: int, t: int, alpha: Any, cw: Any) -> Any:
+    """α^d with d the deadline imminence (:meth:`~..laws.d2tcp.D2tcp.penalty`, [D2TCP] eq. (1)); α without a
+    deadline. (A call, not inlined: it is rare, and keeps DCTCP's inlined code small.)"""
     size, dl = S[f * NS + SIZE], S[f * NS + DEADLINE]
     if not (dl < NEVER and size < 2**30):
         return alpha
