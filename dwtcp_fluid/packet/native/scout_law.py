@@ -81,7 +81,8 @@ def exp2_table() -> np.ndarray:
         import jax.numpy as jnp
 
         n = jax.device_put(np.arange(_EXP2_N, dtype=np.int32), jax.local_devices(backend="cpu")[0])
-        v = np.asarray(jax.jit(lambda n: jnp.exp2(-n.astype(jnp.float32)))(n), np.float32)
+        # a writable copy: the native loop's compiled signature is that of a writable array (one compile)
+        v = np.array(jax.jit(lambda n: jnp.exp2(-n.astype(jnp.float32)))(n), np.float32)
         if v[-1] != 0:
             raise RuntimeError(f"exp2(-{_EXP2_N - 1}) = {v[-1]!r} in float32: the table must reach 0")
         _table.append(v)
