@@ -153,7 +153,7 @@ def _event(
 ) -> int:  # fmt: skip
     """:func:`..events._law_event`: the Scout bookkeeping (DWTCP), then one call of the law (``k``: packets the
     ACK acknowledges). Returns the law's next wake-up slot."""
-    if kind != LAW_DWTCP:  # DWTCP's event is a call, so the window laws' inlined code stays small
+    if kind != LAW_DWTCP:
         integrate(S, X, f, t)
         window_law(S, X, lp, sc, f, t, ack, mark, nloss, timeout, k)
         return NEVER

@@ -18,7 +18,6 @@ from .core import (
     ALPHA_MAX,
     ALPHA_MIN,
     BETA_P,
-    CACHE,
     CWND,
     DET,
     F0,
@@ -168,14 +167,13 @@ def dwtcp_wake(
     return max(max(late_at, S[f * NS + DET] + S[f * NS + RTT]), t + 1)
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(**JIT)
 def dwtcp_event(
     S: Any, X: Any, lp: Any, ex2: Any, sc: Any, cnt: Any, f: int, t: int, ack: bool, nloss: int, timeout: bool,
     n_scout: int, seqp1: int,
 ) -> int:  # fmt: skip
     """:func:`..events._law_event` of a DWTCP flow: the Scout bookkeeping (``n_scout`` Scout ACKs, the largest
-    number ``seqp1`` − 1), then one step of the law. Returns its next wake-up slot. (Not inlined: a call per
-    event costs DWTCP a few ns and keeps the window laws' inlined code as small as without it.)"""
+    number ``seqp1`` − 1), then one step of the law. Returns its next wake-up slot."""
     if sc[HASSC] != 0:
         n_ok, n_lost, d_s, ipg_s, wait = scout_receive(S, X, cnt, f, t, n_scout, seqp1)
         last_delay, last_gap, last_rcv = X[f * NX + SLDELAY], X[f * NX + SLGAP], S[f * NS + SLRCV]

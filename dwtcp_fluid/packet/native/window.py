@@ -17,7 +17,6 @@ from ..laws.recovery import NS3_SEGMENT
 from .core import (
     ALPHA,
     CA,
-    CACHE,
     CWND,
     D_MAX,
     D_MIN,
@@ -70,10 +69,10 @@ def penalty(S: Any, lp: Any, kind: int, f: int, t: int, alpha: Any, cw: Any) -> 
     return alpha if kind != LAW_D2TCP else _d2tcp_penalty(S, lp, f, t, alpha, cw)
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(**JIT)
 def _d2tcp_penalty(S: Any, lp: Any, f: int, t: int, alpha: Any, cw: Any) -> Any:
     """α^d with d the deadline imminence (:meth:`~..laws.d2tcp.D2tcp.penalty`, [D2TCP] eq. (1)); α without a
-    deadline. (A call, not inlined: it is rare, and keeps DCTCP's inlined code small.)"""
+    deadline."""
     size, dl = S[f * NS + SIZE], S[f * NS + DEADLINE]
     if not (dl < NEVER and size < 2**30):
         return alpha
