@@ -71,7 +71,7 @@ def penalty(S: Any, lp: Any, kind: int, f: int, t: int, alpha: Any, cw: Any) -> 
 
 @njit(**JIT)
 def _d2tcp_penalty(S: Any, lp: Any, f: int, t: int, alpha: Any, cw: Any) -> Any:
-    """α^d with d the deadline imminence (:meth:`~..laws.d2tcp.D2tcp.penalty`, [D2TCP] eq. (1)); α without a
+    """α^d with d the deadline imminence (:meth:`~..laws.d2tcp.D2tcp.penalty`); α without a
     deadline."""
     size, dl = S[f * NS + SIZE], S[f * NS + DEADLINE]
     if not (dl < NEVER and size < 2**30):
