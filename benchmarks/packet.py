@@ -22,6 +22,10 @@ machines are noisy). Every row also gives CPU time per data packet (this process
 process, htsim's from the kernel's accounting of its children): CPU time barely moves with the machine's load, so
 the CPU-time ratio is the comparison to quote from a shared machine.
 
+``--laws dctcp,dwtcp`` prints, instead of the table, rows 1 and 2 for each law on both engines (DWTCP at its
+defaults, Scouts included) and each law's native CPU time per data packet over native DCTCP's (the target "every law
+on the native path within 1.5× of native DCTCP's cost per data packet"); no htsim.
+
 ``--profile`` prints where the packet core's time goes instead (CPU time per data packet of the compiled run for
 short and long scenarios, called bare and through the batch path, and the native loop's; a naive ``vmap`` of the
 JAX run over scenarios).
@@ -30,7 +34,7 @@ JAX run over scenarios).
 documentation's speed figures are rendered from ``docs/data/packet-benchmark.json`` (``tools/docvalues.py``).
 
     .venv/bin/python benchmarks/packet.py [--repeat 3] [--batch 256] [--quick] [--htsim DIR] [--profile]
-                                          [--record docs/data/packet-benchmark.json]
+                                          [--laws dctcp,dwtcp] [--record docs/data/packet-benchmark.json]
 """
 
 from __future__ import annotations
@@ -110,12 +114,12 @@ def _per_pkt(runs: list[dict]) -> tuple[float, float]:
     return wall, cpu
 
 
-def core(flows: int, duration: str, batch: int, engine: str = "auto", **kw) -> dict[str, float]:
+def core(
+    flows: int, duration: str, batch: int, engine: str = "auto", law: str = "dctcp", **kw
+) -> dict[str, float]:
     """Compile (first call) and run (second call) a batch of the packet core on ``engine``; data packets and
     slots."""
-    runs = [
-        build("dctcp", flows=flows, duration=duration, seed=i, trace_points=200, **kw) for i in range(batch)
-    ]
+    runs = [build(law, flows=flows, duration=duration, seed=i, trace_points=200, **kw) for i in range(batch)]
     pr = runs[0]
     spec = E.spec_for(pr.cfg, pr.engine_laws, B.stack([pr.scenario]))
     scens = [E.prepare(spec, r.scenario) for r in runs]
@@ -259,6 +263,39 @@ def profile(repeat: int) -> None:
     print(f"load average after: {_load()}")
 
 
+def laws_table(laws: list[str], batch: int, repeat: int) -> None:
+    """Rows 1 and 2 for each law on both engines, and each law's native cost per data packet over DCTCP's."""
+    cores = os.cpu_count() or 1
+    print(f"per law, N = 10, 10 Gbps, 100 us, buffer 250; {cores} cores; load average {_load()}")
+    print("CPU time per data packet is this process's CPU time (native threads included) over its packets.")
+    native_one: dict[str, float] = {}
+    native_bat: dict[str, float] = {}
+    for law in laws:
+        for e in ("jax", "native"):
+            ones = [core(10, "1s", 1, e, law) for _ in range(repeat)]
+            bats = [core(10, "100ms", batch, e, law) for _ in range(repeat)]
+            one_s, one_cpu = (statistics.median(r[k] for r in ones) for k in ("run_s", "cpu_ns"))
+            pps, bat_cpu = (
+                statistics.median(r["pkts"] / r["run_s"] for r in bats),
+                statistics.median(r["cpu_ns"] for r in bats),
+            )
+            if e == "native":
+                native_one[law], native_bat[law] = one_cpu, bat_cpu
+            print(
+                f"  {law:>6} [{e:>6}]: one scenario 1 s: {one_s:.3f} s wall, CPU {one_cpu:.0f} ns/pkt "
+                f"({ones[0]['pkts']:.0f} pkts); batch {batch} x 100 ms: {pps:.2e} data pkt/s wall, "
+                f"CPU {bat_cpu:.0f} ns/pkt; load {_load()}",
+                flush=True,
+            )
+    if "dctcp" in native_one:
+        for law in laws:
+            print(
+                f"  {law:>6} native CPU per packet / native DCTCP's: one scenario "
+                f"{native_one[law] / native_one['dctcp']:.2f}, batch {native_bat[law] / native_bat['dctcp']:.2f}"
+                " (target ≤ 1.5)"
+            )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
@@ -267,7 +304,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--htsim", default=None, help="an already built htsim directory (with dctcp_bench)")
     ap.add_argument("--profile", action="store_true", help="where the time goes, instead of the table")
     ap.add_argument("--record", type=Path, default=None, help="also write the measurements to this JSON file")
+    ap.add_argument(
+        "--laws", default=None, help="comma-separated laws: rows 1-2 per law instead of the table"
+    )
     a = ap.parse_args(argv)
+    if a.laws:
+        if a.quick:
+            a.batch, a.repeat = 32, 1
+        laws_table([x.strip() for x in a.laws.split(",") if x.strip()], a.batch, a.repeat)
+        return
     if a.profile:
         os.environ.setdefault("DWTCP_FLUID_CACHE_DIR", "off")
         profile(max(a.repeat, 3))

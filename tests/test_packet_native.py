@@ -3,10 +3,12 @@
 The native loop (:mod:`dwtcp_fluid.packet.native`) is a second copy of the slot semantics, accepted only because
 these tests prove it equal to the reference on its whole set: DCTCP and Reno (every option: the sender rules
 ``prr`` — Linux's CWR and Recovery with proportional rate reduction, the default —, ``immediate`` and ``hold``; Reno
-without ECN), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the timer wheel),
-finite flows with start and stop slots, marking at enqueue and dequeue,
-heterogeneous RTTs, several seeds, flow counts and lengths. (The hand-computed slot-by-slot tests of
-``test_packet_switch.py`` also run through both engines.)
+without ECN), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (every option; Scouts sent, served, dropped by the full Scout queue and lost;
+parameters chosen so that the float32 multiply-adds whose contraction XLA decides are exercised; runs without a
+Scout), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
+timer wheel), finite flows with start and stop slots, marking at enqueue and dequeue, heterogeneous RTTs, several
+seeds, flow counts and lengths, and points of the sweep's packet pass at its ring sizes. (The hand-computed
+slot-by-slot tests of ``test_packet_switch.py`` also run through both engines.)
 """
 
 from __future__ import annotations
@@ -18,10 +20,24 @@ from dwtcp_fluid.packet import build, run, run_many
 from dwtcp_fluid.packet import engine as E
 from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
 from dwtcp_fluid.packet.laws import get_law
+from dwtcp_fluid.packet.laws.d2tcp import D2tcp
 from dwtcp_fluid.packet.laws.dctcp import Dctcp
+from dwtcp_fluid.packet.laws.dwtcp import Dwtcp
 from dwtcp_fluid.packet.laws.recovery import PRR_RULES
 from dwtcp_fluid.packet.laws.reno import Reno
 
+_SCOUTS = ("scouts", "scout_drops", "scout_losses")
+#: DWTCP parameters under which α·S/L is not exact in float32 (α = 7·2ᵏ, S/L = 3.3, α·S/L ≈ w): a fused and an
+#: unfused w + α·S/L differ in about half the Scout ACKs, so the runs pin which of the two the reference computes.
+_INEXACT = {"alpha0": 7.0, "alpha_min": 7.0, "alpha_max": 56.0, "s_over_l": 3.3}
+_DEADLINES = dict(
+    flows=8,
+    duration="6ms",
+    sizes=[300, 600, 1000, 2000, 400, 800, 1500, 250],
+    deadlines=["1ms", "2ms", "3ms", "6ms", "800us", "1500us", "20ms", "500us"],
+    seed=3,
+    trace_points=30,
+)
 _RTTS = ["100us", "200us", "50us", "400us", "100us", "100us", "100us", "300us", "120us", "80us"]
 
 # (law, build kwargs, what the run must exercise so that equality is not vacuous)
@@ -54,6 +70,8 @@ CASES = {
         dict(flows=200, duration="10ms", buffer=50, K=10, rto="300us", seed=5, trace_points=10),
         ("timeouts", "overflow"),
     ),
+    # the Scout queue (10 Scouts) overflows at the start, idle slots serve Scouts, late Scouts are lost
+    "dwtcp-n10": ("dwtcp", dict(flows=10, duration="3ms", seed=3), _SCOUTS + ("marks",)),
 }
 SLOW_CASES = {
     "dctcp-drops-timeouts": (
@@ -104,6 +122,63 @@ SLOW_CASES = {
         ("timeouts",),
     ),
 }
+SLOW_CASES.update(
+    {
+        "dwtcp-drops-timeouts": (
+            "dwtcp",
+            dict(flows=30, duration="6ms", buffer=20, K=10, rto="200us", seed=7, trace_points=10),
+            ("scout_drops", "scout_losses", "marks", "drops", "timeouts"),
+        ),
+        # D2TCP with deadlines from 0.5 to 20 ms: penalties α^d with d ≠ 1 (checked against DCTCP's records)
+        "d2tcp-deadlines": ("d2tcp", _DEADLINES, ("marks", "finished", "cwr", "prr", "deadlines")),
+        "d2tcp-immediate-drops": (
+            D2tcp(reduction="immediate"),
+            {**_DEADLINES, "buffer": 30, "K": 10},
+            ("marks", "drops", "finished", "deadlines"),
+        ),
+        "dwtcp-n2-served": ("dwtcp", dict(flows=2, duration="10ms", seed=1), _SCOUTS + ("marks",)),
+        "dwtcp-inexact-rtts": (
+            "dwtcp",
+            dict(flows=4, duration="20ms", rtts=_RTTS[:4], seed=2, law_params={**_INEXACT, "k": 0.0}),
+            ("scouts", "scout_losses"),
+        ),
+        "dwtcp-inexact": ("dwtcp", dict(flows=2, duration="20ms", seed=1, law_params=_INEXACT), _SCOUTS),
+        # the IPG decrease: both cases of a late Scout (scout_window 1) and the gap-only case (scout_window 3)
+        "dwtcp-ipg": (Dwtcp(ipg=True), dict(flows=4, duration="10ms", seed=2), _SCOUTS + ("marks",)),
+        "dwtcp-ipg-gap": (
+            Dwtcp(ipg=True),
+            dict(flows=2, duration="20ms", seed=1, law_params={**_INEXACT, "scout_window": 3.0}),
+            _SCOUTS,
+        ),
+        "dwtcp-literal": (
+            Dwtcp(data_increase="literal", slow_start="literal", ssthresh_on_decrease="literal"),
+            dict(flows=4, duration="20ms", seed=1, law_params={**_INEXACT, "init_cwnd": 1.0}),
+            _SCOUTS + ("marks", "drops"),
+        ),
+        "dwtcp-finite-dequeue": (
+            "dwtcp",
+            dict(
+                flows=5,
+                duration="6ms",
+                sizes=[50, 200, 1000, 30, 5000],
+                starts=["0us", "100us", "1ms", "2ms", "3ms"],
+                stops=["6ms", "5ms", "6ms", "4ms", "6ms"],
+                K=20,
+                mark_at="dequeue",
+                mark_cmp="gt",
+                seed=9,
+            ),
+            ("finished", "scouts", "scout_losses"),
+        ),
+        "dwtcp-timer-overflow": (
+            "dwtcp",
+            dict(flows=200, duration="10ms", buffer=50, K=10, rto="300us", seed=5, trace_points=10),
+            ("timeouts", "overflow", "scout_drops", "scout_losses"),
+        ),
+        # flows no larger than the initial window send no Scouts: the run has no Scout queue at all
+        "dwtcp-no-scouts": ("dwtcp", dict(flows=3, duration="3ms", sizes=[5, 8, 9], seed=4), ("finished",)),
+    }
+)
 for _s in range(3):
     SLOW_CASES[f"dctcp-seed{_s}"] = (
         "dctcp",
@@ -131,8 +206,8 @@ def _assert_identical(ref: list[dict], nat: list[dict]) -> None:
             assert np.array_equal(x, y), f"{k}: first difference at {np.argwhere(x != y)[:1].tolist()}"
 
 
-def _reduction(law) -> str:
-    return (get_law(law) if isinstance(law, str) else law).reduction
+def _reduction(law) -> str | None:
+    return getattr(get_law(law) if isinstance(law, str) else law, "reduction", None)
 
 
 def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> None:
@@ -146,9 +221,13 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
         "timeouts": lambda: raw["timeouts_cum"][-1].sum() > 0,
         "finished": lambda: np.any(raw["finish"] != 2**31 - 1),
         "overflow": lambda: raw["tw_over"] > 0,
+        "scouts": lambda: raw["scouts_sent_cum"][-1] > 0 and raw["scouts_served_cum"][-1] > 0,
+        "scout_drops": lambda: raw["scouts_dropped_cum"][-1] > 0,
+        "scout_losses": lambda: raw["scouts_lost_cum"][-1] > 0,
         "cwr": lambda: prr and raw["marks_cum"][-1] > 0,
         "recovery": lambda: prr and raw["drops_cum"][-1].sum() > 0,
         "prr": lambda: prr and not np.array_equal(raw["cwnd_sum"], _immediate_cwnd(law, kw)),
+        "deadlines": lambda: not np.array_equal(raw["cwnd_sum"], _cwnd_as(law, kw, "dctcp")),
     }
     for w in what:
         assert checks[w](), f"the run has no {w}: the equality would be vacuous"
@@ -156,8 +235,14 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
 
 def _immediate_cwnd(law, kw: dict) -> np.ndarray:
     """The window integrals of the same scenario under ``reduction="immediate"`` (native loop)."""
-    name = law if isinstance(law, str) else law.name
-    r = build(get_law(name, reduction="immediate"), **kw)
+    return _cwnd_as(law, kw, law if isinstance(law, str) else law.name, reduction="immediate")
+
+
+def _cwnd_as(law, kw: dict, name: str, **options) -> np.ndarray:
+    """The window integrals of the same scenario under law ``name`` with ``law``'s options and ``options``
+    (native loop)."""
+    opts = {} if isinstance(law, str) else {f: getattr(law, f) for f in ("reduction",) if hasattr(law, f)}
+    r = build(get_law(name, **{**opts, **options}), **kw)
     spec = E.spec_for(r.cfg, r.engine_laws, stack([r.scenario]))
     return run_prepared(spec, [E.prepare(spec, r.scenario)], engine="native")[0]["cwnd_sum"]
 
@@ -196,7 +281,7 @@ def test_fma32_rounds_once():
     and c = −(1 + 2⁻¹¹), a·b = 1 + 2⁻¹¹ + 2⁻²⁴ exactly: fused gives 2⁻²⁴, rounding the product first gives 0."""
     from numba import njit
 
-    from dwtcp_fluid.packet.native.loop import fma32
+    from dwtcp_fluid.packet.native.core import fma32
 
     f = njit(lambda a, b, c: fma32(a, b, c))
     a, c = np.float32(1 + 2**-12), np.float32(-(1 + 2**-11))
@@ -209,10 +294,16 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         pr = build(law, flows=4, duration="1ms", trace_points=2, **kw)
         return E.spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
 
-    assert choose_engine(spec("dctcp")) == choose_engine(spec("reno")) == "native"
+    assert (
+        choose_engine(spec("dctcp"))
+        == choose_engine(spec("reno"))
+        == choose_engine(spec("dwtcp"))
+        == "native"
+    )
     assert choose_engine(spec("dctcp"), "jax") == "jax"
     for law, kw, name in (
-        ("dwtcp", {}, "scouts"),
+        ("dwtcp", {"jitter": "5us"}, "jitter"),
+        ("dwtcp", {"loss": 0.01}, "loss"),
         ("dctcp", {"jitter": "5us"}, "jitter"),
         ("dctcp", {"delack": 2}, "delack"),
         ("dctcp", {"loss": 0.01}, "loss"),
@@ -248,9 +339,12 @@ def test_cli_engine_flag(capsys):
     assert main(["packet", "run", "--duration", "1ms", "--engine", "gpu", "--json"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--engine" in err and "auto | jax | native" in err
-    assert main(["packet", "run", "--law", "dwtcp", "--duration", "1ms", "--engine", "native"]) == 2
+    assert (
+        main(["packet", "run", "--law", "dwtcp", "--duration", "1ms", "--loss", "0.01", "--engine", "native"])
+        == 2
+    )
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and "scouts" in err and "Traceback" not in err
+    assert err.count("\n") == 0 and "loss" in err and "Traceback" not in err
 
 
 def test_subnormal_alpha_is_flushed_to_zero_in_both_engines():
@@ -269,3 +363,33 @@ def test_subnormal_alpha_is_flushed_to_zero_in_both_engines():
     )
     assert not np.any((a != 0) & (np.abs(a) < tiny)), "a subnormal α in the reference's records"
     _assert_identical(ref, nat)
+
+
+@pytest.mark.slow
+def test_sweep_points_are_the_same_on_both_engines():
+    """Points of the sweep's packet pass (its DWTCP runs at its ring sizes, :data:`MIN_SHAPE`) through
+    :func:`~dwtcp_fluid.sweep.packet_batch.simulate`'s call: native by default, bit-identical to the reference."""
+    from dwtcp_fluid.sweep.packet_batch import MIN_SHAPE, PacketPassOptions, build_point
+
+    opts = PacketPassOptions()
+    runs = [
+        build_point(b, bdp, n, 20.0, capacity_pps=833_333.0, packet_size=1500.0, opts=opts)
+        for b, bdp, n in ((1e-3, 100.0, 10), (1e-2, 30.0, 2))
+    ]
+    for pr in runs:
+        assert choose_engine(E.spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))) == "native"
+    ref = run_many(runs, min_shape=MIN_SHAPE, engine="jax")
+    nat = run_many(runs, min_shape=MIN_SHAPE)
+    assert sum(int(r["records"]["scouts_served"].sum()) for r in ref) > 0
+    _assert_identical([r["records"] for r in ref], [r["records"] for r in nat])
+
+
+def test_compiled_loop_is_keyed_by_every_source_of_the_package():
+    """The loop's entry point inlines code of every module of the native package: its on-disk cache entry is
+    stamped with the hash of all of them (:mod:`dwtcp_fluid.packet.native.cache`), not of its own file only."""
+    from dwtcp_fluid.packet.native import cache, loop
+
+    assert cache.INSTALLED
+    stamp = loop.run_scenario._cache._impl.locator.get_source_stamp()
+    assert stamp[1] == cache.source_digest()
+    assert {p.name for p in cache._DIR.glob("*.py")} >= {"loop.py", "scout_law.py", "scouts.py", "window.py"}

@@ -170,7 +170,7 @@ class Dwtcp(Law):
                 w = jnp.where(on, w + alpha * p["s_over_l"], w)
             alpha = jnp.where(on, jnp.minimum(2.0 * alpha, p["alpha_max"]), alpha)
         # Scout losses (dropped, or later than d_t): α halves per lost Scout (floored).
-        alpha = jnp.maximum(alpha * jnp.exp2(-ev.scout_lost.astype(FLOAT)), p["alpha_min"])
+        alpha = jnp.maximum(alpha * jnp.exp2(-jnp.asarray(ev.scout_lost).astype(FLOAT)), p["alpha_min"])
         # ScoutDelayed (lines 17-24): d_s > d_t and now ≥ DET + T.
         d_t = ev.rtt + p["k"]
         ipg_t = d_t / p["scout_window"]

@@ -2,10 +2,11 @@
 
 The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs
 the same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set
-that a single bottleneck with ACK-clocked DCTCP or Reno flows needs: no Scouts, jitter, random loss, delayed
-ACKs, capacity schedule, RTT signal, pacing, rate laws or mixed laws, and no debug residual. It returns the same
+that a single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, or DWTCP flows with their Scouts, needs: no jitter,
+random loss, delayed ACKs, capacity schedule, RTT signal, pacing, rate laws or mixed laws, and no debug residual. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
-checks every record array for equality with the reference engine's (drops, timeouts and finite flows included).
+checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
+drops and losses included).
 This second copy of the slot semantics is the one exception to "one definition per mechanism", accepted only
 because it is proven bit-identical: a change of the reference engine must be made here too, or the tests fail.
 
@@ -26,30 +27,36 @@ from typing import Any
 
 import numpy as np
 
+from ..laws.d2tcp import D2tcp
 from ..laws.dctcp import Dctcp
+from ..laws.dwtcp import Dwtcp
 from ..laws.recovery import REDUCTIONS
 from ..laws.reno import Reno
 from ..state import EngineSpec
+from . import cache as _cache  # noqa: F401 (before the loop's modules: their compiled code's cache key)
+from .core import LAW_D2TCP, LAW_DCTCP, LAW_DWTCP, LAW_RENO
 
 __all__ = ["unsupported", "run_prepared_native"]
 
-_KINDS = {Dctcp: 0, Reno: 1}
+_KINDS = {Dctcp: LAW_DCTCP, Reno: LAW_RENO, Dwtcp: LAW_DWTCP, D2tcp: LAW_D2TCP}
 #: The static options of each law that the native loop implements (a new option is unsupported until it is).
-_OPTIONS = {Dctcp: ("reduction",), Reno: ("ecn", "reduction")}
-_ZERO_CUM = (
-    "scouts_sent_cum",
-    "scouts_served_cum",
-    "scouts_dropped_cum",
-    "scouts_lost_cum",
-    "random_losses_cum",
-)
+_OPTIONS = {
+    Dctcp: ("reduction",),
+    D2tcp: ("reduction",),
+    Reno: ("ecn", "reduction"),
+    Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease"),
+}
+#: The engine features the native loop runs, by law (every other feature is unsupported).
+_FEATURES = {Dwtcp: frozenset({"scouts"})}
+_CUM = ("marks_cum", "scouts_sent_cum", "scouts_served_cum", "scouts_dropped_cum", "scouts_lost_cum")
 
 
 def unsupported(spec: EngineSpec) -> list[str]:
     """What of ``spec`` the native loop does not run (empty: it runs it bit-identically to the reference)."""
-    out = [f"feature {f!r}" for f in sorted(spec.features)]
+    ok = _FEATURES.get(type(spec.laws[0]), frozenset()) if len(spec.laws) == 1 else frozenset()
+    out = [f"feature {f!r}" for f in sorted(spec.features - ok)]
     if len(spec.laws) != 1 or type(spec.laws[0]) not in _KINDS:
-        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: dctcp, reno)")
+        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: dctcp, d2tcp, reno, dwtcp)")
     else:
         law = spec.laws[0]
         extra = [f.name for f in dataclasses.fields(law) if f.name not in _OPTIONS[type(law)]]
@@ -61,49 +68,61 @@ def unsupported(spec: EngineSpec) -> list[str]:
 
 
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
+    from .core import N_SC
+    from .scout_law import option_bits
+
     law = spec.laws[0]
     p = s["law"][0]
-    opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
-    sc = np.array(
-        [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
-         _KINDS[type(law)], opt, REDUCTIONS.index(law.reduction)],
+    sc = np.zeros(N_SC, np.int64)
+    if isinstance(law, Dwtcp):
+        opt, red = option_bits(law), 0
+    else:
+        opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
+        red = REDUCTIONS.index(law.reduction)
+    sc[:] = [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
+             _KINDS[type(law)], opt, red, spec.has("scouts"), s["scout_buffer"]]  # fmt: skip
+    names = ("g", "alpha0", "init_cwnd", "min_cwnd", "beta_p", "s_over_l", "k", "alpha_min", "alpha_max",
+             "scout_window", "d_min", "d_max")  # fmt: skip
+    lawp = np.array([p.get(k, 0.0) for k in names], np.float32)
+    shape = np.array(
+        [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks,
+         spec.scout_cap],
         np.int64,
     )  # fmt: skip
-    lawp = np.array([p.get("g", 0.0), p.get("alpha0", 0.0), p["init_cwnd"], p["min_cwnd"]], np.float32)
-    shape = np.array(
-        [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks],
-        np.int64,
-    )
     fin = np.ascontiguousarray(s["fin"].reshape(spec.n_flows, -1))
-    return fin, np.asarray(s["order"], np.int64), np.asarray(s["start_at"], np.int64), sc, lawp, shape
+    sdt = np.ascontiguousarray(fin[:, -1]).view(np.float32)
+    order, start_at = np.asarray(s["order"], np.int64), np.asarray(s["start_at"], np.int64)
+    return fin, sdt, order, start_at, sc, lawp, shape
 
 
 def _run(spec: EngineSpec, s: dict[str, Any]) -> dict[str, np.ndarray]:
-    from .loop import run_scenario, work_sizes
+    from .loop import N_REC, run_scenario, work_sizes
+    from .scout_law import exp2_table
 
     C, N = spec.n_chunks, spec.n_flows
     out_f = np.zeros((C, 4, N), np.float32)
     out_i = np.zeros((C, 7, N), np.int32)
     out_q = np.zeros(C, np.float32)
-    out_s = np.zeros(6 * C + N + 3, np.int32)
-    ni, nf = work_sizes(N, spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes)
-    fin, order, start_at, sc, lp, shape = _inputs(spec, s)
+    out_s = np.zeros(N_REC * C + N + 3, np.int32)
+    sizes = (spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.scout_cap)
+    ni, nf = work_sizes(N, *sizes)
+    fin, sdt, order, start_at, sc, lp, shape = _inputs(spec, s)
     wi, wf = np.empty(ni, np.int64), np.empty(nf, np.float32)
-    run_scenario(fin, order, start_at, sc, lp, shape, wi, wf, out_f, out_i, out_q, out_s)
+    ex2 = exp2_table() if isinstance(spec.laws[0], Dwtcp) else np.ones(1, np.float32)
+    run_scenario(fin, sdt, order, start_at, sc, lp, ex2, shape, wi, wf, out_f, out_i, out_q, out_s)
     out: dict[str, np.ndarray] = {"q_sum": out_q}
-    per_chunk = out_s[: 6 * C].reshape(C, 6)
-    for j, k in enumerate(("q_min", "q_max", "busy", "opps", "q_end", "marks_cum")):
+    per_chunk = out_s[: N_REC * C].reshape(C, N_REC)
+    for j, k in enumerate(("q_min", "q_max", "busy", "opps", "q_end") + _CUM):
         out[k] = per_chunk[:, j].copy()
     for j, k in enumerate(("cwnd_sum", "alpha_sum", "cwnd_end", "alpha_end")):
         out[k] = out_f[:, j].copy()
     keys = ("active", "inflight_end", "pending_end", "delivered_cum", "sent_cum", "drops_cum", "timeouts_cum")
     for j, k in enumerate(keys):
         out[k] = out_i[:, j].copy()
-    for k in _ZERO_CUM:
-        out[k] = np.zeros(C, np.int32)
-    out["finish"] = out_s[6 * C : 6 * C + N].copy()
+    out["random_losses_cum"] = np.zeros(C, np.int32)
+    out["finish"] = out_s[N_REC * C : N_REC * C + N].copy()
     for j, k in enumerate(("spill", "tw_over", "tw_lost")):
-        out[k] = out_s[6 * C + N + j].copy()
+        out[k] = out_s[N_REC * C + N + j].copy()
     return out
 
 

@@ -1,0 +1,133 @@
+# mypy: ignore-errors
+# (Numba-compiled code: the stubs do not type intrinsics and decorator options)
+"""What every part of the native loop shares: the layout of its flat state arrays, and its arithmetic primitives.
+
+A flow's int64 fields live at ``S[f·NS + field]``, its float32 fields at ``X[f·NX + field]`` (one flow in a few
+cache lines); the scenario's scalars are ``sc[...]``, its counters ``cnt[...]``. :func:`fma32` and :func:`ftz32`
+reproduce XLA:CPU's contracted multiply-add and flush-to-zero (:mod:`.loop`'s docstring says where).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from .cache import INSTALLED as CACHE
+
+__all__ = [
+    "fma32",
+    "ftz32",
+    "borrow",
+    "hash32",
+    "active",
+    "active_slots",
+    "integrate",
+    "NEVER",
+    "JIT",
+    "CACHE",
+]
+
+NEVER = 2**31 - 1
+#: Law kinds (``sc[KIND]``).
+LAW_DCTCP, LAW_RENO, LAW_DWTCP, LAW_D2TCP = 0, 1, 2, 3
+F0, F1, HALF, TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
+TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest normal float32
+M32 = 0xFFFFFFFF
+# fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs, the
+# Scout bookkeeping (:mod:`..scouts`: Scouts sent, oldest unacknowledged, oldest unclassified, last Scout ACK slot),
+# the flow's Scout setting, DWTCP's last decrease, the flow's deadline slot
+INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
+RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
+SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE = range(23, 30)
+NS = 30
+# fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, the traced
+# field (DCTCP's and DWTCP's α), PRR's prior_cwnd; the last Scout delay and gap, the Scout target delay d_t (slots)
+CWINT, AUXINT, CWND, SSTH, ALPHA, PRIOR, SLDELAY, SLGAP, SDT = range(9)
+NX = 9
+# scenario scalars (``sc``)
+KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED, HASSC, SBUF = range(12)
+N_SC = 12
+# law parameters (``lp``, float32)
+G, ALPHA0, INIT_CWND, MIN_CWND, BETA_P, S_OVER_L, K_T, ALPHA_MIN, ALPHA_MAX, SCOUT_WINDOW, D_MIN, D_MAX = (
+    range(12)
+)
+N_LP = 12
+# counters (``cnt``): timer overflow list, Scout queue and Scout totals
+OVN, DENSE, TWOVER, TWLOST, SQN, SSERVED, SDROPPED, SLOSTN = range(8)
+N_CNT = 8
+
+JIT = dict(cache=CACHE, nogil=True, inline="always")
+
+
+@intrinsic
+def fma32(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
+    """round(a·b + c) in float32, rounded once (``llvm.fma.f32``), as XLA:CPU's contracted multiply-add."""
+    sig = types.float32(types.float32, types.float32, types.float32)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        f32 = context.get_value_type(types.float32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, cgutils.ir.FunctionType(f32, [f32, f32, f32]), "llvm.fma.f32"
+        )
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@njit(**JIT)
+def ftz32(x: Any) -> Any:
+    """x flushed to zero (keeping its sign) when subnormal, as XLA:CPU's FTZ/DAZ modes do (:mod:`.loop`)."""
+    return x if not (abs(x) < TINY32) else x * F0
+
+
+@intrinsic
+def borrow(typingctx: Any, arr: Any) -> Any:
+    """A view of ``arr`` that Numba does not reference-count (the caller keeps ``arr`` alive)."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        ary = context.make_array(sig.args[0])(context, builder, value=args[0])
+        out = context.make_array(sig.return_type)(context, builder)
+        for name in ("nitems", "itemsize", "data", "shape", "strides"):
+            setattr(out, name, getattr(ary, name))
+        out.meminfo = cgutils.get_null_value(out.meminfo.type)
+        out.parent = cgutils.get_null_value(out.parent.type)
+        return out._getvalue()
+
+    return arr(arr), codegen
+
+
+@njit(**JIT)
+def hash32(seed: int, t: int, purpose: int) -> int:
+    """:func:`..switch.hash32` of (seed, slot, purpose) in uint32 arithmetic."""
+    h = 0x9E3779B9
+    for x in (seed, t, purpose):
+        h = ((h ^ (x & M32)) * 0x85EBCA6B) & M32
+        h = h ^ (h >> 13)
+    h = (h * 0xC2B2AE35) & M32
+    return h ^ (h >> 16)
+
+
+@njit(**JIT)
+def active(S: Any, f: int, t: int) -> bool:
+    """:func:`..flows.active`: between start and stop with data left."""
+    return S[f * NS + START] <= t < S[f * NS + STOP] and S[f * NS + ACKED] < S[f * NS + SIZE]
+
+
+@njit(**JIT)
+def active_slots(S: Any, f: int, a: int, b: int) -> int:
+    """:func:`..flows.active_slots`: slots of [a, b) in [start, min(stop, finish))."""
+    end = min(S[f * NS + STOP], S[f * NS + FINISH])
+    return max(min(b, end) - max(a, S[f * NS + START]), 0)
+
+
+@njit(**JIT)
+def integrate(S: Any, X: Any, f: int, t: int) -> None:
+    """:func:`..flows.integrate`: the window (and α) times the active slots since ``t_int``."""
+    n = np.float32(active_slots(S, f, S[f * NS + TINT], t))
+    X[f * NX + CWINT] = fma32(X[f * NX + CWND], n, X[f * NX + CWINT])
+    X[f * NX + AUXINT] = fma32(X[f * NX + ALPHA], n, X[f * NX + AUXINT])
+    S[f * NS + TINT] = t
