@@ -15,6 +15,11 @@ from dwtcp_fluid import params
 #: (flag, command) whose default may differ from the other commands' because the flag means something else there.
 ALLOWED: dict[tuple[str, str], str] = {
     ("--flows", "sweep"): "a list of N (the grid's axis), not one N",
+    (
+        "--target",
+        "sweep",
+    ): "the sweep's packet runs at d_t = τ (K = 0), the setting its recorded counts and figures"
+    " state; [DWTCP]'s K = 100 is one slice of it (--target 100, docs/data/regime-slices.json)",
     ("--flows", "packet compare-fluid"): "a list of N, one comparison per N",
     ("--flows", "tune dctcp"): "a range of N (the operating range the tuning covers)",
     ("--flows", "dctcp network"): "flows per group on each path of a multi-bottleneck topology, not N",

@@ -124,6 +124,9 @@ FLAGS: dict[str, Flag] = {
     "--utilization-min": Flag("required utilization", "number", Bound(1e-6, 1.0, why="fraction of C")),
     "--rho-max": Flag("largest Floquet multiplier", "number", _b("rho_max")),
     "--points": Flag("operating points per axis", "integer", Bound(2, 9, integer=True)),
+    "--max-seconds": Flag(
+        "time budget of a search", "number", Bound(0.0, 1e6, lo_open=True, why="seconds of wall time")
+    ),
     "--perturb": Flag("relative perturbation of the start", "number", Bound(0.0, 10.0)),
     # work and output
     "--workers": Flag("Dask workers", "integer", Bound(1, 1024, integer=True)),

@@ -86,14 +86,17 @@ _HELP = (
 _MAX_SECONDS = typer.Option(
     None,
     "--max-seconds",
-    help="Time budget in seconds, x > 0 (default: derived from the first evaluation); when it runs out the best"
+    help="Time budget in seconds, 0 < x <= 1e6 (default: derived from the first evaluation); when it runs out the best"
     " point so far is reported with status BUDGET.",
 )
 
 
 def _max_seconds(value: float | None) -> float | None:
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise UsageError("--max-seconds", value, "a finite number of seconds x > 0")
+    from .flags import FLAGS
+
+    bound = FLAGS["--max-seconds"].bound
+    if value is not None and not bound.ok(value):
+        raise UsageError("--max-seconds", value, bound.accepted("x"))
     return value
 
 
