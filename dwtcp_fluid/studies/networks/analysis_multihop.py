@@ -127,15 +127,23 @@ def parking_lot_fixed_point(
     return ParkingLotFixedPoint(hops, p, P, W_l, W_c, R_long, R_cross, x_l, x_c, x_l / C, x_l / x_c)
 
 
+#: The ramp width w as a symbol: one symbolic Jacobian, lambdified once, serves every width.
+_RAMP = sp.Symbol("w_ramp", positive=True)
+
+
 @functools.lru_cache(maxsize=16)
-def _jacobians(model: DctcpNetwork):
-    """A0 = ∂F/∂x and A_j = ∂F/∂x(t − τ_j) of the model's one right-hand side (u = 1), lambdified; called with
-    the state, every delayed copy and the parameters."""
+def _jacobians(routes: tuple[tuple[int, ...], ...], group_delays: bool):
+    """A0 = ∂F/∂x and A_j = ∂F/∂x(t − τ_j) of the ramp-marking model's one right-hand side (u = 1), lambdified;
+    called with the state, every delayed copy, the parameters and the ramp width w."""
+    model = DctcpNetwork(routes, ramp=1.0, group_delays=group_delays)
+    object.__setattr__(
+        model, "ramp", _RAMP
+    )  # the width enters the marks as a symbol (validated by the caller)
     xs, ps = model.symbols()
     A0 = model.sym_rhs(1, delayed=True).jacobian(sp.Matrix(xs))
     As = model.jacobians_delayed(1)
     sets = model.delayed_symbol_sets()
-    args = list(xs) + [v for c in sets for v in c] + [ps[k] for k in model.param_names]
+    args = list(xs) + [v for c in sets for v in c] + [ps[k] for k in model.param_names] + [_RAMP]
     mods = [{"Heaviside": lambda x, h0=0.5: np.heaviside(x, h0)}, "numpy"]
     return sp.lambdify(args, A0, modules=mods), [sp.lambdify(args, A, modules=mods) for A in As], len(sets)
 
@@ -173,8 +181,8 @@ def parking_lot_linearization(
     fp = parking_lot_fixed_point(hops, p["C_1"], K, p["d_1"], ramp=ramp)
     q = K + ramp * (fp.p - 0.5)
     x = [fp.W_long] + [fp.W_cross] * hops + [fp.P_long] + [fp.p] * hops + [q] * hops
-    f0, fs, k = _jacobians(model)
-    args = x * (1 + k) + [p[name] for name in model.param_names]
+    f0, fs, k = _jacobians(model.routes, model.group_delays)
+    args = x * (1 + k) + [p[name] for name in model.param_names] + [float(ramp)]
     A1 = [np.asarray(f(*args), float) for f in fs]
     taus = [float(t) for t in model.state_delays(p)]
     if k == 1:
