@@ -10,6 +10,7 @@ right side falls with R_0 — one root, found here by bracketing (:func:`scipy.o
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,22 @@ def patched_fixed_point(model: TimelyNetwork, params: TimelyNetworkParams) -> np
     return np.array(R + [0.0] * len(R) + [C[l] * r[l] for l in range(hops)])
 
 
+@functools.lru_cache(maxsize=16)
+def _linearization_fns(model: TimelyNetwork) -> tuple[Any, Any, Any, tuple[str, ...]]:
+    """∂F/∂x, ∂F/∂x(t − τ) and F of the model's delayed right-hand side, derived once and lambdified; called with
+    the state, the delayed state and the parameters (in ``model.param_names`` order)."""
+    xs, ps = model.symbols()
+    (xd,) = model.delayed_symbol_sets()
+    F = model.sym_rhs(delayed=True)
+    names = tuple(model.param_names)
+    args = [*xs, *xd, *(ps[k] for k in names)]
+    fns = [
+        sp.lambdify(args, e, modules="numpy")
+        for e in (F.jacobian(sp.Matrix(xs)), F.jacobian(sp.Matrix(xd)), F)
+    ]
+    return fns[0], fns[1], fns[2], names
+
+
 def patched_linearization(
     model: TimelyNetwork, params: TimelyNetworkParams, x_star: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -97,15 +114,11 @@ def patched_linearization(
     if model.group_delays:
         raise ValueError("model.group_delays=True is invalid here: accepted one loop delay τ")
     p = model.numeric_params(params)
-    xs, ps = model.symbols()
-    (xd,) = model.delayed_symbol_sets()
-    F = model.sym_rhs(delayed=True)
-    sub = {ps[k]: v for k, v in p.items()}
-    sub.update(dict(zip(xs, x_star, strict=True)))
-    sub.update(dict(zip(xd, x_star, strict=True)))
-    A0 = np.array(F.jacobian(sp.Matrix(xs)).subs(sub).evalf(), dtype=float)
-    A1 = np.array(F.jacobian(sp.Matrix(xd)).subs(sub).evalf(), dtype=float)
-    F0 = np.array(F.subs(sub).evalf(), dtype=float).ravel()
+    jac0, jac1, rhs, names = _linearization_fns(model)
+    args = [*x_star, *x_star, *(p[k] for k in names)]
+    with np.errstate(all="ignore"):  # NumPy's select evaluates every branch of the clipped terms
+        A0, A1 = np.asarray(jac0(*args), dtype=float), np.asarray(jac1(*args), dtype=float)
+        F0 = np.asarray(rhs(*args), dtype=float).ravel()
     return A0, A1, F0, float(p["tau"])
 
 
