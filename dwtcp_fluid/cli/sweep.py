@@ -28,6 +28,7 @@ from .common import (
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
 from .sweep_print import print_summary
+from .sweep_results import draw_maps, finished, reuse, unrecorded
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..sweep import SweepGrid
@@ -206,7 +207,7 @@ def sweep(
         # --resume continues the stores; the finished result of this very configuration is reused (exit 0), and
         # one written before results recorded their configuration is refreshed (its name is this configuration's)
         nc = Path(out) / f"{stem}.nc"
-        return products if resume or _finished(nc, config_json) or _unrecorded(nc) else []
+        return products if resume or finished(nc, config_json) or unrecorded(nc) else []
 
     out = check_dir("--out", out, products, force=force, keep=keep())
     if scheduler is not None:
@@ -221,8 +222,8 @@ def sweep(
             for p in remove_stale(out, stem):
                 if not is_quiet():
                     Console(stderr=True).print(f"removed {p} (left by a killed run)", highlight=False)
-            if not force and not resume and _finished(out / f"{stem}.nc", config_json):
-                _reuse(out, stem, figure=figure, full=full, json=json)
+            if not force and not resume and finished(out / f"{stem}.nc", config_json):
+                reuse(out, stem, figure=figure, full=full, json=json)
                 return
             _run(
                 grid=grid,
@@ -349,7 +350,7 @@ def _run(
     ds.attrs["sweep_config"] = config_json
     try:
         path = write_netcdf_atomic(ds, out / f"{stem}.nc")
-        fig_path = _figures(ds, out, stem, full=full) if figure else None
+        fig_path = draw_maps(ds, out, stem, full=full) if figure else None
     except KeyboardInterrupt:  # every chunk is in the store: the results are one --resume away
         raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
     except OSError as e:
@@ -371,79 +372,6 @@ def _run(
         workers=workers,
         scheduler=scheduler,
     )
-    if json:
-        emit_json(summary)
-        return
-    print_summary(summary)
-
-
-def _figures(ds, out: Path, stem: str, *, full: bool, only_missing: bool = False) -> Path:
-    """Draw the sweep's maps next to its dataset (``only_missing``: those not there yet); the condition map's path."""
-    from ..plots.style import save_figure, style
-    from ..studies.dwtcp.plots_sweep_maps import plot_condition_map
-
-    def draw(path: Path, plot) -> None:
-        if not (only_missing and path.exists()):
-            save_figure(plot(ds), path)
-
-    with style():
-        draw(out / f"{stem}.png", plot_condition_map)
-        if full:
-            from ..studies.dwtcp.plots_sweep_outcomes import plot_outcome_maps
-
-            draw(out / f"{stem}-outcomes.png", plot_outcome_maps)
-        if "packet_class" in ds:
-            from ..studies.dwtcp.figures_packet_truth import plot_packet_truth
-
-            draw(out / f"{stem}-packet.png", plot_packet_truth)
-    return out / f"{stem}.png"
-
-
-def _finished(nc: Path, config_json: str) -> bool:
-    """Whether ``nc`` is the finished result of this very sweep configuration (readable, its config recorded)."""
-    if not nc.is_file():
-        return False
-    try:
-        import xarray as xr
-
-        with xr.open_dataset(nc, engine="h5netcdf") as ds:
-            return ds.attrs.get("sweep_config") == config_json and "eig_class" in ds
-    except Exception:  # unreadable: not a finished result (refused unless --force replaces it)
-        return False
-
-
-def _unrecorded(nc: Path) -> bool:
-    """Whether ``nc`` is a readable sweep result that does not record its configuration (written by an earlier
-    version): its name says it is this sweep's, so it is refreshed rather than refused."""
-    if not nc.is_file():
-        return False
-    try:
-        import xarray as xr
-
-        with xr.open_dataset(nc, engine="h5netcdf") as ds:
-            return "sweep_config" not in ds.attrs and "eig_class" in ds
-    except Exception:
-        return False
-
-
-def _reuse(out: Path, stem: str, *, figure: bool, full: bool, json: bool) -> None:
-    """A second run of a finished sweep: its result is reused (maps drawn if missing) and summarized, exit 0."""
-    import warnings
-
-    import xarray as xr
-
-    from ..reports.sweep import sweep_report
-    from ..sweep.predictors import migrate_names
-
-    path = out / f"{stem}.nc"
-    with warnings.catch_warnings(record=True) as seen:  # a result written under the predictors' former names
-        warnings.simplefilter("always")
-        ds = migrate_names(xr.load_dataset(path, engine="h5netcdf"))
-    for w in seen:
-        warn(f"{path}: {w.message}")
-    flush_warnings()
-    fig_path = _figures(ds, out, stem, full=full, only_missing=True) if figure else None
-    summary = sweep_report(ds, dataset=path, store=None, figure=fig_path, seconds=0.0, reused=True)
     if json:
         emit_json(summary)
         return
