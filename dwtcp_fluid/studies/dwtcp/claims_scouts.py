@@ -37,9 +37,9 @@ __all__ = [
     "TOLERANCES",
 ]
 
-#: Relative tolerances of the packet core's waits against the slotted theory (Poisson, 0.5 s per point, seeds
-#: pooled): W_H is a mean over ~10⁵ packets (a few % of sampling error at ρ = 0.9), W_L over ~2·10⁴ Scouts whose
-#: waits are long and correlated (≈ 10 % at ρ = 0.9).
+#: Relative tolerances of the packet core's waits against the slotted theory (Poisson, 1 s per point, 2 seeds
+#: pooled): W_H is a mean over ~10⁶ packets (a few % of sampling error at ρ = 0.92), W_L over ~3·10⁴ Scouts whose
+#: waits are long and correlated (≈ 10 % at ρ = 0.92).
 TOLERANCES = {"W_H": 0.06, "W_L": 0.15}
 
 _LINK = LinkParams(capacity="10Gbps", rtt="100us")
@@ -50,12 +50,15 @@ def amplification_run(
     *,
     arrivals: str = "poisson",
     senders: int = 20,
-    probes: int = 4,
+    probes: int = 2,
+    scout_buffer: int = 23,
     duration: float = 0.5,
     seed: int = 0,
 ) -> PacketRun:
     """``senders`` open-loop senders at load ρ/senders each (``arrivals``: "cbr" or "poisson") and ``probes``
-    Scout-only probes on the 10 Gbps, 100 µs bottleneck; ``duration`` seconds, the first 10 % discarded."""
+    Scout-only probes on the 10 Gbps, 100 µs bottleneck; ``duration`` seconds, the first 10 % discarded. The
+    Scout buffer defaults to the largest the switch has (23 Scouts, one slot's worth): the theory's Scout queue
+    never overflows, and with 2 probes a Scout is dropped only after waiting ≈ 11 RTTs."""
     if not 0.0 < rho < 1.0:
         raise ValueError(f"rho={rho!r} is out of range: accepted 0 < rho < 1 (the waits diverge at 1)")
     laws = [get_law("open-loop", arrivals=arrivals), get_law("scout-probe")]
@@ -65,6 +68,7 @@ def amplification_run(
         flows=senders + probes,
         law_of_flow=[0] * senders + [1] * probes,
         law_params=[{"rate": rho / senders}, {}],
+        scout_buffer=scout_buffer,
         duration=duration,
         trace_points=50,
         warmup_fraction=0.1,
@@ -101,20 +105,32 @@ def amplification_table(
     arrivals: str = "poisson",
     seeds: Sequence[int] = (0,),
     senders: int = 20,
-    probes: int = 4,
+    probes: int = 2,
+    scout_buffer: int = 23,
     duration: float = 0.5,
 ) -> list[dict[str, Any]]:
     """One row per load: the packet core's waits (seeds pooled by packets and Scouts) and, for Poisson senders,
     the slotted theory with m₂ = ρ²(1 − 1/senders) (the Binomial number of sends per slot)."""
     prs = [
-        amplification_run(r, arrivals=arrivals, senders=senders, probes=probes, duration=duration, seed=s)
+        amplification_run(
+            r,
+            arrivals=arrivals,
+            senders=senders,
+            probes=probes,
+            scout_buffer=scout_buffer,
+            duration=duration,
+            seed=s,
+        )
         for r in rhos
         for s in seeds
     ]
     outs = run_many(prs)
     rows = []
     for i, rho in enumerate(rhos):
-        ms = [amplification_measure(prs[i * len(seeds) + j], outs[i * len(seeds) + j]) for j in range(len(seeds))]
+        ms = [
+            amplification_measure(prs[i * len(seeds) + j], outs[i * len(seeds) + j])
+            for j in range(len(seeds))
+        ]
         pk, sc = sum(m["packets"] for m in ms), sum(m["scouts"] for m in ms)
         wh = sum(m["W_H"] * m["packets"] for m in ms) / pk
         wl = sum(m["W_L"] * m["scouts"] for m in ms) / max(sc, 1.0)
@@ -127,11 +143,15 @@ def amplification_table(
             "ratio": wl / wh if wh > 0 else float("inf"),
             "owd_ratio": float(np.mean([m["owd_ratio"] for m in ms])),
             "scouts": sc,
+            "scout_drop_fraction": sum(m["scouts_dropped"] for m in ms)
+            / max(sc + sum(m["scouts_dropped"] for m in ms), 1.0),
             "seeds": list(seeds),
         }
         if arrivals == "poisson":
             th = wait_formulas(rho, rho**2 * (1 - 1 / senders))
-            row.update(theory_W_H=th["W_H"], theory_W_L=th["W_L"], theory_ratio=th["ratio"], cobham=th["cobham"])
+            row.update(
+                theory_W_H=th["W_H"], theory_W_L=th["W_L"], theory_ratio=th["ratio"], cobham=th["cobham"]
+            )
         rows.append(row)
     return rows
 
@@ -142,15 +162,17 @@ def onset_run(
     load_step: float = 0.0105,
     senders: int = 100,
     probes: int = 10,
+    hold_rtts: float = 500.0,
     seed: int = 0,
 ) -> PacketRun:
     """A staircase of ``senders`` open-loop Poisson senders of ``load_step`` each, one joining every ``step_rtts``
     RTTs (the load reaches 100 % after 1/load_step of them), and ``probes`` Scout probes from the start; records
-    once per RTT; the run ends ``senders`` steps later."""
+    once per RTT; the run lasts the staircase plus ``hold_rtts`` RTTs at the final load (above 100 %: the data
+    buffer then overflows within a few hundred RTTs)."""
     rtt = _LINK.d
     starts = [i * step_rtts * rtt for i in range(senders)] + [0.0] * probes
     laws = [get_law("open-loop", arrivals="poisson"), get_law("scout-probe")]
-    dur = senders * step_rtts * rtt
+    dur = (senders * step_rtts + hold_rtts) * rtt
     return build(
         laws,
         link=_LINK,
@@ -179,7 +201,8 @@ def onset_measure(pr: PacketRun, out: dict[str, Any], load_step: float, step_rtt
     ts, th = first(rec["scouts_dropped"]), first(rec["drops"].sum(-1))
 
     def load_at(t: float | None) -> float | None:
-        return None if t is None else float(load_step * (np.floor(t / step_rtts) + 1))
+        n = pr.cfg.n_flows - int(np.sum(np.asarray(pr.scenario.law_idx) == 1))
+        return None if t is None else float(load_step * min(np.floor(t / step_rtts) + 1, n))
 
     return {
         "step_rtts": step_rtts,
