@@ -109,6 +109,9 @@ def dwtcp_scout_amplification() -> Derivation:
     band = amplification_band()
     s_over_l = sp.Rational(64, 1500)
     soj = (WLp + s_over_l) / (WHp + 1)
+    prop = sp.Rational(125, 3)  # 50 µs one way at 10 Gbps with 1,500-byte packets: 41.67 slots
+    owd = (WLp + s_over_l + prop) / (WHp + 1 + prop)
+    owd09 = float(owd.subs(rho, sp.Rational(9, 10)))
     steps = [
         Step(
             "The data queue: Lindley's recursion, second moment",
@@ -182,14 +185,17 @@ def dwtcp_scout_amplification() -> Derivation:
             "Counting the packet's own transmission (1 slot for a 1,500-byte packet, 64/1500 of a slot for a"
             " Scout) the ratio of the queueing parts of the one-way delays is smaller; with the propagation"
             " delay (50 µs one way = 41.7 slots at 10 Gbps) it is smaller still.",
-            [eq(r"\frac{W_L + s}{W_H + 1}", sp.simplify(soj))],
+            [
+                eq(r"\frac{W_L + s}{W_H + 1}", sp.simplify(soj)),
+                eq(r"\frac{W_L + s + P}{W_H + 1 + P}\Big|_{P = 125/3}", sp.simplify(owd)),
+            ],
             predicate(
                 lambda: (
-                    float(soj.subs(rho, 0.9)) < float((WLp / WHp).subs(rho, 0.9)),
-                    f"ρ = 0.9: {fmt(float(soj.subs(rho, 0.9)), 4)} with transmissions, "
-                    f"{fmt(float((WLp / WHp).subs(rho, 0.9)), 4)} waits only",
+                    owd09 < float(soj.subs(rho, 0.9)) < float((WLp / WHp).subs(rho, 0.9)),
+                    f"ρ = 0.9: waits only {fmt(float((WLp / WHp).subs(rho, 0.9)), 4)}, with transmissions "
+                    f"{fmt(float(soj.subs(rho, 0.9)), 4)}, with 50 µs of propagation {fmt(owd09, 3)}",
                 ),
-                "transmission times shrink the ratio",
+                "transmission and propagation shrink the ratio",
             ),
         ),
     ]
@@ -204,6 +210,40 @@ def dwtcp_scout_amplification() -> Derivation:
             " (101 at ρ = 0.99). A property of the load, not a constant of the Scout.",
             "depends (load)",
             "Where the ratio is 5-15×",
+        ),
+        Finding(
+            "'one-way delay' 5-15× ([DWTCP] §2.1, Fig. 2a)",
+            "Fig. 2a plots the one-way delay (OWD) of LPQ against HPQ packets",
+            "Only the queueing parts can differ 5-15×: with the transmissions and a 50 µs one-way propagation delay"
+            f" (the paper's 100 µs RTT) the OWD ratio at ρ = 0.9 is {fmt(owd09, 3)}, not 11. The paper does not say"
+            " which delay Fig. 2a divides.",
+            "ambiguous",
+            "One-way delay with the transmission times",
+        ),
+        Finding(
+            "DCTCP at K = 7: ~15 % ([DWTCP] §2.3, §6.3) vs ≥ 94 % ([DCTCP-A] §3.3)",
+            "[DWTCP]: 'significant underutilization (around 15%)' at K = 7 with 10 flows at 10 Gbps;"
+            " [DCTCP-A]: throughput above 94 % even as K → 0 (at least 94 % at K = 1 % of the BDP)",
+            "The two seeds contradict each other. In the packet core (figure dwtcp_claims, docs/dwtcp-claims.md)"
+            " [DCTCP-A] holds: DCTCP stays above 94 % at every K from 4 to 100 at 480 µs (N = 2, 25, g = 0.05),"
+            " and loses a few per cent, not 15, at K = 7 with 100 µs and N = 2 or 10 and in the §2.2"
+            " microbenchmark.",
+            "refuted ([DWTCP])",
+        ),
+        Finding(
+            "DWTCP's K: 100 or 7 ([DWTCP] §5, §6.2 vs §6.3)",
+            "§5 and §6.2 set K = 100 (simulation and testbed); §6.3 compares DCTCP at K = 7 with 'DWTCP's queue"
+            " sensitivity parameter K which is set to 7 packets'",
+            "The paper's own settings disagree; the claims study runs DWTCP at both (K = 100 and K = 7).",
+            "inconsistent",
+        ),
+        Finding(
+            "LPQ size: 500, 600 or 640 bytes ([DWTCP] §1, §3.3, §5, §6.2)",
+            "'even LPQ of 500 bytes' (§1); '600 bytes (5-10, 64-byte Scout packets)' (§3.3); '10 Scout packets"
+            " (≈ 600bytes)' (§5); '640B (i.e., 10 packets)' (§6.2)",
+            "Ten 64-byte Scouts are 640 B and 5-10 Scouts are 320-640 B, so '600 bytes (5-10 Scouts)' and"
+            " '10 Scouts ≈ 600 bytes' do not match their own counts; the packet core uses 10 Scouts (640 B).",
+            "inconsistent",
         ),
     ]
     return Derivation(

@@ -262,8 +262,8 @@ register(
             ),
             Claim(
                 "'5-15× Scout delay' (§3.2, Fig. 2a): DEPENDS on the load — W_L/W_H is in 5-15 exactly where the "
-                "theory puts it (ρ ≈ 0.75-0.93, Poisson), below at lighter and far above (≈ 100× at 0.99) at heavier "
-                "load",
+                "theory puts it (ρ ≈ 0.75-0.93, Poisson), below at lighter and above 15× at heavier load (where the "
+                "finite Scout queue starts dropping Scouts)",
                 _c_band,
             ),
             Claim(
