@@ -50,7 +50,7 @@ class OpenLoop(Law):
     options: ClassVar[tuple[LawOption, ...]] = (
         LawOption(
             "--load",
-            "open-loop only: sending rate as a fraction of the bottleneck's highest rate, 0 < load ≤ 1.",
+            "open-loop only: each sender's rate as a fraction of the bottleneck's highest rate, 0 < load ≤ 1.",
             0.5,
             param="rate",
             lo=0.0,

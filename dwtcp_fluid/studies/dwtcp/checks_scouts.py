@@ -21,11 +21,12 @@ from typing import Any
 
 import numpy as np
 
+from ...judge import Tolerance, Tolerances
 from ...packet.build import PacketRun, build
 from ...packet.laws import get_law
 from ...packet.scenarios import run_many
 from ...params import LinkParams
-from .derive_priority import wait_formulas
+from .analysis_priority import wait_formulas
 
 __all__ = [
     "amplification_run",
@@ -35,12 +36,24 @@ __all__ = [
     "onset_measure",
     "onset_table",
     "TOLERANCES",
+    "theory_gaps",
 ]
 
 #: Relative tolerances of the packet core's waits against the slotted theory (Poisson, 1 s per point, 2 seeds
 #: pooled): W_H is a mean over ~10⁶ packets (a few % of sampling error at ρ = 0.92), W_L over ~3·10⁴ Scouts whose
 #: waits are long and correlated (≈ 10 % at ρ = 0.92).
-TOLERANCES = {"W_H": 0.06, "W_L": 0.15}
+TOLERANCES = Tolerances(
+    Tolerance("W_H", "1", against="theory", against_quantity="theory_W_H", rel=0.06),
+    Tolerance("W_L", "1", against="theory", against_quantity="theory_W_L", rel=0.15),
+)
+
+
+def theory_gaps(row: dict[str, Any]) -> dict[str, tuple[float | None, bool]]:
+    """Each tolerance of :data:`TOLERANCES` on one row of :func:`amplification_table` (Poisson): (relative gap,
+    within)."""
+    sides = {"packet": row, "theory": row}
+    return {t.name: t.measure(sides) for t in TOLERANCES}
+
 
 _LINK = LinkParams(capacity="10Gbps", rtt="100us")
 
