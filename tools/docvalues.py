@@ -12,7 +12,9 @@ The opening marker holds three fields separated by ``;`` (not ``|``, which split
    ``benchmarks/gpu.py --record`` runs on a GPU machine), ``ns3`` (``docs/data/ns3-fidelity.json``, written by
    ``benchmarks/ns3_fidelity.py --record``), ``multihop`` (``docs/data/multihop.json``, written by
    ``tools/record_proof_data.py``) and ``regime`` (``docs/data/regime-slices.json``, the packet pass and the
-   predictors' agreement per (β, K, B) slice, written by ``dwtcp_fluid/sweep/regime_slices.py``). Keys are read
+   predictors' agreement per (β, K, B) slice, written by ``dwtcp_fluid/sweep/regime_slices.py``) and ``claims``
+   (``docs/data/dwtcp-claims.json``, the data and verdicts of the figure ``dwtcp_claims``, written by
+   ``python -m dwtcp_fluid.studies.dwtcp.figures_claims``). Keys are read
    with dots or, where a key is not a name, with brackets (``sweep.packet.agreement["scout-faithful"].agreement``,
    ``regime.slices[4].agreement.regime.agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
    and ``abs`` are allowed, nothing else;
@@ -51,6 +53,7 @@ SOURCES = {
     "gpu": ROOT / "docs" / "data" / "gpu-benchmark.json",
     "ns3": ROOT / "docs" / "data" / "ns3-fidelity.json",
     "regime": ROOT / "docs" / "data" / "regime-slices.json",
+    "claims": ROOT / "docs" / "data" / "dwtcp-claims.json",
 }
 
 

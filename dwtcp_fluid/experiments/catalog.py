@@ -21,6 +21,7 @@ from ..studies.dctcp import figures_phase as phase_dctcp
 from ..studies.dctcp import figures_tuning as tuning
 from ..studies.dctcp import figures_wan as dctcp_wan
 from ..studies.dwtcp import figures_charroots as charroots
+from ..studies.dwtcp import figures_claims as dwtcp_claims
 from ..studies.dwtcp import figures_packet_truth as dwtcp_packet_truth
 from ..studies.dwtcp import figures_phase as phase_dwtcp
 from ..studies.dwtcp import figures_regime as dwtcp_regime
@@ -58,6 +59,7 @@ RECIPES = (
     proxy_signals,
     network_sweep,
     timely_network,
+    dwtcp_claims,
 )
 
 __all__ = [

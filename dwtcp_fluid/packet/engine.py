@@ -214,6 +214,7 @@ def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
         "s_served",
         "s_dropped",
         "s_lost",
+        "s_wait",
         "spill",
         "rlosses",
         "tw_over",

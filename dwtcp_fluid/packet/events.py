@@ -261,7 +261,7 @@ def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dic
     if spec.has("pacing"):
         # keep the schedule while the flow keeps up with it (the long-run rate is exactly the pacing rate);
         # restart it from now after an idle spell of more than one slot (no burst credit)
-        ns_int, ns_frac = pace_schedule(F["ns_int"], F["ns_frac"], t, _pace_inv(x, F))
+        ns_int, ns_frac = pace_schedule(F["ns_int"], F["ns_frac"], t, _pace_inv(x, F, fi, t, f))
         F["ns_int"] = jnp.where(ok, ns_int, F["ns_int"])
         F["ns_frac"] = jnp.where(ok, ns_frac, F["ns_frac"]).astype(FLOAT)
     stay = _window_open(F, fi, t + 1) & _pace_ok(x, F, t + 1)

@@ -117,19 +117,22 @@ def depart(x: Ctx, c: dict, t: Any, qpre: Any) -> dict:
 
 
 def serve_scouts(x: Ctx, c: dict, t: Any, on: Any) -> dict:
-    """An idle service slot serves every queued Scout; each Scout ACK returns one base RTT later."""
+    """An idle service slot serves every queued Scout; each Scout ACK returns one base RTT later. ``s_wait`` adds
+    each served Scout's slots in the Scout queue (service slot − send slot)."""
     n = jnp.where(on, c["sqn"], 0)
 
     def body(i: Any, c: dict) -> dict:
         e = rd(c["sq"], i * 2, 2)
         f, seq = e[0], e[1]
-        rtt = inputs(x.sc["fin"], f)["rtt"]
+        fi = inputs(x.sc["fin"], f)
+        rtt = fi["rtt"]
         arr = t + rtt
         if x.has("jitter"):
             u = uniform(x.sc["seed"], t, f, _JITTER, 7)
             J = x.spec.jitter_points
             q = lax.dynamic_slice(x.sc["jitter_table"], (jnp.minimum((u * J).astype(INT), J - 1),), (1,))[0]
             arr = arr + jnp.floor(q + 0.5).astype(INT)
+        c = dict(c, s_wait=c["s_wait"] + (t - (fi["start"] + seq * rtt)))  # slots in the Scout queue
         return insert_ack(x, c, arr, f, SCOUT_BIT, 0, seq, t, jnp.asarray(True))
 
     c = lax.fori_loop(0, n, body, c)

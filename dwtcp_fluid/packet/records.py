@@ -9,7 +9,7 @@ service, summed/min/max over the chunk's slots), ``busy`` (slots with a departur
 ``q_end``, ``delivered``, ``sent``, ``drops``, ``timeouts``, ``active`` (active slots), ``cwnd_sum`` and
 ``alpha_sum`` (window and the law's traced field summed over active slots), ``cwnd_end``, ``alpha_end``,
 ``inflight_end``, ``pending_end``, ``marks``, ``scouts_sent``, ``scouts_served``, ``scouts_dropped``,
-``scouts_lost``, ``random_losses``; per flow ``finish`` (slot of the last ACK of a finite flow, else -1); per run
+``scouts_lost``, ``scouts_wait`` (slots the served Scouts spent in the Scout queue, summed), ``random_losses``; per flow ``finish`` (slot of the last ACK of a finite flow, else -1); per run
 ``spill`` (ACKs pushed to a later slot by a full wheel row), ``timer_overflows`` (timers kept in the overflow
 list) and ``timers_lost`` (always 0: a full overflow list); ``residual`` in debug mode.
 """
@@ -38,6 +38,7 @@ _SUMMED_CUM = {
     "scouts_served": "s_served",
     "scouts_dropped": "s_dropped",
     "scouts_lost": "s_lost",
+    "scouts_wait": "s_wait",
     "random_losses": "rlosses",
 }
 

@@ -10,12 +10,13 @@ from jax import lax
 
 from .flows import IN_READY, STARTED, rd, wr
 from .laws.base import FLOAT, INT, NEVER
+from .switch import uniform
 
 AE = 6  # ACK wheel entry: stamp, flow, flags, nloss, n (packets acknowledged, or the Scout's number), sent slot
 DE = 4  # departure ring entry: flow, ECN mark at enqueue, losses reported, send slot
 MARK_BIT, SCOUT_BIT = 1, 2
 # purposes of the random draws (hash keys)
-_JITTER, _LOSS, _NOISE, _ORDER = 1, 2, 3, 4
+_JITTER, _LOSS, _NOISE, _ORDER, _GAP = 1, 2, 3, 4, 5
 
 
 class Ctx:
@@ -104,12 +105,23 @@ def _ready_append(x: Ctx, c: dict, f: Any, F: dict, add: Any) -> tuple[dict, dic
 # --- what a flow may do next -----------------------------------------------------------------------------
 
 
-def _pace_inv(x: Ctx, F: dict) -> Any:
-    """Slots between two sends: 1/min(access, rate)."""
+def _pace_inv(x: Ctx, F: dict, fi: dict | None = None, t: Any = None, f: Any = None) -> Any:
+    """Slots between two sends: 1/min(access, rate); for a law with :attr:`~.laws.base.Law.poisson_pacing`
+    (given the flow's inputs ``fi``, the slot ``t`` and the flow ``f``) a geometric gap instead,
+    G = 1 + floor(ln(1 − u)/ln(1 − p)) with p = min(access, rate) and u uniform keyed by (seed, t, f): P(G = k) =
+    (1 − p)^(k−1)·p, so the flow sends in each slot with probability p independently of the past."""
     p = x.sc["access"]
     if x.has("rate"):
         p = jnp.minimum(p, jnp.maximum(F["rate"], 1e-6))
-    return 1.0 / p
+    inv = 1.0 / p
+    geo = [law.poisson_pacing for law in x.spec.laws]
+    if fi is None or not any(geo):
+        return inv
+    u = uniform(x.sc["seed"], t, f, _GAP)
+    q = jnp.minimum(p, 1.0 - 1e-6)
+    g = 1.0 + jnp.floor(jnp.log1p(-u) / jnp.log1p(-q))
+    on = jnp.asarray(geo)[fi["law"]] if len(geo) > 1 else jnp.asarray(True)
+    return jnp.where(on, g, inv)
 
 
 def _window_open(F: dict, fi: dict, t: Any) -> Any:

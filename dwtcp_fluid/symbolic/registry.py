@@ -29,6 +29,7 @@ from ..studies.dwtcp.derive_law import dwtcp_fluid_model
 from ..studies.dwtcp.derive_linear import dwtcp_condition_numbers, dwtcp_jacobian
 from ..studies.dwtcp.derive_orbits import dwtcp_first_integral
 from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
+from ..studies.dwtcp.derive_priority import dwtcp_scout_amplification
 from ..studies.dwtcp.derive_regime import dwtcp_regime
 from ..studies.dwtcp.derive_variants import dwtcp_variants
 from ..studies.networks.derive_leafspine import leafspine
@@ -75,6 +76,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     multihop,
     leafspine,
     timely_network,
+    dwtcp_scout_amplification,
 )
 
 

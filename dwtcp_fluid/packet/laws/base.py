@@ -283,6 +283,12 @@ class Law:
             )
         cls.uses_scouts = "scout" in cls.signals
 
+    @property
+    def poisson_pacing(self) -> bool:
+        """A rate-based law whose sends form a Bernoulli process at its rate (geometric gaps between sends, drawn
+        from the run's seed: the slotted Poisson process) instead of a fixed schedule (default False)."""
+        return False
+
     def default_params(self, **context: Any) -> dict[str, float]:
         """Numeric parameters (floats) for one scenario; ``context`` may hold ``dctcp``/``dwtcp`` parameter
         objects and ``init_cwnd``."""

@@ -48,7 +48,14 @@ _OPTIONS = {
 }
 #: The engine features the native loop runs, by law (every other feature is unsupported).
 _FEATURES = {Dwtcp: frozenset({"scouts"})}
-_CUM = ("marks_cum", "scouts_sent_cum", "scouts_served_cum", "scouts_dropped_cum", "scouts_lost_cum")
+_CUM = (
+    "marks_cum",
+    "scouts_sent_cum",
+    "scouts_served_cum",
+    "scouts_dropped_cum",
+    "scouts_lost_cum",
+    "scouts_wait_cum",
+)
 
 
 def unsupported(spec: EngineSpec) -> list[str]:

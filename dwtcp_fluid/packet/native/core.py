@@ -57,8 +57,8 @@ G, ALPHA0, INIT_CWND, MIN_CWND, BETA_P, S_OVER_L, K_T, ALPHA_MIN, ALPHA_MAX, SCO
 )
 N_LP = 12
 # counters (``cnt``): timer overflow list, Scout queue and Scout totals
-OVN, DENSE, TWOVER, TWLOST, SQN, SSERVED, SDROPPED, SLOSTN = range(8)
-N_CNT = 8
+OVN, DENSE, TWOVER, TWLOST, SQN, SSERVED, SDROPPED, SLOSTN, SWAIT = range(9)
+N_CNT = 9
 
 JIT = dict(cache=CACHE, nogil=True, inline="always")
 

@@ -93,6 +93,7 @@ from .core import (
     START,
     STARTED,
     STOP,
+    SWAIT,
     TINT,
     TMO,
     TWLOST,
@@ -113,8 +114,8 @@ from .window import window_law
 __all__ = ["run_scenario", "work_sizes", "N_REC"]
 
 #: Per-chunk scalar records in ``out_s``: q_min, q_max, busy, opps, q_end, marks, Scouts sent, served, dropped,
-#: lost (cumulative counts).
-N_REC = 10
+#: lost, their slots waited (cumulative counts).
+N_REC = 11
 
 
 def work_sizes(N: int, R: int, La: int, Rd: int, Rt: int, Lt: int, Sc: int) -> tuple[int, int]:
@@ -375,7 +376,7 @@ def run_scenario(
         b = N_REC * k
         out_s[b], out_s[b + 1], out_s[b + 2], out_s[b + 3], out_s[b + 4] = q_min, q_max, n_busy, opps, qlen
         out_s[b + 5], out_s[b + 6], out_s[b + 7] = marks, s_sent, cnt[SSERVED]
-        out_s[b + 8], out_s[b + 9] = cnt[SDROPPED], cnt[SLOSTN]
+        out_s[b + 8], out_s[b + 9], out_s[b + 10] = cnt[SDROPPED], cnt[SLOSTN], cnt[SWAIT]
     b = N_REC * n_chunks
     for f in range(N):
         out_s[b + f] = S[f * NS + FINISH]

@@ -36,6 +36,7 @@ from .core import (
     START,
     STOP,
     SUNACK,
+    SWAIT,
     active,
 )  # fmt: skip
 from .rings import insert_ack
@@ -96,10 +97,12 @@ def scout_send(S: Any, cnt: Any, sq: Any, sc: Any, f: int, t: int) -> None:
 
 @njit(**JIT)
 def serve_scouts(S: Any, cnt: Any, sq: Any, ackw: Any, R: int, La: int, t: int) -> int:
-    """An idle slot serves every queued Scout; each Scout ACK returns one base RTT later. Returns the spill."""
+    """An idle slot serves every queued Scout (their slots in the queue summed in ``SWAIT``); each Scout ACK returns
+    one base RTT later. Returns the spill."""
     spill = 0
     for i in range(cnt[SQN]):
         f = sq[i * 2]
+        cnt[SWAIT] += t - (S[f * NS + START] + sq[i * 2 + 1] * S[f * NS + RTT])
         spill += insert_ack(ackw, R, La, t + S[f * NS + RTT], f, SCOUT_FLAG, 0, sq[i * 2 + 1], t)
     cnt[SSERVED] += cnt[SQN]
     cnt[SQN] = 0
