@@ -30,8 +30,10 @@ Options (each an ambiguity, with its source):
   additive increases of N_exp flows fill the utilization headroom 1 − η), with ``--hpcc-nexp`` N_exp = 10
   (htsim's ``_N``); η = 0.95 is the paper's target utilization (also htsim's and the ns-3 scripts' ``U_TARGET``).
 
-Interpretations: the first ACK only stores L and sets lastUpdateSeq (no previous telemetry; the ns-3 code does the
-same); U starts at 1 (ns-3) and W_c at W_init = B·T (line rate: [HPCC] starts every flow at line rate); two ACKs
+Interpretations: T is the scenario link's base RTT (one configured constant, as in [HPCC]; ``t_base`` 0 reads each
+flow's own base RTT instead); the first ACK only stores L and sets lastUpdateSeq (no previous telemetry; the ns-3
+code does the same); U starts at 1 (ns-3) and W_c at W_init = B·T, the window a flow starts with at line rate
+([HPCC] starts every flow at line rate); two ACKs
 with the same departure slot (delayed ACKs) count τ as one slot; W is held at or above ``rate_min``·T; losses and
 timeouts leave the law unchanged (HPCC runs on a lossless fabric).
 
@@ -51,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import jax.numpy as jnp
+import numpy as np
 
 from .base import FLOAT, INT, Events, Law, LawOption
 from .registry import register_law
@@ -68,7 +71,7 @@ CWND_CAP = 1.0e5
 def hpcc_params(**over: float) -> dict[str, float]:
     """[HPCC]'s parameters in the engine's units: ``eta`` (1), ``max_stage`` (updates), ``w_ai`` (packets; 0 =
     the sizing rule :func:`w_ai_rule` with ``n_exp``), ``t_base`` (slots; 0 = the flow's base RTT), ``rate_min``
-    (fraction of line rate), ``init_cwnd`` (the cap before the first ACK), and PINT's ``pint_prob``,
+    (fraction of line rate), ``init_cwnd`` (the window before the first ACK: W_init = B·T, rounded up, when T is known), and PINT's ``pint_prob``,
     ``pint_base``, ``pint_seed``."""
     p = {
         "eta": 0.95,
@@ -84,6 +87,20 @@ def hpcc_params(**over: float) -> dict[str, float]:
     }
     p.update({k: float(v) for k, v in over.items()})
     return p
+
+
+def _link_params(context: Mapping[str, Any]) -> dict[str, float]:
+    """[HPCC]'s parameters with T = the scenario link's base RTT in slots and the window W_init = B·T from the
+    start (a flow with another base RTT keeps this T: [HPCC]'s T is one configured constant)."""
+    link = None
+    for key in ("dctcp", "dwtcp"):
+        if context.get(key) is not None:
+            link = context[key].link
+    link = link or context.get("link")
+    if link is None:
+        return hpcc_params()
+    T = float(link.C) * float(link.d)
+    return hpcc_params(t_base=T, init_cwnd=float(np.ceil(T)))
 
 
 def w_ai_rule(eta: Any, w_init: Any, n_exp: Any) -> Any:
@@ -276,8 +293,8 @@ class Hpcc(Law):
         _check(self)
 
     def default_params(self, **context: Any) -> dict[str, float]:
-        """[HPCC]'s parameters (:func:`hpcc_params`)."""
-        return hpcc_params()
+        """[HPCC]'s parameters, T from the link (:func:`hpcc_params`)."""
+        return _link_params(context)
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
         return hpcc_init(p, n)
@@ -334,8 +351,8 @@ class HpccPint(Law):
         _check(self)
 
     def default_params(self, **context: Any) -> dict[str, float]:
-        """[HPCC]'s parameters with PINT's (:func:`hpcc_params`)."""
-        return hpcc_params()
+        """[HPCC]'s parameters with PINT's, T from the link (:func:`hpcc_params`)."""
+        return _link_params(context)
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
         return hpcc_init(p, n)

@@ -1,0 +1,90 @@
+"""Packet core against the HPCC fluid model, with stated tolerances (``packet compare-fluid --law hpcc``).
+
+Each setting runs N HPCC flows ([HPCC] Alg. 1, :mod:`~dwtcp_fluid.packet.laws.hpcc`) from line rate on one
+bottleneck, once through the packet core and once through :class:`~dwtcp_fluid.models.hpcc.HpccFluid`, and compares
+the last half of the run (:mod:`.runs`): the mean queue (packets), the link utilization and the senders' mean
+filtered utilization U. The settings span both regimes of the fixed point (``proofs/hpcc.md``): κ = N·W_AI/(C·T)
+below 1 − η (no queue, utilization η + κ < 1), at it (zero queue at full utilization), and above it (a standing
+queue N·W_AI − (1 − η)·C·T); N = 2, 10, 64; base RTT 10-100 µs; 10-100 Gbps; W_AI from the sizing rule with
+N_exp = 10 unless stated.
+
+Stated tolerances (:data:`TOLERANCES`): queue within 0.07·B·T (U − 1 = q/(B·T) is what the law reads), utilization
+within 0.03, U within 0.04; and the fluid run's queue within 0.01·B·T of the closed-form fixed point
+(:func:`~dwtcp_fluid.models.hpcc.fixed_point`). Measured (seed 0; B·T in packets):
+
+=================  =====  ======  ===============  ===============  ===============  =============
+setting            κ      B·T     queue p / f      util p / f       U p / f          closed-form q
+=================  =====  ======  ===============  ===============  ===============  =============
+n2-100g-10us       0.010  83.3    0.23 / 0.00      0.959 / 0.960    0.960 / 0.960    0
+n10-25g-50us       0.050  104.2   1.94 / 0.00      0.985 / 1.000    1.000 / 1.000    0
+n10-10g-100us-wai1 0.120  83.3    6.52 / 5.83      1.000 / 1.000    1.077 / 1.070    5.83
+n64-100g-20us      0.320  166.7   55.3 / 45.0      1.000 / 1.000    1.304 / 1.270    45.0
+=================  =====  ======  ===============  ===============  ===============  =============
+
+Where the fluid queue is 0 the packet queue holds a packet or two: paced packets of N flows still meet in the queue
+(the fluid model has no packet-level burstiness), and at κ = 1 − η the link is 1.5 % idle in the packet run for the
+same reason. At N = 64 each flow's window is 3.3 packets: the packet queue stands 0.06·B·T above the fixed point
+(U fluctuates from ACK to ACK and W = W_c·η/U is convex in U, so the mean increase exceeds the fluid one).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
+from .runs import Setting, fluid_run, packet_run, predicted
+
+__all__ = ["TOLERANCES", "SETTINGS", "CHECK", "compare_hpcc"]
+
+TOLERANCES = Tolerances(
+    Tolerance("queue_mean", "B·T", abs=0.07, scale="bdp"),
+    Tolerance("utilization", "1", abs=0.03),
+    Tolerance("U", "1", abs=0.04),
+    Tolerance("fixed_point_queue", "B·T", of="fluid", quantity="queue_mean", against="context", abs=0.01,
+              scale="bdp"),
+)  # fmt: skip
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("n2-100g-10us", 2, "100Gbps", "10us"),
+    Setting("n10-25g-50us", 10, "25Gbps", "50us"),
+    Setting("n10-10g-100us-wai1", 10, "10Gbps", "100us", w_ai=1.0),
+    # N flows starting at line rate queue (N − 1)·B·T packets in the first RTT, which drain in N RTTs
+    Setting("n64-100g-20us", 64, "100Gbps", "20us", rtts=250),
+)
+
+
+def _fluid(settings: Any, packets: Any, **_: Any) -> list[dict[str, Any]]:
+    return [{"fluid": fluid_run(s)} for s in settings]
+
+
+CHECK: CrossCheck[Setting] = register_check(
+    CrossCheck(
+        name="hpcc",
+        claim="the HPCC fluid model (H0)-(H3) says what the packet law ([HPCC] Alg. 1) does: queue, utilization, U",
+        settings=SETTINGS,
+        packet=lambda s, seed=0, **_: packet_run(s, seed=seed),
+        fluid=_fluid,
+        tolerances=TOLERANCES,
+        context=lambda s, packet, fluid: predicted(s),
+        laws=("hpcc",),
+        row=lambda r: {
+            "setting": r.name,
+            "checks": r.verdicts["fluid"].checks,
+            "agree": r.agree,
+            "packet": r.packet,
+            "fluid": r.fluid["fluid"],
+        },
+        columns=(
+            ("mean q (pkt)", "queue_mean", 1.0),
+            ("utilization (%)", "utilization", 100.0),
+            ("U", "U", 1.0),
+        ),
+    )
+)
+
+
+def compare_hpcc(settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0) -> list[dict[str, Any]]:
+    """Every setting through both cores, checked against :data:`TOLERANCES`: ``{setting, packet, fluid, checks,
+    agree}`` per setting (queue in packets, utilization and U in 1)."""
+    res = run_check(CHECK, settings, seed=seed)
+    return [CHECK.row(r) for r in res.rows]  # type: ignore[misc]
