@@ -31,6 +31,7 @@ from ..studies.dwtcp.derive_orbits import dwtcp_first_integral
 from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
 from ..studies.dwtcp.derive_regime import dwtcp_regime
 from ..studies.dwtcp.derive_variants import dwtcp_variants
+from ..studies.hpcc.derive import hpcc
 from ..studies.networks.derive_leafspine import leafspine
 from ..studies.networks.derive_multihop import multihop
 from ..studies.timely.derive import timely
@@ -75,6 +76,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     multihop,
     leafspine,
     timely_network,
+    hpcc,
 )
 
 
