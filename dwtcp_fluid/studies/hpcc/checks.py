@@ -2,7 +2,7 @@
 
 Each setting runs N HPCC flows ([HPCC] Alg. 1, :mod:`~dwtcp_fluid.packet.laws.hpcc`) from line rate on one
 bottleneck, once through the packet core and once through :class:`~dwtcp_fluid.models.hpcc.HpccFluid`, and compares
-the last half of the run (:mod:`.runs`): the mean queue (packets), the link utilization and the senders' mean
+the last half of the run (:mod:`.checks_runs`): the mean queue (packets), the link utilization and the senders' mean
 filtered utilization U. The settings span both regimes of the fixed point (``proofs/hpcc.md``): κ = N·W_AI/(C·T)
 below 1 − η (no queue, utilization η + κ < 1), at it (zero queue at full utilization), and above it (a standing
 queue N·W_AI − (1 − η)·C·T); N = 2, 10, 64; base RTT 10-100 µs; 10-100 Gbps; W_AI from the sizing rule with
@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
-from .runs import Setting, fluid_run, packet_run, predicted
+from .checks_runs import Setting, fluid_run, packet_run, predicted
 
 __all__ = ["TOLERANCES", "SETTINGS", "CHECK", "compare_hpcc"]
 

@@ -289,7 +289,7 @@ def hpcc() -> Derivation:
             "The rightmost characteristic roots (Chebyshev collocation and Newton, "
             ":func:`~dwtcp_fluid.analysis.charroots.char_roots`) and the number of roots in the right half plane"
             " by the argument principle on det(sI − A0 − A1·e^{−s}) agree: every root in the left half plane for"
-            f" η ∈ {{0.5, 0.8, 0.95, 1}} and κ ∈ {{0.06, 0.2, 1, 5}} (κ > 1 − η).",
+            " η ∈ {0.5, 0.8, 0.95, 1} and κ ∈ {0.06, 0.2, 1, 5} (κ > 1 − η).",
             [],
             predicate(grid_check, "char_roots abscissa < 0 and argument-principle count 0 on the grid"),
         ),
