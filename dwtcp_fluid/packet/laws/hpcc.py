@@ -79,6 +79,7 @@ def hpcc_params(**over: float) -> dict[str, float]:
         "w_ai": 0.0,
         "n_exp": 10.0,
         "t_base": 0.0,
+        "w0": 1.0,
         "rate_min": 1e-3,
         "init_cwnd": CWND_CAP,
         "pint_prob": 1.0,
@@ -136,6 +137,14 @@ HPCC_OPTIONS: tuple[LawOption, ...] = (
         param="n_exp",
         lo=1.0,
         hi=1e6,
+    ),
+    LawOption(
+        "--hpcc-w0",
+        "HPCC starting window W_init as a fraction of B·T ([HPCC]: 1, line rate).",
+        1.0,
+        param="w0",
+        lo=1e-3,
+        hi=1.0,
     ),
     LawOption(
         "--hpcc-update",
@@ -217,8 +226,10 @@ def hpcc_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
     lastUpdateSeq, the previous ACK's telemetry L and whether there is one."""
     z = jnp.zeros(n, INT)
     return {
-        "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
-        "rate": jnp.ones(n, FLOAT),
+        "cwnd": jnp.full(
+            n, jnp.where(p["init_cwnd"] < CWND_CAP, jnp.ceil(p["w0"] * p["init_cwnd"]), CWND_CAP), FLOAT
+        ),
+        "rate": jnp.full(n, p["w0"], FLOAT),
         "w": jnp.zeros(n, FLOAT),
         "wc": jnp.zeros(n, FLOAT),
         "u": jnp.ones(n, FLOAT),
@@ -236,7 +247,7 @@ def hpcc_step(law: Any, s: dict[str, Any], ev: Events, p: Mapping[str, Any], U_o
     this ACK carries it)."""
     q, tx, ts = _telemetry(ev, law.name)
     T = jnp.where(p["t_base"] > 0, p["t_base"], jnp.maximum(jnp.asarray(ev.rtt, FLOAT), 1.0)).astype(FLOAT)
-    w_init = T  # B·T, B = 1 packet per slot
+    w_init = p["w0"] * T  # w0·B·T, B = 1 packet per slot
     w_ai = jnp.where(p["w_ai"] > 0, p["w_ai"], w_ai_rule(p["eta"], w_init, p["n_exp"]))
     ack = jnp.asarray(ev.ack)
     first = ack & (s["have"] == 0)
