@@ -9,7 +9,8 @@ number of flows. Nothing large passes through a ``cond``: a write that must not 
 The carry ``c`` is a dict: ``fs`` (flows), ``ackw`` (ACK wheel: rows of ``lanes × 6`` ints ``stamp, flow, flags,
 nloss, n, sent``), ``tw`` (timer wheel: rows of ``lanes × 2`` ints ``stamp, flow``), ``dep`` (departure ring:
 ``flow, mark, nloss, sent``), ``rl``/``rbase``/``rn`` (ready list, two halves), ``sq``/``sqn`` (Scout queue),
-scalars (queue, counters). An entry of a wheel is live in the slot equal to its stamp; rows are never cleared.
+scalars (queue, counters); with the ``"int"`` feature, ``intw`` (the telemetry of each ACK wheel entry, ``IE`` ints
+at the same row and lane), ``int_now`` (the port's telemetry at its latest departure) and ``txc`` (packets sent). An entry of a wheel is live in the slot equal to its stamp; rows are never cleared.
 """
 
 from __future__ import annotations
