@@ -37,3 +37,15 @@ def test_hpcc_cross_check_agrees_at_every_setting():
     assert len(rows) == 4
     bad = [(r["setting"], r["checks"]) for r in rows if not r["agree"]]
     assert not bad, bad
+
+
+@pytest.mark.slow
+def test_hpcc_pint_cross_check_agrees_at_every_setting():
+    """``packet compare-fluid --law hpcc-pint`` (1 packet in 16 carries U): queue and utilization within the stated
+    tolerances at every setting."""
+    from dwtcp_fluid.studies.hpcc.checks import PINT_SETTINGS, compare_hpcc
+
+    rows = compare_hpcc(PINT_SETTINGS)
+    assert len(rows) == 4
+    bad = [(r["setting"], r["checks"]) for r in rows if not r["agree"]]
+    assert not bad, bad

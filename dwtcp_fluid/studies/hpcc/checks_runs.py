@@ -30,6 +30,8 @@ class Setting:
     t_ratio: float = 1.0
     rtts: int = 150
     law: str = "hpcc"
+    #: HPCC-PINT's sampling probability (law ``hpcc-pint`` only)
+    pint_prob: float = 1.0
 
     def params(self) -> HpccParams:
         link = LinkParams(capacity=self.capacity, rtt=self.rtt)
@@ -58,7 +60,8 @@ def packet_run(s: Setting, *, seed: int = 0, **build_options: Any) -> dict[str, 
         buffer=int(max(2000, (s.flows + 2) * link.C * link.d)),  # lossless, as PFC keeps [HPCC]'s fabric
         trace_points=100,
         start_jitter=False,
-        law_params={"eta": s.eta, "w_ai": P.W_AI, "t_base": T_slots},
+        law_params={"eta": s.eta, "w_ai": P.W_AI, "t_base": T_slots}
+        | ({"pint_prob": s.pint_prob} if s.law == "hpcc-pint" else {}),
         **build_options,
     )
     pk = run(pr)
