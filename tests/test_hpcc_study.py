@@ -30,11 +30,13 @@ def test_fixed_point_zeroes_the_right_hand_side(n, w_ai):
 @pytest.mark.slow
 def test_hpcc_cross_check_agrees_at_every_setting():
     """``packet compare-fluid --law hpcc``: every setting within the stated tolerances, including the fluid queue
-    against the closed-form fixed point."""
+    against the closed-form fixed point, and the two settings across the stability boundary classed as
+    ``proofs/hpcc.md`` predicts."""
     from dwtcp_fluid.studies.hpcc.checks import compare_hpcc
 
     rows = compare_hpcc()
-    assert len(rows) == 4
+    assert len(rows) == 6
+    assert [r["class"] for r in rows[-2:]] == ["fixed point", "limit cycle"]
     bad = [(r["setting"], r["checks"]) for r in rows if not r["agree"]]
     assert not bad, bad
 

@@ -29,6 +29,7 @@ the stability region are derived in ``proofs/hpcc.md`` (:mod:`dwtcp_fluid.studie
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -57,17 +58,25 @@ def seen_utilization(q: Any, arrival: Any, p: Mapping[str, Any], xp: Any) -> Any
 
 
 def fixed_point(p: Mapping[str, float]) -> dict[str, float]:
-    """The fixed point of (H0)-(H3) for T = d (``proofs/hpcc.md``): with κ = N·W_AI/(C·d),
+    """The fixed point of (H0)-(H3) (``proofs/hpcc.md``). With κ = N·W_AI/(C·d):
 
-    κ > 1 − η: U* = η + κ, q* = N·W_AI − (1 − η)·C·d > 0, utilization 1;
-    κ ≤ 1 − η: q* = 0, utilization ρ* = U* = η + κ;
-    W* = W_c* = U*·C·d/N in both cases.
+    η + κ ≤ 1: q* = 0, utilization U* = η + κ (for any T);
+    η + κ > 1 and T = d: U* = η + κ, q* = N·W_AI − (1 − η)·C·d, utilization 1; for T ≠ d, r = d/T, U* is the root
+    above 1 of U² + (r − 1 − η − κ·r)·U − η·(r − 1) = 0 (N·W = C·d + q, W·(U − η) = W_AI·U, U = 1 + q/(C·T)) and
+    q* = C·T·(U* − 1);
+    W* = W_c* = (C·d + q*)/N (q* > 0) or U*·C·d/N (q* = 0).
     """
-    C, d, N = float(p["C"]), float(p["d"]), float(p["N"])
+    C, d, T, N = float(p["C"]), float(p["d"]), float(p["T"]), float(p["N"])
+    eta = float(p["eta"])
     kappa = N * float(p["W_AI"]) / (C * d)
-    U = float(p["eta"]) + kappa
-    q = max(0.0, C * d * (U - 1.0))
-    return {"Wc": U * C * d / N, "U": U, "q": q, "utilization": min(U, 1.0), "kappa": kappa}
+    if eta + kappa <= 1.0:
+        U = eta + kappa
+        return {"Wc": U * C * d / N, "U": U, "q": 0.0, "utilization": U, "kappa": kappa}
+    r = d / T
+    b = r - 1.0 - eta - kappa * r
+    U = (-b + math.sqrt(b * b + 4.0 * eta * (r - 1.0))) / 2.0
+    q = C * T * (U - 1.0)
+    return {"Wc": (C * d + q) / N, "U": U, "q": q, "utilization": 1.0, "kappa": kappa}
 
 
 @dataclass(frozen=True)

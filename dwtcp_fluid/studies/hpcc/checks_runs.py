@@ -71,6 +71,7 @@ def packet_run(s: Setting, *, seed: int = 0, **build_options: Any) -> dict[str, 
     U = rec["alpha_sum"][half:].sum(0) / act  # the law's traced field: U
     return {
         "queue_mean": float(pk["queue_mean"]),
+        "queue_std": float(np.std(rec["q_end"][half:])),  # over the chunk-end samples
         "utilization": float(pk["utilization"]),
         "U": float(np.mean(U)),
         "drops": int(np.sum(rec["drops"])),
@@ -106,4 +107,4 @@ def predicted(s: Setting) -> dict[str, float]:
     p = HpccFluid().numeric_params(s.params())
     fp = fixed_point(p)
     return {"queue_mean": fp["q"], "utilization": fp["utilization"], "U": fp["U"], "kappa": fp["kappa"],
-            "bdp": p["C"] * p["T"]}  # fmt: skip
+            "bdp": p["C"] * p["T"], "bdp_d": p["C"] * p["d"]}  # fmt: skip

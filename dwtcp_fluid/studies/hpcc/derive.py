@@ -17,7 +17,7 @@ import sympy as sp
 
 from ...analysis.charroots import char_roots, critical_parameter
 from ...models.base import SYMPY_NS
-from ...models.hpcc import HpccFluid
+from ...models.hpcc import HpccFluid, fixed_point
 from ...symbolic.derivation import (
     Derivation,
     Finding,
@@ -112,15 +112,10 @@ def _numeric_jacobians() -> tuple:
 
 
 def fixed_point_general(eta: float, kappa: float, ratio: float) -> tuple[float, float, float]:
-    """The q > 0 fixed point for a law's T = d/ratio (units C = 1, d = 1, N = 1): U* solves
-    κ·U/(U − η) = 1 + (U − 1)/ratio (eqs. (H1)-(H3) at rest: N·W = C·d + q, W·(U − η) = W_AI·U, U = 1 + q/(C·T)),
-    the root above max(η, 1). Returns (W_c*, U*, q*)."""
-    # κ U ratio = (U − η)(ratio + U − 1)  →  U² + (ratio − 1 − η − κ·ratio) U − η(ratio − 1) = 0
-    b = ratio - 1.0 - eta - kappa * ratio
-    c = -eta * (ratio - 1.0)
-    U = (-b + np.sqrt(b * b - 4.0 * c)) / 2.0
-    q = (U - 1.0) / ratio
-    return 1.0 + q, float(U), float(q)
+    """The fixed point with a queue for a law's T = d/ratio in units C = 1, d = 1, N = 1 (W_AI = κ), from
+    :func:`~dwtcp_fluid.models.hpcc.fixed_point`. Returns (W_c*, U*, q*)."""
+    fp = fixed_point({"C": 1.0, "d": 1.0, "T": 1.0 / ratio, "N": 1.0, "eta": eta, "W_AI": kappa})
+    return fp["Wc"], fp["U"], fp["q"]
 
 
 def linear_system(eta: float, kappa: float, ratio: float) -> tuple[np.ndarray, np.ndarray]:
