@@ -1,4 +1,4 @@
-"""HPCC and HPCC-PINT packet laws ([HPCC] Alg. 1, [PINT] §5) against hand-computed sequences, and the in-band
+"""HPCC and HPCC-PINT packet laws ([HPCC] Alg. 1, [PINT]) against hand-computed sequences, and the in-band
 telemetry the single-bottleneck engine stamps on each data packet (signal "int") against the slot semantics."""
 
 from __future__ import annotations

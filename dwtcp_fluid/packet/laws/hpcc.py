@@ -1,4 +1,4 @@
-"""HPCC, [HPCC] Algorithm 1 (window-based, in-band telemetry), and HPCC-PINT's single-value telemetry ([PINT] §5).
+"""HPCC, [HPCC] Algorithm 1 (window-based, in-band telemetry), and HPCC-PINT ([PINT]: one sampled value per packet).
 
 Each data ACK echoes the bottleneck port's in-band telemetry (signal ``"int"``: queue ``qlen`` behind the packet
 as it left, the port's cumulative transmitted packets ``txBytes`` and the departure slot ``ts``; the port rate B is
@@ -43,7 +43,7 @@ the hops of the hop's utilization (the same u as above, filtered with τ/T), qua
 hash of the slot and the sequence number, seeded by ``--pint-seed``). The sender runs ComputeWind on that value;
 ACKs without it change nothing. On a single bottleneck the maximum over hops is the one hop, and the hop's value
 is computed here from the telemetry between two sampled packets (the switch's own per-packet filter of
-[PINT] §5 sees every packet; over an RTT both average the same utilization).
+[PINT] sees every packet; over an RTT both average the same utilization).
 """
 
 from __future__ import annotations

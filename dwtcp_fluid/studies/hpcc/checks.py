@@ -103,7 +103,7 @@ BOUNDARY: tuple[Setting, ...] = (
 )
 
 
-#: The same settings for HPCC-PINT with one packet in 16 carrying the utilization ([PINT] §5's sampling).
+#: The same settings for HPCC-PINT with one packet in 16 carrying the utilization ([PINT]'s sampling for HPCC).
 PINT_SETTINGS: tuple[Setting, ...] = tuple(replace(s, law="hpcc-pint", pint_prob=1 / 16) for s in SETTINGS)
 
 
@@ -164,7 +164,7 @@ PINT_CHECK: CrossCheck[Setting] = register_check(
     _check(
         "hpcc-pint",
         PINT_SETTINGS,
-        "the HPCC fluid model says what HPCC-PINT ([PINT] §5, 1 packet in 16 carries U) does: queue, utilization",
+        "the HPCC fluid model says what HPCC-PINT ([PINT], 1 packet in 16 carries U) does: queue, utilization",
         {"fixed point": PINT_TOLERANCES, "limit cycle": CLASS_TOLERANCES["limit cycle"]},
     )
 )
