@@ -23,6 +23,8 @@ REFERENCES: dict[str, str] = {
     "D2TCP": "B. Vamanan, J. Hasan, T. N. Vijaykumar, Deadline-Aware Datacenter TCP (D2TCP), ACM SIGCOMM 2012",
     "CUBIC": "S. Ha, I. Rhee, L. Xu, CUBIC: A New TCP-Friendly High-Speed TCP Variant, "
     "ACM SIGOPS OSR 42(5), 2008; RFC 9438",
+    "HPCC": "Y. Li et al., HPCC: High Precision Congestion Control, ACM SIGCOMM 2019",
+    "PINT": "R. Ben Basat et al., PINT: Probabilistic In-band Network Telemetry, ACM SIGCOMM 2020",
 }
 
 

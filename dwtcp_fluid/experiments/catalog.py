@@ -28,6 +28,7 @@ from ..studies.dwtcp import figures_regime as dwtcp_regime
 from ..studies.dwtcp import figures_sweep_maps as sweep_maps
 from ..studies.dwtcp import figures_sweep_outcomes as sweep_outcomes
 from ..studies.dwtcp import figures_tuning as tuning_dwtcp
+from ..studies.hpcc import figures as hpcc
 from ..studies.networks import figures_multihop as multihop
 from ..studies.networks import figures_sweep as network_sweep
 from ..studies.timely import figures as timely
@@ -60,6 +61,7 @@ RECIPES = (
     network_sweep,
     timely_network,
     dwtcp_claims,
+    hpcc,
 )
 
 __all__ = [

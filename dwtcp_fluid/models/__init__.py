@@ -15,5 +15,7 @@ from .dctcp_window import DctcpWindowFluid as DctcpWindowFluid
 from .dwtcp import DWTCP_PAPER as DWTCP_PAPER
 from .dwtcp import DwtcpFluid as DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid as DwtcpBusyFluid
+from .hpcc import HpccFluid as HpccFluid
+from .hpcc import HpccParams as HpccParams
 from .timely import TimelyFluid as TimelyFluid
 from .timely import TimelyParams as TimelyParams

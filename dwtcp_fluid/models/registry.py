@@ -24,6 +24,7 @@ from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
 from .dwtcp import DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid
 from .dwtcp_scout import DwtcpScoutFluid
+from .hpcc import HpccFluid, HpccParams
 from .timely import TimelyFluid, TimelyParams
 from .timely_network import TimelyNetwork, TimelyNetworkParams
 
@@ -218,4 +219,8 @@ register_model(
         (-0.05, -0.02, 60.0, 45.0, 42.0, 31.5, 60.0),
         (0.0, 0.01),
     )
+)
+# HPCC, 4 flows at 25 Gbps, 20 µs, W_AI = 1 packet: from line rate (W_c = B·T, U = 1) to its standing queue
+register_model(
+    ModelCase("hpcc", HpccFluid(), HpccParams(w_ai=1.0), (41.7, 1.0, 0.0), (0.0, 0.0002), agreement=2e-3)
 )

@@ -44,7 +44,7 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .events import AE, DE, Ctx, on_ack, on_start, on_wake, send
+from .events import AE, DE, IE, Ctx, on_ack, on_start, on_wake, send
 from .flows import FIN_COLS, Layout, f2i, rd
 from .laws.base import FLOAT, INT, NEVER, Law
 from .receiver import depart, serve_scouts
@@ -81,6 +81,8 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
         feats.add("rtt")
     if any(law.rate_based for law in laws):
         feats.update({"rate", "pacing"})
+    if any("int" in law.signals for law in laws):
+        feats.add("int")
     if np.any(a["access"] < 1.0):
         feats.add("pacing")
     if len(laws) > 1:
@@ -226,6 +228,10 @@ def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
         c[k] = z
     c["q_sum"] = jnp.zeros((), FLOAT)
     c["q_min"] = jnp.asarray(2**30, INT)
+    if spec.has("int"):  # in-band telemetry: a parallel wheel of IE ints per ACK entry, the port's tx counter
+        c["intw"] = jnp.zeros(((spec.ack_rows + 1) * spec.ack_lanes * IE,), INT)
+        c["int_now"] = jnp.zeros((IE,), INT)
+        c["txc"] = z
     return c
 
 
@@ -270,6 +276,9 @@ def _slot(x: Ctx, t: Any, c: dict) -> dict:
     R, La = spec.ack_rows, spec.ack_lanes
     row = rd(c["ackw"], (t & (R - 1)) * (La * AE), La * AE).reshape(La, AE)
     n_ack = jnp.sum(jnp.cumprod((row[:, 0] == t).astype(INT)))
+    if spec.has("int"):  # each entry's telemetry rides after its AE ints
+        irow = rd(c["intw"], (t & (R - 1)) * (La * IE), La * IE).reshape(La, IE)
+        row = jnp.concatenate([row, irow], axis=1)
     Rt, Lt = spec.timer_rows, spec.timer_lanes
     trow = rd(c["tw"], (t & (Rt - 1)) * (Lt * 2), Lt * 2).reshape(Lt, 2)
     n_tim = jnp.sum(jnp.cumprod((trow[:, 0] == t).astype(INT)))

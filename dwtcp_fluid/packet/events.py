@@ -9,7 +9,8 @@ number of flows. Nothing large passes through a ``cond``: a write that must not 
 The carry ``c`` is a dict: ``fs`` (flows), ``ackw`` (ACK wheel: rows of ``lanes × 6`` ints ``stamp, flow, flags,
 nloss, n, sent``), ``tw`` (timer wheel: rows of ``lanes × 2`` ints ``stamp, flow``), ``dep`` (departure ring:
 ``flow, mark, nloss, sent``), ``rl``/``rbase``/``rn`` (ready list, two halves), ``sq``/``sqn`` (Scout queue),
-scalars (queue, counters). An entry of a wheel is live in the slot equal to its stamp; rows are never cleared.
+scalars (queue, counters); with the ``"int"`` feature, ``intw`` (the telemetry of each ACK wheel entry, ``IE`` ints
+at the same row and lane), ``int_now`` (the port's telemetry at its latest departure) and ``txc`` (packets sent). An entry of a wheel is live in the slot equal to its stamp; rows are never cleared.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from .wheels import (
     _NOISE,
     AE,
     DE,
+    IE,
     MARK_BIT,
     SCOUT_BIT,
     Ctx,
@@ -41,7 +43,7 @@ from .wheels import (
     pace_schedule,
 )
 
-__all__ = ["Ctx", "on_ack", "on_wake", "on_start", "send", "arm", "insert_ack", "AE", "DE"]
+__all__ = ["Ctx", "on_ack", "on_wake", "on_start", "send", "arm", "insert_ack", "AE", "DE", "IE"]
 
 
 def _settle(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any, law_wake: Any) -> dict:
@@ -59,6 +61,8 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
     sc = x.sc
     ev: dict[str, Any] = {"t": t, "snd_nxt": F["nxt"], "snd_una": F["una"], "rtt": fi["rtt"].astype(FLOAT)}
     ev.update({k: v for k, v in e.items() if k not in ("cnt", "seqp1")})
+    if x.has("int") and "int_qlen" not in e:  # a timer event carries no telemetry
+        ev.update(int_qlen=_i(0), int_tx=_i(0), int_ts=_i(0))
     if x.has("scouts"):
         st = {k: F["s_" + k] for k in ("sent", "unacked", "lostupto", "lastdelay", "lastgap", "lastrcv")}
         st = {"sent": st["sent"], "unacked": st["unacked"], "lost_upto": st["lostupto"]} | {
@@ -125,6 +129,8 @@ def _ack(x: Ctx, c: dict, F: dict, fi: dict, e: Any, t: Any) -> tuple[dict, dict
         )
         noise = x.sc["rtt_noise"] * draw
         extra["rtt_sample"] = jnp.maximum(sample + noise, 1.0)
+    if x.has("int"):  # the telemetry after the AE ints (:data:`IE`)
+        extra.update(int_qlen=e[AE], int_tx=e[AE + 1], int_ts=e[AE + 2])
     return _law_event(
         x,
         c,

@@ -78,6 +78,10 @@ def depart(x: Ctx, c: dict, t: Any, qpre: Any) -> dict:
     """The packet at the head of the queue leaves in this service slot (``qpre``: occupancy before service,
     this packet included): its receiver acknowledges it (now, or later with delayed ACKs) unless it is lost."""
     sc, spec = x.sc, x.spec
+    if spec.has("int"):  # the port's telemetry as this packet leaves: queue behind it, packets sent, slot
+        c = dict(c)
+        c["txc"] = c["txc"] + 1
+        c["int_now"] = jnp.stack([qpre - 1, c["txc"], jnp.asarray(t, INT)]).astype(INT)
     d = rd(c["dep"], (t & (spec.dep_rows - 1)) * DE, DE)
     f, nloss, sent = d[0], d[2], d[3]
     mark = (d[1] > 0) | (sc["mark_dequeue"] & (qpre >= sc["kth"]))

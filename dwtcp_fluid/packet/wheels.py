@@ -13,6 +13,9 @@ from .laws.base import FLOAT, INT, NEVER
 from .switch import uniform
 
 AE = 6  # ACK wheel entry: stamp, flow, flags, nloss, n (packets acknowledged, or the Scout's number), sent slot
+#: In-band telemetry of an ACK entry (feature ``"int"``, kept in the parallel wheel ``intw`` at the same row and
+#: lane): the bottleneck port's queue after the packet left, its transmitted-packet counter, the departure slot.
+IE = 3
 DE = 4  # departure ring entry: flow, ECN mark at enqueue, losses reported, send slot
 MARK_BIT, SCOUT_BIT = 1, 2
 # purposes of the random draws (hash keys)
@@ -55,6 +58,8 @@ def insert_ack(
     off = jnp.where(on, ((s1 & (R - 1)) * La + lane) * AE, R * La * AE)  # spare row when off
     c = dict(c)
     c["ackw"] = wr(ackw, off, jnp.stack([s1, _i(flow), _i(flags), _i(nloss), _i(n), _i(sent)]))
+    if x.has("int"):  # the telemetry of the port's latest departure (:func:`~.receiver.depart` sets it)
+        c["intw"] = wr(c["intw"], (off // AE) * IE, c["int_now"])
     c["spill"] = c["spill"] + jnp.where(on, s1 - s0, 0)
     return c
 

@@ -32,6 +32,7 @@ from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
 from ..studies.dwtcp.derive_priority import dwtcp_scout_amplification
 from ..studies.dwtcp.derive_regime import dwtcp_regime
 from ..studies.dwtcp.derive_variants import dwtcp_variants
+from ..studies.hpcc.derive import hpcc
 from ..studies.networks.derive_leafspine import leafspine
 from ..studies.networks.derive_multihop import multihop
 from ..studies.timely.derive import timely
@@ -77,6 +78,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     leafspine,
     timely_network,
     dwtcp_scout_amplification,
+    hpcc,
 )
 
 

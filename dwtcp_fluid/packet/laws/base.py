@@ -16,7 +16,10 @@ scalars (the engine).
 * ``"scout"``: DWTCP's Scouts (``ev.scout_ok``, ``ev.scout_lost``, ``ev.d_s``, ``ev.ipg_s`` and the Scout
   bookkeeping a law needs to schedule its own wake-ups);
 * ``"hops"``: reserved for the per-path vector of hop queues of the multi-hop core (``ev.hop_queues``); a new
-  signal is a new :class:`Events` field with a default, so existing laws do not change.
+  signal is a new :class:`Events` field with a default, so existing laws do not change;
+* ``"int"``: in-band network telemetry of the bottleneck port, stamped on each data packet as it leaves
+  (``ev.int_qlen``: packets queued behind it; ``ev.int_tx``: packets the port has sent, cumulative;
+  ``ev.int_ts``: the departure slot; the port's rate is one packet per slot), echoed by its ACK (HPCC's INT).
 
 Every data ACK carries ``ev.ack``, ``ev.n_acked`` (packets it acknowledges, 1 without delayed ACKs), ``ev.nloss``
 (losses it reports) and the sequence state ``snd_nxt``/``snd_una``.
@@ -75,7 +78,7 @@ def float32_ok(value: Any) -> bool:
 #: "Never" as a slot (largest int32).
 NEVER = 2**31 - 1
 #: Signals a law may declare (see the module docstring).
-SIGNALS = frozenset({"ecn", "rtt", "scout", "hops"})
+SIGNALS = frozenset({"ecn", "rtt", "scout", "hops", "int"})
 
 
 class Events(NamedTuple):
@@ -125,6 +128,10 @@ class Events(NamedTuple):
         The flow's size in packets (``INFINITE_SIZE`` of :mod:`..state`: long-lived); remaining = size − snd_una.
     deadline : int
         Slot by which the flow should finish (:data:`NEVER`: no deadline; [D2TCP]).
+    int_qlen, int_tx, int_ts : int
+        In-band telemetry echoed by this ACK (signal ``"int"``; 0 on a timer event; None where the engine has
+        none): queue behind the packet at its departure (packets), the port's cumulative transmitted packets, the
+        departure slot.
     """
 
     t: Any
@@ -149,6 +156,9 @@ class Events(NamedTuple):
     hop_queues: Any = None
     size: Any = 2**30
     deadline: Any = NEVER
+    int_qlen: Any = None
+    int_tx: Any = None
+    int_ts: Any = None
 
 
 #: Units of a law option that make it a quantity (a time or a rate): unit → (kind, the unit in seconds or bit/s).

@@ -1,0 +1,377 @@
+"""HPCC, [HPCC] Algorithm 1 (window-based, in-band telemetry), and HPCC-PINT ([PINT]: one sampled value per packet).
+
+Each data ACK echoes the bottleneck port's in-band telemetry (signal ``"int"``: queue ``qlen`` behind the packet
+as it left, the port's cumulative transmitted packets ``txBytes`` and the departure slot ``ts``; the port rate B is
+one packet per slot). With L the telemetry of the flow's previous ACK and T the base RTT (slots), one ACK does:
+
+* MeasureInflight, [HPCC] Alg. 1 lines 1-10: txRate = (ack.txBytes − L.txBytes)/(ack.ts − L.ts);
+  u' = min(ack.qlen, L.qlen)/(B·T) + txRate/B (the maximum over hops is the one hop of a single bottleneck);
+  τ = min(ack.ts − L.ts, T); U ← (1 − τ/T)·U + (τ/T)·u';
+* ComputeWind, lines 11-20: if U ≥ η or incStage ≥ maxStage, W = W_c/(U/η) + W_AI (multiplicative), else
+  W = W_c + W_AI (additive); only when the reference is updated: W_c ← W and incStage ← 0 (multiplicative) or
+  incStage + 1 (additive);
+* NewAck, lines 21-27: the reference is updated when ack.seq > lastUpdateSeq, and then lastUpdateSeq ← snd_nxt
+  (once per RTT); otherwise W is recomputed from the unchanged W_c (every ACK reacts); R = W/T; L ← ack.L.
+
+The sender paces at R = W/T (packets per slot, at most line rate) and keeps at most ⌈W⌉ packets in flight (the
+public code's "send while the bytes in flight are below W"; a window below one packet still lets one out, the
+pacing rate holds it below a packet per RTT).
+
+Options (each an ambiguity, with its source):
+
+* ``update``: ``"per-rtt"`` (Alg. 1 line 22, the paper) or ``"per-ack"`` (the reference W_c follows every ACK:
+  htsim's ``HPCCSrc`` stores the returned window in the same variable it uses as W_c, so W_c ← W on every ACK);
+* ``control``: ``"window"`` (Alg. 1: inflight ≤ W and pacing W/T) or ``"rate"`` (the public ns-3 code's
+  ``UpdateRateHp`` runs the same recursion on the rate R = W/T, HPCC ns-3 issue #70; without its window,
+  ``HAS_WIN 0``, nothing bounds the bytes in flight: pacing alone);
+* ``--max-stage``: the paper's 5 (also htsim's ``_max_stages``); the public ns-3 scripts default ``MI_THRESH 0``
+  (every update multiplicative);
+* ``--w-ai``: W_AI in packets; 0 (default) applies the sizing rule N_exp·W_AI = (1 − η)·W_init, W_init = B·T (the
+  additive increases of N_exp flows fill the utilization headroom 1 − η), with ``--hpcc-nexp`` N_exp = 10
+  (htsim's ``_N``); η = 0.95 is the paper's target utilization (also htsim's and the ns-3 scripts' ``U_TARGET``).
+
+Interpretations: T is the scenario link's base RTT (one configured constant, as in [HPCC]; ``t_base`` 0 reads each
+flow's own base RTT instead); the first ACK only stores L and sets lastUpdateSeq (no previous telemetry; the ns-3
+code does the same); U starts at 1 (ns-3) and W_c at W_init = B·T, the window a flow starts with at line rate
+([HPCC] starts every flow at line rate); two ACKs
+with the same departure slot (delayed ACKs) count τ as one slot; W is held at or above ``rate_min``·T; losses and
+timeouts leave the law unchanged (HPCC runs on a lossless fabric).
+
+**HPCC-PINT** (:class:`HpccPint`): [PINT] carries one value per packet instead of a per-hop list: the maximum over
+the hops of the hop's utilization (the same u as above, filtered with τ/T), quantized to a power of
+``--pint-base`` (1 + ε, the public code's 1.01), and only a fraction ``--pint-prob`` of packets carry it (chosen by a
+hash of the slot and the sequence number, seeded by ``--pint-seed``). The sender runs ComputeWind on that value;
+ACKs without it change nothing. On a single bottleneck the maximum over hops is the one hop, and the hop's value
+is computed here from the telemetry between two sampled packets (the switch's own per-packet filter of
+[PINT] sees every packet; over an RTT both average the same utilization).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import jax.numpy as jnp
+import numpy as np
+
+from .base import FLOAT, INT, Events, Law, LawOption
+from .registry import register_law
+
+__all__ = ["Hpcc", "HpccPint", "hpcc_params", "HPCC_OPTIONS", "UPDATES", "CONTROLS", "w_ai_rule"]
+
+#: Reference-update choices (Alg. 1 line 22, or htsim's every-ACK reading).
+UPDATES = ("per-rtt", "per-ack")
+#: Control choices (Alg. 1's window, or the public code's rate without a window).
+CONTROLS = ("window", "rate")
+#: The in-flight cap of the rate reading (packets): far above any BDP here, so pacing alone limits it.
+CWND_CAP = 1.0e5
+
+
+def hpcc_params(**over: float) -> dict[str, float]:
+    """[HPCC]'s parameters in the engine's units: ``eta`` (1), ``max_stage`` (updates), ``w_ai`` (packets; 0 =
+    the sizing rule :func:`w_ai_rule` with ``n_exp``), ``t_base`` (slots; 0 = the flow's base RTT), ``rate_min``
+    (fraction of line rate), ``init_cwnd`` (the window before the first ACK: W_init = B·T, rounded up, when T is known), and PINT's ``pint_prob``,
+    ``pint_base``, ``pint_seed``."""
+    p = {
+        "eta": 0.95,
+        "max_stage": 5.0,
+        "w_ai": 0.0,
+        "n_exp": 10.0,
+        "t_base": 0.0,
+        "w0": 1.0,
+        "rate_min": 1e-3,
+        "init_cwnd": CWND_CAP,
+        "pint_prob": 1.0,
+        "pint_base": 1.01,
+        "pint_seed": 0.0,
+    }
+    p.update({k: float(v) for k, v in over.items()})
+    return p
+
+
+def _link_params(context: Mapping[str, Any]) -> dict[str, float]:
+    """[HPCC]'s parameters with T = the scenario link's base RTT in slots and the window W_init = B·T from the
+    start (a flow with another base RTT keeps this T: [HPCC]'s T is one configured constant)."""
+    link = None
+    for key in ("dctcp", "dwtcp"):
+        if context.get(key) is not None:
+            link = context[key].link
+    link = link or context.get("link")
+    if link is None:
+        return hpcc_params()
+    T = float(link.C) * float(link.d)
+    return hpcc_params(t_base=T, init_cwnd=float(np.ceil(T)))
+
+
+def w_ai_rule(eta: Any, w_init: Any, n_exp: Any) -> Any:
+    """W_AI from the sizing rule N_exp·W_AI = (1 − η)·W_init (packets)."""
+    return (1.0 - eta) * w_init / n_exp
+
+
+HPCC_OPTIONS: tuple[LawOption, ...] = (
+    LawOption(
+        "--eta", "HPCC target utilization η, 0 < η ≤ 1 ([HPCC]: 0.95).", 0.95, param="eta", lo=1e-3, hi=1.0
+    ),
+    LawOption(
+        "--max-stage",
+        "HPCC maxStage: additive updates before a multiplicative one ([HPCC]: 5; ns-3 scripts: 0).",
+        5.0,
+        param="max_stage",
+        lo=0.0,
+        hi=1e6,
+    ),
+    LawOption(
+        "--w-ai",
+        "HPCC additive increase W_AI (packets); 0 = (1 − η)·B·T/N_exp.",
+        0.0,
+        param="w_ai",
+        lo=0.0,
+        hi=1e6,
+        unit="packets",
+    ),
+    LawOption(
+        "--hpcc-nexp",
+        "HPCC expected flow count N_exp of the W_AI sizing rule (htsim: 10).",
+        10.0,
+        param="n_exp",
+        lo=1.0,
+        hi=1e6,
+    ),
+    LawOption(
+        "--hpcc-w0",
+        "HPCC starting window W_init as a fraction of B·T ([HPCC]: 1, line rate).",
+        1.0,
+        param="w0",
+        lo=1e-3,
+        hi=1.0,
+    ),
+    LawOption(
+        "--hpcc-update",
+        "HPCC reference update: per-rtt ([HPCC] Alg. 1) or per-ack (htsim).",
+        "per-rtt",
+        option="update",
+        choices=UPDATES,
+    ),
+    LawOption(
+        "--hpcc-control",
+        "HPCC control: window (Alg. 1, inflight ≤ W, pacing W/T) or rate (ns-3 code without window).",
+        "window",
+        option="control",
+        choices=CONTROLS,
+    ),
+)
+
+PINT_OPTIONS: tuple[LawOption, ...] = (
+    LawOption(
+        "--pint-prob",
+        "PINT: fraction of packets carrying the telemetry value, 0 < p ≤ 1 (ns-3 scripts: 1).",
+        1.0,
+        param="pint_prob",
+        lo=1e-6,
+        hi=1.0,
+    ),
+    LawOption(
+        "--pint-base",
+        "PINT: quantization base 1 + ε of the carried utilization (ns-3 scripts: 1.01).",
+        1.01,
+        param="pint_base",
+        lo=1.0,
+        hi=2.0,
+        lo_open=True,
+    ),
+    LawOption("--pint-seed", "PINT: seed of the sampling hash.", 0.0, param="pint_seed", lo=0.0, hi=1e9),
+)
+
+
+def _check(law: Any) -> None:
+    if law.update not in UPDATES:
+        raise ValueError(
+            f"update={law.update!r} is invalid for law {law.name!r}: accepted one of {', '.join(UPDATES)}"
+        )
+    if law.control not in CONTROLS:
+        raise ValueError(
+            f"control={law.control!r} is invalid for law {law.name!r}: accepted one of {', '.join(CONTROLS)}"
+        )
+
+
+def _telemetry(ev: Events, law: str) -> tuple[Any, Any, Any]:
+    if ev.int_qlen is None:
+        raise ValueError(
+            f"law={law!r} is invalid here: it needs the in-band telemetry of the single-bottleneck packet core"
+        )
+    return (jnp.asarray(ev.int_qlen, INT), jnp.asarray(ev.int_tx, INT), jnp.asarray(ev.int_ts, INT))
+
+
+def measure(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> Any:
+    """MeasureInflight, [HPCC] Alg. 1 lines 2-10, for one hop (B = 1 packet per slot): the new U."""
+    dts = jnp.maximum(ts - s["lts"], 1).astype(FLOAT)
+    tx_rate = (tx - s["ltx"]).astype(FLOAT) / dts
+    u = jnp.minimum(q, s["lq"]).astype(FLOAT) / T + tx_rate
+    tau = jnp.minimum(dts, T)
+    return (1.0 - tau / T) * s["u"] + (tau / T) * u
+
+
+def compute_wind(s: Mapping[str, Any], U: Any, update: Any, w_ai: Any, p: Mapping[str, Any]) -> tuple:
+    """ComputeWind, [HPCC] Alg. 1 lines 11-20: ``(W, new W_c, new incStage)``."""
+    mult = (U >= p["eta"]) | (s["stage"].astype(FLOAT) >= p["max_stage"])
+    W = jnp.where(mult, s["wc"] / (jnp.maximum(U, 1e-6) / p["eta"]) + w_ai, s["wc"] + w_ai)
+    wc = jnp.where(update, W, s["wc"])
+    stage = jnp.where(update, jnp.where(mult, 0, s["stage"] + 1), s["stage"])
+    return W, wc, stage
+
+
+def hpcc_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
+    """Per-flow state: cwnd cap and pacing rate (line rate until the first ACK), W, W_c, U, incStage,
+    lastUpdateSeq, the previous ACK's telemetry L and whether there is one."""
+    z = jnp.zeros(n, INT)
+    return {
+        "cwnd": jnp.full(
+            n, jnp.where(p["init_cwnd"] < CWND_CAP, jnp.ceil(p["w0"] * p["init_cwnd"]), CWND_CAP), FLOAT
+        ),
+        "rate": jnp.full(n, p["w0"], FLOAT),
+        "w": jnp.zeros(n, FLOAT),
+        "wc": jnp.zeros(n, FLOAT),
+        "u": jnp.ones(n, FLOAT),
+        "stage": z,
+        "lus": z,
+        "lq": z,
+        "ltx": z,
+        "lts": z,
+        "have": z,
+    }
+
+
+def hpcc_step(law: Any, s: dict[str, Any], ev: Events, p: Mapping[str, Any], U_of: Any) -> dict[str, Any]:
+    """One event of HPCC; ``U_of(s, q, tx, ts, T)`` → (the filtered U to keep, the U ComputeWind uses, whether
+    this ACK carries it)."""
+    q, tx, ts = _telemetry(ev, law.name)
+    T = jnp.where(p["t_base"] > 0, p["t_base"], jnp.maximum(jnp.asarray(ev.rtt, FLOAT), 1.0)).astype(FLOAT)
+    w_init = p["w0"] * T  # w0·B·T, B = 1 packet per slot
+    w_ai = jnp.where(p["w_ai"] > 0, p["w_ai"], w_ai_rule(p["eta"], w_init, p["n_exp"]))
+    ack = jnp.asarray(ev.ack)
+    first = ack & (s["have"] == 0)
+    U_new, U, carried = U_of(s, q, tx, ts, T)
+    go = ack & ~first & carried
+    wc0 = jnp.where(s["have"] == 0, w_init, s["wc"])
+    st = dict(s, wc=wc0)
+    upd = jnp.asarray(True) if law.update == "per-ack" else (ev.snd_una > s["lus"])
+    W, wc, stage = compute_wind(st, U, go & upd, w_ai, p)
+    W = jnp.maximum(W, p["rate_min"] * T)
+    new_w = jnp.where(go, W, jnp.where(first, w_init, s["w"]))
+    lus = jnp.where(first | (go & upd), ev.snd_nxt, s["lus"])
+    keep = ack & (first | carried)  # L ← ack.L (PINT: only a packet carrying the value)
+    cap = jnp.maximum(jnp.ceil(new_w), 1.0) if law.control == "window" else jnp.full_like(new_w, CWND_CAP)
+    touched = first | go
+    return {
+        "cwnd": jnp.where(touched, cap, s["cwnd"]).astype(FLOAT),
+        "rate": jnp.where(touched, jnp.clip(new_w / T, p["rate_min"], 1.0), s["rate"]).astype(FLOAT),
+        "w": new_w.astype(FLOAT),
+        "wc": jnp.where(go, wc, wc0).astype(FLOAT),
+        "u": jnp.where(go, U_new, s["u"]).astype(FLOAT),
+        "stage": jnp.where(go, stage, s["stage"]).astype(INT),
+        "lus": lus.astype(INT),
+        "lq": jnp.where(keep, q, s["lq"]).astype(INT),
+        "ltx": jnp.where(keep, tx, s["ltx"]).astype(INT),
+        "lts": jnp.where(keep, ts, s["lts"]).astype(INT),
+        "have": jnp.where(first, 1, s["have"]).astype(INT),
+    }
+
+
+@register_law
+@dataclass(frozen=True)
+class Hpcc(Law):
+    """HPCC, [HPCC] Algorithm 1 (see the module docstring for units, defaults and interpretations).
+
+    Parameters
+    ----------
+    update : {"per-rtt", "per-ack"}
+        When the reference window W_c is updated.
+    control : {"window", "rate"}
+        Alg. 1's window with pacing, or the public code's rate without a window.
+    """
+
+    name: ClassVar[str] = "hpcc"
+    signals: ClassVar[frozenset[str]] = frozenset({"int"})
+    rate_based: ClassVar[bool] = True
+    aux: ClassVar[str | None] = "u"
+    aux_summary: ClassVar[str | None] = "u_mean"
+    options: ClassVar[tuple[LawOption, ...]] = HPCC_OPTIONS
+    update: str = "per-rtt"
+    control: str = "window"
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+    def default_params(self, **context: Any) -> dict[str, float]:
+        """[HPCC]'s parameters, T from the link (:func:`hpcc_params`)."""
+        return _link_params(context)
+
+    def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+        return hpcc_init(p, n)
+
+    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        def U_of(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> tuple[Any, Any, Any]:
+            U = measure(s, q, tx, ts, T)
+            return U, U, jnp.asarray(True)
+
+        return hpcc_step(self, s, ev, p, U_of)
+
+
+def pint_sampled(t: Any, seq: Any, prob: Any, seed: Any) -> Any:
+    """Whether the packet of ACK slot ``t`` and sequence ``seq`` carries PINT's value: a 32-bit integer hash of
+    (seed, t, seq) below ``prob``·2³² (deterministic; uniform over packets)."""
+    h = (
+        jnp.asarray(seq).astype(jnp.uint32) * jnp.uint32(2654435761)
+        ^ jnp.asarray(t).astype(jnp.uint32) * jnp.uint32(40503)
+        ^ jnp.asarray(seed).astype(jnp.uint32) * jnp.uint32(2246822519)
+    )
+    h = h ^ (h >> 15)
+    h = h * jnp.uint32(2246822507)
+    h = h ^ (h >> 13)
+    u = (h >> 8).astype(FLOAT) / jnp.asarray(2.0**24, FLOAT)
+    return u < prob
+
+
+def pint_quantize(U: Any, base: Any) -> Any:
+    """PINT's encoding of a utilization: the nearest power of ``base`` (1 + ε) in log scale."""
+    lb = jnp.log(base)
+    return jnp.exp(jnp.round(jnp.log(jnp.maximum(U, 1e-6)) / lb) * lb)
+
+
+@register_law
+@dataclass(frozen=True)
+class HpccPint(Law):
+    """HPCC-PINT: [HPCC] Alg. 1 on [PINT]'s single sampled, quantized utilization (see the module docstring).
+
+    Parameters
+    ----------
+    update, control : as :class:`Hpcc`.
+    """
+
+    name: ClassVar[str] = "hpcc-pint"
+    signals: ClassVar[frozenset[str]] = frozenset({"int"})
+    rate_based: ClassVar[bool] = True
+    aux: ClassVar[str | None] = "u"
+    aux_summary: ClassVar[str | None] = "u_mean"
+    options: ClassVar[tuple[LawOption, ...]] = (*HPCC_OPTIONS, *PINT_OPTIONS)
+    update: str = "per-rtt"
+    control: str = "window"
+
+    def __post_init__(self) -> None:
+        _check(self)
+
+    def default_params(self, **context: Any) -> dict[str, float]:
+        """[HPCC]'s parameters with PINT's, T from the link (:func:`hpcc_params`)."""
+        return _link_params(context)
+
+    def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
+        return hpcc_init(p, n)
+
+    def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
+        def U_of(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> tuple[Any, Any, Any]:
+            carried = pint_sampled(ev.t, ev.snd_una, p["pint_prob"], p["pint_seed"])
+            U = measure(s, q, tx, ts, T)
+            return U, pint_quantize(U, p["pint_base"]), carried
+
+        return hpcc_step(self, s, ev, p, U_of)
