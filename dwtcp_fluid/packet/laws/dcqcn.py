@@ -19,7 +19,8 @@ loose cap. The law runs at three kinds of events of one flow:
   R_C ← (R_T + R_C)/2; *additive increase* once one count exceeds F: R_T ← R_T + R_AI, then R_C ← (R_T + R_C)/2;
   *hyper increase* once both do: R_T ← R_T + (min(i_T, i_B) − F)·R_HAI, then the same average.
 
-The timers start at the first CNP (before it the flow sends at line rate, [DCQCN] §3: flows start at line rate);
+The timers start at the first CNP (before it the flow sends at line rate, [DCQCN] §3: flows start at line rate;
+``init_active`` = 1 arms them at the flow's first event instead, for a flow started at a rate below line rate);
 both rates are clipped to [``rate_min``, 1]; α starts at 1. Losses and timeouts leave the rate unchanged (RoCE
 retransmits below the rate law; with the default buffer nothing is lost).
 
@@ -71,7 +72,8 @@ def dcqcn_params(link: Any = None, **over: float) -> dict[str, float]:
     """[DCQCN]'s defaults (module docstring) for ``link`` in the engine's units (slots, packets, packets/slot).
 
     Returns ``g`` (1), ``cnp_interval``, ``alpha_timer``, ``inc_timer`` (slots), ``byte_counter`` (packets),
-    ``F`` (expiries of fast recovery), ``r_ai``, ``r_hai``, ``rate_min``, ``init_rate`` (packets/slot), ``init_alpha`` (1),
+    ``F`` (expiries of fast recovery), ``r_ai``, ``r_hai``, ``rate_min``, ``init_rate`` (packets/slot), ``init_alpha`` (1), ``init_active`` (0: the RP idle until the first CNP; 1: its timers and byte counter run from
+    the flow's first event, as after a CNP — a flow started inside the stationary regime),
     ``cp_kmin``, ``cp_kmax`` (packets), ``cp_pmax`` (1) and ``init_cwnd`` (the in-flight cap, packets).
     """
     link = link or LinkParams()
@@ -87,6 +89,7 @@ def dcqcn_params(link: Any = None, **over: float) -> dict[str, float]:
         "rate_min": _mbps(10.0, link),
         "init_rate": 1.0,
         "init_alpha": 1.0,
+        "init_active": 0.0,
         "cp_kmin": _kb(5.0, link),
         "cp_kmax": _kb(200.0, link),
         "cp_pmax": 0.01,
@@ -238,7 +241,8 @@ class Dcqcn(Law):
         return dcqcn_params(_link(context))
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        """``init_rate`` (line rate), α = ``init_alpha`` (1), no CNP yet, timers off."""
+        """``init_rate`` (line rate), α = ``init_alpha`` (1), ``init_active`` (0: the RP idle until the first CNP; 1: its timers and byte counter run from
+        the flow's first event, as after a CNP — a flow started inside the stationary regime), no CNP yet, timers off."""
         return {
             "cwnd": jnp.full(n, p["init_cwnd"], FLOAT),
             "rate": jnp.full(n, p["init_rate"], FLOAT),
@@ -258,6 +262,12 @@ class Dcqcn(Law):
         g = p["g"]
         rc, rt, alpha = s["rate"], s["rt"], s["alpha"]
         t_alpha, t_inc, i_t, i_b = s["t_alpha"], s["t_inc"], s["i_t"], s["i_b"]
+        bc_base = s["bc_base"]
+        # a flow started inside the stationary regime (init_active): its RP runs from its first event
+        arm = (p["init_active"] > 0) & (t_inc >= NEVER) & jnp.asarray(ev.active)
+        t_inc = jnp.where(arm, t + jnp.round(p["inc_timer"]).astype(INT), t_inc)
+        t_alpha = jnp.where(arm, t + jnp.round(p["alpha_timer"]).astype(INT), t_alpha)
+        bc_base = jnp.where(arm, jnp.asarray(ev.snd_nxt, INT), bc_base)
         # α timer (one expiry per call: the engine calls the law at each wake-up it asked for)
         due_a = t >= t_alpha
         if self.alpha_update == "paper":
@@ -274,11 +284,11 @@ class Dcqcn(Law):
         t_inc = jnp.where(due_t, t_inc + jnp.round(p["inc_timer"]).astype(INT), t_inc)
         # byte counter (bytes sent since the last CNP, counted from snd_nxt), only once timers run
         bc = jnp.round(p["byte_counter"]).astype(INT)
-        due_b = (t_inc < NEVER) & (jnp.asarray(ev.snd_nxt, INT) - s["bc_base"] >= bc)
+        due_b = (t_inc < NEVER) & (jnp.asarray(ev.snd_nxt, INT) - bc_base >= bc)
         i_b = i_b + due_b.astype(INT)
         rc_b, rt_b = increase_event(rc, rt, i_t, i_b, p)
         rc, rt = jnp.where(due_b, rc_b, rc), jnp.where(due_b, rt_b, rt)
-        bc_base = jnp.where(due_b, s["bc_base"] + bc, s["bc_base"])
+        bc_base = jnp.where(due_b, bc_base + bc, bc_base)
         # NP + RP cut
         cnp = ev.ack & ev.mark & (t - s["last_cnp"] >= jnp.round(p["cnp_interval"]).astype(INT))
         rt = jnp.where(cnp, rc, rt)
