@@ -23,6 +23,9 @@ REFERENCES: dict[str, str] = {
     "D2TCP": "B. Vamanan, J. Hasan, T. N. Vijaykumar, Deadline-Aware Datacenter TCP (D2TCP), ACM SIGCOMM 2012",
     "CUBIC": "S. Ha, I. Rhee, L. Xu, CUBIC: A New TCP-Friendly High-Speed TCP Variant, "
     "ACM SIGOPS OSR 42(5), 2008; RFC 9438",
+    "DCQCN": "Y. Zhu et al., Congestion Control for Large-Scale RDMA Deployments, ACM SIGCOMM 2015",
+    "ECN-OR-DELAY": "Y. Zhu, M. Ghobadi, V. Misra, J. Padhye, ECN or Delay: Lessons Learnt from Analysis of DCQCN "
+    "and TIMELY, ACM CoNEXT 2016",
 }
 
 

@@ -1,4 +1,4 @@
-"""DCQCN's fluid fixed point, its linear stability, and the packet-vs-fluid cross-check ([DCQCN], [ECN-or-Delay]).
+"""DCQCN's fluid fixed point, its linear stability, and the packet-vs-fluid cross-check ([DCQCN], [ECN-OR-DELAY]).
 
 The fixed point is checked against the paper's closed forms at rest (α* = 1 − (1 − p*)^{τ'R*} from (D2); R_C* =
 C/N from (D1)) and against a long run of the fluid model (a second method); the stability verdicts against a DDE

@@ -1,4 +1,4 @@
-"""DCQCN fluid model: [DCQCN] §4 (eqs. (5)-(9)), the model [ECN-or-Delay] §3 linearizes.
+"""DCQCN fluid model: [DCQCN] §4 (eqs. (5)-(9)), the model [ECN-OR-DELAY] §3 linearizes.
 
 N identical flows of current rate R_C and target rate R_T (packets/s), the RP's α (1), and the bottleneck queue q
 (packets). The CP marks with the RED-like probability p(q) ([DCQCN] eq. (5)): 0 up to K_min, P_max·(q − K_min)/

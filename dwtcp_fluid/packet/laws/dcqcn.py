@@ -32,7 +32,7 @@ law's ``cp_kmin``, ``cp_kmax`` (packets) and ``cp_pmax`` set the switch of a run
 
 Defaults — provenance: g = 1/256, T = 55 µs, B = 10 MB, K_min = 5 KB, K_max = 200 KB, P_max = 1 % are [DCQCN]'s
 parameter table (§5); N = 50 µs, τ' = 55 µs, F = 5 and R_AI = 40 Mb/s are [DCQCN] §3.1 and the values its fluid
-model is evaluated with ([ECN-or-Delay] §3). R_HAI is not in those: 10·R_AI = 400 Mb/s, the ratio of the public
+model is evaluated with ([ECN-OR-DELAY] §3). R_HAI is not in those: 10·R_AI = 400 Mb/s, the ratio of the public
 ns-3 RDMA configurations (an option, ``--dcqcn-rhai``). Times are converted to slots and rates to packets per slot
 once, in :func:`dcqcn_params`.
 """

@@ -1,1 +1,1 @@
-"""DCQCN ([DCQCN], [ECN-or-Delay]): fixed point, linear stability, packet-vs-fluid cross-check, claims."""
+"""DCQCN ([DCQCN], [ECN-OR-DELAY]): fixed point, linear stability, packet-vs-fluid cross-check, claims."""

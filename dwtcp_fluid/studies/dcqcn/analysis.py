@@ -7,8 +7,8 @@ zeros α(q) and R_T(q) follow from two evaluations of the right-hand side each; 
 probability (which also counts the sign changes: one, the fixed point is unique). Where r keeps one sign up to
 K_max the equilibrium sits on the jump of p at K_max (a sliding mode, ``regime="kmax"``).
 
-**Linearization.** x' = A0·x + A1·x(t − τ*) from the SymPy Jacobians of the interior equations
-(:data:`~dwtcp_fluid.models.dcqcn.INTERIOR_NS`), evaluated at the fixed point; the rightmost characteristic roots
+**Linearization.** x' = A0·x + A1·x(t − τ*), the Jacobians of the model's right-hand side in x and in x(t − τ*)
+by forward-mode AD (JAX) at the fixed point (inside the ramp, where no clamp is active); the rightmost characteristic roots
 come from :func:`~dwtcp_fluid.analysis.charroots.char_roots` (Breda et al. pseudospectral + Newton).
 """
 
@@ -20,13 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sympy as sp
 from scipy.optimize import brentq
 
 from ...analysis.charroots import char_roots
-from ...models.dcqcn import INTERIOR_NS, DcqcnFluid, DcqcnParams
+from ...models.dcqcn import DcqcnFluid, DcqcnParams
 
-__all__ = ["FixedPoint", "fixed_point", "linear_system", "rightmost", "MODEL"]
+__all__ = ["FixedPoint", "fixed_point", "linear_system", "rightmost", "residual_parts", "MODEL"]
 
 MODEL = DcqcnFluid()
 
@@ -68,6 +67,24 @@ def _partial(q: float, p: Mapping[str, float]) -> tuple[float, float, float]:
     return alpha, rt, float(_rhs((R, rt, alpha, q), p)[1])
 
 
+def residual_parts(
+    params: DcqcnParams | Mapping[str, float], probs: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(AI(p), cut(p)) of (D3)'s residual h = AI − cut at α(q), R_T(q), R_C = C/N, for marking probabilities
+    ``probs`` on the ramp: AI = (D3) − (D3 with R_AI = 0), cut = −(D3 with R_AI = 0)."""
+    p = _numeric(params)
+    p0 = {**p, "R_AI": 0.0}
+    R = p["C"] / p["N"]
+    ai, cut = [], []
+    for pm in np.asarray(probs, float):
+        q = p["K_min"] + pm / p["P_max"] * (p["K_max"] - p["K_min"])
+        alpha, rt, h = _partial(q, p)
+        h0 = float(_rhs((R, rt, alpha, q), p0)[1])
+        ai.append(h - h0)
+        cut.append(-h0)
+    return np.array(ai), np.array(cut)
+
+
 def fixed_point(params: DcqcnParams | Mapping[str, float], n_scan: int = 400) -> FixedPoint:
     """The fixed point of :class:`DcqcnFluid` at ``params`` (see the module docstring)."""
     p = _numeric(params)
@@ -89,28 +106,37 @@ def fixed_point(params: DcqcnParams | Mapping[str, float], n_scan: int = 400) ->
 
 
 @functools.lru_cache(maxsize=1)
-def _symbolic() -> tuple[sp.Matrix, sp.Matrix, tuple, tuple, dict]:
-    xs, ps = MODEL.symbols()
-    xd = MODEL.delayed_symbols()
-    F = sp.Matrix(MODEL.rhs(xs, xd, 0, ps, INTERIOR_NS))
-    return F.jacobian(sp.Matrix(xs)), F.jacobian(sp.Matrix(xd)), xs, xd, ps
+def _jacobians() -> Any:
+    """∂F/∂x and ∂F/∂x(t − τ*) of the model's right-hand side (u = 0), by forward-mode AD, compiled once."""
+    import jax
+    import jax.numpy as jnp
+
+    def f(x: Any, xd: Any, p: Any) -> Any:
+        return jnp.stack(MODEL.rhs(tuple(x), tuple(xd), 0, p, jnp))
+
+    return jax.jit(lambda x, p: (jax.jacfwd(f, 0)(x, x, p), jax.jacfwd(f, 1)(x, x, p)))
 
 
-@functools.lru_cache(maxsize=1)
-def _lambdified() -> Any:
-    A0, A1, xs, xd, ps = _symbolic()
-    args = list(xs) + [ps[k] for k in MODEL.param_names]
-    sub = dict(zip(xd, xs, strict=True))
-    return sp.lambdify(args, A0.subs(sub), "numpy"), sp.lambdify(args, A1.subs(sub), "numpy")
+@functools.lru_cache(maxsize=64)
+def _fixed_cached(params: DcqcnParams, n_scan: int) -> FixedPoint:
+    return fixed_point(params, n_scan)
 
 
-def linear_system(params: DcqcnParams | Mapping[str, float], fp: FixedPoint | None = None) -> tuple:
-    """(A0, A1, τ*, fixed point): x' = A0·x + A1·x(t − τ*) at the fixed point (interior regime)."""
+def linear_system(
+    params: DcqcnParams | Mapping[str, float], fp: FixedPoint | None = None, n_scan: int = 400
+) -> tuple:
+    """(A0, A1, τ*, fixed point): x' = A0·x + A1·x(t − τ*) at the fixed point (interior regime; the fixed point
+    of a :class:`DcqcnParams` is cached)."""
     p = _numeric(params)
-    fp = fp or fixed_point(p)
-    f0, f1 = _lambdified()
-    args = list(fp.x) + [p[k] for k in MODEL.param_names]
-    return np.array(f0(*args), float), np.array(f1(*args), float), float(p["d"]), fp
+    if fp is None:
+        fp = _fixed_cached(params, n_scan) if isinstance(params, DcqcnParams) else fixed_point(p, n_scan)
+    import jax
+
+    with jax.enable_x64(True):
+        x = np.asarray(fp.x, np.float64)
+        A0, A1 = _jacobians()(x, {k: np.float64(v) for k, v in p.items()})
+        A0, A1 = np.asarray(A0, float), np.asarray(A1, float)
+    return A0, A1, float(p["d"]), fp
 
 
 def rightmost(params: DcqcnParams | Mapping[str, float], n_roots: int = 4) -> tuple[complex, Any]:
