@@ -86,7 +86,19 @@ def residual_parts(
 
 
 def fixed_point(params: DcqcnParams | Mapping[str, float], n_scan: int = 400) -> FixedPoint:
-    """The fixed point of :class:`DcqcnFluid` at ``params`` (see the module docstring)."""
+    """The fixed point of :class:`DcqcnFluid` at ``params`` (see the module docstring).
+
+    Parameters
+    ----------
+    params : DcqcnParams or mapping
+        The setting (or the model's numeric parameters).
+    n_scan : int
+        Points of the scan of (D3)'s residual over the ramp (log-spaced in the marking probability).
+
+    Returns
+    -------
+    FixedPoint
+    """
     p = _numeric(params)
     kmin, kmax, pmax = p["K_min"], p["K_max"], p["P_max"]
     # q on a log grid of the marking probability from 1e-9 to P_max (the ramp's whole range)
@@ -140,7 +152,15 @@ def linear_system(
 
 
 def rightmost(params: DcqcnParams | Mapping[str, float], n_roots: int = 4) -> tuple[complex, Any]:
-    """The rightmost characteristic root (1/s) at the fixed point and the :class:`CharRoots` result."""
+    """The rightmost characteristic root (1/s) at the fixed point and the :class:`CharRoots` result.
+
+    Parameters
+    ----------
+    params : DcqcnParams or mapping
+        The setting; its base RTT is the feedback delay τ*.
+    n_roots : int
+        Roots kept by :func:`~dwtcp_fluid.analysis.charroots.char_roots`.
+    """
     A0, A1, d, _ = linear_system(params)
     res = char_roots(A0, A1, d, n_roots=n_roots)
     roots = np.asarray(res.roots).ravel()
