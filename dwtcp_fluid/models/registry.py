@@ -222,4 +222,4 @@ register_model(
 )
 # DCQCN, 2 flows at 40 Gbps, 20 µs, starting at line rate with α = 1 above K_min: the CP's ramp, the cuts and the
 # increase terms all act within the span
-register_model(ModelCase("dcqcn", DcqcnFluid(), DcqcnParams(), (3.0e6, 3.2e6, 1.0, 10.0), (0.0, 0.0005)))
+register_model(ModelCase("dcqcn", DcqcnFluid(), DcqcnParams(), (3.0e6, 3.2e6, 1.0, 100.0), (0.0, 0.00015)))
