@@ -165,5 +165,7 @@ def test_red_with_a_vertical_ramp_is_the_step_marker():
     assert red.meta["marking"]["kind"] == "red" and "marking" not in step.meta
     a, b = run(red, engine="jax"), run(step, engine="jax")
     assert int(np.asarray(a["records"]["marks"]).sum()) > 0
+    # the RP's far wake-ups re-armed after each pacing wake-up keep one timer entry (none overflows or is lost)
+    assert a["timer_overflows"] == 0 and a["timers_lost"] == 0
     for k in ("q_end", "q_sum", "marks", "delivered", "alpha_end"):
         np.testing.assert_array_equal(np.asarray(a["records"][k]), np.asarray(b["records"][k]), err_msg=k)
