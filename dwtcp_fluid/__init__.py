@@ -12,7 +12,8 @@ Models
     ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
     ``DwtcpFluid``, ``DwtcpBusyFluid`` (the Scout-faithful model: the Scout measures the link's busy period),
     ``DwtcpScoutFluid`` (the queue-delay model (3)-(7) with α as a state; not Scout-faithful), ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
-    ``DctcpDelackFluid``, ``TimelyFluid``, ``CubicFluid`` (``CubicParams``; its hybrid run ``run_cubic``,
+    ``DctcpDelackFluid``, ``TimelyFluid``, ``DcqcnFluid`` (``DcqcnParams``; ``dcqcn_fixed_point``,
+    ``dcqcn_rightmost``), ``CubicFluid`` (``CubicParams``; its hybrid run ``run_cubic``,
     ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``, ``TimelyNetwork``
     (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
     (the registry).
@@ -90,6 +91,10 @@ _LAZY: dict[str, tuple[str, str]] = {
     "cubic_cycle_summary": ("studies.cubic.analysis", "cycle_summary"),
     "cubic_closed_form": ("studies.cubic.derive", "closed_form"),
     "TimelyParams": ("models.timely", "TimelyParams"),
+    "DcqcnFluid": ("models.dcqcn", "DcqcnFluid"),
+    "DcqcnParams": ("models.dcqcn", "DcqcnParams"),
+    "dcqcn_fixed_point": ("studies.dcqcn.analysis", "fixed_point"),
+    "dcqcn_rightmost": ("studies.dcqcn.analysis", "rightmost"),
     "DctcpNetwork": ("models.dctcp_network", "DctcpNetwork"),
     "TimelyNetwork": ("models.timely_network", "TimelyNetwork"),
     "TimelyNetworkParams": ("models.timely_network", "TimelyNetworkParams"),

@@ -25,6 +25,9 @@ REFERENCES: dict[str, str] = {
     "ACM SIGOPS OSR 42(5), 2008; RFC 9438",
     "HPCC": "Y. Li et al., HPCC: High Precision Congestion Control, ACM SIGCOMM 2019",
     "PINT": "R. Ben Basat et al., PINT: Probabilistic In-band Network Telemetry, ACM SIGCOMM 2020",
+    "DCQCN": "Y. Zhu et al., Congestion Control for Large-Scale RDMA Deployments, ACM SIGCOMM 2015",
+    "ECN-OR-DELAY": "Y. Zhu, M. Ghobadi, V. Misra, J. Padhye, ECN or Delay: Lessons Learnt from Analysis of DCQCN "
+    "and TIMELY, ACM CoNEXT 2016",
 }
 
 

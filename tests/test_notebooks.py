@@ -104,7 +104,24 @@ def _check_cubic(text: str) -> None:
     assert "star-2 agree: True" in text, "packet core and hybrid model must agree at the star"
 
 
+def _check_dcqcn(text: str) -> None:
+    m = re.search(r"fixed point: q\* = ([\d.]+) packets", text)
+    assert m, "the notebook no longer prints the fixed point"
+    q_star = float(m.group(1))
+    assert "sign changes of (D3)'s residual over the ramp: 1" in text
+    assert re.search(r"tau\* =  50us: rightmost root -[\d.]+ .* -> stable", text), "50 µs must be stable"
+    assert re.search(r"tau\* = 100us: rightmost root \+[\d.]+ .* -> unstable", text), (
+        "100 µs must be unstable"
+    )
+    # the stable fluid run settles at the fixed point the root finder gives (an independent method)
+    m = re.search(r"tau\* =  50us: fluid queue mean ([\d.]+), amplitude ([\d.]+)", text)
+    assert m and abs(float(m.group(1)) - q_star) <= 0.05 * q_star and float(m.group(2)) <= 0.1 * q_star, m
+    m = re.search(r"packet queue mean ([\d.]+) packets", text)
+    assert m and abs(float(m.group(1)) - q_star) <= 0.5 * q_star, m
+
+
 CHECKS = {
+    "dcqcn": _check_dcqcn,
     "d2tcp_cubic_wan": _check_cubic,
     "dwtcp_findings": _check_findings,
     "timely": _check_timely,

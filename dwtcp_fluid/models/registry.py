@@ -16,6 +16,7 @@ from typing import Any
 from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION, LinkParams
 from .base import FluidModel
 from .cubic import CubicFluid, CubicParams
+from .dcqcn import DcqcnFluid, DcqcnParams
 from .dctcp import DctcpFluid, DctcpNormalized
 from .dctcp_ext import D2tcpFluid, D2tcpWindowFluid, DctcpDelackFluid, DctcpLossFluid
 from .dctcp_hetero import DctcpHetero, DctcpHeteroParams
@@ -224,3 +225,6 @@ register_model(
 register_model(
     ModelCase("hpcc", HpccFluid(), HpccParams(w_ai=1.0), (41.7, 1.0, 0.0), (0.0, 0.0002), agreement=2e-3)
 )
+# DCQCN, 2 flows at 40 Gbps, 20 µs, starting at line rate with α = 1 above K_min: the CP's ramp, the cuts and the
+# increase terms all act within the span
+register_model(ModelCase("dcqcn", DcqcnFluid(), DcqcnParams(), (3.0e6, 3.2e6, 1.0, 100.0), (0.0, 0.00015)))

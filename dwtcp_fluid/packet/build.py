@@ -119,7 +119,9 @@ def build(
     flows : int
         Number of senders N.
     K : float
-        ECN marking threshold in packets (default: ``dctcp.K``, 65 in the DCTCP analysis setting).
+        ECN marking threshold in packets (default: ``dctcp.K``, 65 in the DCTCP analysis setting). A law with a
+        congestion point of its own (parameters ``cp_kmin``, ``cp_kmax``, ``cp_pmax`` > 0: DCQCN) sets RED-like
+        marking from K = ``cp_kmin`` to ``cp_kmax`` instead (:func:`~.switch.red_probability`).
     duration : str or float
         Simulated time ("100ms" or seconds).
     rtts, starts, stops : sequences of times, optional
@@ -231,6 +233,20 @@ def build(
         check_law_params(lw, p, over)
         p.update(over)
         params.append({k: np.float32(v) for k, v in p.items()})
+    # a law that carries its switch's marking ([DCQCN]'s CP: cp_kmin, cp_kmax, cp_pmax) sets RED marking
+    red_kmax, red_pmax = 0.0, 0.0
+    cps = [p for p in params if float(p.get("cp_pmax", 0.0)) > 0]
+    if cps:
+        cp = {k: float(cps[0][k]) for k in ("cp_kmin", "cp_kmax", "cp_pmax")}
+        if any({k: float(p[k]) for k in cp} != cp for p in cps):
+            raise ValueError(
+                f"law_params cp_kmin/cp_kmax/cp_pmax differ between laws: accepted one CP ({cp})"
+            )
+        if not cp["cp_kmax"] > cp["cp_kmin"]:
+            raise ValueError(
+                f"law_params['cp_kmax']={cp['cp_kmax']:g} is out of range: accepted above cp_kmin={cp['cp_kmin']:g}"
+            )
+        K, red_kmax, red_pmax = cp["cp_kmin"], cp["cp_kmax"], cp["cp_pmax"]
     init_cwnd = np.asarray([params[i].get("init_cwnd", 10.0) for i in idx])
     scouts = np.asarray([laws[i].uses_scouts for i in idx]) & (size > init_cwnd)
     k_target = np.asarray([params[i].get("k", dwtcp.k) for i in idx], float)
@@ -266,6 +282,8 @@ def build(
         cap_opp=cap[2],
         law=tuple(params),
         deadline=deadline.clip(0, 2**31 - 1).astype(np.int32),
+        red_kmax=np.float32(red_kmax),
+        red_pmax=np.float32(red_pmax),
     )
     cfg = PacketConfig(
         n_flows=flows,
@@ -281,6 +299,8 @@ def build(
     )
     name = "+".join(lw.name for lw in laws)
     meta = {"law": name, "flows": flows, "K": float(K), "seed": seed, "duration_s": n_slots * slot}
+    if red_pmax > 0:
+        meta["marking"] = {"kind": "red", "kmin": float(K), "kmax": red_kmax, "pmax": red_pmax}
     # a law reference (an RTT threshold, a target) that makes the run meaningless at this RTT: one line each
     warns = [m for lw, p in zip(laws, params, strict=True) for m in lw.reference_warnings(
         {k: float(v) for k, v in p.items()}, rtt=float(rtt.min()), buffer=float(buffer), slot_s=slot)]  # fmt: skip

@@ -87,6 +87,8 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
         feats.add("pacing")
     if len(laws) > 1:
         feats.add("mixed")
+    if np.any(a["red_pmax"] > 0):
+        feats.add("red")
     rtt_max = int(a["rtt"].max())
     jit = int(np.ceil(a["jitter_table"].max()))
     rtts = a["rtt"].reshape(-1, n)
@@ -141,6 +143,9 @@ def prepare(spec: EngineSpec, sc: Scenario) -> dict[str, np.ndarray]:
         "start_at": start[order].astype(np.int32),
     }
     for k in (
+        "K",
+        "red_kmax",
+        "red_pmax",
         "kth",
         "mark_dequeue",
         "buffer",

@@ -23,9 +23,10 @@ from jax import lax
 from .flows import IN_READY, STARTED, active, call_law, inputs, integrate, wr
 from .laws.base import FLOAT, INT, NEVER, Events
 from .scouts import scout_receive
-from .switch import departure_slot, uniform
+from .switch import departure_slot, red_probability, uniform
 from .wheels import (
     _NOISE,
+    _RED,
     AE,
     DE,
     IE,
@@ -248,7 +249,13 @@ def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dic
     seen = c["qlen"]
     acc = ok & (seen < sc["buffer"])
     drop = ok & ~acc
-    mark = acc & ~sc["mark_dequeue"] & (seen >= sc["kth"])
+    if x.has("red"):
+        u = uniform(sc["seed"], t, f, _RED)
+        mark = (
+            acc & ~sc["mark_dequeue"] & (u < red_probability(seen, sc["K"], sc["red_kmax"], sc["red_pmax"]))
+        )
+    else:
+        mark = acc & ~sc["mark_dequeue"] & (seen >= sc["kth"])
     if spec.has("capacity"):
         dslot = departure_slot(t, seen, sc["cap_start"], sc["cap_rate"], sc["cap_opp"])
     else:

@@ -15,8 +15,8 @@ from jax import lax
 
 from .flows import inputs, rd
 from .laws.base import INT, NEVER
-from .switch import uniform
-from .wheels import _JITTER, _LOSS, DE, MARK_BIT, SCOUT_BIT, Ctx, _i, _wake_due, arm, insert_ack
+from .switch import red_probability, uniform
+from .wheels import _JITTER, _LOSS, _RED, DE, MARK_BIT, SCOUT_BIT, Ctx, _i, _wake_due, arm, insert_ack
 
 __all__ = ["delack_receive", "emit", "depart", "serve_scouts"]
 
@@ -84,7 +84,12 @@ def depart(x: Ctx, c: dict, t: Any, qpre: Any) -> dict:
         c["int_now"] = jnp.stack([qpre - 1, c["txc"], jnp.asarray(t, INT)]).astype(INT)
     d = rd(c["dep"], (t & (spec.dep_rows - 1)) * DE, DE)
     f, nloss, sent = d[0], d[2], d[3]
-    mark = (d[1] > 0) | (sc["mark_dequeue"] & (qpre >= sc["kth"]))
+    if x.has("red"):
+        u = uniform(sc["seed"], t, _RED, 1)
+        red = u < red_probability(qpre, sc["K"], sc["red_kmax"], sc["red_pmax"])
+        mark = (d[1] > 0) | (sc["mark_dequeue"] & red)
+    else:
+        mark = (d[1] > 0) | (sc["mark_dequeue"] & (qpre >= sc["kth"]))
     if not (spec.has("loss") or spec.has("delack") or spec.has("jitter")):
         fi = {"rtt": inputs(sc["fin"], f)["rtt"]}
         return insert_ack(

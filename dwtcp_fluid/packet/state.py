@@ -161,6 +161,9 @@ class Scenario(NamedTuple):
         Numeric parameters of each law of the run (one dict of scalars per law).
     deadline : int [N], optional
         Slot by which each flow should finish (:data:`~.laws.base.NEVER`: none; [D2TCP]'s deadlines).
+    red_kmax, red_pmax : float
+        RED-like marking ([DCQCN]'s CP, :func:`~.switch.red_probability`) between K_min = ``K`` and ``red_kmax``
+        packets with slope up to ``red_pmax``; ``red_pmax`` = 0 (default): the step marker at ``kth``.
     """
 
     rtt: Any
@@ -192,10 +195,14 @@ class Scenario(NamedTuple):
     cap_opp: Any
     law: Any
     deadline: Any = None
+    red_kmax: Any = 0.0
+    red_pmax: Any = 0.0
 
 
 #: Features a run may switch on; each adds code to the compiled slot loop only when used.
-FEATURES = frozenset({"scouts", "jitter", "loss", "delack", "capacity", "rtt", "rate", "pacing", "mixed"})
+FEATURES = frozenset(
+    {"scouts", "jitter", "loss", "delack", "capacity", "rtt", "rate", "pacing", "mixed", "red"}
+)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,8 @@
 * High priority: data packets, buffer ``buffer`` packets, drop-tail; step marking against K at enqueue (by the
   packets an arrival finds ahead of it) or at dequeue (by the occupancy at service, the departing packet
   included), with "≥ K" or "> K" folded into one integer threshold (:func:`mark_threshold`).
+* RED-like marking instead of the step (feature ``"red"``, [DCQCN]'s CP): an arrival (or a departure) is marked
+  with probability :func:`red_probability` of the same queue, between K_min = K and K_max, by a seeded draw.
 * Low priority: Scouts (64 bytes), buffer ``scout_buffer``, served only in a service slot in which the data queue
   is empty; such a slot serves every queued Scout (the buffer holds at most one slot's worth).
 
@@ -31,6 +33,7 @@ from .laws.base import FLOAT, INT
 
 __all__ = [
     "mark_threshold",
+    "red_probability",
     "service_count",
     "is_service_slot",
     "departure_slot",
@@ -51,6 +54,15 @@ def mark_threshold(K: float, cmp: str) -> int:
     if cmp not in ("ge", "gt"):
         raise ValueError(f"mark_cmp={cmp!r} is invalid: accepted 'ge' or 'gt'")
     return int(math.ceil(K)) if cmp == "ge" else int(math.floor(K)) + 1
+
+
+def red_probability(q: Any, kmin: Any, kmax: Any, pmax: Any) -> Any:
+    """RED-like marking probability of a queue of ``q`` packets ([DCQCN] eq. (1), the CP): 0 for q ≤ K_min,
+    P_max·(q − K_min)/(K_max − K_min) for K_min < q ≤ K_max, 1 above K_max. The step marker is the limit
+    K_max → K_min; a draw below the probability marks (:func:`uniform`, keyed by seed, slot and flow)."""
+    qf = jnp.asarray(q).astype(FLOAT)
+    ramp = pmax * (qf - kmin) / jnp.maximum(kmax - kmin, 1e-6)
+    return jnp.where(qf > kmax, 1.0, jnp.where(qf > kmin, ramp, 0.0)).astype(FLOAT)
 
 
 def _segment(edges: Any, x: Any) -> Any:

@@ -20,6 +20,8 @@ DE = 4  # departure ring entry: flow, ECN mark at enqueue, losses reported, send
 MARK_BIT, SCOUT_BIT = 1, 2
 # purposes of the random draws (hash keys)
 _JITTER, _LOSS, _NOISE, _ORDER, _GAP = 1, 2, 3, 4, 5
+#: Purpose key of the RED marking draws (:func:`~.switch.red_probability`).
+_RED = 6
 
 
 class Ctx:
@@ -78,9 +80,15 @@ def arm(x: Ctx, c: dict, f: Any, F: dict, w: Any, t: Any) -> tuple[dict, dict]:
         c, F = st
         row = rd(c["tw"], (slot & (Rt - 1)) * (Lt * 2), Lt * 2).reshape(Lt, 2)
         free = row[:, 0] != slot
-        ok = jnp.any(free)
+        if x.has("pacing"):
+            # a paced flow re-arms a far wake-up (a rate law's timer) after each pacing wake-up before it: the
+            # entry already in the row is kept instead of filling the row with copies of it
+            dup = jnp.any((row[:, 0] == slot) & (row[:, 1] == f))
+        else:
+            dup = jnp.asarray(False)
+        ok = jnp.any(free) | dup
         lane = jnp.argmax(free).astype(INT)
-        off = jnp.where(ok, ((slot & (Rt - 1)) * Lt + lane) * 2, Rt * Lt * 2)
+        off = jnp.where(ok & ~dup, ((slot & (Rt - 1)) * Lt + lane) * 2, Rt * Lt * 2)
         c = dict(c)
         c["tw"] = wr(c["tw"], off, jnp.stack([slot, _i(f)]))
         cap = 2 * x.N

@@ -19,6 +19,7 @@ from pathlib import Path
 from ..numtext import compare, plain
 from ..studies.cubic.derive import cubic
 from ..studies.d2tcp.derive import d2tcp
+from ..studies.dcqcn.derive import dcqcn
 from ..studies.dctcp.derive import dctcp_fixed_points, dctcp_normalization
 from ..studies.dctcp.derive_ack_clock import dctcp_ack_clock
 from ..studies.dctcp.derive_delack import dctcp_delack
@@ -79,6 +80,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     timely_network,
     dwtcp_scout_amplification,
     hpcc,
+    dcqcn,
 )
 
 
