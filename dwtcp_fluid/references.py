@@ -23,6 +23,10 @@ REFERENCES: dict[str, str] = {
     "D2TCP": "B. Vamanan, J. Hasan, T. N. Vijaykumar, Deadline-Aware Datacenter TCP (D2TCP), ACM SIGCOMM 2012",
     "CUBIC": "S. Ha, I. Rhee, L. Xu, CUBIC: A New TCP-Friendly High-Speed TCP Variant, "
     "ACM SIGOPS OSR 42(5), 2008; RFC 9438",
+    "Swift": "G. Kumar et al., Swift: Delay is Simple and Effective for Congestion Control in the Datacenter, "
+    "ACM SIGCOMM 2020",
+    "D3": "C. Wilson, H. Ballani, T. Karagiannis, A. Rowstron, Better Never than Late: Meeting Deadlines in "
+    "Datacenter Networks, ACM SIGCOMM 2011",
 }
 
 
@@ -33,7 +37,7 @@ def cite(tag: str, where: str = "") -> str:
     return f"[{tag}] {where}".rstrip()
 
 
-_TAG = re.compile(r"\[([A-Z0-9][A-Z0-9-]*)\]")
+_TAG = re.compile(r"\[([A-Z0-9][A-Za-z0-9-]*)\]")
 
 
 def tags_in(text: str | None) -> list[str]:

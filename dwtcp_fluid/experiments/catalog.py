@@ -29,6 +29,7 @@ from ..studies.dwtcp import figures_sweep_outcomes as sweep_outcomes
 from ..studies.dwtcp import figures_tuning as tuning_dwtcp
 from ..studies.networks import figures_multihop as multihop
 from ..studies.networks import figures_sweep as network_sweep
+from ..studies.swift import figures as swift
 from ..studies.timely import figures as timely
 from ..studies.timely import figures_network as timely_network
 from ..studies.timely import figures_proxy_signals as proxy_signals
@@ -58,6 +59,7 @@ RECIPES = (
     proxy_signals,
     network_sweep,
     timely_network,
+    swift,
 )
 
 __all__ = [

@@ -15,5 +15,7 @@ from .dctcp_window import DctcpWindowFluid as DctcpWindowFluid
 from .dwtcp import DWTCP_PAPER as DWTCP_PAPER
 from .dwtcp import DwtcpFluid as DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid as DwtcpBusyFluid
+from .swift import SwiftFluid as SwiftFluid
+from .swift import SwiftParams as SwiftParams
 from .timely import TimelyFluid as TimelyFluid
 from .timely import TimelyParams as TimelyParams

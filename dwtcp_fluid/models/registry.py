@@ -24,6 +24,7 @@ from .dctcp_window import DctcpLagFluid, DctcpWindowFluid
 from .dwtcp import DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid
 from .dwtcp_scout import DwtcpScoutFluid
+from .swift import SwiftFluid, SwiftParams
 from .timely import TimelyFluid, TimelyParams
 from .timely_network import TimelyNetwork, TimelyNetworkParams
 
@@ -217,5 +218,17 @@ register_model(
         CubicParams(link=LinkParams(capacity="950Mbps", rtt="1ms"), flows=(1, 3), buffer=100.0, c=400.0),
         (-0.05, -0.02, 60.0, 45.0, 42.0, 31.5, 60.0),
         (0.0, 0.01),
+    )
+)
+# Swift: two groups (2 and 3 flows) at 10 Gbps, 20 µs, starting at unequal windows above the target: the windows
+# decrease, cross the target and switch to the additive increase (the per-ACK test D ⋛ T, read from the delayed queue)
+register_model(
+    ModelCase(
+        "swift",
+        SwiftFluid(groups=2),
+        SwiftParams(flows=(2, 3)),
+        (8.0, 4.0, 30.0),
+        (0.0, 0.002),
+        agreement=2e-3,  # RK4 steps across the AI/MD switch
     )
 )

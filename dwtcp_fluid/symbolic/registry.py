@@ -33,6 +33,7 @@ from ..studies.dwtcp.derive_regime import dwtcp_regime
 from ..studies.dwtcp.derive_variants import dwtcp_variants
 from ..studies.networks.derive_leafspine import leafspine
 from ..studies.networks.derive_multihop import multihop
+from ..studies.swift.derive import swift
 from ..studies.timely.derive import timely
 from ..studies.timely.derive_network import timely_network
 from .derivation import Derivation, StepCheckError
@@ -75,6 +76,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     multihop,
     leafspine,
     timely_network,
+    swift,
 )
 
 

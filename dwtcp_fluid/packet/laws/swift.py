@@ -50,6 +50,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
+from ...formulas import swift_flow_scaling
 from .base import FLOAT, INT, Events, Law, LawOption
 from .registry import register_law
 from .timely import _link, _us
@@ -95,9 +96,7 @@ def swift_params(link: Any = None, **over: float) -> dict[str, float]:
 
 def flow_scaling(w: Any, p: Mapping[str, Any], xp: Any = jnp) -> Any:
     """fs(w) = clip(fs_α/√w + fs_β, 0, fs_range), [Swift] §3.5 (slots; ``w`` packets)."""
-    a = p["fs_range"] / (1.0 / xp.sqrt(p["fs_min_cwnd"]) - 1.0 / xp.sqrt(p["fs_max_cwnd"]))
-    b = -a / xp.sqrt(p["fs_max_cwnd"])
-    return xp.minimum(xp.maximum(a / xp.sqrt(xp.maximum(w, 1e-9)) + b, 0.0), p["fs_range"])
+    return swift_flow_scaling(xp.maximum(w, 1e-9), p["fs_range"], p["fs_min_cwnd"], p["fs_max_cwnd"], xp)
 
 
 def target_delay(w: Any, p: Mapping[str, Any], xp: Any = jnp) -> Any:
