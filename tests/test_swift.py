@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -39,9 +41,16 @@ def _fs(w: float) -> float:
     return min(max(a / math.sqrt(w) - a / 4.0, 0.0), 8.0)
 
 
-def _feed(events, law="swift", **over):
+@functools.lru_cache(maxsize=4)
+def _step(split: str):
+    """The law's step, compiled once per option (op-by-op dispatch of every event would dominate the tests)."""
+    lw = get_law("swift", split=split)
+    return lw, jax.jit(lw.step)
+
+
+def _feed(events, **over):
     """Feed one flow's law (t, rtt sample, kind) events; return (fcwnd, cwnd, rate) after each."""
-    lw = get_law(law, **over.pop("options", {}))
+    lw, step = _step(over.pop("options", {}).get("split", "fabric"))
     p = {k: F(v) for k, v in {**HAND, **over}.items()}
     s = lw.init(p, 1)
     out = []
@@ -55,7 +64,7 @@ def _feed(events, law="swift", **over):
             rtt_sample=jnp.asarray([rtt], F),
             rtt=F(19.0),
         )
-        s = lw.step(s, ev, p)
+        s = step(s, ev, p)
         out.append((float(s["fcwnd"][0]), float(s["cwnd"][0]), float(s["rate"][0])))
     return out
 
@@ -131,3 +140,62 @@ def test_defaults_follow_the_link_and_bad_options_are_refused():
     with pytest.raises(ValueError, match="split"):
         get_law("swift", split="host")
     np.testing.assert_allclose(p["min_cwnd"], 10 / 1500)
+
+
+# --- fluid model, fixed point, stability region -----------------------------------------------------------------
+
+
+def test_fixed_point_against_the_cubic_solved_by_numpy():
+    from dwtcp_fluid.models.swift import SwiftParams
+    from dwtcp_fluid.studies.swift.analysis import fixed_point
+
+    for n, rtt in ((2, "20us"), (10, "100us"), (64, "10us")):
+        P = SwiftParams(link=LinkParams(capacity="10Gbps", rtt=rtt), flows=(n,))
+        C, d = P.link.C, P.link.d
+        T0 = P.base_target + P.hops * P.h
+        a = P.fs_range / (1 / math.sqrt(P.fs_min_cwnd) - 1 / math.sqrt(P.fs_max_cwnd))
+        b = -a / math.sqrt(P.fs_max_cwnd)
+        s = [z.real for z in np.roots([n, 0.0, -C * (T0 + b), -C * a]) if abs(z.imag) < 1e-9 and z.real > 0]
+        assert len(s) == 1
+        w_hand = s[0] ** 2
+        assert P.fs_min_cwnd < w_hand < P.fs_max_cwnd  # inside the scaled range at these settings
+        w, q = fixed_point(P)
+        assert w == pytest.approx(w_hand, rel=1e-9)
+        assert q == pytest.approx(C * (n * w_hand / C - d) - 1, rel=1e-9)
+
+
+def test_critical_ratio_puts_a_root_on_the_imaginary_axis():
+    from dwtcp_fluid.studies.swift.analysis import critical_ratio, crossing_frequency
+
+    for beta, kappa in ((0.8, 0.0), (0.8, 0.3), (3.0, 0.05), (1.5, 1.0)):
+        w, r = crossing_frequency(beta, kappa), critical_ratio(beta, kappa)
+        mu = 1j * w
+        f = mu**2 + mu + beta * np.exp(-mu * r) * (kappa * mu + kappa + 1)
+        assert abs(f) < 1e-9 * (1 + w**2)
+    # κ = 0: ω⁴ + ω² = β², r* = atan(1/ω)/ω (by hand at β = 0.8: ω² = (√3.56 − 1)/2)
+    w = math.sqrt((math.sqrt(1 + 4 * 0.64) - 1) / 2)
+    assert critical_ratio(0.8, 0.0) == pytest.approx(math.atan(1 / w) / w, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_linear_verdict_of_the_cross_check_settings():
+    from dwtcp_fluid.studies.swift.analysis import critical_beta, linear_abscissa, normalized
+    from dwtcp_fluid.studies.swift.checks import SETTINGS
+
+    for s in SETTINGS:
+        r, k, _ = normalized(s.params())
+        assert 0 < r < 1 and 0 <= k < 1
+        assert (linear_abscissa(s.params()) < 0) == (s.beta < critical_beta(r, k))
+    assert {s.beta for s in SETTINGS} == {0.8, 3.0}
+
+
+@pytest.mark.slow
+def test_packet_law_agrees_with_the_fluid_model_at_every_setting():
+    from dwtcp_fluid.judge import run_check
+    from dwtcp_fluid.studies.swift.checks import CHECK
+
+    res = run_check(CHECK)
+    classes = [r.run_class for r in res.rows]
+    assert "stable" in classes and "oscillating" in classes
+    bad = [(r.name, r.verdicts["fluid"].checks) for r in res.rows if not r.agree]
+    assert not bad, bad
