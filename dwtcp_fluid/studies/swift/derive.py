@@ -158,7 +158,7 @@ def _linear_steps() -> list[Step]:
     A1n = np.array(A1g.subs(sub).evalf(), dtype=float)
     mu, rr, kk = y["mu"], y["r"], y["kappa"]
     normal = mu**2 + mu + y["beta"] * sp.exp(-mu * rr) * (kk * mu + kk + 1)
-    tol = 1e-9 * max(abs(A0n).max(), abs(A1n).max())
+    tol = float(1e-9 * max(abs(A0n).max(), abs(A1n).max()))
 
     return [
         Step(
