@@ -15,6 +15,7 @@ from pathlib import Path
 # (add a new one here)
 from ..studies.cubic import figures as cubic
 from ..studies.d2tcp import figures as d2tcp
+from ..studies.d3 import figures as d3
 from ..studies.dctcp import figures_hybrid as hybrid
 from ..studies.dctcp import figures_limit_cycles as limit_cycles
 from ..studies.dctcp import figures_phase as phase_dctcp
@@ -60,6 +61,7 @@ RECIPES = (
     network_sweep,
     timely_network,
     swift,
+    d3,
 )
 
 __all__ = [
