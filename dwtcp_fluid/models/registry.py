@@ -228,7 +228,7 @@ register_model(
         SwiftFluid(groups=2),
         SwiftParams(flows=(2, 3)),
         (8.0, 4.0, 30.0),
-        (0.0, 0.002),
+        (0.0, 0.0006),
         agreement=2e-3,  # RK4 steps across the AI/MD switch
     )
 )
