@@ -139,7 +139,7 @@ class Swift(Law):
         LawOption("--hop-scale", 'Swift per-hop target scaling h, a time ("3.05us"). htsim: 20 µs/6.55.',
                   round(HTSIM_BASE_US / 6.55, 6), param="h", lo=0.0, hi=1e8, convert=lambda v, link: _us(v, link),
                   unit="us"),
-        LawOption("--hops", "Swift hop count of the path in the target, ≥ 0 (one bottleneck: 1).", 1.0,
+        LawOption("--swift-hops", "Swift hop count of the path in the target, ≥ 0 (one bottleneck: 1).", 1.0,
                   param="hops", lo=0.0, hi=64.0),
         LawOption("--fs-range", 'Swift flow-scaling range fs_range, a time ("100us"). htsim: 5 × 20 µs.',
                   5.0 * HTSIM_BASE_US, param="fs_range", lo=0.0, hi=1e8, convert=lambda v, link: _us(v, link),
