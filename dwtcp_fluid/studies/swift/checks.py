@@ -46,7 +46,16 @@ from ...models.swift import SwiftFluid, SwiftParams
 from ...params import LinkParams
 from .analysis import fixed_point, linear_abscissa
 
-__all__ = ["TOLERANCES", "CLASS_TOLERANCES", "SETTINGS", "CHECK", "Setting", "packet_run", "fluid_run"]
+__all__ = [
+    "TOLERANCES",
+    "CLASS_TOLERANCES",
+    "SETTINGS",
+    "CHECK",
+    "Setting",
+    "packet_run",
+    "fluid_run",
+    "compare_swift",
+]
 
 _W = ("w_1", "w_2")
 #: Tolerances: windows and queues in packets, utilization and relative bounds dimensionless.
@@ -233,3 +242,24 @@ def _check() -> CrossCheck[Setting]:
 
 #: The cross-check of ``packet compare-fluid --law swift``.
 CHECK: CrossCheck[Setting] = register_check(_check())
+
+
+def compare_swift(settings: tuple[Setting, ...] = SETTINGS, *, seed: int = 0) -> list[dict[str, Any]]:
+    """Every setting through both cores, classified and checked against :data:`TOLERANCES`.
+
+    Parameters
+    ----------
+    settings : tuple of Setting
+        The comparisons to run (default :data:`SETTINGS`: four stable settings, two beyond the boundary).
+    seed : int
+        Seed of the packet runs.
+
+    Returns
+    -------
+    list of dict
+        ``{setting, class, checks, agree, packet, fluid}`` per setting; windows and queues in packets.
+    """
+    from ...judge import run_check
+
+    res = run_check(CHECK, settings, seed=seed)
+    return [CHECK.row(r) for r in res.rows]  # type: ignore[misc]
