@@ -38,8 +38,19 @@ def numeric(P: SwiftParams) -> dict[str, float]:
 
 
 def fixed_point(P: SwiftParams) -> tuple[float, float]:
-    """(w*, q*): the root of N·w = C·(T_0 + fs(w)) (strictly increasing in w: fs decreases) and
-    q* = C·(T* − d) − 1, the queue whose measured delay equals the target (packets)."""
+    """The fixed point of Swift's fluid model (``proofs/swift.md``).
+
+    Parameters
+    ----------
+    P : SwiftParams
+        The setting (its flow groups are pooled: N = Σ N_i).
+
+    Returns
+    -------
+    (float, float)
+        w*, the root of N·w = C·(T_0 + fs(w)) (strictly increasing in w: fs decreases), and q* = C·(T* − d) − 1,
+        the queue whose measured delay equals the target (both in packets).
+    """
     p = numeric(P)
     C, N = p["C"], p["N"]
 
