@@ -107,13 +107,17 @@ class Setting:
     beta: float = 0.8
     ai: float = 1.0
     duration: float = 0.02
+    #: the flow-scaling range (s); None: htsim's 100 µs, 0: no flow scaling
+    fs_range: float | None = None
 
     def params(self) -> SwiftParams:
+        extra = {} if self.fs_range is None else {"fs_range": self.fs_range}
         return SwiftParams(
             link=LinkParams(capacity=self.capacity, rtt=self.rtt),
             flows=self.flows,
             beta=self.beta,
             ai=self.ai,
+            **extra,
         )
 
 
