@@ -231,6 +231,11 @@ _LAZY: dict[str, tuple[str, str]] = {
     "plot_condition_map": ("studies.dwtcp.plots_sweep_maps", "plot_condition_map"),
     "plot_outcome_maps": ("studies.dwtcp.plots_sweep_outcomes", "plot_outcome_maps"),
     "plot_packet_vs_fluid": ("plots.packet", "plot_packet_vs_fluid"),
+    "SwiftFluid": ("models.swift", "SwiftFluid"),
+    "SwiftParams": ("models.swift", "SwiftParams"),
+    "swift_fixed_point": ("studies.swift.analysis", "fixed_point"),
+    "compare_swift": ("studies.swift.checks", "compare_swift"),
+    "SWIFT_TOLERANCES": ("studies.swift.checks", "TOLERANCES"),
     # subpackages, for what the flat names do not cover (a subpackage's name is its module once imported:
     # no verb may share one, e.g. ``sweep``)
     "plots": ("plots", ""),

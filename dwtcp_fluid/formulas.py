@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["kbar_star", "dctcp_fixed_point_normalized", "dctcp_fixed_point_queue"]
+__all__ = ["kbar_star", "dctcp_fixed_point_normalized", "dctcp_fixed_point_queue", "swift_flow_scaling"]
 
 
 def kbar_star(bdp: Any, beta: Any) -> Any:
@@ -39,3 +39,14 @@ def dctcp_fixed_point_queue(flows: Any, bdp: Any) -> Any:
     ``flows``: N; ``bdp``: C·d in packets.
     """
     return 2.0 * flows - bdp
+
+
+def swift_flow_scaling(w: Any, fs_range: Any, fs_min_cwnd: Any, fs_max_cwnd: Any, xp: Any = np) -> Any:
+    """Swift's flow-count scaling of the target delay, [Swift] §3.5: fs(w) = clip(α/√w + β, 0, fs_range) with
+    α = fs_range/(1/√fs_min_cwnd − 1/√fs_max_cwnd) and β = −α/√fs_max_cwnd, so fs = fs_range at w = fs_min_cwnd
+    and 0 at w = fs_max_cwnd (``w`` and the bounds in packets; the result in the unit of ``fs_range``). Written
+    against the array namespace ``xp`` (NumPy, ``jax.numpy``, the models' SymPy namespace): the packet law
+    and the fluid model both call it.
+    """
+    a = fs_range / (1.0 / xp.sqrt(fs_min_cwnd) - 1.0 / xp.sqrt(fs_max_cwnd))
+    return xp.minimum(xp.maximum(a / xp.sqrt(w) - a / xp.sqrt(fs_max_cwnd), 0.0), fs_range)

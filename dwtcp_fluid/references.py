@@ -28,6 +28,10 @@ REFERENCES: dict[str, str] = {
     "DCQCN": "Y. Zhu et al., Congestion Control for Large-Scale RDMA Deployments, ACM SIGCOMM 2015",
     "ECN-OR-DELAY": "Y. Zhu, M. Ghobadi, V. Misra, J. Padhye, ECN or Delay: Lessons Learnt from Analysis of DCQCN "
     "and TIMELY, ACM CoNEXT 2016",
+    "Swift": "G. Kumar et al., Swift: Delay is Simple and Effective for Congestion Control in the Datacenter, "
+    "ACM SIGCOMM 2020",
+    "D3": "C. Wilson, H. Ballani, T. Karagiannis, A. Rowstron, Better Never than Late: Meeting Deadlines in "
+    "Datacenter Networks, ACM SIGCOMM 2011",
 }
 
 
@@ -38,7 +42,7 @@ def cite(tag: str, where: str = "") -> str:
     return f"[{tag}] {where}".rstrip()
 
 
-_TAG = re.compile(r"\[([A-Z0-9][A-Z0-9-]*)\]")
+_TAG = re.compile(r"\[([A-Z0-9][A-Za-z0-9-]*)\]")
 
 
 def tags_in(text: str | None) -> list[str]:

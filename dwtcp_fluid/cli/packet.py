@@ -35,7 +35,7 @@ def compare_fluid(
         "dctcp",
         "--law",
         help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model), "
-        "d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model).",
+        "d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model), swift (its fluid model).",
     ),
     flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
     capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps").'),

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..studies.cubic import figures as cubic
 from ..studies.d2tcp import figures as d2tcp
 from ..studies.dcqcn import figures as dcqcn
+from ..studies.d3 import figures as d3
 from ..studies.dctcp import figures_hybrid as hybrid
 from ..studies.dctcp import figures_limit_cycles as limit_cycles
 from ..studies.dctcp import figures_phase as phase_dctcp
@@ -32,6 +33,7 @@ from ..studies.dwtcp import figures_tuning as tuning_dwtcp
 from ..studies.hpcc import figures as hpcc
 from ..studies.networks import figures_multihop as multihop
 from ..studies.networks import figures_sweep as network_sweep
+from ..studies.swift import figures as swift
 from ..studies.timely import figures as timely
 from ..studies.timely import figures_network as timely_network
 from ..studies.timely import figures_proxy_signals as proxy_signals
@@ -64,6 +66,8 @@ RECIPES = (
     dwtcp_claims,
     hpcc,
     dcqcn,
+    swift,
+    d3,
 )
 
 __all__ = [

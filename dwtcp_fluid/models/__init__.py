@@ -17,5 +17,7 @@ from .dwtcp import DwtcpFluid as DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid as DwtcpBusyFluid
 from .hpcc import HpccFluid as HpccFluid
 from .hpcc import HpccParams as HpccParams
+from .swift import SwiftFluid as SwiftFluid
+from .swift import SwiftParams as SwiftParams
 from .timely import TimelyFluid as TimelyFluid
 from .timely import TimelyParams as TimelyParams

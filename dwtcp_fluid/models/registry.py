@@ -26,6 +26,7 @@ from .dwtcp import DwtcpFluid
 from .dwtcp_busy import DwtcpBusyFluid
 from .dwtcp_scout import DwtcpScoutFluid
 from .hpcc import HpccFluid, HpccParams
+from .swift import SwiftFluid, SwiftParams
 from .timely import TimelyFluid, TimelyParams
 from .timely_network import TimelyNetwork, TimelyNetworkParams
 
@@ -228,3 +229,15 @@ register_model(
 # DCQCN, 2 flows at 40 Gbps, 20 µs, starting at line rate with α = 1 above K_min: the CP's ramp, the cuts and the
 # increase terms all act within the span
 register_model(ModelCase("dcqcn", DcqcnFluid(), DcqcnParams(), (3.0e6, 3.2e6, 1.0, 100.0), (0.0, 0.00015)))
+# Swift: two groups (2 and 3 flows) at 10 Gbps, 20 µs, starting at unequal windows above the target: the windows
+# decrease, cross the target and switch to the additive increase (the per-ACK test D ⋛ T, read from the delayed queue)
+register_model(
+    ModelCase(
+        "swift",
+        SwiftFluid(groups=2),
+        SwiftParams(flows=(2, 3)),
+        (8.0, 4.0, 30.0),
+        (0.0, 0.0006),
+        agreement=2e-3,  # RK4 steps across the AI/MD switch
+    )
+)

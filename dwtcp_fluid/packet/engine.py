@@ -89,6 +89,13 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
         feats.add("mixed")
     if np.any(a["red_pmax"] > 0):
         feats.add("red")
+    if any(law.switch_width for law in laws):
+        if len(laws) > 1:
+            raise ValueError(
+                f"law={'+'.join(law.name for law in laws)!r} is invalid: a law that keeps state at the switch "
+                "runs alone (accepted one law)"
+            )
+        feats.add("switch")
     rtt_max = int(a["rtt"].max())
     jit = int(np.ceil(a["jitter_table"].max()))
     rtts = a["rtt"].reshape(-1, n)
@@ -237,6 +244,8 @@ def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
         c["intw"] = jnp.zeros(((spec.ack_rows + 1) * spec.ack_lanes * IE,), INT)
         c["int_now"] = jnp.zeros((IE,), INT)
         c["txc"] = z
+    if spec.has("switch"):
+        c["sw"] = jnp.zeros((N + 1, spec.laws[0].switch_width), FLOAT)  # the spare row N takes void writes
     return c
 
 

@@ -119,8 +119,12 @@ def _ack(x: Ctx, c: dict, F: dict, fi: dict, e: Any, t: Any) -> tuple[dict, dict
     F["una"] = F["una"] + k + nl
     F["acked"] = F["acked"] + k
     F["last"] = jnp.where(data, t, F["last"])
-    F["finish"] = jnp.where(data & (F["acked"] >= fi["size"]) & (F["finish"] == NEVER), t, F["finish"])
+    done = data & (F["acked"] >= fi["size"]) & (F["finish"] == NEVER)
+    F["finish"] = jnp.where(done, t, F["finish"])
     c = dict(c)
+    if x.has("switch"):  # the FIN releases the flow's row of the switch table
+        row = jnp.where(done, f, x.N)
+        c["sw"] = c["sw"].at[row].set(0.0)
     c["marks"] = c["marks"] + jnp.where(mark, k, 0)
     extra = {}
     if x.has("rtt"):
@@ -240,6 +244,27 @@ def on_wake(x: Ctx, c: dict, f: Any, t: Any) -> dict:
     return _settle(x, c, f, F, fi, t, w)
 
 
+def _at_switch(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any, acc: Any) -> tuple[dict, dict]:
+    """The law's switch hook on an accepted packet (:meth:`~.laws.base.Law.at_switch`): the flow's law state and
+    the switch table, both kept only when the packet was accepted."""
+    law = x.spec.laws[0]
+    F = integrate(F, fi, t)  # the window integrals up to now, before the hook may change the window
+    s = x.lay.law_state(0, F)
+    pkt = {"t": t, "seq": F["nxt"], "una": F["una"], "size": fi["size"], "deadline": fi["deadline"],
+           "rtt": fi["rtt"].astype(FLOAT), "capacity": jnp.asarray(1.0, FLOAT)}  # fmt: skip
+    s2, table = law.at_switch(s, c["sw"], _i(f), pkt, x.sc["law"][0])
+    s2 = {k: jnp.where(acc, v, s[k]).astype(s[k].dtype) for k, v in s2.items()}
+    F = x.lay.with_law_state(0, F, s2)
+    F["cwnd"] = jnp.asarray(s2["cwnd"], FLOAT)
+    if law.rate_based:
+        F["rate"] = jnp.asarray(s2["rate"], FLOAT)
+    if law.aux:
+        F["aux"] = jnp.asarray(s2[law.aux], FLOAT)
+    c = dict(c)
+    c["sw"] = jnp.where(acc, table, c["sw"])
+    return c, F
+
+
 def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dict, Any]:
     """Flow ``f`` (state ``F``) sends one packet in slot ``t`` if its window and pacing allow: drop-tail enqueue,
     ECN mark at enqueue, the packet filed at its departure slot. Returns whether it may send again next slot."""
@@ -265,6 +290,8 @@ def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dic
     c = dict(c)
     c["dep"] = wr(c["dep"], off, jnp.stack([_i(f), mark.astype(INT), F["pend"], _i(t)]))
     c["qlen"] = c["qlen"] + acc.astype(INT)
+    if spec.has("switch"):
+        c, F = _at_switch(x, c, f, F, fi, t, acc)
     # drops ride on the flow's next accepted packet
     F["pend"] = jnp.where(acc, 0, F["pend"] + drop.astype(INT))
     F["drops"] = F["drops"] + drop.astype(INT)

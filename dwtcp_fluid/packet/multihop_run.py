@@ -147,6 +147,11 @@ def run_topology(
             f"law={lw.name!r} is invalid on {topo.name}: it needs Scouts, which the multi-port core does not "
             f"carry (single bottleneck only); accepted {' | '.join(usable)}"
         )
+    if lw.switch_width:  # the multi-port core has no per-switch law state
+        raise ValueError(
+            f"law={lw.name!r} is invalid on {topo.name}: it keeps state at the switch, which the multi-port core "
+            "does not carry (single bottleneck only)"
+        )
     ls = None
     if topo.kind == "leaf-spine":
         if not isinstance(flows, int):

@@ -36,6 +36,7 @@ from ..studies.dwtcp.derive_variants import dwtcp_variants
 from ..studies.hpcc.derive import hpcc
 from ..studies.networks.derive_leafspine import leafspine
 from ..studies.networks.derive_multihop import multihop
+from ..studies.swift.derive import swift
 from ..studies.timely.derive import timely
 from ..studies.timely.derive_network import timely_network
 from .derivation import Derivation, StepCheckError
@@ -81,6 +82,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     dwtcp_scout_amplification,
     hpcc,
     dcqcn,
+    swift,
 )
 
 

@@ -29,6 +29,12 @@ Every data ACK carries ``ev.ack``, ``ev.n_acked`` (packets it acknowledges, 1 wi
 at that rate, and ``cwnd`` is only a cap. A law that needs to act between its events (DWTCP's decrease fires as
 soon as a Scout is late) returns the next slot it must be called at from :meth:`Law.next_wake`.
 
+**At the switch.** A law whose :attr:`Law.switch_width` is k > 0 keeps k numbers per flow at the bottleneck switch
+(a table ``[flows, k]``, zero at the start): each packet of the flow that the switch accepts calls
+:meth:`Law.at_switch` with the flow's law state and the table, which may update both (a router's rate allocation:
+the grant is stored in the sender's state and the law applies it when the packet's ACK arrives, one RTT later).
+A flow's row is cleared when it finishes (its FIN releases what it held). Single-bottleneck runs of one law.
+
 Units: windows in packets, time in slots (one slot = one data packet's transmission time L/C at the bottleneck).
 """
 
@@ -283,6 +289,8 @@ class Law:
     rate_based: ClassVar[bool] = False
     #: Command-line flags of the law.
     options: ClassVar[tuple[LawOption, ...]] = ()
+    #: Numbers per flow the law keeps at the bottleneck switch (0: none; see the module docstring).
+    switch_width: ClassVar[int] = 0
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -320,6 +328,16 @@ class Law:
         at base RTT ``rtt`` (slots) with a ``buffer``-packet queue (``p``: the law's parameters in the engine's
         units; ``slot_s``: the slot in seconds, for the message). Empty: nothing to say."""
         return ()
+
+    def at_switch(
+        self, s: dict[str, Any], table: Any, f: Any, pkt: Mapping[str, Any], p: Mapping[str, Any]
+    ) -> tuple[dict[str, Any], Any]:
+        """A packet of flow ``f`` is accepted at the switch: the new law state and switch table ``[flows,
+        switch_width]`` (float32). ``pkt`` holds ``t`` (slot), ``seq`` (the packet's number, 0-based), ``una``
+        (packets acknowledged or lost), ``size`` (packets), ``deadline`` (slot, :data:`NEVER`: none), ``rtt``
+        (the flow's base RTT, slots) and ``capacity`` (packets per slot). Called only when
+        :attr:`switch_width` > 0."""
+        return s, table
 
     def next_wake(self, s: Mapping[str, Any], ev: Events, p: Mapping[str, Any]) -> Any:
         """The next slot after ``ev.t`` at which the law must be called without an ACK (:data:`NEVER`: none)."""

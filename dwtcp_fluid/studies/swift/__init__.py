@@ -1,0 +1,1 @@
+"""Swift ([Swift]): the packet law against its fluid model, the fixed point and the stability region."""
