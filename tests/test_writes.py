@@ -182,8 +182,12 @@ def test_an_interrupt_while_the_temporary_file_is_created_leaves_nothing(tmp_pat
         return made
 
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
-    before = signal.getsignal(signal.SIGINT)
-    with pytest.raises(KeyboardInterrupt):
-        atomic.write_text(tmp_path / "r.json", "{}")
-    assert list(tmp_path.iterdir()) == []
-    assert signal.getsignal(signal.SIGINT) is before
+    # Python's own SIGINT handler, whatever an earlier test in this process left installed
+    outer = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            atomic.write_text(tmp_path / "r.json", "{}")
+        assert list(tmp_path.iterdir()) == []
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, outer)
