@@ -23,7 +23,7 @@ from .checks_dynamics import (
     senders_table,
 )
 
-__all__ = ["DYNAMICS_SETTINGS", "DYNAMICS_CLAIMS", "build_dynamics", "plot_dynamics"]
+__all__ = ["DYNAMICS_SETTINGS", "DYNAMICS_CLAIMS", "build_dynamics", "dynamics_summary", "plot_dynamics"]
 
 #: The settings of the dynamics runs (recorded with the data).
 DYNAMICS_SETTINGS: dict[str, Any] = {
@@ -49,7 +49,7 @@ DYNAMICS_SETTINGS: dict[str, Any] = {
 def build_dynamics() -> dict[str, Any]:
     """Every dynamics run at :data:`DYNAMICS_SETTINGS`."""
     s = DYNAMICS_SETTINGS
-    return {
+    dyn = {
         "settings": {k: list(v) if isinstance(v, tuple) else v for k, v in s.items()},
         "join_leave": join_leave_table(step=s["join_leave_step_s"], seeds=s["join_leave_seeds"]),
         "fig9": alpha_beta_table(
@@ -62,6 +62,45 @@ def build_dynamics() -> dict[str, Any]:
         "senders": senders_table(s["senders"], duration=s["senders_duration_s"], seeds=s["senders_seeds"]),
         "capacity": capacity_table(seeds=s["capacity_seeds"]),
         "long_haul": long_haul_table(duration=s["long_haul_duration_s"], seeds=s["long_haul_seeds"]),
+    }
+    return dyn | {"summary": dynamics_summary({"dynamics": dyn})}
+
+
+def dynamics_summary(d: dict[str, Any]) -> dict[str, Any]:
+    """The numbers the claims table shows, over seeds: per law, Fig. 7's median convergence time after joins and
+    after leaves (ms, None: the median event never converged), the leaves never converged, mean Jain index,
+    utilization and queue; Fig. 15's mean queue and Jain per law and N; Fig. 9's utilization and Jain per case;
+    Fig. 17's times to 90 % utilization (s, per seed)."""
+    laws = ("newreno", "dctcp", "dwtcp")
+
+    def med(law: str, kind: str) -> float | None:
+        v = float(np.median(_events(d, law, kind)))
+        return v * 1e3 if np.isfinite(v) else None
+
+    dyn = d["dynamics"]
+    f9 = {f"{m}-{b:g}": {k: float(np.mean(_f9(d, m, b, k))) for k in ("utilization", "jain_mean", "queue_mean")}
+          for m, b in [("static", 1e-3)] + [("dynamic", b) for b in dyn["settings"]["fig9_betas"]]}  # fmt: skip
+    return {
+        "fig7": {
+            law: {
+                "join_ms": med(law, "join"),
+                "leave_ms": med(law, "leave"),
+                "leaves_never": sum(not np.isfinite(v) for v in _events(d, law, "leave")),
+                "leaves": len(_events(d, law, "leave")),
+            }
+            | {k: float(np.mean(_jl(d, law, k))) for k in ("jain_mean", "utilization", "queue_mean")}
+            for law in laws
+        },  # fmt: skip
+        "fig15": {
+            f"{law}-{n}": {
+                k: float(np.mean([r[k] for r in dyn["senders"] if r["law"] == law and r["flows"] == n]))
+                for k in ("queue_mean", "jain_mean", "utilization", "drops")
+            }
+            for law in laws
+            for n in dyn["settings"]["senders"]
+        },  # fmt: skip
+        "fig9": f9,
+        "fig17": {law: [r["time_to_util_s"] for r in dyn["long_haul"] if r["law"] == law] for law in laws},
     }
 
 
