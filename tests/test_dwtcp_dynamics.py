@@ -70,3 +70,19 @@ def test_traces_carry_the_link_rate_and_fair_share():
         assert tr["fair"][sel].mean() == pytest.approx(share, rel=0.01)  # whole service slots per chunk: mean
         assert tr["thr"][sel].sum(1).mean() == pytest.approx(5 * share * tr["util"][sel].mean(), rel=0.01)
         assert tr["util"][sel].mean() > 0.99
+
+
+def test_the_recorded_dynamics_are_at_the_stated_settings():
+    """docs/data/dwtcp-claims.json's dynamics were run at figures_dynamics.DYNAMICS_SETTINGS, and the summary the
+    claims table shows is the summary of the recorded runs."""
+    import json
+    from pathlib import Path
+
+    from dwtcp_fluid.studies.dwtcp.figures_dynamics import DYNAMICS_SETTINGS, dynamics_summary
+
+    rec = json.loads((Path(__file__).parents[1] / "docs" / "data" / "dwtcp-claims.json").read_text("utf-8"))
+    dyn = rec["data"]["dynamics"]
+    assert dyn["settings"] == {
+        k: list(v) if isinstance(v, tuple) else v for k, v in DYNAMICS_SETTINGS.items()
+    }
+    assert json.loads(json.dumps(dynamics_summary(rec["data"]))) == dyn["summary"]
