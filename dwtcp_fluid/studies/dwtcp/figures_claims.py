@@ -1,5 +1,6 @@
 """[DWTCP]'s body, judged claim by claim in the packet core: the Scout premise (§2.1, §3.2) and the
-microbenchmark with the DCTCP-at-small-K question (§2.2, §2.3, §6.3 against [DCTCP-A] §3.3).
+microbenchmark with the DCTCP-at-small-K question (§2.2, §2.3, §6.3 against [DCTCP-A] §3.3); the dynamics claims
+(§5.2, §5.4, App. B) come from :mod:`.figures_dynamics`.
 
 Each claim of the registered figure ``dwtcp_claims`` states the paper's number, ours, the verdict (reproduced /
 refuted / depends) and the setting; the data (:func:`build_dwtcp_claims`) are recorded into
@@ -18,6 +19,7 @@ from ...experiments.figure import Claim, Figure, register
 from .analysis_priority import amplification_band
 from .checks_micro import k_sweep, micro_table
 from .checks_scouts import TOLERANCES, amplification_table, onset_table, theory_gaps
+from .figures_dynamics import DYNAMICS_CLAIMS, build_dynamics, plot_dynamics
 
 __all__ = ["build_dwtcp_claims", "plot_dwtcp_claims", "record", "SETTINGS"]
 
@@ -78,6 +80,7 @@ def build_dwtcp_claims(quick: bool) -> dict[str, Any]:
         "micro": micro,
         "ksweep": ks,
         "testbed": testbed,
+        "dynamics": build_dynamics(),
     }
 
 
@@ -197,14 +200,15 @@ def _c_where(d: dict[str, Any]) -> tuple[bool, str]:
 
 
 def plot_dwtcp_claims(data: dict[str, Any]) -> Any:
-    """Four panels: Scout/data wait ratio vs load (packet core, slotted theory, Cobham, the 5-15 band); Scout-loss
-    lead vs ramp; microbenchmark FCT and queue; DCTCP utilization vs K."""
+    """Six panels: Scout/data wait ratio vs load (packet core, slotted theory, Cobham, the 5-15 band); Scout-loss
+    lead vs ramp; microbenchmark FCT and queue; DCTCP utilization vs K; the dynamics panels
+    (:func:`.figures_dynamics.plot_dynamics`)."""
     import matplotlib.pyplot as plt
 
     from ...plots.style import apply_style
 
     apply_style()
-    fig, ax = plt.subplots(2, 2, figsize=(10, 7))
+    fig, ax = plt.subplots(3, 2, figsize=(10, 10.5))
     a = ax[0, 0]
     rows = data["amplification"] + data["amplification_high"]
     rr = np.linspace(0.3, 0.995, 300)
@@ -253,6 +257,7 @@ def plot_dwtcp_claims(data: dict[str, Any]) -> Any:
     a.set_ylabel("utilization")
     a.legend(fontsize=7)
     a.set_title("DCTCP throughput vs K ([DCTCP-A] Fig. 10)")
+    plot_dynamics(ax[2], data)
     fig.tight_layout()
     return fig
 
@@ -319,7 +324,8 @@ register(
                 "utilization ≥ 94 % at every K",
                 _c_dctcp_a,
             ),
-        ),
+        )
+        + DYNAMICS_CLAIMS,
     )
 )
 
