@@ -15,8 +15,8 @@ from pathlib import Path
 # (add a new one here)
 from ..studies.cubic import figures as cubic
 from ..studies.d2tcp import figures as d2tcp
-from ..studies.dcqcn import figures as dcqcn
 from ..studies.d3 import figures as d3
+from ..studies.dcqcn import figures as dcqcn
 from ..studies.dctcp import figures_hybrid as hybrid
 from ..studies.dctcp import figures_limit_cycles as limit_cycles
 from ..studies.dctcp import figures_phase as phase_dctcp
