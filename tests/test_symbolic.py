@@ -154,20 +154,22 @@ def test_check_fails_after_a_proof_file_is_edited(rendered, tmp_path):
 
 
 def test_a_proof_number_changed_within_its_tolerance_passes_and_beyond_fails(tmp_path):
-    """proofs/dwtcp_busy.md's period of the return-map step, a number from an adaptive DDE solve: its last digit
-    may change from one CPU to another (one unit is its tolerance); a change of a few units fails the check."""
-    text = checked(["dwtcp_busy"])[1]["dwtcp_busy.md"]
-    start = text.index("N = 2: period \ue000") + len("N = 2: period ")
+    """proofs/dwtcp_equilibrium.md's critical k̄_c/BDP at the guideline β, a number from a root find shown to four
+    decimals: a change of one unit in its last digit (its tolerance) passes the check, a change of five fails."""
+    name = "dwtcp_equilibrium"
+    text = checked([name])[1][f"{name}.md"]
+    start = text.index("BDP for β = 0.001 and \ue000") + len("BDP for β = 0.001 and ")
     end = text.index("\ue002", start) + 1
-    (period,) = marked_numbers(text[start:end])
-    decimals = len(period.text.split(".")[1])
+    (value,) = marked_numbers(text[start:end])
+    decimals = len(value.text.split(".")[1])
     unit = 10.0**-decimals
+    assert value.tol == pytest.approx(unit)
     for delta, ok in ((unit, True), (-unit, True), (5 * unit, False), (-5 * unit, False)):
-        edited = f"{float(period.text) + delta:.{decimals}f}"
+        edited = f"{float(value.text) + delta:.{decimals}f}"
         committed = plain(text[:start]) + edited + plain(text[end:])
-        (tmp_path / "dwtcp_busy.md").write_text(committed, encoding="utf-8")
-        problems = check_all(tmp_path, files={"dwtcp_busy.md": text}, names=["dwtcp_busy"])
-        assert (problems == []) is ok, (period.text, edited, problems)
+        (tmp_path / f"{name}.md").write_text(committed, encoding="utf-8")
+        problems = check_all(tmp_path, files={f"{name}.md": text}, names=[name])
+        assert (problems == []) is ok, (value.text, edited, problems)
         if not ok:
             assert f"{edited} differs from the regenerated" in problems[0]
 
