@@ -79,6 +79,8 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
         feats.add("capacity")
     if any("rtt" in law.signals for law in laws):
         feats.add("rtt")
+        if np.any((a["rtt_noise"] != 0) & ~a["rtt_noise_uniform"]):
+            feats.add("gauss-noise")
     if any(law.rate_based for law in laws):
         feats.update({"rate", "pacing"})
     if np.any(a["access"] < 1.0):

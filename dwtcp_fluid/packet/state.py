@@ -195,7 +195,10 @@ class Scenario(NamedTuple):
 
 
 #: Features a run may switch on; each adds code to the compiled slot loop only when used.
-FEATURES = frozenset({"scouts", "jitter", "loss", "delack", "capacity", "rtt", "rate", "pacing", "mixed"})
+#: (``gauss-noise``: Gaussian RTT noise of nonzero width in some scenario; without it the noise is uniform or zero.)
+FEATURES = frozenset(
+    {"scouts", "jitter", "loss", "delack", "capacity", "rtt", "gauss-noise", "rate", "pacing", "mixed"}
+)
 
 
 @dataclass(frozen=True)
