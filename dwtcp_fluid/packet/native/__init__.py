@@ -1,12 +1,13 @@
 """A native event loop for the packet core: an accelerator of the reference engine, bit-identical on its set.
 
-The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs
-the same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set
-that a single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, or DWTCP flows with their Scouts, needs: no jitter,
-random loss, delayed ACKs, capacity schedule, RTT signal, pacing, rate laws or mixed laws, and no debug residual. It returns the same
+The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs the
+same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set that a
+single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, or TIMELY and Patched
+TIMELY flows (paced at their rate and their access link, RTT samples with uniform noise) needs: no jitter, random
+loss, delayed ACKs, capacity schedule, Gaussian RTT noise or mixed laws, and no debug residual. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
 checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
-drops and losses included).
+drops and losses, paced rates included).
 This second copy of the slot semantics is the one exception to "one definition per mechanism", accepted only
 because it is proven bit-identical: a change of the reference engine must be made here too, or the tests fail.
 

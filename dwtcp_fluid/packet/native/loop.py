@@ -6,24 +6,26 @@ A transcription of the reference (:mod:`..engine`, :mod:`..events`, :mod:`..whee
 :mod:`..records`) for the set of :func:`.unsupported` — one bottleneck, ACK-clocked :class:`~..laws.dctcp.Dctcp`,
 :class:`~..laws.d2tcp.D2tcp` or :class:`~..laws.reno.Reno` flows under any of their sender rules (:mod:`.window`), or
 :class:`~..laws.dwtcp.Dwtcp` flows with their Scouts (:mod:`.scout_law`, :mod:`.scouts`: the strict-priority
-Scout queue served in idle slots), no impairments — keeping every ring as the reference keeps it (ACK wheel lanes,
-timer wheel and overflow list, departure ring, Scout queue, the two halves of the ready list, the seeded rotation
-of simultaneous senders), so that every record is bit-identical. Step numbers below are those of
+Scout queue served in idle slots), or the rate laws :class:`~..laws.timely.Timely` and
+:class:`~..laws.timely_patched.TimelyPatched` (:mod:`.rate_law`) paced at their rate (:mod:`.pacing`), no
+impairments — keeping every ring as the reference keeps it (ACK wheel lanes, timer wheel and overflow list,
+departure ring, Scout queue, the two halves of the ready list, the seeded rotation of simultaneous senders), so
+that every record is bit-identical. Step numbers below are those of
 :mod:`..engine`'s docstring.
 
 **Floating point.** float32 throughout, in the reference's order of operations. XLA:CPU compiles with LLVM's
 floating-point contraction allowed: a product feeding an addition becomes one fused multiply-add. Where the
-reference adds a product — the window integrals ``cw_int + cwnd·n``, DCTCP's ``(1 − g)·α + g·F``, DWTCP's
-``w + α·S/L`` and ``1 − β√w·a`` — the loop writes an explicit FMA (:func:`.core.fma32`) with the operands XLA fuses
-(found by the bit-identity tests: fusing ``g·F`` instead, or not fusing, changes α in the last bit within
-milliseconds). Numba compiles without contraction (no ``fastmath``), so nothing else is fused.
+reference adds a product — the window integrals ``cw_int + cwnd·n``, DCTCP's ``(1 − g)·α + g·F``, DWTCP's ``w +
+α·S/L`` and ``1 − β√w·a``, the rate laws' (:mod:`.rate_law`) — the loop writes an explicit FMA (:func:`.core.fma32`)
+with the operands XLA fuses (found by the bit-identity tests: fusing ``g·F`` instead, or not fusing, changes α in
+the last bit within milliseconds). Numba compiles without contraction (no ``fastmath``), so nothing else is fused.
 
-**Subnormals are flushed to zero**, as XLA:CPU does (it runs with the FTZ and DAZ modes set: a float32 result
-below the smallest normal 2⁻¹²⁶ ≈ 1.18e-38 becomes a zero of the same sign, and such an input reads as zero).
-Numba keeps subnormals, so :func:`.core.ftz32` is applied where one can arise: DCTCP's α and the product g·F
-feeding it (α decays by the factor 1 − g per window without marks: g = 0.999999 reaches 1e-42 in seven windows),
-α/2 in the cut, and DWTCP's α·2⁻ⁿ. Every other float32 quantity (windows ≥ 1, their integrals, ssthresh, Scout
-delays in whole slots) stays far above 2⁻¹²⁶.
+**Subnormals are flushed to zero**, as XLA:CPU does (it runs with the FTZ and DAZ modes set: a float32 result below
+the smallest normal 2⁻¹²⁶ ≈ 1.18e-38 becomes a zero of the same sign, and such an input reads as zero). Numba keeps
+subnormals, so :func:`.core.ftz32` is applied where one can arise: DCTCP's α and the product g·F feeding it (α
+decays by the factor 1 − g per window without marks: g = 0.999999 reaches 1e-42 in seven windows), α/2 in the cut,
+DWTCP's α·2⁻ⁿ, and TIMELY's gradient average and gradient. Every other float32 quantity (windows ≥ 1, their
+integrals, ssthresh, Scout delays in whole slots) stays far above 2⁻¹²⁶.
 
 **Speed** (CPU time per data packet, DCTCP N = 10: 20 ns; the reference 125-140 ns). State lives in flat
 arrays (:mod:`.core`) — one flow in a few cache lines, so the cost per event barely grows with N — and the rings
