@@ -209,7 +209,11 @@ SLOW_CASES.update(
             ("rate", "drops"),
         ),
         "timely-patched-incast-30ms": ("timely-patched", dict(_INCAST, duration="30ms"), ("rate",)),
-        "timely-patched-incast-no-noise": ("timely-patched", dict(_INCAST, rtt_noise=0.0), ("rate",)),
+        "timely-patched-incast-no-noise": (
+            "timely-patched",
+            dict(_INCAST, duration="30ms", rtt_noise=0.0),
+            ("rate",),
+        ),
         # RTT samples without noise (Gaussian of width 0), heterogeneous RTTs
         "timely-rtts": ("timely", dict(flows=10, duration="10ms", rtts=_RTTS, seed=14), ("rate",)),
         "timely-patched-rtts-noise": (
