@@ -343,11 +343,7 @@ def run_scenario(
                     S[f * NS + UNA] += S[f * NS + INFL]
                     S[f * NS + INFL], S[f * NS + PEND], S[f * NS + LAST] = 0, 0, t
                     S[f * NS + TMO] += 1
-                if kind >= LAW_TIMELY:  # a rate law's step without an ACK leaves its state as it is
-                    integrate(S, X, f, t)
-                    w = NEVER
-                else:
-                    w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, False, False, 0, to, 1, 0, 0, F0)
+                w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, False, False, 0, to, 1, 0, 0, F0)
                 if hassc:
                     scout_send(S, cnt, sq, sc, f, t)
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .core import ACCESS, ALPHA, CACHE, F0, F1, JIT, NS, NSFRAC, NSINT, NX, READY
+from .core import ACCESS, ALPHA, F0, F1, JIT, NS, NSFRAC, NSINT, NX, READY
 
 __all__ = ["pace_ok", "pace_send", "pace_wake"]
 
@@ -26,7 +26,7 @@ def pace_ok(S: Any, X: Any, f: int, t: int) -> bool:
     return ns < t or (ns == t and X[f * NX + NSFRAC] <= _EPS)
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(**JIT)
 def pace_send(S: Any, X: Any, lp: Any, f: int, t: int) -> None:
     """:func:`..wheels.pace_schedule` after a send in slot ``t``: the schedule is kept while the flow keeps up
     with it, restarted from ``t`` after an idle spell of more than one slot."""
@@ -40,7 +40,7 @@ def pace_send(S: Any, X: Any, lp: Any, f: int, t: int) -> None:
     X[f * NX + NSFRAC] = nf - whole
 
 
-@njit(cache=CACHE, nogil=True)
+@njit(**JIT)
 def pace_wake(S: Any, X: Any, f: int, t: int, w: int, open_next: bool) -> int:
     """``w`` or the slot the flow's next send comes due, if it waits only for its pacing (its window is open in
     slot ``t`` + 1, ``open_next``, and it is not in the ready list)."""

@@ -21,7 +21,6 @@ from numba import njit
 
 from .core import (
     ALPHA,
-    CACHE,
     DELTA,
     F0,
     F1,
@@ -77,17 +76,11 @@ def rate_step(S: Any, X: Any, lp: Any, kind: int, f: int, ack: bool, k: int, sam
     """One event of flow ``f``: ``k`` packets acknowledged by a data ACK (``ack``) with RTT sample ``sample``.
     Every ``seg`` acknowledged packets (a completion event) the rate moves by Algorithm 1 of [TIMELY]
     (``kind`` :data:`.core.LAW_TIMELY`) or by the patch's gradient weight ([PROXY] §2.2)."""
-    acked = S[f * NS + SEGACK] + (k if ack else 0)
-    if ack and np.float32(acked) >= lp[SEG]:
-        _complete(S, X, lp, kind, f, sample)
-    else:
-        S[f * NS + SEGACK] = acked
-
-
-@njit(cache=CACHE, nogil=True)
-def _complete(S: Any, X: Any, lp: Any, kind: int, f: int, sample: Any) -> None:
-    """A completion event of flow ``f`` (a call, not inlined: one per segment; the loop compiles it once)."""
     b, x = f * NS, f * NX
+    acked = S[b + SEGACK] + (k if ack else 0)
+    if not (ack and np.float32(acked) >= lp[SEG]):
+        S[b + SEGACK] = acked
+        return
     rtt = max(sample - lp[SERIAL], F0)
     prev = X[x + PREVRTT]
     new_diff = F0 if prev <= F0 else rtt - prev
