@@ -87,13 +87,8 @@ CASES = {
     ),
     # the Scout queue (10 Scouts) overflows at the start, idle slots serve Scouts, late Scouts are lost
     "dwtcp-n10": ("dwtcp", dict(flows=10, duration="3ms", seed=3), _SCOUTS + ("marks",)),
-    # the rate laws in the incast: the queue overflows the 2000-packet buffer (every sample above T_high)
+    # TIMELY in the incast: the queue overflows the 2000-packet buffer (every sample above T_high)
     "timely-incast": ("timely", dict(_INCAST, seed=1), ("rate", "drops")),
-    "timely-patched-noise": (
-        "timely-patched",
-        dict(flows=8, duration="5ms", rtt_noise="10us", rtt_noise_dist="uniform", seed=5),
-        ("rate",),
-    ),
 }
 SLOW_CASES = {
     "dctcp-drops-timeouts": (
@@ -203,6 +198,11 @@ SLOW_CASES.update(
 )
 SLOW_CASES.update(
     {
+        "timely-patched-noise": (
+            "timely-patched",
+            dict(flows=8, duration="5ms", rtt_noise="10us", rtt_noise_dist="uniform", seed=5),
+            ("rate",),
+        ),
         "timely-incast-noise100": (
             "timely",
             dict(_INCAST, duration="20ms", rtt_noise=1e-4),
