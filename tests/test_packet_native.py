@@ -5,7 +5,9 @@ these tests prove it equal to the reference on its whole set: DCTCP and Reno (ev
 ``prr`` — Linux's CWR and Recovery with proportional rate reduction, the default —, ``immediate`` and ``hold``; Reno
 without ECN), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (every option; Scouts sent, served, dropped by the full Scout queue and lost;
 parameters chosen so that the float32 multiply-adds whose contraction XLA decides are exercised; runs without a
-Scout), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
+Scout), TIMELY and Patched TIMELY (paced at their rate and at a slower access link; RTT samples without noise and
+with uniform noise; [PROXY]'s incast of :mod:`dwtcp_fluid.packet.scenarios_incast`; gains under which the
+multiply-adds of the gradient average and the decreases are inexact), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
 timer wheel), finite flows with start and stop slots, marking at enqueue and dequeue, heterogeneous RTTs, several
 seeds, flow counts and lengths, and points of the sweep's packet pass at its ring sizes. (The hand-computed
 slot-by-slot tests of ``test_packet_switch.py`` also run through both engines.)
@@ -25,6 +27,7 @@ from dwtcp_fluid.packet.laws.dctcp import Dctcp
 from dwtcp_fluid.packet.laws.dwtcp import Dwtcp
 from dwtcp_fluid.packet.laws.recovery import PRR_RULES
 from dwtcp_fluid.packet.laws.reno import Reno
+from dwtcp_fluid.packet.scenarios_incast import INCAST_FLOWS, INCAST_LINK
 
 _SCOUTS = ("scouts", "scout_drops", "scout_losses")
 #: DWTCP parameters under which α·S/L is not exact in float32 (α = 7·2ᵏ, S/L = 3.3, α·S/L ≈ w): a fused and an
@@ -39,6 +42,18 @@ _DEADLINES = dict(
     trace_points=30,
 )
 _RTTS = ["100us", "200us", "50us", "400us", "100us", "100us", "100us", "300us", "120us", "80us"]
+#: [PROXY]'s incast (:func:`~dwtcp_fluid.packet.scenarios_incast.incast_run`: 40 flows, 10 Gbps, 20 µs, a
+#: 2000-packet buffer, uniform RTT noise of 25 µs), shortened.
+_INCAST = dict(
+    link=INCAST_LINK,
+    flows=INCAST_FLOWS,
+    buffer=2000,
+    rtt_noise=25e-6,
+    rtt_noise_dist="uniform",
+    duration="3ms",
+)
+#: TIMELY gains under which (1 − α)·rtt_diff is inexact (α = 0.875 makes it exact) and β·x rounds
+_GAINS = {"alpha": 0.7, "beta": 0.55}
 
 # (law, build kwargs, what the run must exercise so that equality is not vacuous)
 CASES = {
@@ -72,6 +87,8 @@ CASES = {
     ),
     # the Scout queue (10 Scouts) overflows at the start, idle slots serve Scouts, late Scouts are lost
     "dwtcp-n10": ("dwtcp", dict(flows=10, duration="3ms", seed=3), _SCOUTS + ("marks",)),
+    # TIMELY in the incast: the queue overflows the 2000-packet buffer (every sample above T_high)
+    "timely-incast": ("timely", dict(_INCAST, seed=1), ("rate", "drops")),
 }
 SLOW_CASES = {
     "dctcp-drops-timeouts": (
@@ -179,6 +196,67 @@ SLOW_CASES.update(
         "dwtcp-no-scouts": ("dwtcp", dict(flows=3, duration="3ms", sizes=[5, 8, 9], seed=4), ("finished",)),
     }
 )
+SLOW_CASES.update(
+    {
+        "timely-patched-noise": (
+            "timely-patched",
+            dict(flows=8, duration="5ms", rtt_noise="10us", rtt_noise_dist="uniform", seed=5),
+            ("rate",),
+        ),
+        "timely-incast-noise100": (
+            "timely",
+            dict(_INCAST, duration="20ms", rtt_noise=1e-4),
+            ("rate", "drops"),
+        ),
+        "timely-patched-incast-30ms": ("timely-patched", dict(_INCAST, duration="30ms"), ("rate",)),
+        "timely-patched-incast-no-noise": (
+            "timely-patched",
+            dict(_INCAST, duration="30ms", rtt_noise=0.0),
+            ("rate",),
+        ),
+        # RTT samples without noise (Gaussian of width 0), heterogeneous RTTs
+        "timely-rtts": ("timely", dict(flows=10, duration="10ms", rtts=_RTTS, seed=14), ("rate",)),
+        "timely-patched-rtts-noise": (
+            "timely-patched",
+            dict(flows=10, duration="10ms", rtts=_RTTS, rtt_noise="30us", rtt_noise_dist="uniform", seed=4),
+            ("rate",),
+        ),
+        # paced at an access link slower than the bottleneck, and at the rate
+        "timely-access": ("timely", dict(flows=3, duration="10ms", access=0.12, seed=2), ("rate", "access")),
+        "timely-patched-access": (
+            "timely-patched",
+            dict(flows=3, duration="10ms", access=0.2, seed=2),
+            ("rate", "access"),
+        ),
+        "timely-finite-timeouts": (
+            "timely",
+            dict(
+                flows=30,
+                duration="8ms",
+                buffer=20,
+                rto="200us",
+                sizes=[300, 2000, 50, 10**5] * 7 + [500, 700],
+                starts=["0us", "100us", "1ms"] * 10,
+                seed=7,
+                trace_points=10,
+            ),
+            ("rate", "drops", "timeouts", "finished"),
+        ),
+        "timely-gains": ("timely", dict(_INCAST, duration="10ms", law_params=_GAINS), ("rate", "drops")),
+        "timely-patched-gains": (
+            "timely-patched",
+            dict(
+                flows=8,
+                duration="10ms",
+                rtt_noise="10us",
+                rtt_noise_dist="uniform",
+                law_params=_GAINS,
+                seed=5,
+            ),
+            ("rate",),
+        ),
+    }
+)
 for _s in range(3):
     SLOW_CASES[f"dctcp-seed{_s}"] = (
         "dctcp",
@@ -228,6 +306,10 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
         "recovery": lambda: prr and raw["drops_cum"][-1].sum() > 0,
         "prr": lambda: prr and not np.array_equal(raw["cwnd_sum"], _immediate_cwnd(law, kw)),
         "deadlines": lambda: not np.array_equal(raw["cwnd_sum"], _cwnd_as(law, kw, "dctcp")),
+        # a rate law's rate (the traced field; it starts at 0.1 of line rate, paced) moved
+        "rate": lambda: len(np.unique(raw["alpha_end"])) > 3,
+        # some flow's rate rose above its access link's: the access link paced it
+        "access": lambda: np.any(raw["alpha_end"][:, : kw["flows"]] > kw["access"]),
     }
     for w in what:
         assert checks[w](), f"the run has no {w}: the equality would be vacuous"
@@ -298,6 +380,8 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         choose_engine(spec("dctcp"))
         == choose_engine(spec("reno"))
         == choose_engine(spec("dwtcp"))
+        == choose_engine(spec("timely", rtt_noise="5us", rtt_noise_dist="uniform"))
+        == choose_engine(spec("timely-patched", access=0.5))
         == "native"
     )
     assert choose_engine(spec("dctcp"), "jax") == "jax"
@@ -307,6 +391,9 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         ("dctcp", {"jitter": "5us"}, "jitter"),
         ("dctcp", {"delack": 2}, "delack"),
         ("dctcp", {"loss": 0.01}, "loss"),
+        ("dctcp", {"access": 0.5}, "pacing"),
+        ("timely", {"rtt_noise": "5us"}, "gauss-noise"),
+        ("timely-patched", {"delack": 2}, "delack"),
         ("reno", {"debug": True}, "debug"),
         (["dctcp", "reno"], {}, "mixed"),
         ("cubic", {}, "cubic"),

@@ -1,7 +1,8 @@
 """Packet-level core in JAX: slotted single bottleneck, strict-priority data/Scout queues, ECN marking, per-flow
 ACK clocking, and the protocols' real per-ACK laws (one module each in :mod:`.laws`), with impairments
 (:mod:`.impair`) and workloads (:mod:`.workloads`). Work per slot is the events of that slot (:mod:`.engine`, the
-reference); single-bottleneck DCTCP/Reno runs go through a bit-identical native loop by default (:mod:`.native`)."""
+reference); single-bottleneck DCTCP, D2TCP, Reno, DWTCP and TIMELY runs go through a bit-identical native loop by
+default (:mod:`.native`)."""
 
 from .batch import run_batch as run_batch
 from .batch import run_one as run_one

@@ -29,8 +29,8 @@ per-flow totals and resets the window integrals, so memory is bounded by the num
 scenarios is a ``lax.map`` over them inside one compiled call (:mod:`.batch`).
 
 **This engine is the reference.** It defines the slot semantics. The native loop (:mod:`.native`) runs the same
-slots as hand-written native code for single-bottleneck DCTCP, D2TCP, Reno and DWTCP (Scouts) runs without
-impairments, proven bit-identical to this engine by ``tests/test_packet_native.py``; a change here is mirrored
+slots as hand-written native code for single-bottleneck DCTCP, D2TCP, Reno, DWTCP (Scouts), TIMELY and Patched
+TIMELY (paced) runs without impairments, proven bit-identical to this engine by ``tests/test_packet_native.py``; a change here is mirrored
 there, or those tests fail. :func:`.batch.choose_engine` picks the engine of a run (``engine="auto"``: native
 exactly on its set).
 """
@@ -79,6 +79,8 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
         feats.add("capacity")
     if any("rtt" in law.signals for law in laws):
         feats.add("rtt")
+        if np.any((a["rtt_noise"] != 0) & ~a["rtt_noise_uniform"]):
+            feats.add("gauss-noise")
     if any(law.rate_based for law in laws):
         feats.update({"rate", "pacing"})
     if any("int" in law.signals for law in laws):

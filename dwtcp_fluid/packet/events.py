@@ -129,9 +129,9 @@ def _ack(x: Ctx, c: dict, F: dict, fi: dict, e: Any, t: Any) -> tuple[dict, dict
     extra = {}
     if x.has("rtt"):
         sample = (t - e[5]).astype(FLOAT)
-        draw = jnp.where(
-            x.sc["rtt_noise_uniform"], uniform(x.sc["seed"], t, f, _NOISE, 2), _gauss(x.sc["seed"], t, f)
-        )
+        draw = uniform(x.sc["seed"], t, f, _NOISE, 2)
+        if x.has("gauss-noise"):
+            draw = jnp.where(x.sc["rtt_noise_uniform"], draw, _gauss(x.sc["seed"], t, f))
         noise = x.sc["rtt_noise"] * draw
         extra["rtt_sample"] = jnp.maximum(sample + noise, 1.0)
     if x.has("int"):  # the telemetry after the AE ints (:data:`IE`)

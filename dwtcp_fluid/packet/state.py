@@ -200,8 +200,23 @@ class Scenario(NamedTuple):
 
 
 #: Features a run may switch on; each adds code to the compiled slot loop only when used.
+#: (``gauss-noise``: Gaussian RTT noise of nonzero width in some scenario; without it the noise is uniform or zero.)
 FEATURES = frozenset(
-    {"scouts", "jitter", "loss", "delack", "capacity", "rtt", "rate", "pacing", "mixed", "red"}
+    {
+        "scouts",
+        "jitter",
+        "loss",
+        "delack",
+        "capacity",
+        "rtt",
+        "gauss-noise",
+        "rate",
+        "pacing",
+        "mixed",
+        "red",
+        "int",
+        "switch",
+    }
 )
 
 

@@ -1,12 +1,13 @@
 """A native event loop for the packet core: an accelerator of the reference engine, bit-identical on its set.
 
-The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs
-the same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set
-that a single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, or DWTCP flows with their Scouts, needs: no jitter,
-random loss, delayed ACKs, capacity schedule, RTT signal, pacing, rate laws or mixed laws, and no debug residual. It returns the same
+The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs the
+same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set that a
+single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, or TIMELY and Patched
+TIMELY flows (paced at their rate and their access link, RTT samples with uniform noise) needs: no jitter, random
+loss, delayed ACKs, capacity schedule, Gaussian RTT noise or mixed laws, and no debug residual. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
 checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
-drops and losses included).
+drops and losses, paced rates included).
 This second copy of the slot semantics is the one exception to "one definition per mechanism", accepted only
 because it is proven bit-identical: a change of the reference engine must be made here too, or the tests fail.
 
@@ -32,22 +33,35 @@ from ..laws.dctcp import Dctcp
 from ..laws.dwtcp import Dwtcp
 from ..laws.recovery import REDUCTIONS
 from ..laws.reno import Reno
+from ..laws.timely import Timely
+from ..laws.timely_patched import TimelyPatched
 from ..state import EngineSpec
 from . import cache as _cache  # noqa: F401 (before the loop's modules: their compiled code's cache key)
-from .core import LAW_D2TCP, LAW_DCTCP, LAW_DWTCP, LAW_RENO
+from .core import LAW_D2TCP, LAW_DCTCP, LAW_DWTCP, LAW_RENO, LAW_TIMELY, LAW_TIMELY_PATCHED
 
 __all__ = ["unsupported", "run_prepared_native"]
 
-_KINDS = {Dctcp: LAW_DCTCP, Reno: LAW_RENO, Dwtcp: LAW_DWTCP, D2tcp: LAW_D2TCP}
+_KINDS = {
+    Dctcp: LAW_DCTCP,
+    Reno: LAW_RENO,
+    Dwtcp: LAW_DWTCP,
+    D2tcp: LAW_D2TCP,
+    Timely: LAW_TIMELY,
+    TimelyPatched: LAW_TIMELY_PATCHED,
+}
 #: The static options of each law that the native loop implements (a new option is unsupported until it is).
 _OPTIONS = {
     Dctcp: ("reduction",),
     D2tcp: ("reduction",),
     Reno: ("ecn", "reduction"),
     Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease"),
+    Timely: (),
+    TimelyPatched: (),
 }
-#: The engine features the native loop runs, by law (every other feature is unsupported).
-_FEATURES = {Dwtcp: frozenset({"scouts"})}
+#: The engine features the native loop runs, by law (every other feature is unsupported). A rate law paces (at
+#: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform noise.
+_RATE = frozenset({"rtt", "rate", "pacing"})
+_FEATURES = {Dwtcp: frozenset({"scouts"}), Timely: _RATE, TimelyPatched: _RATE}
 _CUM = (
     "marks_cum",
     "scouts_sent_cum",
@@ -63,7 +77,8 @@ def unsupported(spec: EngineSpec) -> list[str]:
     ok = _FEATURES.get(type(spec.laws[0]), frozenset()) if len(spec.laws) == 1 else frozenset()
     out = [f"feature {f!r}" for f in sorted(spec.features - ok)]
     if len(spec.laws) != 1 or type(spec.laws[0]) not in _KINDS:
-        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: dctcp, d2tcp, reno, dwtcp)")
+        names = ", ".join(law.name for law in _KINDS)
+        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: {names})")
     else:
         law = spec.laws[0]
         extra = [f.name for f in dataclasses.fields(law) if f.name not in _OPTIONS[type(law)]]
@@ -75,7 +90,7 @@ def unsupported(spec: EngineSpec) -> list[str]:
 
 
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
-    from .core import N_SC
+    from .core import LAW_TIMELY, N_SC
     from .scout_law import option_bits
 
     law = spec.laws[0]
@@ -83,14 +98,19 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     sc = np.zeros(N_SC, np.int64)
     if isinstance(law, Dwtcp):
         opt, red = option_bits(law), 0
+    elif isinstance(law, Timely | TimelyPatched):  # no options, no sender rule
+        opt, red = 0, 0
     else:
         opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
         red = REDUCTIONS.index(law.reduction)
+    kind = _KINDS[type(law)]
+    uni = kind >= LAW_TIMELY and bool(s["rtt_noise_uniform"]) and float(s["rtt_noise"]) != 0.0
     sc[:] = [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
-             _KINDS[type(law)], opt, red, spec.has("scouts"), s["scout_buffer"]]  # fmt: skip
+             kind, opt, red, spec.has("scouts"), s["scout_buffer"], spec.has("pacing"), uni]  # fmt: skip
     names = ("g", "alpha0", "init_cwnd", "min_cwnd", "beta_p", "s_over_l", "k", "alpha_min", "alpha_max",
-             "scout_window", "d_min", "d_max")  # fmt: skip
-    lawp = np.array([p.get(k, 0.0) for k in names], np.float32)
+             "scout_window", "d_min", "d_max", "alpha", "beta", "delta", "t_low", "t_high", "min_rtt", "seg",
+             "hai_n", "hai_after", "rate_min", "init_rate", "serial", "rtt_ref")  # fmt: skip
+    lawp = np.array([p.get(k, 0.0) for k in names] + [s["rtt_noise"], s["access"]], np.float32)
     shape = np.array(
         [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks,
          spec.scout_cap],

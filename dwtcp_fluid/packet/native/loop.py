@@ -6,24 +6,26 @@ A transcription of the reference (:mod:`..engine`, :mod:`..events`, :mod:`..whee
 :mod:`..records`) for the set of :func:`.unsupported` — one bottleneck, ACK-clocked :class:`~..laws.dctcp.Dctcp`,
 :class:`~..laws.d2tcp.D2tcp` or :class:`~..laws.reno.Reno` flows under any of their sender rules (:mod:`.window`), or
 :class:`~..laws.dwtcp.Dwtcp` flows with their Scouts (:mod:`.scout_law`, :mod:`.scouts`: the strict-priority
-Scout queue served in idle slots), no impairments — keeping every ring as the reference keeps it (ACK wheel lanes,
-timer wheel and overflow list, departure ring, Scout queue, the two halves of the ready list, the seeded rotation
-of simultaneous senders), so that every record is bit-identical. Step numbers below are those of
+Scout queue served in idle slots), or the rate laws :class:`~..laws.timely.Timely` and
+:class:`~..laws.timely_patched.TimelyPatched` (:mod:`.rate_law`) paced at their rate (:mod:`.pacing`), no
+impairments — keeping every ring as the reference keeps it (ACK wheel lanes, timer wheel and overflow list,
+departure ring, Scout queue, the two halves of the ready list, the seeded rotation of simultaneous senders), so
+that every record is bit-identical. Step numbers below are those of
 :mod:`..engine`'s docstring.
 
 **Floating point.** float32 throughout, in the reference's order of operations. XLA:CPU compiles with LLVM's
 floating-point contraction allowed: a product feeding an addition becomes one fused multiply-add. Where the
-reference adds a product — the window integrals ``cw_int + cwnd·n``, DCTCP's ``(1 − g)·α + g·F``, DWTCP's
-``w + α·S/L`` and ``1 − β√w·a`` — the loop writes an explicit FMA (:func:`.core.fma32`) with the operands XLA fuses
-(found by the bit-identity tests: fusing ``g·F`` instead, or not fusing, changes α in the last bit within
-milliseconds). Numba compiles without contraction (no ``fastmath``), so nothing else is fused.
+reference adds a product — the window integrals ``cw_int + cwnd·n``, DCTCP's ``(1 − g)·α + g·F``, DWTCP's ``w +
+α·S/L`` and ``1 − β√w·a``, the rate laws' (:mod:`.rate_law`) — the loop writes an explicit FMA (:func:`.core.fma32`)
+with the operands XLA fuses (found by the bit-identity tests: fusing ``g·F`` instead, or not fusing, changes α in
+the last bit within milliseconds). Numba compiles without contraction (no ``fastmath``), so nothing else is fused.
 
-**Subnormals are flushed to zero**, as XLA:CPU does (it runs with the FTZ and DAZ modes set: a float32 result
-below the smallest normal 2⁻¹²⁶ ≈ 1.18e-38 becomes a zero of the same sign, and such an input reads as zero).
-Numba keeps subnormals, so :func:`.core.ftz32` is applied where one can arise: DCTCP's α and the product g·F
-feeding it (α decays by the factor 1 − g per window without marks: g = 0.999999 reaches 1e-42 in seven windows),
-α/2 in the cut, and DWTCP's α·2⁻ⁿ. Every other float32 quantity (windows ≥ 1, their integrals, ssthresh, Scout
-delays in whole slots) stays far above 2⁻¹²⁶.
+**Subnormals are flushed to zero**, as XLA:CPU does (it runs with the FTZ and DAZ modes set: a float32 result below
+the smallest normal 2⁻¹²⁶ ≈ 1.18e-38 becomes a zero of the same sign, and such an input reads as zero). Numba keeps
+subnormals, so :func:`.core.ftz32` is applied where one can arise: DCTCP's α and the product g·F feeding it (α
+decays by the factor 1 − g per window without marks: g = 0.999999 reaches 1e-42 in seven windows), α/2 in the cut,
+DWTCP's α·2⁻ⁿ, and TIMELY's gradient average and gradient. Every other float32 quantity (windows ≥ 1, their
+integrals, ssthresh, Scout delays in whole slots) stays far above 2⁻¹²⁶.
 
 **Speed** (CPU time per data packet, DCTCP N = 10: 20 ns; the reference 125-140 ns). State lives in flat
 arrays (:mod:`.core`) — one flow in a few cache lines, so the cost per event barely grows with N — and the rings
@@ -59,12 +61,14 @@ from .core import (
     HASSC,
     INFL,
     INIT_CWND,
+    INIT_RATE,
     JIT,
     KIND,
     KTH,
     LAST,
     LAW_DWTCP,
     LAW_RENO,
+    LAW_TIMELY,
     M32,
     MDEQ,
     N_CNT,
@@ -74,6 +78,7 @@ from .core import (
     NX,
     NXT,
     OVN,
+    PACE,
     PEND,
     PRIOR,
     READY,
@@ -106,6 +111,8 @@ from .core import (
     hash32,
     integrate,
 )  # fmt: skip
+from .pacing import pace_ok, pace_send, pace_wake
+from .rate_law import rate_step, rtt_sample
 from .rings import arm, insert_ack
 from .scout_law import dwtcp_event
 from .scouts import scout_send, scout_wake, serve_scouts
@@ -135,13 +142,22 @@ def _open(S: Any, X: Any, f: int, t: int) -> bool:
 
 
 @njit(**JIT)
-def _wake_due(S: Any, X: Any, rto: int, hassc: bool, f: int, t: int, law_wake: int) -> int:
-    """:func:`..wheels._wake_due`: the retransmission timeout, the law's wake-up, the Scout send and timeout."""
+def _can(S: Any, X: Any, f: int, t: int, pace: bool) -> bool:
+    """:func:`..wheels._window_open` and, for a paced flow, :func:`..wheels._pace_ok`."""
+    return _open(S, X, f, t) and ((not pace) or pace_ok(S, X, f, t))
+
+
+@njit(**JIT)
+def _wake_due(S: Any, X: Any, rto: int, hassc: bool, pace: bool, f: int, t: int, law_wake: int) -> int:
+    """:func:`..wheels._wake_due`: the retransmission timeout, the law's wake-up, the next paced send, the Scout
+    send and timeout."""
     w = NEVER
     if S[f * NS + INFL] > 0 and S[f * NS + INFL] == S[f * NS + PEND]:
         due = ((S[f * NS + LAST] + rto + 0x80000000) & M32) - 0x80000000  # int32, wrapping as the reference's
         w = max(due, t + 1)
     w = min(w, law_wake)
+    if pace:
+        w = pace_wake(S, X, f, t, w, _open(S, X, f, t + 1))
     if hassc:
         w = scout_wake(S, X, f, t, w)
     return w
@@ -150,10 +166,14 @@ def _wake_due(S: Any, X: Any, rto: int, hassc: bool, f: int, t: int, law_wake: i
 @njit(**JIT)
 def _event(
     S: Any, X: Any, lp: Any, ex2: Any, sc: Any, cnt: Any, kind: int, f: int, t: int, ack: bool, mark: bool,
-    nloss: int, timeout: bool, k: int, n_scout: int, seqp1: int,
+    nloss: int, timeout: bool, k: int, n_scout: int, seqp1: int, sample: Any,
 ) -> int:  # fmt: skip
     """:func:`..events._law_event`: the Scout bookkeeping (DWTCP), then one call of the law (``k``: packets the
-    ACK acknowledges). Returns the law's next wake-up slot."""
+    ACK acknowledges; ``sample``: its RTT sample, for a rate law). Returns the law's next wake-up slot."""
+    if kind >= LAW_TIMELY:
+        integrate(S, X, f, t)
+        rate_step(S, X, lp, kind, f, ack, k, sample)
+        return NEVER
     if kind != LAW_DWTCP:
         integrate(S, X, f, t)
         window_law(S, X, lp, sc, f, t, ack, mark, nloss, timeout, k)
@@ -162,10 +182,12 @@ def _event(
 
 
 @njit(**JIT)
-def _send(S: Any, X: Any, dep: Any, sc: Any, f: int, t: int, qlen: int) -> tuple[bool, int]:
-    """:func:`..events._send`: drop-tail enqueue, ECN mark at enqueue, the packet filed at its departure slot.
-    Returns whether the flow may send again next slot, and the queue."""
-    if _open(S, X, f, t):
+def _send(
+    S: Any, X: Any, lp: Any, dep: Any, sc: Any, pace: bool, f: int, t: int, qlen: int
+) -> tuple[bool, int]:
+    """:func:`..events._send`: drop-tail enqueue, ECN mark at enqueue, the packet filed at its departure slot, the
+    pacing schedule advanced. Returns whether the flow may send again next slot, and the queue."""
+    if _can(S, X, f, t, pace):
         if qlen < sc[BUFFER]:
             d = (t + qlen) & (dep.shape[0] // 4 - 1)
             dep[d * 4], dep[d * 4 + 1] = f, 1 if (sc[MDEQ] == 0 and qlen >= sc[KTH]) else 0
@@ -179,7 +201,9 @@ def _send(S: Any, X: Any, dep: Any, sc: Any, f: int, t: int, qlen: int) -> tuple
             S[f * NS + LAST] = t
         S[f * NS + INFL] += 1
         S[f * NS + NXT] += 1
-    stay = _open(S, X, f, t + 1)
+        if pace:
+            pace_send(S, X, lp, f, t)
+    stay = _can(S, X, f, t + 1, pace)
     S[f * NS + READY] = stay
     return stay, qlen
 
@@ -223,7 +247,7 @@ def run_scenario(
     ackw[::6] = -1  # stamps
     tw[::2] = -1
     cnt[DENSE] = NEVER
-    kind, hassc = sc[KIND], sc[HASSC] != 0
+    kind, hassc, pace = sc[KIND], sc[HASSC] != 0, sc[PACE] != 0
     for f in range(N):
         b = f * NS
         S[b + RTT], S[b + START], S[b + STOP], S[b + SIZE] = fin[f, 0], fin[f, 1], fin[f, 2], fin[f, 3]
@@ -231,7 +255,7 @@ def run_scenario(
         S[b + SCOUTS], S[b + SLRCV], S[b + DET], S[b + DEADLINE] = fin[f, 5], fin[f, 1], -(2**30), fin[f, 6]
         b = f * NX
         X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, lp[INIT_CWND], 1e9, F0
-        X[b + ALPHA] = F0 if kind == LAW_RENO else lp[ALPHA0]
+        X[b + ALPHA] = F0 if kind == LAW_RENO else (lp[INIT_RATE] if kind >= LAW_TIMELY else lp[ALPHA0])
         X[b + SDT] = sdt[f]
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]
     rbase, rn, qlen, sptr, marks, spill = 0, 0, 0, 0, 0, 0
@@ -246,10 +270,10 @@ def run_scenario(
                 S[f * NS + STARTED], S[f * NS + TINT] = 1, t
                 if hassc:
                     scout_send(S, cnt, sq, sc, f, t)
-                if S[f * NS + READY] == 0 and _open(S, X, f, t):
+                if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, NEVER), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt)
                 sptr += 1
             # the slot's live wheel entries fill lanes 0, 1, ...
             ra, rtb = (t & (R - 1)) * La, (t & (Rt - 1)) * Lt
@@ -270,6 +294,7 @@ def run_scenario(
                 data = not (hassc and (flags & 2) > 0)
                 if data:
                     nl, kk, mark, n_sc, seqp1 = ackw[e + 3], ackw[e + 4], (flags & 1) > 0, 0, 0
+                    sample = rtt_sample(sc, lp, f, t, ackw[e + 5]) if kind >= LAW_TIMELY else F0
                     S[f * NS + INFL] -= kk + nl
                     S[f * NS + UNA] += kk + nl
                     S[f * NS + ACKED] += kk
@@ -279,18 +304,20 @@ def run_scenario(
                     if mark:
                         marks += kk
                 else:
-                    nl, kk, mark, n_sc, seqp1 = 0, 0, False, 1, ackw[e + 4] + 1
-                w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1)
+                    nl, kk, mark, n_sc, seqp1, sample = 0, 0, False, 1, ackw[e + 4] + 1, F0
+                w = _event(
+                    S, X, lp, ex2, sc, cnt, kind, f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1, sample
+                )
                 stay = False
                 if fast:
-                    stay, qlen = _send(S, X, dep, sc, f, t, qlen)
-                if (not fast) and S[f * NS + READY] == 0 and _open(S, X, f, t):
+                    stay, qlen = _send(S, X, lp, dep, sc, pace, f, t, qlen)
+                if (not fast) and S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
                 elif fast and stay:
                     rl[other] = f
                     kept += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, w), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt)
             # 3. timers: the wheel row's, then the overflow list's
             if t == cnt[DENSE]:
                 n_ov, nx = 0, NEVER
@@ -317,20 +344,20 @@ def run_scenario(
                     S[f * NS + UNA] += S[f * NS + INFL]
                     S[f * NS + INFL], S[f * NS + PEND], S[f * NS + LAST] = 0, 0, t
                     S[f * NS + TMO] += 1
-                w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, False, False, 0, to, 1, 0, 0)
+                w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, False, False, 0, to, 1, 0, 0, F0)
                 if hassc:
                     scout_send(S, cnt, sq, sc, f, t)
-                if S[f * NS + READY] == 0 and _open(S, X, f, t):
+                if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, w), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt)
             # 4. senders in a seeded rotating order; those that may send again go to the other half
             off = 0 if rn < 2 else hash32(seed, t, 4) % rn
             for j in range(rn):
                 i = off + j - (rn if off + j >= rn else 0)
                 f = rl[rbase + i]
-                stay, qlen = _send(S, X, dep, sc, f, t, qlen)
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, f, t, NEVER), Rt, Lt)
+                stay, qlen = _send(S, X, lp, dep, sc, pace, f, t, qlen)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt)
                 if stay:
                     rl[other + kept] = f
                     kept += 1
