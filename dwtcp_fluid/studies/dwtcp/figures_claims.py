@@ -18,6 +18,7 @@ from ...experiments.figure import Claim, Figure, register
 from .analysis_priority import amplification_band
 from .checks_micro import k_sweep, micro_table
 from .checks_scouts import TOLERANCES, amplification_table, onset_table, theory_gaps
+from .claims_overhead import OVERHEAD_CLAIMS, build_overhead
 
 __all__ = ["build_dwtcp_claims", "plot_dwtcp_claims", "record", "SETTINGS"]
 
@@ -40,6 +41,11 @@ SETTINGS: dict[str, Any] = {
     "ksweep_g": 0.05,
     "testbed_flows": (2, 10),
     "testbed_Ks": (1.0, 2.0, 4.0, 7.0, 65.0),
+    "overhead_flows": (1, 2, 5, 10, 20),
+    "overhead_lpq": (1, 2, 5, 7, 9, 10, 23),
+    "overhead_lpq_flows": 5,
+    "overhead_seeds": (0, 1, 2),
+    "overhead_duration_s": 0.1,
 }
 
 
@@ -78,6 +84,7 @@ def build_dwtcp_claims(quick: bool) -> dict[str, Any]:
         "micro": micro,
         "ksweep": ks,
         "testbed": testbed,
+        "overhead": build_overhead(s),
     }
 
 
@@ -319,6 +326,7 @@ register(
                 "utilization ≥ 94 % at every K",
                 _c_dctcp_a,
             ),
+            *OVERHEAD_CLAIMS,
         ),
     )
 )

@@ -1,0 +1,196 @@
+"""The overhead and design-choice claims of [DWTCP] (§1, §3.1, §3.3, §3.4) for the figure ``dwtcp_claims``.
+
+:func:`build_overhead` runs the experiments of :mod:`.checks_overhead` at the settings of
+:data:`.figures_claims.SETTINGS` (keys ``overhead_*``); :data:`OVERHEAD_CLAIMS` judge them, each with its verdict;
+:func:`record_overhead` writes the ``overhead`` data into ``docs/data/dwtcp-claims.json`` and re-evaluates every
+claim of the figure on the recorded data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...experiments.figure import Claim
+from .checks_overhead import micro_overhead, overhead_formula, overhead_table, small_flow_share
+
+__all__ = ["build_overhead", "OVERHEAD_CLAIMS", "record_overhead", "OVERHEAD_TOL"]
+
+#: Relative tolerance of the packet core's Scouts sent against the hand count (one per flow per base RTT): the
+#: window holds ~1,000 RTTs, so the first and last Scouts of the window shift the count by ≈ 0.1-0.5 %.
+OVERHEAD_TOL = 0.02
+
+
+def build_overhead(s: dict[str, Any]) -> dict[str, Any]:
+    """Overhead vs flows, LPQ sweep (each at every seed), the §2.2 run's overhead, the small-flow shares."""
+    rows = [
+        r
+        for seed in s["overhead_seeds"]
+        for r in overhead_table(s["overhead_flows"], (10,), duration=s["overhead_duration_s"], seed=seed)
+    ]
+    lpq = [
+        r
+        for seed in s["overhead_seeds"]
+        for r in overhead_table(
+            (s["overhead_lpq_flows"],), s["overhead_lpq"], duration=s["overhead_duration_s"], seed=seed
+        )
+    ]
+    return {
+        "flows": rows,
+        "lpq": lpq,
+        "micro": micro_overhead(bursts=s["micro_bursts"], seed=0),
+        "small_flows": [small_flow_share(c) for c in ("websearch", "datamining")],
+    }
+
+
+def _by(rows: list[dict[str, Any]], key: str) -> dict[Any, dict[str, float]]:
+    """Seed means of every numeric field, per value of ``key``."""
+    out: dict[Any, dict[str, float]] = {}
+    for v in sorted({r[key] for r in rows}):
+        rs = [r for r in rows if r[key] == v]
+        out[v] = {k: float(np.mean([r[k] for r in rs])) for k in rs[0] if isinstance(rs[0][k], int | float)}
+    return out
+
+
+def _c_count(d: dict[str, Any]) -> tuple[bool, str]:
+    ok, txt = True, []
+    for r in d["overhead"]["flows"]:
+        f = overhead_formula(r["flows"], r["utilization"])
+        gap = r["bytes_sent"] / f["bytes"] - 1
+        ok = ok and abs(gap) <= OVERHEAD_TOL and abs(r["per_flow_per_rtt"] - 1) <= OVERHEAD_TOL
+    for n, m in _by(d["overhead"]["flows"], "flows").items():
+        f = overhead_formula(n, m["utilization"])
+        txt.append(
+            f"N = {n}: {m['per_flow_per_rtt']:.3f} Scouts/flow/RTT, {m['bytes_sent']:.3%} (hand {f['bytes']:.3%})"
+        )
+    return ok, "; ".join(txt) + f" (within {OVERHEAD_TOL:.0%})"
+
+
+def _c_bounds(d: dict[str, Any]) -> tuple[bool, str]:
+    b = _by(d["overhead"]["flows"], "flows")
+    ok = b[1]["bytes_sent"] < 0.001 and b[5]["bytes_sent"] > 0.002 and b[max(b)]["bytes_sent"] > 0.005
+    ok = ok and all(m["bytes_served"] < 0.002 for m in b.values()) and b[5]["bytes_served"] > 0.001
+    txt = ", ".join(
+        f"N = {n}: sent {m['bytes_sent']:.3%} / served {m['bytes_served']:.3%} ({m['scout_drop_fraction']:.0%} dropped)"
+        for n, m in b.items()
+    )
+    return ok, "Scout bytes / data bytes, " + txt
+
+
+def _c_micro(d: dict[str, Any]) -> tuple[bool, str]:
+    m = d["overhead"]["micro"]
+    ok = m["long_flow_bytes"] > 0.002 and 0.001 < m["bytes_served"] < 0.002
+    return ok, (
+        f"long flow's Scouts vs its goodput {m['long_flow_bytes']:.3%}; all Scouts sent {m['bytes_sent']:.3%}, "
+        f"served {m['bytes_served']:.3%} of the data bytes ({m['scout_drop_fraction']:.0%} dropped at the LPQ); "
+        f"{m['packets_sent']:.1%} of the packets"
+    )
+
+
+def _c_lpq(d: dict[str, Any]) -> tuple[bool, str]:
+    b = _by(d["overhead"]["lpq"], "scout_buffer")
+    best = max(m["utilization"] for m in b.values())
+    drops = [b[k]["scout_drop_fraction"] for k in sorted(b)]
+    ok = b[7]["utilization"] >= best - 0.005 and all(x >= y for x, y in zip(drops, drops[1:], strict=False))
+    ok = ok and abs(b[7]["queue_mean"] - b[max(b)]["queue_mean"]) <= 1.0
+    txt = ", ".join(
+        f"{k} ({64 * k} B): util {m['utilization']:.2%}, queue {m['queue_mean']:.1f}, Scouts dropped "
+        f"{m['scout_drop_fraction']:.0%}"
+        for k, m in b.items()
+    )
+    return ok, txt
+
+
+def _c_datapath(d: dict[str, Any]) -> tuple[bool, str]:
+    b = _by(d["overhead"]["flows"], "flows")
+    per = {n: m["packets_sent"] / (n / m["utilization"]) for n, m in b.items()}
+    ref = per[1]
+    ok = all(abs(v / ref - 1) <= OVERHEAD_TOL for v in per.values())
+    txt = ", ".join(f"N = {n}: ×{m['bytes_sent'] / b[1]['bytes_sent']:.1f}" for n, m in b.items())
+    return (
+        ok,
+        f"Scouts sent relative to one stream (N = 1): {txt}; per flow per unit load constant within {OVERHEAD_TOL:.0%}",
+    )
+
+
+def _c_small(d: dict[str, Any]) -> tuple[bool, str]:
+    s = {r["cdf"]: r for r in d["overhead"]["small_flows"]}
+    ok = all(abs(r["flows"] - r["flows_sampled"]) <= 0.01 for r in s.values())
+    ok = ok and s["datamining"]["flows"] > 0.5 and s["websearch"]["flows"] < 0.25
+    ok = ok and all(r["bytes"] < 0.01 for r in s.values())
+    txt = "; ".join(
+        f"{c}: {r['flows']:.1%} of the flows (drawn: {r['flows_sampled']:.1%}), {r['bytes']:.3%} of the bytes"
+        for c, r in s.items()
+    )
+    return ok, txt
+
+
+OVERHEAD_CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        "§3.3 'one Scout per flow every base RTT': REPRODUCED — the packet core's DWTCP flows send 1 Scout per flow "
+        "per RTT and the Scout bytes sent match the hand count N·S/(u·C·τ·L) (proofs/dwtcp_scout_overhead.md); "
+        "N = 1-20 long flows, 10 Gbps, 100 µs, 64 B Scouts, 10-Scout LPQ, 0.1 s, seeds 0-2",
+        _c_count,
+    ),
+    Claim(
+        "'< 0.1 %' (§3.1) and '< 0.2 %' (§1, §3.4) Scout overhead: DEPENDS on the flow count and on sent vs served "
+        "— Scouts sent grow as N × 0.05 % (below 0.1 % only at N = 1, above 0.2 % from N = 5); what the link serves "
+        "stays below 0.2 % at every N because the LPQ drops Scouts on a busy link, but exceeds 0.1 % at N = 5",
+        _c_bounds,
+    ),
+    Claim(
+        "§3.4 'Figure 3a: the DWTCP long flow has less than 0.2 % overhead': DEPENDS — in the §2.2 run a long "
+        "flow's Scouts are above 0.2 % of its goodput (REFUTED for Scouts sent); the Scouts the link serves are "
+        "0.1-0.2 % of the data (the 0.2 % bound holds, §3.1's 0.1 % does not)",
+        _c_micro,
+    ),
+    Claim(
+        "§1 'even LPQ of 500 bytes (7 Scouts) results in the best performance': REPRODUCED for 5 long flows — "
+        "utilization within 0.5 % and mean queue within 1 packet of the best LPQ from 1 to 23 Scouts; the Scout "
+        "loss signal itself DEPENDS on the LPQ size (the dropped fraction falls as the LPQ grows)",
+        _c_lpq,
+    ),
+    Claim(
+        "§3.3/§3.4 per-datapath Scouts 'reduce the Scout overhead': REPRODUCED for the overhead — per-flow Scouts "
+        "grow linearly with the flows on a path, so one stream per path divides them by the multiplexing factor; "
+        "'does not affect the performance' NOT CHECKED (the packet core sends Scouts per flow)",
+        _c_datapath,
+    ),
+    Claim(
+        "§3.3 'no Scout for flows below the initial window (10 packets)': DEPENDS on the workload — it spares "
+        "most data-mining flows (> 50 %) but under a quarter of web-search flows, and these flows carry < 1 % of "
+        "the bytes (exact piecewise-linear CDFs and 200,000 sizes drawn the packet core's way)",
+        _c_small,
+    ),
+)
+
+
+def record_overhead(path: Any = None) -> Any:
+    """Build the ``overhead`` data at :data:`.figures_claims.SETTINGS`, store it in the recorded claims data (whose
+    other keys :func:`.figures_claims.record` wrote at the same settings) and re-evaluate every claim of the
+    figure. Run: ``python -m dwtcp_fluid.studies.dwtcp.claims_overhead``."""
+    import json
+    from pathlib import Path
+
+    from ...atomic import write_text
+    from ...experiments.figure import registered
+    from ...symbolic.recorded import checkout_root
+    from .figures_claims import SETTINGS
+
+    out = Path(path) if path else checkout_root() / "docs" / "data" / "dwtcp-claims.json"
+    doc = json.loads(out.read_text("utf-8"))
+    data = doc["data"]
+    data["settings"] = {k: list(v) if isinstance(v, tuple) else v for k, v in SETTINGS.items()}
+    data["overhead"] = json.loads(json.dumps(build_overhead(SETTINGS)))
+    claims = []
+    for c in registered()["dwtcp_claims"].claims:
+        ok, measured = c.check(data)
+        claims.append({"text": c.text, "passed": bool(ok), "measured": measured})
+    doc["claims"] = claims
+    write_text(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
+    return out
+
+
+if __name__ == "__main__":
+    print(record_overhead())
