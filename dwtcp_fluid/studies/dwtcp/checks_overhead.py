@@ -11,6 +11,10 @@
 * **LPQ size** (§1 "even LPQ of 500 bytes", §3.1 "600 bytes (5-10 Scouts)", §6.2 "640 B"): the long-flow run at
   Scout buffers of 1-23 Scouts (64 B each: 500 B holds 7, 600 B 9, 640 B 10): utilization, queue, the fraction
   of Scouts dropped (the loss signal).
+* **Scout rate** (§3.3 "too high Scout rate (on sub-RTT level) can cause significant overhead", §5.4 Fig. 9b,
+  §6.2's one Scout every 7 µs per datapath): 5 long DWTCP flows plus 5 Scout-only streams (``scout-probe``, one per
+  datapath) that send a Scout every ``period``: extra Scouts at the switch at a higher rate (they do not steer the
+  flows, whose own Scouts stay at one per RTT), their served bytes and what they do to the flows' LPQ signal.
 * **No Scouts below the initial window** (§3.3): the share of flows (and of bytes) of the web-search and
   data-mining CDFs the packet core draws (:mod:`~dwtcp_fluid.packet.workloads`) that are not larger than the
   initial window of 10 packets and so send no Scout.
@@ -24,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ...packet.build import PacketRun, build
+from ...packet.laws import get_law
 from ...packet.scenarios import run_many
 from ...packet.workloads import load_cdf, sample_sizes
 from ...params import DWTCP_EVALUATION, LinkParams, check_range
@@ -34,6 +39,8 @@ __all__ = [
     "overhead_table",
     "overhead_formula",
     "micro_overhead",
+    "rate_run",
+    "rate_table",
     "small_flow_share",
     "SCOUT_BYTES",
     "INIT_CWND",
@@ -133,6 +140,47 @@ def micro_overhead(*, bursts: int = 5, seed: int = 0) -> dict[str, Any]:
     # a long flow sends one Scout per base RTT: 1/τ Scouts/s against its own packets/s
     m["long_flow_bytes"] = float(np.mean((1.0 / pr.link.d) * SCOUT_BYTES / (thr * pr.link.L)))
     return m
+
+
+def rate_run(period_us: float, *, streams: int = 5, duration: float = 0.05, seed: int = 0) -> PacketRun:
+    """5 long DWTCP flows (as :func:`overhead_run`, 10-Scout LPQ) and ``streams`` Scout-only streams sending one
+    Scout every ``period_us`` µs (rounded to whole slots; 0: no streams)."""
+    check_range("period_us", period_us, lo=0.0, hi=1e4, why="µs between a stream's Scouts (0: none)")
+    n, p = 5, (streams if period_us > 0 else 0)
+    per = [_LINK.d] * n + [period_us * 1e-6] * p
+    return build(
+        [get_law("dwtcp"), get_law("scout-probe")],
+        link=_LINK,
+        flows=n + p,
+        law_of_flow=[0] * n + [1] * p,
+        rtts=per,
+        K=DWTCP_EVALUATION.k,
+        dwtcp=DWTCP_EVALUATION.replace(flows=n),
+        buffer=250,
+        scout_buffer=10,
+        duration=duration,
+        trace_points=200,
+        warmup_fraction=0.5,
+        seed=seed,
+    )
+
+
+def rate_table(
+    periods_us: Sequence[float], *, duration: float = 0.05, seeds: Sequence[int] = (0,)
+) -> list[dict[str, Any]]:
+    """:func:`overhead_measure` of :func:`rate_run` per period and seed, with the period in slots as run and the
+    Scouts per base RTT per datapath (the flow's own one plus the stream's)."""
+    prs = [rate_run(q, duration=duration, seed=s) for q in periods_us for s in seeds]
+    rows = []
+    for k, (pr, o) in enumerate(zip(prs, run_many(prs), strict=True)):
+        q = periods_us[k // len(seeds)]
+        per = int(np.asarray(pr.scenario.rtt)[-1]) if q > 0 else 0
+        base = int(np.asarray(pr.scenario.rtt)[0])
+        rows.append(
+            overhead_measure(pr, o)
+            | {"period_us": q, "period_slots": per, "per_rtt": 1.0 + (base / per if per else 0.0)}
+        )
+    return rows
 
 
 def small_flow_share(

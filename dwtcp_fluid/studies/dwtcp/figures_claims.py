@@ -46,6 +46,7 @@ SETTINGS: dict[str, Any] = {
     "overhead_lpq_flows": 5,
     "overhead_seeds": (0, 1, 2),
     "overhead_duration_s": 0.1,
+    "overhead_rate_periods_us": (0.0, 100.0, 25.0, 7.0),
 }
 
 
