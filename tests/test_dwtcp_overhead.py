@@ -1,4 +1,4 @@
-"""[DWTCP]'s Scout overhead and design choices (dwtcp_fluid/studies/dwtcp/checks_overhead.py, claims_overhead.py,
+"""[DWTCP]'s Scout overhead and design choices (dwtcp_fluid/studies/dwtcp/checks_overhead.py, figures_overhead.py,
 derive_overhead.py; figure ``dwtcp_claims``) against hand computation and independent numerics."""
 
 from __future__ import annotations
@@ -8,12 +8,8 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from dwtcp_fluid.studies.dwtcp.checks_overhead import (
-    overhead_formula,
-    overhead_run,
-    rate_run,
-    small_flow_share,
-)
+from dwtcp_fluid.studies.dwtcp.analysis_overhead import overhead_formula
+from dwtcp_fluid.studies.dwtcp.checks_overhead import overhead_run, rate_run, small_flow_share
 
 
 def test_overhead_formula_is_the_hand_count():

@@ -3,8 +3,8 @@
 * **Overhead vs flows** (§3.1 "< 0.1 %", §1 and §3.4 "< 0.2 %"): ``N`` long DWTCP flows on one 10 Gbps, 100 µs
   bottleneck (the evaluation preset: 64-byte Scouts, one per flow per base RTT, a 10-Scout LPQ). Scouts sent,
   served at the switch and dropped there, against the data packets served: the overhead in bytes
-  (Scouts × 64 B / data × 1,500 B) and in packets, sent and served. The hand count (:func:`overhead_formula`,
-  derived in ``proofs/dwtcp_scout_overhead.md``): per-flow Scouts put N·x·S bytes on the link per RTT next to
+  (Scouts × 64 B / data × 1,500 B) and in packets, sent and served. The hand count (:func:`.analysis_overhead.overhead_formula`,
+  derived in ``proofs/dwtcp_scout_overhead.md``; :mod:`.analysis_overhead`): per-flow Scouts put N·x·S bytes on the link per RTT next to
   u·C·τ of data, so the sent overhead grows with N.
 * **Overhead of the microbenchmark** (§3.4: "Figure 3a shows the DWTCP long flow has less than 0.2 % overhead"):
   the same counts in the §2.2 run (:func:`.checks_micro.micro_run`).
@@ -32,34 +32,22 @@ from ...packet.laws import get_law
 from ...packet.scenarios import run_many
 from ...packet.workloads import load_cdf, sample_sizes
 from ...params import DWTCP_EVALUATION, LinkParams, check_range
+from .analysis_overhead import SCOUT_BYTES
 
 __all__ = [
     "overhead_run",
     "overhead_measure",
     "overhead_table",
-    "overhead_formula",
     "micro_overhead",
     "rate_run",
     "rate_table",
     "small_flow_share",
-    "SCOUT_BYTES",
     "INIT_CWND",
 ]
 
 _LINK = LinkParams(capacity="10Gbps", rtt="100us")
-#: [DWTCP]'s Scout size (bytes) and the initial window (packets) below which a flow sends no Scout (§3.3).
-SCOUT_BYTES = 64.0
+#: The initial window (packets) below which a flow sends no Scout (§3.3).
 INIT_CWND = 10
-
-
-def overhead_formula(
-    flows: float, utilization: float, *, per_rtt: float = 1.0, link: LinkParams = _LINK
-) -> dict:
-    """The hand count of per-flow Scouts: ``flows`` × ``per_rtt`` Scouts of 64 B per base RTT against
-    u·C·τ data packets of L bytes: byte and packet ratios of the Scouts *sent*."""
-    data = utilization * link.C * link.d  # data packets per RTT
-    sc = flows * per_rtt
-    return {"bytes": sc * SCOUT_BYTES / (data * link.L), "packets": sc / data}
 
 
 def overhead_run(flows: int, *, scout_buffer: int = 10, duration: float = 0.05, seed: int = 0) -> PacketRun:

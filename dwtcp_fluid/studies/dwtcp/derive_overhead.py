@@ -4,7 +4,7 @@ Per-flow Scouts: x Scouts of S bytes per base RTT τ from each of N flows, next 
 (u·C·τ packets of L bytes at utilization u): the Scout share of the bytes, its worst case (a window of one packet),
 the flow count below which the paper's "< 0.1 %" and "< 0.2 %" hold at its own setting (10 Gbps, 100 µs, 64-byte
 Scouts, one per RTT), the per-datapath division by the multiplexing factor, the CPU count, the testbed's Scout rate
-(§6.2: one Scout every 7 µs) and the LPQ sizes in Scouts. :func:`.checks_overhead.overhead_formula` (the count the
+(§6.2: one Scout every 7 µs) and the LPQ sizes in Scouts. :func:`.analysis_overhead.overhead_formula` (the count the
 packet-core checks compare against) is checked to be this expression.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ...symbolic.derivation import Derivation, Finding, Step, eq, fmt, identity, predicate, solutions
-from .checks_overhead import overhead_formula
+from .analysis_overhead import overhead_formula
 from .derive_common import cite
 
 __all__ = ["dwtcp_scout_overhead"]
@@ -61,7 +61,7 @@ def dwtcp_scout_overhead() -> Derivation:
         Step(
             "The study's count is this expression",
             "",
-            "checks_overhead.overhead_formula (against which the packet core's Scout counts are compared) at"
+            "analysis_overhead.overhead_formula (against which the packet core's Scout counts are compared) at"
             " N = 5, u = 0.98 and the paper's link is the expression above.",
             [eq(r"\text{BDP} = C\tau", bdp)],
             predicate(

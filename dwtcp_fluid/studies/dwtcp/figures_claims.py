@@ -18,7 +18,7 @@ from ...experiments.figure import Claim, Figure, register
 from .analysis_priority import amplification_band
 from .checks_micro import k_sweep, micro_table
 from .checks_scouts import TOLERANCES, amplification_table, onset_table, theory_gaps
-from .claims_overhead import OVERHEAD_CLAIMS, build_overhead
+from .figures_overhead import OVERHEAD_CLAIMS, build_overhead
 
 __all__ = ["build_dwtcp_claims", "plot_dwtcp_claims", "record", "SETTINGS"]
 

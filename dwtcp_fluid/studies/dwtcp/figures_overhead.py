@@ -1,9 +1,8 @@
 """The overhead and design-choice claims of [DWTCP] (§1, §3.1, §3.3, §3.4) for the figure ``dwtcp_claims``.
 
 :func:`build_overhead` runs the experiments of :mod:`.checks_overhead` at the settings of
-:data:`.figures_claims.SETTINGS` (keys ``overhead_*``); :data:`OVERHEAD_CLAIMS` judge them, each with its verdict;
-:func:`record_overhead` writes the ``overhead`` data into ``docs/data/dwtcp-claims.json`` and re-evaluates every
-claim of the figure on the recorded data.
+:data:`.figures_claims.SETTINGS` (keys ``overhead_*``); :data:`OVERHEAD_CLAIMS` judge them, each with its verdict
+(:func:`.report_overhead.record_overhead` records them).
 """
 
 from __future__ import annotations
@@ -13,9 +12,10 @@ from typing import Any
 import numpy as np
 
 from ...experiments.figure import Claim
-from .checks_overhead import micro_overhead, overhead_formula, overhead_table, rate_table, small_flow_share
+from .analysis_overhead import overhead_formula
+from .checks_overhead import micro_overhead, overhead_table, rate_table, small_flow_share
 
-__all__ = ["build_overhead", "OVERHEAD_CLAIMS", "record_overhead", "OVERHEAD_TOL"]
+__all__ = ["build_overhead", "OVERHEAD_CLAIMS", "OVERHEAD_TOL"]
 
 #: Relative tolerance of the packet core's Scouts sent against the hand count (one per flow per base RTT): the
 #: window holds ~1,000 RTTs, so the first and last Scouts of the window shift the count by ≈ 0.1-0.5 %.
@@ -190,33 +190,3 @@ OVERHEAD_CLAIMS: tuple[Claim, ...] = (
         _c_rate,
     ),
 )
-
-
-def record_overhead(path: Any = None) -> Any:
-    """Build the ``overhead`` data at :data:`.figures_claims.SETTINGS`, store it in the recorded claims data (whose
-    other keys :func:`.figures_claims.record` wrote at the same settings) and re-evaluate every claim of the
-    figure. Run: ``python -m dwtcp_fluid.studies.dwtcp.claims_overhead``."""
-    import json
-    from pathlib import Path
-
-    from ...atomic import write_text
-    from ...experiments.figure import registered
-    from ...symbolic.recorded import checkout_root
-    from .figures_claims import SETTINGS
-
-    out = Path(path) if path else checkout_root() / "docs" / "data" / "dwtcp-claims.json"
-    doc = json.loads(out.read_text("utf-8"))
-    data = doc["data"]
-    data["settings"] = {k: list(v) if isinstance(v, tuple) else v for k, v in SETTINGS.items()}
-    data["overhead"] = json.loads(json.dumps(build_overhead(SETTINGS)))
-    claims = []
-    for c in registered()["dwtcp_claims"].claims:
-        ok, measured = c.check(data)
-        claims.append({"text": c.text, "passed": bool(ok), "measured": measured})
-    doc["claims"] = claims
-    write_text(out, json.dumps(doc, indent=1, sort_keys=True) + "\n")
-    return out
-
-
-if __name__ == "__main__":
-    print(record_overhead())
