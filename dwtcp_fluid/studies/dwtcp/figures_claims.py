@@ -18,7 +18,7 @@ from ...experiments.figure import Claim, Figure, register
 from .analysis_priority import amplification_band
 from .checks_micro import k_sweep, micro_table
 from .checks_scouts import TOLERANCES, amplification_table, onset_table, theory_gaps
-from .figures_overhead import OVERHEAD_CLAIMS, build_overhead
+from .figures_overhead import OVERHEAD_CLAIMS, build_overhead, draw_overhead
 
 __all__ = ["build_dwtcp_claims", "plot_dwtcp_claims", "record", "SETTINGS"]
 
@@ -205,14 +205,14 @@ def _c_where(d: dict[str, Any]) -> tuple[bool, str]:
 
 
 def plot_dwtcp_claims(data: dict[str, Any]) -> Any:
-    """Four panels: Scout/data wait ratio vs load (packet core, slotted theory, Cobham, the 5-15 band); Scout-loss
-    lead vs ramp; microbenchmark FCT and queue; DCTCP utilization vs K."""
+    """Six panels: Scout/data wait ratio vs load (packet core, slotted theory, Cobham, the 5-15 band); Scout-loss
+    lead vs ramp; microbenchmark FCT and queue; DCTCP utilization vs K; Scout overhead vs flows; the LPQ size."""
     import matplotlib.pyplot as plt
 
     from ...plots.style import apply_style
 
     apply_style()
-    fig, ax = plt.subplots(2, 2, figsize=(10, 7))
+    fig, ax = plt.subplots(2, 3, figsize=(15, 7))
     a = ax[0, 0]
     rows = data["amplification"] + data["amplification_high"]
     rr = np.linspace(0.3, 0.995, 300)
@@ -261,6 +261,7 @@ def plot_dwtcp_claims(data: dict[str, Any]) -> Any:
     a.set_ylabel("utilization")
     a.legend(fontsize=7)
     a.set_title("DCTCP throughput vs K ([DCTCP-A] Fig. 10)")
+    draw_overhead(ax[0, 2], ax[1, 2], data)
     fig.tight_layout()
     return fig
 

@@ -190,3 +190,34 @@ OVERHEAD_CLAIMS: tuple[Claim, ...] = (
         _c_rate,
     ),
 )
+
+
+def draw_overhead(top: Any, bottom: Any, data: dict[str, Any]) -> None:
+    """Two panels of the figure: Scout bytes sent and served vs flows (with the hand count and the paper's two
+    bounds); utilization and the Scouts dropped at the LPQ vs the LPQ size."""
+    b = _by(data["overhead"]["flows"], "flows")
+    ns = np.array(sorted(b), float)
+    u = np.array([b[n]["utilization"] for n in sorted(b)])
+    top.loglog(ns, [100 * overhead_formula(n, x)["bytes"] for n, x in zip(ns, u, strict=True)], "k-", lw=1,
+               label="hand count N·S/(u·C·τ·L)")  # fmt: skip
+    top.loglog(ns, [100 * b[n]["bytes_sent"] for n in sorted(b)], "o", color="C0", label="Scouts sent")
+    served = [(n, 100 * b[n]["bytes_served"]) for n in sorted(b) if b[n]["bytes_served"] > 0]
+    top.loglog(*zip(*served, strict=True), "s", mfc="none", color="C1", label="Scouts served")
+    top.axhline(0.1, color="C3", ls=":", label="§3.1: < 0.1 %")
+    top.axhline(0.2, color="C2", ls=":", label="§1, §3.4: < 0.2 %")
+    top.set_xlabel("long DWTCP flows N (one Scout per flow per RTT)")
+    top.set_ylabel("Scout bytes / data bytes (%)")
+    top.legend(fontsize=7)
+    top.set_title("Scout overhead (§3.1, §3.4)")
+    q = _by(data["overhead"]["lpq"], "scout_buffer")
+    ks = sorted(q)
+    bottom.plot(ks, [100 * q[k]["utilization"] for k in ks], "o-", color="C0", label="utilization")
+    bottom.axvline(500 / 64, color="0.5", ls=":", label="500 B (§1)")
+    bottom.axvline(10, color="0.5", ls="--", label="640 B (§6.2)")
+    bottom.set_xlabel("LPQ size (64-byte Scouts)")
+    bottom.set_ylabel("utilization (%)")
+    b2 = bottom.twinx()
+    b2.plot(ks, [100 * q[k]["scout_drop_fraction"] for k in ks], "s--", color="C1", label="Scouts dropped")
+    b2.set_ylabel("Scouts dropped at the LPQ (%)")
+    bottom.legend(fontsize=7, loc="center right")
+    bottom.set_title("LPQ size, 5 long flows (§1, §3.1)")
