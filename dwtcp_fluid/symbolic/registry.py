@@ -29,6 +29,7 @@ from ..studies.dwtcp.derive_equilibrium import dwtcp_equilibrium, dwtcp_increase
 from ..studies.dwtcp.derive_law import dwtcp_fluid_model
 from ..studies.dwtcp.derive_linear import dwtcp_condition_numbers, dwtcp_jacobian
 from ..studies.dwtcp.derive_orbits import dwtcp_first_integral
+from ..studies.dwtcp.derive_overhead import dwtcp_scout_overhead
 from ..studies.dwtcp.derive_packet_law import dwtcp_packet_law
 from ..studies.dwtcp.derive_priority import dwtcp_scout_amplification
 from ..studies.dwtcp.derive_regime import dwtcp_regime
@@ -83,6 +84,7 @@ DERIVATIONS: tuple[Callable[[], Derivation], ...] = (
     hpcc,
     dcqcn,
     swift,
+    dwtcp_scout_overhead,
 )
 
 

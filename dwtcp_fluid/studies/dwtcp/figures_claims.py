@@ -20,6 +20,7 @@ from .analysis_priority import amplification_band
 from .checks_micro import k_sweep, micro_table
 from .checks_scouts import TOLERANCES, amplification_table, onset_table, theory_gaps
 from .figures_dynamics import DYNAMICS_CLAIMS, build_dynamics, plot_dynamics
+from .figures_overhead import OVERHEAD_CLAIMS, build_overhead, draw_overhead
 
 __all__ = ["build_dwtcp_claims", "plot_dwtcp_claims", "record", "SETTINGS"]
 
@@ -42,6 +43,12 @@ SETTINGS: dict[str, Any] = {
     "ksweep_g": 0.05,
     "testbed_flows": (2, 10),
     "testbed_Ks": (1.0, 2.0, 4.0, 7.0, 65.0),
+    "overhead_flows": (1, 2, 5, 10, 20),
+    "overhead_lpq": (1, 2, 5, 7, 9, 10, 23),
+    "overhead_lpq_flows": 5,
+    "overhead_seeds": (0, 1, 2),
+    "overhead_duration_s": 0.1,
+    "overhead_rate_periods_us": (0.0, 100.0, 25.0, 7.0),
 }
 
 
@@ -81,6 +88,7 @@ def build_dwtcp_claims(quick: bool) -> dict[str, Any]:
         "ksweep": ks,
         "testbed": testbed,
         "dynamics": build_dynamics(),
+        "overhead": build_overhead(s),
     }
 
 
@@ -201,14 +209,14 @@ def _c_where(d: dict[str, Any]) -> tuple[bool, str]:
 
 def plot_dwtcp_claims(data: dict[str, Any]) -> Any:
     """Six panels: Scout/data wait ratio vs load (packet core, slotted theory, Cobham, the 5-15 band); Scout-loss
-    lead vs ramp; microbenchmark FCT and queue; DCTCP utilization vs K; the dynamics panels
-    (:func:`.figures_dynamics.plot_dynamics`)."""
+    lead vs ramp; microbenchmark FCT and queue; DCTCP utilization vs K; Scout overhead vs flows; the LPQ size; the
+    dynamics panels (:func:`.figures_dynamics.plot_dynamics`)."""
     import matplotlib.pyplot as plt
 
     from ...plots.style import apply_style
 
     apply_style()
-    fig, ax = plt.subplots(3, 2, figsize=(10, 10.5))
+    fig, ax = plt.subplots(3, 3, figsize=(15, 10.5))
     a = ax[0, 0]
     rows = data["amplification"] + data["amplification_high"]
     rr = np.linspace(0.3, 0.995, 300)
@@ -257,7 +265,9 @@ def plot_dwtcp_claims(data: dict[str, Any]) -> Any:
     a.set_ylabel("utilization")
     a.legend(fontsize=7)
     a.set_title("DCTCP throughput vs K ([DCTCP-A] Fig. 10)")
-    plot_dynamics(ax[2], data)
+    draw_overhead(ax[0, 2], ax[1, 2], data)
+    plot_dynamics(ax[2, :2], data)
+    ax[2, 2].axis("off")
     fig.tight_layout()
     return fig
 
@@ -324,6 +334,7 @@ register(
                 "utilization ≥ 94 % at every K",
                 _c_dctcp_a,
             ),
+            *OVERHEAD_CLAIMS,
         )
         + DYNAMICS_CLAIMS,
     )
