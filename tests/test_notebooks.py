@@ -120,8 +120,50 @@ def _check_dcqcn(text: str) -> None:
     assert m and abs(float(m.group(1)) - q_star) <= 0.5 * q_star, m
 
 
+def _check_hpcc(text: str) -> None:
+    rows = re.findall(
+        r"(N=\d+), W_AI=1: kappa = ([\d.]+), closed form q\* = ([\d.]+) packets, utilization ([\d.]+)", text
+    )
+    assert len(rows) == 2, rows
+    for name, _kappa, q_star, util_star in rows:
+        q_star = float(q_star)
+        m = re.search(name + r", W_AI=1: fluid queue mean ([\d.]+) packets, utilization ([\d.]+)", text)
+        p = re.search(
+            name + r", W_AI=1: packet queue mean ([\d.]+) packets, utilization ([\d.]+) \(C\*d = ([\d.]+)",
+            text,
+        )
+        assert m and p, name
+        cd = float(p.group(3))
+        # the fluid run settles on the closed form of proofs/hpcc.md (the cross-check's 0.01·C·d), the packet core
+        # within the cross-check's 0.07·C·d of it and its utilization within 0.03
+        assert abs(float(m.group(1)) - q_star) <= 0.01 * cd, (name, m.group(0), q_star)
+        assert abs(float(m.group(2)) - float(util_star)) <= 0.01, (name, m.group(0), util_star)
+        assert abs(float(p.group(1)) - q_star) <= 0.07 * cd, (name, p.group(0), q_star)
+        assert abs(float(p.group(2)) - float(util_star)) <= 0.03, (name, p.group(0), util_star)
+    assert float(rows[0][2]) == 0.0 and float(rows[1][2]) > 0.0, "the settings straddle kappa = 1 - eta"
+
+
+def _check_swift(text: str) -> None:
+    m = re.search(r"fixed point: w\* = ([\d.]+) packets per flow, q\* = ([\d.]+) packets", text)
+    assert m, "the notebook no longer prints the fixed point"
+    q_star = float(m.group(2))
+    stable = re.search(r"beta = 0.8: fluid queue mean ([\d.]+), amplitude ([\d.]+)", text)
+    cycle = re.search(r"beta = 3.0: fluid queue mean ([\d.]+), amplitude ([\d.]+)", text)
+    assert stable and cycle
+    # beta = 0.8 settles on the closed-form q* (the root of N·w = C·(T_0 + fs(w))); beta = 3 keeps a cycle whose
+    # amplitude is a sizeable part of q* (proofs/swift.md: beyond the critical beta at this setting)
+    assert (
+        abs(float(stable.group(1)) - q_star) <= 0.05 * q_star and float(stable.group(2)) <= 0.05 * q_star
+    ), stable
+    assert float(cycle.group(2)) >= 0.2 * q_star, cycle
+    p = re.search(r"packet queue mean ([\d.]+) packets", text)
+    assert p and abs(float(p.group(1)) - q_star) <= 0.25 * q_star, p
+
+
 CHECKS = {
     "dcqcn": _check_dcqcn,
+    "hpcc": _check_hpcc,
+    "swift": _check_swift,
     "d2tcp_cubic_wan": _check_cubic,
     "dwtcp_findings": _check_findings,
     "timely": _check_timely,
