@@ -7,7 +7,9 @@ and every path crosses 6 links. The packet core runs ``--law hpcc`` on one bottl
 (1564 bytes on the wire: htsim's 1500-byte payload plus its 64-byte header), the same unloaded RTT d (htsim's
 6·2 link latencies plus the 6 data and 6 ACK serializations, rounded to the core's slot), η = 0.95, maxStage 5,
 W_AI = 1 packet (htsim's ``_Wai = _mss``), W_init = B·T and the same flows, once with the reference updated once
-per RTT ([HPCC] Alg. 1) and once on every ACK (``update="per-ack"``, htsim's reading).
+per RTT ([HPCC] Alg. 1), once on every ACK (``update="per-ack"``, htsim's reading), and once on every ACK with the
+telemetry reference L kept from the flow's first ACK (``telemetry="first"``, htsim's other reading: both together
+are htsim's ``HPCCSrc``).
 
 htsim's T (its ``HPCCSrc::_T``, the "known baseline RTT") is a constant 12 µs in the source; this script patches
 the copy in ``DIR`` (never the anchor) so that T is read from ``HTSIM_HPCC_T_US`` and sets it to the setting's d,
@@ -142,7 +144,7 @@ def run_htsim(exe: Path, s: Setting) -> dict:
     return summary(s, np.array(fct), qmean, qmax)
 
 
-def run_core(s: Setting, update: str) -> dict:
+def run_core(s: Setting, update: str, telemetry: str = "previous") -> dict:
     """One setting through the packet core's ``hpcc`` law."""
     from dwtcp_fluid.packet import build, run
     from dwtcp_fluid.packet.laws.hpcc import Hpcc
@@ -154,8 +156,8 @@ def run_core(s: Setting, update: str) -> dict:
     ideal = s.flows * s.size / C
     points = 400
     pr = build(
-        Hpcc(update=update), link=link, flows=s.flows, duration=(1.5 * ideal + 20 * d) * 1e-6, sizes=[float(s.size)] * s.flows,
-        starts=[0.0] * s.flows, start_jitter=False, buffer=int(max(2000, (s.flows + 2) * C * d)), trace_points=points,
+        Hpcc(update=update, telemetry=telemetry), link=link, flows=s.flows, duration=(1.5 * ideal + 20 * d) * 1e-6, sizes=[float(s.size)] * s.flows,
+        starts=[0.0] * s.flows, start_jitter=False, buffer=5000, trace_points=points,
         law_params={"eta": 0.95, "w_ai": 1.0, "max_stage": 5.0},
     )  # fmt: skip
     pk = run(pr, engine="jax")
@@ -163,7 +165,7 @@ def run_core(s: Setting, update: str) -> dict:
     chunk_us = pr.duration * 1e6 / len(rec["q_end"])
     mid = slice(int(0.25 * ideal / chunk_us), int(0.75 * ideal / chunk_us))
     queue = float(np.sum(rec["q_sum"][mid]) / np.sum(rec["opps"][mid]))
-    fin = np.asarray(rec["finish"][-1], float)
+    fin = np.asarray(rec["finish"], float)  # per flow: the slot of its last ACK, -1 if unfinished
     if np.any(fin < 0):
         raise SystemExit(f"core {s.name}: a flow did not finish")
     return summary(s, fin * pr.slot * 1e6, queue, float(np.max(rec["q_max"][mid])))
@@ -205,17 +207,18 @@ def main(argv: list[str] | None = None) -> int:
         s = by_name[n]
         rows[n] = {
             "htsim": run_htsim(exe, s),
+            "per-ack-first": run_core(s, "per-ack", "first"),
             "per-ack": run_core(s, "per-ack"),
             "per-rtt": run_core(s, "per-rtt"),
         }
         rows[n]["d_us"] = matched_rtt_us(s)
         rows[n]["kappa"] = s.flows / (s.gbps * 1e3 / (WIRE_BYTES * 8) * matched_rtt_us(s))
-    hdr = f"{'setting':16} {'source':8} {'queue':>7} {'q max':>7} {'FCT µs':>9} {'/ideal':>7} {'last/ideal':>10} {'max/min':>8}"
+    hdr = f"{'setting':16} {'source':13} {'queue':>7} {'q max':>7} {'FCT µs':>9} {'/ideal':>7} {'last/ideal':>10} {'max/min':>8}"
     print(hdr)
     for n, r in rows.items():
-        for src in ("htsim", "per-ack", "per-rtt"):
+        for src in ("htsim", "per-ack-first", "per-ack", "per-rtt"):
             v = r[src]
-            print(f"{n:16} {src:8} {v['queue']:7.2f} {v['queue_max']:7.1f} {v['fct_mean_us']:9.1f} "
+            print(f"{n:16} {src:13} {v['queue']:7.2f} {v['queue_max']:7.1f} {v['fct_mean_us']:9.1f} "
                   f"{v['fct_mean_us'] / v['fct_ideal_us']:7.3f} {v['fct_max_us'] / v['fct_ideal_us']:10.3f} {v['fct_spread']:8.3f}")  # fmt: skip
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1) + "\n")

@@ -38,7 +38,8 @@ flow's own base RTT instead); the first ACK only stores L and sets lastUpdateSeq
 code does the same); U starts at 1 (ns-3) and W_c at W_init = B·T, the window a flow starts with at line rate
 ([HPCC] starts every flow at line rate); two ACKs
 with the same departure slot (delayed ACKs) count τ as one slot; W is held at or above ``rate_min``·T; losses and
-timeouts leave the law unchanged (HPCC runs on a lossless fabric).
+timeouts leave the law unchanged (HPCC runs on a lossless fabric); W is held at or below ``CWND_CAP`` packets (a
+per-ACK reference with the first ACK's telemetry compounds it without bound, as htsim's does).
 
 **HPCC-PINT** (:class:`HpccPint`): [PINT] carries one value per packet instead of a per-hop list: the maximum over
 the hops of the hop's utilization (the same u as above, filtered with τ/T), quantized to a power of
@@ -273,7 +274,7 @@ def hpcc_step(law: Any, s: dict[str, Any], ev: Events, p: Mapping[str, Any], U_o
     st = dict(s, wc=wc0)
     upd = jnp.asarray(True) if law.update == "per-ack" else (ev.snd_una > s["lus"])
     W, wc, stage = compute_wind(st, U, go & upd, w_ai, p)
-    W = jnp.maximum(W, p["rate_min"] * T)
+    W = jnp.clip(W, p["rate_min"] * T, CWND_CAP)  # the cap: a per-ACK reference can compound W without bound
     new_w = jnp.where(go, W, jnp.where(first, w_init, s["w"]))
     lus = jnp.where(first | (go & upd), ev.snd_nxt, s["lus"])
     # L ← ack.L (PINT: only a packet carrying the value; htsim's reading: only the first ACK)
