@@ -146,18 +146,20 @@ def _check_hpcc(text: str) -> None:
 def _check_swift(text: str) -> None:
     m = re.search(r"fixed point: w\* = ([\d.]+) packets per flow, q\* = ([\d.]+) packets", text)
     assert m, "the notebook no longer prints the fixed point"
-    q_star = float(m.group(2))
-    stable = re.search(r"beta = 0.8: fluid queue mean ([\d.]+), amplitude ([\d.]+)", text)
-    cycle = re.search(r"beta = 3.0: fluid queue mean ([\d.]+), amplitude ([\d.]+)", text)
+    w_star = float(m.group(1))
+    row = r"beta = {}: fluid window mean ([\d.]+), queue mean ([\d.]+), min ([\d.]+), max [\d.]+ packets, utilization ([\d.]+)"
+    stable, cycle = re.search(row.format("0.8"), text), re.search(row.format("3.0"), text)
     assert stable and cycle
-    # beta = 0.8 settles on the closed-form q* (the root of N·w = C·(T_0 + fs(w))); beta = 3 keeps a cycle whose
-    # amplitude is a sizeable part of q* (proofs/swift.md: beyond the critical beta at this setting)
-    assert (
-        abs(float(stable.group(1)) - q_star) <= 0.05 * q_star and float(stable.group(2)) <= 0.05 * q_star
-    ), stable
-    assert float(cycle.group(2)) >= 0.2 * q_star, cycle
-    p = re.search(r"packet queue mean ([\d.]+) packets", text)
-    assert p and abs(float(p.group(1)) - q_star) <= 0.25 * q_star, p
+    # the fluid window settles around the closed-form fair share w* (the root of N·w = C·(T_0 + fs(w)),
+    # proofs/swift.md; within 10 %); at beta = 0.8 the queue never empties and the link stays full,
+    # beyond the critical beta of proofs/swift.md (beta = 3) the cycle empties the queue and the link loses at least
+    # 1 % (the cross-check's oscillating class)
+    assert abs(float(stable.group(1)) - w_star) <= 0.1 * w_star, stable.group(0)
+    assert float(stable.group(3)) > 0.0 and float(stable.group(4)) >= 0.999, stable.group(0)
+    assert float(cycle.group(3)) <= 0.01 and float(cycle.group(4)) <= 0.99, cycle.group(0)
+    # the packet core's queue agrees with the fluid run's (the cross-check's queue tolerance: 15 % or 3 packets)
+    p = re.search(r"packet queue mean ([\d.]+) packets, fluid ([\d.]+)", text)
+    assert p and abs(float(p.group(1)) - float(p.group(2))) <= max(0.15 * float(p.group(2)), 3.0), p
 
 
 CHECKS = {
