@@ -236,6 +236,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "swift_fixed_point": ("studies.swift.analysis", "fixed_point"),
     "compare_swift": ("studies.swift.checks", "compare_swift"),
     "SWIFT_TOLERANCES": ("studies.swift.checks", "TOLERANCES"),
+    "HpccFluid": ("models.hpcc", "HpccFluid"),
+    "HpccParams": ("models.hpcc", "HpccParams"),
+    "hpcc_fixed_point": ("models.hpcc", "fixed_point"),
     # subpackages, for what the flat names do not cover (a subpackage's name is its module once imported:
     # no verb may share one, e.g. ``sweep``)
     "plots": ("plots", ""),

@@ -82,6 +82,27 @@ def test_hpcc_per_ack_reference_and_rate_control():
     assert float(rate[1]["rate"]) == pytest.approx(0.97962963, rel=TOL)
 
 
+def test_hpcc_first_ack_telemetry():
+    """htsim's reading (telemetry "first"): L stays the first ACK's (q 4, tx 100, ts 10), computed by hand on the
+    sequence above: ACK 2 as Alg. 1 (U = 1.08); ACK 3 (2, 110, 20): txRate = 10/10 = 1, u' = min(2, 4)/10 + 1 =
+    1.2, τ = T, U = 1.2, seq 16 > 15: W = W_c = 10·0.95/1.2 + 1 = 8.9166667; ACK 4 (0, 113, 30): txRate = 13/20 =
+    0.65, τ = T, U = 0.65 < η, incStage 0 < 2: W = W_c = 9.9166667."""
+    p = hpcc_params(eta=0.95, max_stage=2.0, w_ai=1.0)
+    evs = [
+        _ev(20, 1, 15, 4, 100, 10),
+        _ev(21, 2, 16, 6, 102, 12),
+        _ev(30, 16, 25, 2, 110, 20),
+        _ev(40, 26, 35, 0, 113, 30),
+    ]
+    out = _run(get_law("hpcc", telemetry="first"), p, evs)
+    for k, (w, u) in enumerate([(10.0, 1.0), (9.7962963, 1.08), (8.9166667, 1.2), (9.9166667, 0.65)]):
+        assert float(out[k]["w"]) == pytest.approx(w, rel=TOL), k
+        assert float(out[k]["u"]) == pytest.approx(u, rel=TOL), k
+        assert (int(out[k]["lq"]), int(out[k]["ltx"]), int(out[k]["lts"])) == (4, 100, 10), k
+    with pytest.raises(ValueError, match="telemetry='last' is invalid"):
+        get_law("hpcc", telemetry="last")
+
+
 def test_hpcc_w_ai_rule_and_timer_events():
     """W_AI = 0 applies N_exp·W_AI = (1 − η)·B·T: T = 10, η = 0.9, N_exp = 4 → W_AI = 0.25; a timer event (no ACK)
     changes nothing."""

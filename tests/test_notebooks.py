@@ -120,8 +120,52 @@ def _check_dcqcn(text: str) -> None:
     assert m and abs(float(m.group(1)) - q_star) <= 0.5 * q_star, m
 
 
+def _check_hpcc(text: str) -> None:
+    rows = re.findall(
+        r"(N=\d+), W_AI=1: kappa = ([\d.]+), closed form q\* = ([\d.]+) packets, utilization ([\d.]+)", text
+    )
+    assert len(rows) == 2, rows
+    for name, _kappa, q_star, util_star in rows:
+        q_star = float(q_star)
+        m = re.search(name + r", W_AI=1: fluid queue mean ([\d.]+) packets, utilization ([\d.]+)", text)
+        p = re.search(
+            name + r", W_AI=1: packet queue mean ([\d.]+) packets, utilization ([\d.]+) \(C\*d = ([\d.]+)",
+            text,
+        )
+        assert m and p, name
+        cd = float(p.group(3))
+        # the fluid run settles on the closed form of proofs/hpcc.md (the cross-check's 0.01·C·d), the packet core
+        # within the cross-check's 0.07·C·d of it and its utilization within 0.03
+        assert abs(float(m.group(1)) - q_star) <= 0.01 * cd, (name, m.group(0), q_star)
+        assert abs(float(m.group(2)) - float(util_star)) <= 0.01, (name, m.group(0), util_star)
+        assert abs(float(p.group(1)) - q_star) <= 0.07 * cd, (name, p.group(0), q_star)
+        assert abs(float(p.group(2)) - float(util_star)) <= 0.03, (name, p.group(0), util_star)
+    assert float(rows[0][2]) == 0.0 and float(rows[1][2]) > 0.0, "the settings straddle kappa = 1 - eta"
+
+
+def _check_swift(text: str) -> None:
+    m = re.search(r"fixed point: w\* = ([\d.]+) packets per flow, q\* = ([\d.]+) packets", text)
+    assert m, "the notebook no longer prints the fixed point"
+    w_star = float(m.group(1))
+    row = r"beta = {}: fluid window mean ([\d.]+), queue mean ([\d.]+), min ([\d.]+), max [\d.]+ packets, utilization ([\d.]+)"
+    stable, cycle = re.search(row.format("0.8"), text), re.search(row.format("3.0"), text)
+    assert stable and cycle
+    # the fluid window settles around the closed-form fair share w* (the root of N·w = C·(T_0 + fs(w)),
+    # proofs/swift.md; within 10 %); at beta = 0.8 the queue never empties and the link stays full,
+    # beyond the critical beta of proofs/swift.md (beta = 3) the cycle empties the queue and the link loses at least
+    # 1 % (the cross-check's oscillating class)
+    assert abs(float(stable.group(1)) - w_star) <= 0.1 * w_star, stable.group(0)
+    assert float(stable.group(3)) > 0.0 and float(stable.group(4)) >= 0.999, stable.group(0)
+    assert float(cycle.group(3)) <= 0.01 and float(cycle.group(4)) <= 0.99, cycle.group(0)
+    # the packet core's queue agrees with the fluid run's (the cross-check's queue tolerance: 15 % or 3 packets)
+    p = re.search(r"packet queue mean ([\d.]+) packets, fluid ([\d.]+)", text)
+    assert p and abs(float(p.group(1)) - float(p.group(2))) <= max(0.15 * float(p.group(2)), 3.0), p
+
+
 CHECKS = {
     "dcqcn": _check_dcqcn,
+    "hpcc": _check_hpcc,
+    "swift": _check_swift,
     "d2tcp_cubic_wan": _check_cubic,
     "dwtcp_findings": _check_findings,
     "timely": _check_timely,

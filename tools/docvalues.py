@@ -14,7 +14,8 @@ The opening marker holds three fields separated by ``;`` (not ``|``, which split
    ``tools/record_proof_data.py``) and ``regime`` (``docs/data/regime-slices.json``, the packet pass and the
    predictors' agreement per (β, K, B) slice, written by ``dwtcp_fluid/sweep/regime_slices.py``) and ``claims``
    (``docs/data/dwtcp-claims.json``, the data and verdicts of the figure ``dwtcp_claims``, written by
-   ``python -m dwtcp_fluid.studies.dwtcp.figures_claims``). Keys are read
+   ``python -m dwtcp_fluid.studies.dwtcp.figures_claims``) and ``hpcc_htsim`` (``docs/data/htsim-hpcc.json``, HPCC in
+   htsim and in the packet core, written by ``benchmarks/htsim_hpcc.py --json``). Keys are read
    with dots or, where a key is not a name, with brackets (``sweep.packet.agreement["scout-faithful"].agreement``,
    ``regime.slices[4].agreement.regime.agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
    and ``abs`` are allowed, nothing else;
@@ -54,6 +55,7 @@ SOURCES = {
     "ns3": ROOT / "docs" / "data" / "ns3-fidelity.json",
     "regime": ROOT / "docs" / "data" / "regime-slices.json",
     "claims": ROOT / "docs" / "data" / "dwtcp-claims.json",
+    "hpcc_htsim": ROOT / "docs" / "data" / "htsim-hpcc.json",
 }
 
 

@@ -24,6 +24,9 @@ Options (each an ambiguity, with its source):
 * ``control``: ``"window"`` (Alg. 1: inflight ≤ W and pacing W/T) or ``"rate"`` (the public ns-3 code's
   ``UpdateRateHp`` runs the same recursion on the rate R = W/T, HPCC ns-3 issue #70; without its window,
   ``HAS_WIN 0``, nothing bounds the bytes in flight: pacing alone);
+* ``telemetry``: ``"previous"`` (Alg. 1 line 27: L ← ack.L on every ACK) or ``"first"`` (htsim's
+  ``HPCCSrc::measureInFlight`` stores the path's INT only on the flow's first ACK and never again: txRate is the
+  port's average since that ACK and the queue term min(qlen, the first ACK's qlen));
 * ``--max-stage``: the paper's 5 (also htsim's ``_max_stages``); the public ns-3 scripts default ``MI_THRESH 0``
   (every update multiplicative);
 * ``--w-ai``: W_AI in packets; 0 (default) applies the sizing rule N_exp·W_AI = (1 − η)·W_init, W_init = B·T (the
@@ -35,7 +38,8 @@ flow's own base RTT instead); the first ACK only stores L and sets lastUpdateSeq
 code does the same); U starts at 1 (ns-3) and W_c at W_init = B·T, the window a flow starts with at line rate
 ([HPCC] starts every flow at line rate); two ACKs
 with the same departure slot (delayed ACKs) count τ as one slot; W is held at or above ``rate_min``·T; losses and
-timeouts leave the law unchanged (HPCC runs on a lossless fabric).
+timeouts leave the law unchanged (HPCC runs on a lossless fabric); W is held at or below ``CWND_CAP`` packets (a
+per-ACK reference with the first ACK's telemetry compounds it without bound, as htsim's does).
 
 **HPCC-PINT** (:class:`HpccPint`): [PINT] carries one value per packet instead of a per-hop list: the maximum over
 the hops of the hop's utilization (the same u as above, filtered with τ/T), quantized to a power of
@@ -58,12 +62,14 @@ import numpy as np
 from .base import FLOAT, INT, Events, Law, LawOption
 from .registry import register_law
 
-__all__ = ["Hpcc", "HpccPint", "hpcc_params", "HPCC_OPTIONS", "UPDATES", "CONTROLS", "w_ai_rule"]
+__all__ = ["Hpcc", "HpccPint", "hpcc_params", "HPCC_OPTIONS", "UPDATES", "CONTROLS", "TELEMETRY", "w_ai_rule"]
 
 #: Reference-update choices (Alg. 1 line 22, or htsim's every-ACK reading).
 UPDATES = ("per-rtt", "per-ack")
 #: Control choices (Alg. 1's window, or the public code's rate without a window).
 CONTROLS = ("window", "rate")
+#: Telemetry reference choices (Alg. 1's previous ACK, or htsim's first ACK of the flow).
+TELEMETRY = ("previous", "first")
 #: The in-flight cap of the rate reading (packets): far above any BDP here, so pacing alone limits it.
 CWND_CAP = 1.0e5
 
@@ -160,6 +166,13 @@ HPCC_OPTIONS: tuple[LawOption, ...] = (
         option="control",
         choices=CONTROLS,
     ),
+    LawOption(
+        "--hpcc-telemetry",
+        "HPCC telemetry reference L: previous ACK's ([HPCC] Alg. 1) or the flow's first ACK's (htsim).",
+        "previous",
+        option="telemetry",
+        choices=TELEMETRY,
+    ),
 )
 
 PINT_OPTIONS: tuple[LawOption, ...] = (
@@ -192,6 +205,10 @@ def _check(law: Any) -> None:
     if law.control not in CONTROLS:
         raise ValueError(
             f"control={law.control!r} is invalid for law {law.name!r}: accepted one of {', '.join(CONTROLS)}"
+        )
+    if law.telemetry not in TELEMETRY:
+        raise ValueError(
+            f"telemetry={law.telemetry!r} is invalid for law {law.name!r}: accepted one of {', '.join(TELEMETRY)}"
         )
 
 
@@ -257,10 +274,11 @@ def hpcc_step(law: Any, s: dict[str, Any], ev: Events, p: Mapping[str, Any], U_o
     st = dict(s, wc=wc0)
     upd = jnp.asarray(True) if law.update == "per-ack" else (ev.snd_una > s["lus"])
     W, wc, stage = compute_wind(st, U, go & upd, w_ai, p)
-    W = jnp.maximum(W, p["rate_min"] * T)
+    W = jnp.clip(W, p["rate_min"] * T, CWND_CAP)  # the cap: a per-ACK reference can compound W without bound
     new_w = jnp.where(go, W, jnp.where(first, w_init, s["w"]))
     lus = jnp.where(first | (go & upd), ev.snd_nxt, s["lus"])
-    keep = ack & (first | carried)  # L ← ack.L (PINT: only a packet carrying the value)
+    # L ← ack.L (PINT: only a packet carrying the value; htsim's reading: only the first ACK)
+    keep = ack & (first | (carried & (law.telemetry == "previous")))
     cap = jnp.maximum(jnp.ceil(new_w), 1.0) if law.control == "window" else jnp.full_like(new_w, CWND_CAP)
     touched = first | go
     return {
@@ -289,6 +307,8 @@ class Hpcc(Law):
         When the reference window W_c is updated.
     control : {"window", "rate"}
         Alg. 1's window with pacing, or the public code's rate without a window.
+    telemetry : {"previous", "first"}
+        The telemetry L that MeasureInflight compares with: the previous ACK's (Alg. 1) or the flow's first (htsim).
     """
 
     name: ClassVar[str] = "hpcc"
@@ -299,6 +319,7 @@ class Hpcc(Law):
     options: ClassVar[tuple[LawOption, ...]] = HPCC_OPTIONS
     update: str = "per-rtt"
     control: str = "window"
+    telemetry: str = "previous"
 
     def __post_init__(self) -> None:
         _check(self)
@@ -346,7 +367,7 @@ class HpccPint(Law):
 
     Parameters
     ----------
-    update, control : as :class:`Hpcc`.
+    update, control, telemetry : as :class:`Hpcc`.
     """
 
     name: ClassVar[str] = "hpcc-pint"
@@ -357,6 +378,7 @@ class HpccPint(Law):
     options: ClassVar[tuple[LawOption, ...]] = (*HPCC_OPTIONS, *PINT_OPTIONS)
     update: str = "per-rtt"
     control: str = "window"
+    telemetry: str = "previous"
 
     def __post_init__(self) -> None:
         _check(self)
