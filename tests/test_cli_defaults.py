@@ -106,7 +106,7 @@ def cli_defaults() -> dict[str, dict[str, Any]]:
     import typer
 
     from dwtcp_fluid.cli import _load, app
-    from dwtcp_fluid.cli.packet_run import law_flags
+    from dwtcp_fluid.cli.packet_laws import law_flags
 
     _load(["packet"])  # the packet group loads only when named (it imports JAX)
     cmds = _commands(typer.main.get_command(app))

@@ -178,7 +178,7 @@ def vocabulary() -> dict[str, Flag]:
     :class:`~dwtcp_fluid.packet.laws.base.LawOption` range)."""
     out = dict(FLAGS)
     if "dwtcp_fluid.cli.packet_run" in sys.modules:
-        from .packet_run import law_flags
+        from .packet_laws import law_flags
 
         for flag, (opt, _) in law_flags().items():
             if flag in out:
