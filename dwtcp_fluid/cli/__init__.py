@@ -78,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                 # every option checked against the flag vocabulary while parsing (cli/flags.py)
                 command = _command()
                 rv = command.main(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
+                if _swallowed_interrupt():  # the signal came while the command ran: it is interrupted
+                    raise KeyboardInterrupt
                 if isinstance(rv, int) and rv != 0:
                     raise _Failed(rv)
         except _Failed as e:
@@ -183,6 +185,10 @@ def _write_failure(e: BaseException, args: list[str]) -> str:
     return f"{_command_name(args)} could not write{where}: {why} (nothing was written)"
 
 
+#: Timers re-delivering an interrupt a finalizer or GC callback swallowed (see :func:`_signals`).
+_REDELIVER: list[Any] = []
+
+
 def _interrupt_code() -> int:
     return INTERRUPT_CODE[0]
 
@@ -213,6 +219,7 @@ def _signals():
             sig = signal.SIGTERM if INTERRUPT_CODE[0] == 143 else signal.SIGINT
             again = threading.Timer(0.01, os.kill, (os.getpid(), sig))
             again.daemon = True
+            _REDELIVER.append(again)
             again.start()
             return
         old_hook(u)
@@ -223,8 +230,19 @@ def _signals():
     try:
         yield
     finally:
+        _swallowed_interrupt()
         signal.signal(signal.SIGTERM, old)
         sys.unraisablehook = old_hook
+
+
+def _swallowed_interrupt() -> bool:
+    """Whether an interrupt swallowed by a finalizer or GC callback still waits for its delivery (its timer is
+    cancelled: the caller delivers it), e.g. when the command finished within the 10 ms before the timer fired."""
+    timers = list(_REDELIVER)
+    _REDELIVER.clear()
+    for t in timers:
+        t.cancel()
+    return bool(timers)
 
 
 def _as_flag(message: str, args: list[str] | None = None) -> str:
