@@ -42,10 +42,15 @@ def test_every_model_equation_carries_a_tag(key):
 
 
 #: Models whose sources number no equation (TIMELY's: [PROXY] prints Algorithm 1 and an unnumbered RTT formula,
-#: Zhu et al.'s fluid model has no tag): their rhs and surface must cite the algorithm with its tag instead.
+#: Zhu et al.'s fluid model has no tag; HPCC's and Swift's papers have no fluid model, the toolkit derives one from
+#: their algorithm; [DCQCN]'s fluid model is cited by its section, no seed giving its numbering): their rhs and
+#: surface must cite the algorithm or section with its tag instead.
 UNNUMBERED = {
     "TimelyFluid": r"\[(TIMELY|PROXY)\] Algorithm 1",
     "TimelyNetwork": r"\[(TIMELY|PROXY)\] Algorithm 1",
+    "HpccFluid": r"\[HPCC\] Alg(orithm|\.) 1",
+    "SwiftFluid": r"\[Swift\] Algorithm 1",
+    "DcqcnFluid": r"\[DCQCN\] (§4|eq\. \(\d+\))",
 }
 
 

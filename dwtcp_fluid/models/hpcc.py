@@ -156,7 +156,7 @@ class HpccFluid(FluidModel):
         return (dWc, dU, dq)
 
     def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
-        """σ = U − η: the multiplicative branch of Alg. 1 line 12 holds where σ ≥ 0 (no input is switched by it)."""
+        """σ = U − η: the multiplicative branch of [HPCC] Alg. 1 line 12 holds where σ ≥ 0 (no input is switched by it)."""
         return x[1] - p["eta"]
 
     def delay(self, p: Mapping[str, Any]) -> Any:

@@ -202,7 +202,7 @@ class SwiftFluid(FluidModel):
         return p["d"] + (q + 1.0) / p["C"]
 
     def rhs(self, x: Sequence[Any], xd: Sequence[Any], u: Any, p: Mapping[str, Any], xp: Any) -> tuple:
-        """Eqs. (S1)-(S2) of the module docstring."""
+        """Eqs. (S1)-(S2) of the module docstring ([Swift] Algorithm 1 in fluid form)."""
         m = self.groups
         w, q, wd, qd = x[:m], x[m], xd[:m], xd[m]
         tau = self.rtt(q, p)
@@ -212,8 +212,8 @@ class SwiftFluid(FluidModel):
         return dw + (dq,)
 
     def surface(self, x: Sequence[Any], p: Mapping[str, Any], xp: Any) -> Any:
-        """σ = τ(q) − T_1: group 1's delay above its target (reported, not a switching input: (S2) reads the
-        delayed queue itself)."""
+        """σ = τ(q) − T_1: group 1's delay above its target, [Swift] Algorithm 1's decrease condition (reported,
+        not a switching input: (S2) reads the delayed queue itself)."""
         return self.rtt(x[self.groups], p) - swift_target(x[0], p, xp)
 
     def delay(self, p: Mapping[str, Any]) -> Any:
