@@ -47,7 +47,8 @@ check-pytest: $(STAMP_TEST)
 check-proofs: $(STAMP_TEST)
 	$(CLI) proofs --check
 
-# The figures whose build takes seconds; those marked slow (minutes of CPU each) are checked by test-all and CI.
+# The figures whose build takes seconds; those marked slow (from about 20 s to minutes of CPU each) are checked by
+# test-all and CI (check-figures-slow).
 check-figures: $(STAMP_TEST)
 	$(CLI) figures --check --tier fast --jobs $(JOBS)
 

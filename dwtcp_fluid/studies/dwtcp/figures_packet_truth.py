@@ -152,6 +152,7 @@ def _register() -> None:
                     _claim_scout_faithful,
                 ),
             ),
+            slow=True,  # twelve packet runs and their fluid predictors, about 20 s of CPU: make test-all and CI
         )
     )
 

@@ -96,5 +96,6 @@ OUTCOME_FIGURE = register(
                 _claim_condition_fails_to_predict,
             ),
         ),
+        slow=True,  # a sweep of its own, 20-25 s of CPU: make test-all and CI's check-figures-slow check it
     )
 )
