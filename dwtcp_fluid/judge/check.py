@@ -27,6 +27,7 @@ from .tolerance import AGREE, DISAGREE, Tolerances, Verdict, verdict
 
 __all__ = [
     "CrossCheck",
+    "fluid_row",
     "CheckRow",
     "CheckResult",
     "CheckSummary",
@@ -285,6 +286,19 @@ class CheckResult(Result):
         ax.set_xticks(range(len(models)), models, fontsize=7)
         ax.set_title(f"{self.check.name}: packet core vs fluid model")
         return ax
+
+
+def fluid_row(r: CheckRow) -> dict[str, Any]:
+    """The compare-fluid JSON row of a check whose fluid side is one model named ``"fluid"``: the setting, its run
+    class, that model's checks (none where the class is not scored), the verdict and both sides' summaries."""
+    return {
+        "setting": r.name,
+        "class": r.run_class,
+        "checks": r.verdicts["fluid"].checks if "fluid" in r.verdicts else {},
+        "agree": r.agree,
+        "packet": r.packet,
+        "fluid": r.fluid["fluid"],
+    }
 
 
 def judge(

@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
+from ...judge import CrossCheck, Tolerance, Tolerances, fluid_row, register_check, run_check
 from ...judge.classes import PacketClass, regular_period, window_outcome
 from ...models.dcqcn import DcqcnFluid, DcqcnParams
 from ...params import LinkParams
@@ -244,14 +244,7 @@ CHECK: CrossCheck[Setting] = register_check(
         scored_classes=("stable", "oscillating", "kmax"),
         context=_context,
         laws=("dcqcn",),
-        row=lambda r: {
-            "setting": r.name,
-            "class": r.run_class,
-            "checks": r.verdicts["fluid"].checks if "fluid" in r.verdicts else {},
-            "agree": r.agree,
-            "packet": r.packet,
-            "fluid": r.fluid["fluid"],
-        },  # fmt: skip
+        row=fluid_row,
         columns=(
             ("mean q (pkt)", "queue_mean", 1.0),
             ("swing (amp/mean)", "swing", 1.0),

@@ -43,7 +43,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ...judge import CrossCheck, Tolerance, Tolerances, register_check, run_check
+from ...judge import CrossCheck, Tolerance, Tolerances, fluid_row, register_check, run_check
 from .checks_runs import Setting, fluid_run, packet_run, predicted
 
 __all__ = [
@@ -134,14 +134,7 @@ def _check(law: str, settings: tuple[Setting, ...], claim: str, tol: Any) -> Cro
         classify=run_class,
         context=_context,
         laws=(law,),
-        row=lambda r: {
-            "setting": r.name,
-            "class": r.run_class,
-            "checks": r.verdicts["fluid"].checks,
-            "agree": r.agree,
-            "packet": r.packet,
-            "fluid": r.fluid["fluid"],
-        },
+        row=fluid_row,
         columns=(
             ("mean q (pkt)", "queue_mean", 1.0),
             ("utilization (%)", "utilization", 100.0),

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ...judge import CrossCheck, Tolerance, Tolerances, register_check
+from ...judge import CrossCheck, Tolerance, Tolerances, fluid_row, register_check
 from ...models.swift import SwiftFluid, SwiftParams
 from ...params import LinkParams
 from .analysis import fixed_point, linear_abscissa
@@ -226,14 +226,7 @@ def _check() -> CrossCheck[Setting]:
         classify=lambda s, packet, fluid: run_class(s),
         context=_context,
         laws=("swift",),
-        row=lambda r: {
-            "setting": r.name,
-            "class": r.run_class,
-            "checks": r.verdicts["fluid"].checks,
-            "agree": r.agree,
-            "packet": r.packet,
-            "fluid": r.fluid["fluid"],
-        },  # fmt: skip
+        row=fluid_row,
         columns=(
             ("w 1 (pkt)", "w_1", 1.0),
             ("w 2 (pkt)", "w_2", 1.0),

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ...judge import CrossCheck, Tolerance, Tolerances, judge, register_check, run_check
+from ...judge import CrossCheck, Tolerance, Tolerances, fluid_row, judge, register_check, run_check
 from ...models.timely import TimelyFluid, TimelyParams
 
 __all__ = ["TOLERANCES", "CLASS_TOLERANCES", "SETTINGS", "CHECKS", "Setting", "packet_rates", "fluid_rates",
@@ -204,14 +204,7 @@ def _check(law: str) -> CrossCheck[Setting]:
         classify=lambda s, packet, fluid: run_class(s),
         context=_context,
         laws=(law,),
-        row=lambda r: {
-            "setting": r.name,
-            "class": r.run_class,
-            "checks": r.verdicts["fluid"].checks,
-            "agree": r.agree,
-            "packet": r.packet,
-            "fluid": r.fluid["fluid"],
-        },  # fmt: skip
+        row=fluid_row,
         columns=(
             ("rate 1 (C)", "rate_1", 1.0),
             ("rate 2 (C)", "rate_2", 1.0),
