@@ -362,8 +362,9 @@ def pint_quantize(U: Any, base: Any) -> Any:
 
 @register_law
 @dataclass(frozen=True)
-class HpccPint(Law):
-    """HPCC-PINT: [HPCC] Alg. 1 on [PINT]'s single sampled, quantized utilization (see the module docstring).
+class HpccPint(Hpcc):
+    """HPCC-PINT: [HPCC] Alg. 1 on [PINT]'s single sampled, quantized utilization (see the module docstring); the
+    parameters are :func:`hpcc_params`' (PINT's among them, T from the link).
 
     Parameters
     ----------
@@ -371,24 +372,7 @@ class HpccPint(Law):
     """
 
     name: ClassVar[str] = "hpcc-pint"
-    signals: ClassVar[frozenset[str]] = frozenset({"int"})
-    rate_based: ClassVar[bool] = True
-    aux: ClassVar[str | None] = "u"
-    aux_summary: ClassVar[str | None] = "u_mean"
     options: ClassVar[tuple[LawOption, ...]] = (*HPCC_OPTIONS, *PINT_OPTIONS)
-    update: str = "per-rtt"
-    control: str = "window"
-    telemetry: str = "previous"
-
-    def __post_init__(self) -> None:
-        _check(self)
-
-    def default_params(self, **context: Any) -> dict[str, float]:
-        """[HPCC]'s parameters with PINT's, T from the link (:func:`hpcc_params`)."""
-        return _link_params(context)
-
-    def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        return hpcc_init(p, n)
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
         def U_of(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> tuple[Any, Any, Any]:
