@@ -27,7 +27,7 @@ def _fig(name, claim_ok=True, scale=1.0):
 
 
 def test_build_is_deterministic_and_check_compares(tmp_path, monkeypatch):
-    monkeypatch.setattr(figure, "_REGISTRY", {})
+    monkeypatch.setattr(figure.FIGURES, "_entries", {})
     catalog.register(_fig("t1"))
     a = catalog.build_all(tmp_path / "a")
     b = catalog.build_all(tmp_path / "b")
@@ -42,7 +42,7 @@ def test_build_is_deterministic_and_check_compares(tmp_path, monkeypatch):
 
 
 def test_failing_claim_fails(tmp_path, monkeypatch):
-    monkeypatch.setattr(figure, "_REGISTRY", {})
+    monkeypatch.setattr(figure.FIGURES, "_entries", {})
     catalog.register(_fig("t2", claim_ok=False))
     r = catalog.build_all(tmp_path)[0]
     assert not r.ok and r.claims[0].passed is False

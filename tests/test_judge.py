@@ -131,7 +131,7 @@ def test_run_check_returns_a_result():
 
 
 def test_registry_finds_a_check_by_name_and_law(monkeypatch):
-    monkeypatch.setattr(registry, "_CHECKS", dict(registry._CHECKS))
+    monkeypatch.setattr(registry.CHECKS, "_entries", dict(registry.CHECKS._entries))
     register_check(_toy(laws=("toy-law",)))
 
     @register_check

@@ -3,7 +3,7 @@ a circle. Parses every ``import`` of ``dwtcp_fluid`` (including those inside fun
 blocks); the package face (``dwtcp_fluid/__init__.py``, lazy re-exports) is the one file allowed to name
 everything.
 
-    layer 0  units, formulas, periods, results, _provenance, references, numtext, atomic  (leaves: no package
+    layer 0  units, formulas, periods, results, _provenance, references, numtext, atomic, registry  (leaves: no package
                                        import; atomic: the one way a file is written)
     layer 1  params
     layer 2  models, plots            (plots: drawing over data and result objects, nothing computed)
@@ -47,7 +47,7 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "dwtcp_fluid"
 LAYERS = (
-    {"units", "formulas", "periods", "results", "_provenance", "references", "numtext", "atomic", "bounds"},
+    {"units", "formulas", "periods", "results", "_provenance", "references", "numtext", "atomic", "bounds", "registry"},
     {"params"},
     {"models", "plots"},
     {"dde"},

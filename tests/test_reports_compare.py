@@ -47,8 +47,8 @@ def test_d2tcp_and_cubic_documents_come_from_the_library(capsys, monkeypatch, ag
         packet=lambda s, **_: _CUBIC,
         fluid=lambda ss, pp, **_: [{"fluid": off}],
     )
-    monkeypatch.setitem(registry._CHECKS, "d2tcp", d2)
-    monkeypatch.setitem(registry._CHECKS, "cubic", cu)
+    monkeypatch.setitem(registry.CHECKS._entries, "d2tcp", d2)
+    monkeypatch.setitem(registry.CHECKS._entries, "cubic", cu)
     code = 0 if agree else 1
     for law in ("d2tcp", "cubic"):
         lib = dw.compare_fluid_report(law)

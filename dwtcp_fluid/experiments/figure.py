@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..registry import Registry
+
 __all__ = ["Claim", "Figure", "ClaimResult", "FigureResult", "register", "registered"]
 
 
@@ -61,15 +63,16 @@ class FigureResult:
         return all(c.passed for c in self.claims) and self.image_ok is not False
 
 
-_REGISTRY: dict[str, Figure] = {}
+#: name → figure, in registration order (:class:`dwtcp_fluid.registry.Registry`: a plugin's figure registers
+#: without editing the package; registering a name again replaces it, so modules can be re-imported).
+FIGURES: Registry[Figure] = Registry("figure", lambda fig: fig.name)
 
 
 def register(fig: Figure) -> Figure:
     """Register a figure (idempotent for the same name, so modules can be re-imported)."""
-    _REGISTRY[fig.name] = fig
-    return fig
+    return FIGURES.register(fig)
 
 
 def registered() -> dict[str, Figure]:
     """The figures registered so far, by name."""
-    return dict(sorted(_REGISTRY.items()))
+    return dict(sorted(FIGURES.items()))

@@ -22,6 +22,7 @@ from typing import Any, Generic, TypeVar
 
 import numpy as np
 
+from ..registry import Registry
 from ..results import Result, Status, Summary, new_axes
 from .tolerance import AGREE, DISAGREE, Tolerances, Verdict, verdict
 
@@ -347,42 +348,43 @@ def run_check(
     return CheckResult(check, rows)
 
 
-#: The registered checks, by name.
-_CHECKS: dict[str, CrossCheck[Any]] = {}
-
-
-def register_check(check: Any) -> Any:
-    """Register a :class:`CrossCheck` (called on it) or the check a function returns (as a decorator); returns
-    what it was given. A second check of the same name replaces the first."""
+def _accept(check: Any) -> CrossCheck[Any]:
     if isinstance(check, CrossCheck):
-        _CHECKS[check.name] = check
         return check
     if callable(check):
         made = check()
         if not isinstance(made, CrossCheck):
             raise TypeError(f"{check.__name__} returned {type(made).__name__}, not a CrossCheck")
-        _CHECKS[made.name] = made
-        return check
+        return made
     raise TypeError(
         f"register_check takes a CrossCheck or a function returning one, not {type(check).__name__}"
     )
 
 
+#: The registered checks, by name (:class:`dwtcp_fluid.registry.Registry`: a plugin's check registers without
+#: editing the package).
+CHECKS: Registry[CrossCheck[Any]] = Registry("check", lambda c: c.name, accept=_accept)
+
+
+def register_check(check: Any) -> Any:
+    """Register a :class:`CrossCheck` (called on it) or the check a function returns (as a decorator); returns
+    what it was given. A second check of the same name replaces the first."""
+    return CHECKS.register(check)
+
+
 def get_check(name: str) -> CrossCheck[Any]:
     """The registered check ``name``."""
-    try:
-        return _CHECKS[name]
-    except KeyError:
-        raise ValueError(f"check={name!r} is invalid: accepted {' | '.join(sorted(_CHECKS))}") from None
+    return CHECKS.get_entry(name)
 
 
 def check_names() -> tuple[str, ...]:
-    return tuple(_CHECKS)
+    """The registered checks' names, in registration order."""
+    return CHECKS.names()
 
 
 def check_for_law(law: str) -> CrossCheck[Any]:
     """The registered check that serves ``packet compare-fluid --law law``."""
-    for c in _CHECKS.values():
+    for c in CHECKS.values():
         if law in c.laws:
             return c
     raise ValueError(f"law={law!r} is invalid: accepted {' | '.join(compare_laws())}")
@@ -390,4 +392,4 @@ def check_for_law(law: str) -> CrossCheck[Any]:
 
 def compare_laws() -> tuple[str, ...]:
     """Every law some registered check serves, in registration order."""
-    return tuple(law for c in _CHECKS.values() for law in c.laws)
+    return tuple(law for c in CHECKS.values() for law in c.laws)

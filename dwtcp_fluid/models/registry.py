@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..params import DCTCP_ANALYSIS, DWTCP_EVALUATION, LinkParams
+from ..registry import Registry
 from .base import FluidModel
 from .cubic import CubicFluid, CubicParams
 from .dcqcn import DcqcnFluid, DcqcnParams
@@ -62,18 +63,20 @@ class ModelCase:
     agreement: float = 2e-5
 
 
-#: key → case, in registration order.
-MODELS: dict[str, ModelCase] = {}
+def _accept(case: Any) -> ModelCase:
+    if not isinstance(case, ModelCase) or not isinstance(case.model, FluidModel):
+        raise ValueError(f"model={getattr(case, 'model', case)!r} is invalid: accepted a FluidModel instance")
+    return case
+
+
+#: key → case, in registration order (:class:`dwtcp_fluid.registry.Registry`: a plugin's model registers without
+#: editing the package; a key is registered once).
+MODELS: Registry[ModelCase] = Registry("model", lambda case: case.key, accept=_accept, replace=False)
 
 
 def register_model(case: ModelCase) -> ModelCase:
     """Add a model case to :data:`MODELS` (its key must be new)."""
-    if not isinstance(case.model, FluidModel):
-        raise ValueError(f"model={case.model!r} is invalid: accepted a FluidModel instance")
-    if case.key in MODELS:
-        raise ValueError(f"key={case.key!r} is invalid: already registered")
-    MODELS[case.key] = case
-    return case
+    return MODELS.register(case)
 
 
 def registered() -> dict[str, ModelCase]:
