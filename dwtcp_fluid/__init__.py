@@ -1,54 +1,84 @@
-"""dwtcp_fluid: checks stability claims about datacenter congestion control (DCTCP, DWTCP) end to end.
+"""dwtcp_fluid: checks stability claims about datacenter congestion control end to end.
 
-The public API, flat: ``import dwtcp_fluid as dw`` gives the verbs and nouns a notebook needs. Every name loads on
+The public API, flat: ``import dwtcp_fluid as dw`` gives the verbs and nouns a notebook needs, listed below by
+engine and then by study (one study per protocol: its models, checks, analyses and reports). Every name loads on
 first use (NumPy behind the parameters, SymPy, JAX, SciPy, xarray behind the models, solvers and analyses): ``import
 dwtcp_fluid`` imports nothing heavy, so the console script installs its signal handlers within milliseconds of
-starting and ``dwtcp-fluid --help`` stays fast.
+starting and ``dwtcp-fluid --help`` stays fast. ``tests/test_public_api.py`` checks that every name is listed here.
 
-Parameters
-    ``LinkParams``, ``DctcpParams``, ``DwtcpParams``, ``DctcpHeteroParams``, presets ``DCTCP_ANALYSIS``,
-    ``DWTCP_EVALUATION``; paper formulas ``kbar_star``, ``dctcp_fixed_point_queue``.
-Models
-    ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``,
-    ``DwtcpFluid``, ``DwtcpBusyFluid`` (the Scout-faithful model: the Scout measures the link's busy period),
-    ``DwtcpScoutFluid`` (the queue-delay model (3)-(7) with α as a state; not Scout-faithful), ``D2tcpFluid``, ``D2tcpWindowFluid``, ``DctcpLossFluid``,
-    ``DctcpDelackFluid``, ``TimelyFluid``, ``DcqcnFluid`` (``DcqcnParams``; ``dcqcn_fixed_point``,
-    ``dcqcn_rightmost``), ``CubicFluid`` (``CubicParams``; its hybrid run ``run_cubic``,
-    ``cubic_cycle_summary``, ``cubic_closed_form``), ``DctcpNetwork``, ``TimelyNetwork``
-    (``NetworkParams``, ``parking_lot_routes``: several bottlenecks), ``FluidModel`` (the contract), ``MODELS``
-    (the registry).
-Verbs
-    ``solve`` (DDE, solver objects ``Reference``, ``JaxRK4``), ``limit_cycle`` / ``find_limit_cycle`` /
-    ``cycles`` / ``cycles_batch`` / ``theorem1`` (limit cycles and Floquet), ``spectrum`` (delay-aware roots of
-    DWTCP) / ``char_roots`` / ``eigenvalues_decrease``, ``phase_portrait`` (presets ``dwtcp_portrait``,
-    ``dctcp_portrait``), ``run_sweep`` (``SweepGrid``, ``sweep_plan``,
-    ``SweepResult``), ``simulate_packets`` (packet core: ``packet_scenario``, ``packet_build``,
-    ``compare_dctcp``, ``within_tolerance``, ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``,
-    ``compare_cubic``, ``compare_d2tcp``, ``compare_delack``),
-    ``d2tcp_cycles``, ``hybrid_summary``, ``guide``, ``rtt_fairness``; multi-hop: ``run_topology`` (packet
-    chain), ``compare_chain``, ``parking_lot_fixed_point``, ``fluid_lot_run``, ``run_network_sweep`` (``NetworkGrid``:
-    hops × cross-load), ``hop_signal``; leaf-spine: ``parse_topology``, ``leaf_spine_traffic``, ``compare_fabric``,
-    ``FabricSetting``, ``network_fixed_point``; [PROXY]'s experiments: ``noisy_queues``, ``fct_signals``.
-DWTCP truth
-    ``compare_dwtcp`` (packet core vs every DWTCP fluid model), ``packet_outcomes``, ``PacketClass``,
-    ``plot_dwtcp_overlay``.
+Engines (protocol-agnostic)
+---------------------------
+Parameters and results
+    ``LinkParams``, ``DctcpParams``, ``DwtcpParams``, presets ``DCTCP_ANALYSIS``, ``DWTCP_EVALUATION``; paper
+    formulas ``kbar_star``, ``dctcp_fixed_point_queue``; ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`:
+    every result has ``status``, ``ok``, ``summary()``, ``to_dataset()``, ``plot(ax=None)``).
+Registries (one idiom, :mod:`dwtcp_fluid.registry`; a plugin registers without editing the package)
+    ``MODELS`` / ``register_model`` / ``ModelCase`` (fluid models under the contract test), ``LAWS`` /
+    ``register_law`` / ``packet_law`` (packet laws), ``CHECKS`` / ``register_check`` / ``get_check`` (cross-checks),
+    ``figures`` / ``register_figure`` / ``Figure`` / ``Claim`` (figure recipes), ``load_plugins``.
+Fluid models and solvers
+    ``FluidModel`` (the contract); ``solve`` (DDE; solver objects ``Reference``, ``JaxRK4``; ``DdeSolution``).
+Analysis of any model
+    ``limit_cycle``, ``find_limit_cycle``, ``find_limit_cycle_physical``, ``cycles``, ``cycles_batch``,
+    ``theorem1`` (Floquet), ``LimitCycle``, ``FixedPoint``, ``return_map``, ``CycleMap``, ``J_of``,
+    ``char_roots``, ``char_roots_multi``, ``classify_2x2``, ``stability_2x2``, ``CLASSES``, ``STABILITY``,
+    ``phase_portrait``.
+Packet core
+    ``simulate_packets``, ``simulate_packets_many``, ``packet_build``, ``packet_scenario``, ``packet_dataset``;
+    multi-hop ``run_topology``, ``parse_topology``, ``leaf_spine_traffic``, ``hop_signal``; workloads
+    ``dctcp_wan_run``, ``dctcp_wan_metrics``, ``d2tcp_microbenchmark``, ``timely_incast_run``,
+    ``timely_flow_rates``.
+Judge and sweep
+    ``PacketClass`` (run classes); ``run_sweep``, ``SweepGrid``, ``sweep_plan``, ``SweepResult``,
+    ``packet_outcomes``.
 Derivations
-    ``derivations`` (every checked SymPy derivation), ``jf_normalized``, ``alpha_star``, ``rate_ratio``,
-    ``delayed_root``, ``kbar_crit_delay``, ``first_integral``.
+    ``derivations`` (every checked SymPy derivation).
 Reports
-    ``condition_report``, ``eigen_report``, ``dwtcp_simulate_report``, ``dctcp_simulate_report``,
-    ``limit_cycle_report``, ``guide_report``, ``hybrid_report``, ``phase_dwtcp_report``, ``phase_dctcp_report``,
-    ``compare_fluid_report``, ``tune_dctcp_report``, ``tune_dwtcp_report``, ``packet_run_report``,
-    ``packet_scenario_report``, ``sweep_report`` (of a sweep or its dataset), ``dctcp_network_report``,
-    ``network_sweep_report`` (of a network sweep's dataset), ``timely_network_report``, ``figures_report``,
-    ``proofs_report``: the dict each command's ``--json`` prints, without the CLI's header
-    (``run_packet_report``: with the run's data, whose ``to_dataset()`` exports the records).
-Results
-    ``Status`` and ``Result`` (:mod:`dwtcp_fluid.results`): every result has ``status``, ``ok``, ``summary()``,
-    ``to_dataset()``, ``plot(ax=None)``.
-Figures
-    ``figures`` (the registry of figure recipes: ``dw.figures()[name].build(quick)``, ``.plot(data)``,
-    ``.claims``), ``style`` (context manager), ``apply_style``, ``plot_condition_map``, ``plot_outcome_maps``, ``plot_packet_vs_fluid``.
+    each command's ``--json`` document without the CLI's header: ``condition_report``, ``eigen_report``,
+    ``dwtcp_simulate_report``, ``dctcp_simulate_report``, ``limit_cycle_report``, ``guide_report``,
+    ``hybrid_report``, ``phase_dwtcp_report``, ``phase_dctcp_report``, ``compare_fluid_report``,
+    ``tune_dctcp_report``, ``tune_dwtcp_report``, ``packet_run_report``, ``packet_scenario_report``,
+    ``sweep_report`` (of a sweep or its dataset), ``dctcp_network_report``, ``network_sweep_report``,
+    ``timely_network_report``, ``figures_report``, ``proofs_report`` (``run_packet_report``: with the run's data,
+    whose ``to_dataset()`` exports the records).
+Figures and drawing
+    ``style`` (context manager), ``apply_style``, ``save_figure``, ``plot_packet_vs_fluid``; subpackages ``plots``,
+    ``experiments``.
+
+Studies
+-------
+DCTCP
+    ``DctcpFluid``, ``DctcpNormalized``, ``DctcpWindowFluid``, ``DctcpLagFluid``, ``DctcpHetero``
+    (``DctcpHeteroParams``), ``DctcpLossFluid``, ``DctcpDelackFluid``; ``compare_dctcp``, ``within_tolerance``,
+    ``PACKET_TOLERANCES``, ``compare_delack``; ``dctcp_portrait``, ``hybrid_summary``, ``guide``,
+    ``rtt_fairness``; tuning ``cycle_observables``, ``TuneRange``, ``tune_dctcp``, ``tune_packet_check``;
+    derivations ``jf_normalized``, ``alpha_star``, ``rate_ratio``.
+DWTCP
+    ``DwtcpFluid``, ``DwtcpBusyFluid`` (the Scout-faithful model: the Scout measures the link's busy period),
+    ``DwtcpScoutFluid`` (the queue-delay model (3)-(7) with α as a state; not Scout-faithful);
+    ``eigenvalues_decrease``, ``frozen_jacobian``, ``jacobian_decrease``, ``char_poly_decrease``, ``spectrum``
+    (delay-aware roots), ``dwtcp_portrait``, ``tune_dwtcp``, ``tune_dwtcp_packet_check``; the packet core
+    against every DWTCP model ``compare_dwtcp``, ``plot_dwtcp_overlay``; sweep maps ``plot_condition_map``,
+    ``plot_outcome_maps``; derivations ``delayed_root``, ``kbar_crit_delay``, ``first_integral``.
+D2TCP
+    ``D2tcpFluid``, ``D2tcpWindowFluid``, ``compare_d2tcp``, ``D2tcpSetting``, ``d2tcp_cycles``.
+TIMELY
+    ``TimelyFluid``, ``TimelyParams``, ``compare_timely``, ``TIMELY_TOLERANCES``; over a routing matrix
+    ``TimelyNetwork``, ``TimelyNetworkParams``, ``timely_patched_fixed_point``, ``TimelySetting``; [PROXY]'s
+    experiments ``noisy_queues``, ``fct_signals``.
+CUBIC
+    ``CubicFluid``, ``CubicParams``, ``run_cubic`` (the hybrid run), ``cubic_cycle_summary``,
+    ``cubic_closed_form``, ``compare_cubic``, ``CUBIC_TOLERANCES``, ``CUBIC_SETTINGS``.
+HPCC
+    ``HpccFluid``, ``HpccParams``, ``hpcc_fixed_point``.
+DCQCN
+    ``DcqcnFluid``, ``DcqcnParams``, ``dcqcn_fixed_point``, ``dcqcn_rightmost``.
+Swift
+    ``SwiftFluid``, ``SwiftParams``, ``swift_fixed_point``, ``compare_swift``, ``SWIFT_TOLERANCES``.
+Networks (several bottlenecks)
+    ``DctcpNetwork``, ``NetworkParams``, ``parking_lot_routes``, ``parking_lot_fixed_point``,
+    ``parking_lot_spectrum``, ``fluid_lot_run``, ``compare_chain``, ``NetworkGrid``, ``run_network_sweep``;
+    leaf-spine ``compare_fabric``, ``FabricSetting``, ``network_fixed_point``.
 """
 
 from __future__ import annotations
@@ -120,6 +150,17 @@ _LAZY: dict[str, tuple[str, str]] = {
     "hop_signal": ("packet.hop_signals", "hop_signal"),
     "packet_law": ("packet.laws", "get_law"),
     "MODELS": ("models.registry", "MODELS"),
+    "register_model": ("models.registry", "register_model"),
+    "ModelCase": ("models.registry", "ModelCase"),
+    "LAWS": ("packet.laws.registry", "LAWS"),
+    "register_law": ("packet.laws.registry", "register_law"),
+    "CHECKS": ("judge.check", "CHECKS"),
+    "register_check": ("judge.check", "register_check"),
+    "get_check": ("judge.check", "get_check"),
+    "register_figure": ("experiments.figure", "register"),
+    "Figure": ("experiments.figure", "Figure"),
+    "Claim": ("experiments.figure", "Claim"),
+    "load_plugins": ("registry", "load_plugins"),
     "eigenvalues_decrease": ("models.dwtcp", "eigenvalues_decrease"),
     "frozen_jacobian": ("models.dwtcp", "frozen_jacobian"),
     "jacobian_decrease": ("models.dwtcp", "jacobian_decrease"),

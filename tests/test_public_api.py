@@ -61,3 +61,9 @@ def test_no_flat_name_is_shadowed_by_a_subpackage():
     subpackages = {p.name for p in Path(dw.__file__).parent.iterdir() if (p / "__init__.py").exists()}
     clash = {n for n in dw.__all__ if n in subpackages} - {"plots", "experiments"}
     assert not clash
+
+
+def test_help_lists_every_public_name():
+    """``help(dw)`` is the map of the face: every name of ``__all__`` appears in the package docstring."""
+    missing = [n for n in dw.__all__ if not n.startswith("__") and f"``{n}``" not in (dw.__doc__ or "")]
+    assert not missing, f"dwtcp_fluid's docstring does not list {missing}"
