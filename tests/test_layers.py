@@ -47,7 +47,18 @@ import pytest
 
 PKG = Path(__file__).resolve().parents[1] / "dwtcp_fluid"
 LAYERS = (
-    {"units", "formulas", "periods", "results", "_provenance", "references", "numtext", "atomic", "bounds", "registry"},
+    {
+        "units",
+        "formulas",
+        "periods",
+        "results",
+        "_provenance",
+        "references",
+        "numtext",
+        "atomic",
+        "bounds",
+        "registry",
+    },
     {"params"},
     {"models", "plots"},
     {"dde"},
