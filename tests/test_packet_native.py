@@ -480,3 +480,29 @@ def test_compiled_loop_is_keyed_by_every_source_of_the_package():
     stamp = loop.run_scenario._cache._impl.locator.get_source_stamp()
     assert stamp[1] == cache.source_digest()
     assert {p.name for p in cache._DIR.glob("*.py")} >= {"loop.py", "scout_law.py", "scouts.py", "window.py"}
+
+
+def _scouts_expected(run, rate: float) -> int:
+    """Scouts the long-lived flows of ``run`` send at ``rate`` Scouts per base RTT: flow f sends at
+    start_f + s·P_f while start_f + s·P_f < n_slots, P_f = rtt_f/rate rounded to a slot ([DWTCP] §3.3's x)."""
+    sc = run.scenario
+    total = 0
+    for rtt, start in zip(np.asarray(sc.rtt).tolist(), np.asarray(sc.start).tolist(), strict=True):
+        period = max(1, round(rtt / rate))
+        total += max(0, -(-(int(sc.n_slots) - start) // period))
+    return total
+
+
+@pytest.mark.parametrize("rate", [4.0, pytest.param(0.25, marks=pytest.mark.slow)])
+def test_native_scout_rate_equals_the_reference(rate):
+    """``--scout-rate`` x: both engines send x Scouts per base RTT per flow (the count from the flows' start slots
+    and RTTs) and give bit-identical records."""
+    kw = dict(flows=10, duration="3ms", seed=3, law_params={"scout_rate": rate})
+    ref, nat, _ = _both("dwtcp", dict(kw))
+    _assert_identical(ref, nat)
+    run = build("dwtcp", **kw)
+    assert int(ref[0]["scouts_sent_cum"][-1]) == _scouts_expected(run, rate)
+    assert np.unique(np.asarray(run.scenario.scouts)).tolist() == [
+        max(1, round(int(run.scenario.rtt[0]) / rate))
+    ]
+    _assert_exercised(ref[0], _SCOUTS)

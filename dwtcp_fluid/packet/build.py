@@ -20,6 +20,7 @@ from .impair import capacity_schedule as _capacity_schedule
 from .impair import jitter_table
 from .laws import Law, get_law
 from .laws.base import check_law_params
+from .scouts import scout_period
 from .state import INFINITE_SIZE, PacketConfig, Scenario
 from .switch import mark_threshold
 
@@ -249,6 +250,8 @@ def build(
         K, red_kmax, red_pmax = cp["cp_kmin"], cp["cp_kmax"], cp["cp_pmax"]
     init_cwnd = np.asarray([params[i].get("init_cwnd", 10.0) for i in idx])
     scouts = np.asarray([laws[i].uses_scouts for i in idx]) & (size > init_cwnd)
+    rate = np.asarray([params[i].get("scout_rate", 1.0) for i in idx], np.float64)
+    scouts = np.where(scouts, scout_period(rtt, rate), 0)
     k_target = np.asarray([params[i].get("k", dwtcp.k) for i in idx], float)
     cap = _capacity_schedule(capacity_schedule, link.C, link.L, n_slots)
     rto_s = _time("rto", rto)
@@ -257,7 +260,7 @@ def build(
         start=start.astype(np.int32),
         stop=stop.astype(np.int32),
         size=size,
-        scouts=scouts,
+        scouts=scouts.astype(np.int32),
         scout_dt=(rtt + k_target).astype(np.float32),
         law_idx=idx.astype(np.int32),
         K=np.float32(K),

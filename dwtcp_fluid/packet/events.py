@@ -72,7 +72,7 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
             "last_rcv": st["lastrcv"],
         }
         st, n_ok, n_lost, d_s, ipg_s = scout_receive(
-            st, t, e.get("cnt", _i(0)), e.get("seqp1", _i(0)), fi["start"], fi["rtt"], fi["sdt"]
+            st, t, e.get("cnt", _i(0)), e.get("seqp1", _i(0)), fi["start"], fi["scouts"], fi["sdt"]
         )
         F = dict(F)
         F.update(
@@ -84,7 +84,7 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
         )
         c = dict(c)
         c["s_lost"] = c["s_lost"] + n_lost
-        wait = jnp.where(st["unacked"] < F["s_sent"], fi["start"] + st["unacked"] * fi["rtt"], NEVER)
+        wait = jnp.where(st["unacked"] < F["s_sent"], fi["start"] + st["unacked"] * fi["scouts"], NEVER)
         ev.update(
             scout_ok=n_ok,
             scout_lost=n_lost,
@@ -198,10 +198,11 @@ def on_start(x: Ctx, c: dict, f: Any, t: Any) -> dict:
 
 
 def _scout_send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dict]:
-    """A Scout-using flow sends Scout ``s_sent`` in its slot start + s·rtt (drop-tail Scout queue)."""
+    """A Scout-using flow sends Scout ``s_sent`` in its slot start + s·P (P: its Scout period, the input ``scouts``;
+    drop-tail Scout queue)."""
     if not x.has("scouts"):
         return c, F
-    due = (fi["scouts"] > 0) & active(F, fi, t) & (t == fi["start"] + F["s_sent"] * fi["rtt"])
+    due = (fi["scouts"] > 0) & active(F, fi, t) & (t == fi["start"] + F["s_sent"] * fi["scouts"])
     room = c["sqn"] < x.sc["scout_buffer"]
     put = due & room
     off = jnp.where(put, c["sqn"] * 2, x.spec.scout_cap * 2)

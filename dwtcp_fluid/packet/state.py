@@ -119,8 +119,10 @@ class Scenario(NamedTuple):
     rtt, start, stop, size : int [N]
         Base RTT (≥ 2: a packet leaving the bottleneck at slot t is acknowledged at t + rtt), start and stop
         slots (the flow sends in start ≤ t < stop), size in packets (:data:`INFINITE_SIZE`: long-lived).
-    scouts : bool [N]
-        The flow sends Scouts (its law uses them and the flow is larger than its initial window).
+    scouts : int [N]
+        The flow's Scout period in slots, one Scout every ``scouts`` slots from its start (0: no Scouts; a flow
+        sends Scouts when its law uses them and it is larger than its initial window). The base RTT divided by
+        the law's Scout injection rate (:func:`~.scouts.scout_period`).
     scout_dt : float [N]
         DWTCP's target delay d_t = τ + K·L/C ([DWTCP] eq. (2)); a Scout older than this without an ACK is lost.
     law_idx : int [N]

@@ -23,6 +23,9 @@ Interpretations of ambiguous lines (each a named option; defaults first):
   ``alpha_max`` = 1000 (α·S = 64 kB ≈ 43 packets per Scout ACK, about half a 10 Gbps × 100 µs BDP: doubling
   without a cap would make one Scout ACK add more than the whole buffer within a dozen RTTs).
 * Order on a Scout ACK: the window grows by the current α·S, then α doubles.
+* Scout injection rate (``--scout-rate`` x, §3.3): x Scouts per base RTT per flow, default 1 (the paper's
+  baseline). Every Scout ACK adds α·S/L and doubles α and every lost Scout halves α whatever x is: the paper varies
+  x "instead of changing the Scout coefficient" (§5.4), so a higher x is a larger increase per RTT.
 * Data losses (not covered by the paper) halve the window at once, once per window, like Reno's ``"immediate"``
   rule; timeouts restart at 1. [DWTCP] §6.1's implementation is a kernel module over Linux's unchanged TCP stack,
   whose loss recovery is PRR (:mod:`.recovery`); the law keeps the one-step halving (no option) because Algorithm 1's
@@ -47,6 +50,9 @@ from .registry import register_law
 from .reno import SSTHRESH_INF
 
 __all__ = ["Dwtcp"]
+
+#: Range of the Scout injection rate x (Scouts per base RTT): from one Scout every 16 RTTs to 16 per RTT.
+SCOUT_RATE_MIN, SCOUT_RATE_MAX = 1.0 / 16.0, 16.0
 
 #: Scout ACKs of one flow handled in one slot; more would need several Scouts of the flow served in one idle slot.
 _MAX_SCOUT_ACKS = 4
@@ -86,6 +92,16 @@ class Dwtcp(Law):
         ),
         LawOption("--target", "DWTCP: " + TARGET_HELP, DWTCP_TARGET, param="k", bound=BOUNDS["k"]),
         LawOption("--ipg", "DWTCP only: the inter-packet-gap decrease variant.", False, option="ipg"),
+        LawOption(
+            "--scout-rate",
+            "DWTCP: Scout injection rate x of [DWTCP] §3.3, Scouts per base RTT per flow (1: one per RTT, the "
+            "paper's baseline; above 1: sub-RTT injection; below 1: one Scout every 1/x RTTs); the period is "
+            "rounded to whole slots.",
+            1.0,
+            param="scout_rate",
+            lo=SCOUT_RATE_MIN,
+            hi=SCOUT_RATE_MAX,
+        ),
     )
     data_increase: Literal["ca", "literal"] = "ca"
     slow_start: Literal["standard", "literal"] = "standard"
@@ -106,7 +122,9 @@ class Dwtcp(Law):
         """From ``dwtcp`` (a :class:`~dwtcp_fluid.params.DwtcpParams`, default the DWTCP_EVALUATION preset):
         ``beta_p`` (β for w in packets), ``s_over_l`` (S/L), ``k`` (target queue K of eq. (2), packets),
         ``alpha0``, ``alpha_min``, ``alpha_max``, ``init_cwnd`` (10), ``min_cwnd`` (1 packet, keeps the ACK
-        clock), ``scout_window`` (Scouts per d_t for the IPG target ipg_t = d_t/scout_window, default 1)."""
+        clock), ``scout_window`` (Scouts per d_t for the IPG target ipg_t = d_t/scout_window, default 1),
+        ``scout_rate`` (Scouts per base RTT, [DWTCP] §3.3's x, default 1: read by the engine's Scout schedule,
+        :func:`~..scouts.scout_period`, not by the law's step)."""
         from ...params import DWTCP_EVALUATION
 
         dw = context.get("dwtcp") or DWTCP_EVALUATION
@@ -120,6 +138,7 @@ class Dwtcp(Law):
             "init_cwnd": float(context.get("init_cwnd", 10.0)),
             "min_cwnd": 1.0,
             "scout_window": 1.0,
+            "scout_rate": 1.0,
         }
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:

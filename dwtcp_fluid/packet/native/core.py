@@ -41,7 +41,7 @@ M32 = 0xFFFFFFFF
 _2M24 = np.float32(1.0 / (1 << 24))
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs, the
 # Scout bookkeeping (:mod:`..scouts`: Scouts sent, oldest unacknowledged, oldest unclassified, last Scout ACK slot),
-# the flow's Scout setting, DWTCP's last decrease, the flow's deadline slot; the pacing schedule's next slot (its
+# the flow's Scout period (0: no Scouts), DWTCP's last decrease, the flow's deadline slot; the pacing schedule's next slot (its
 # integer part), a rate law's acknowledged packets of the current segment and its count of non-positive gradients
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)

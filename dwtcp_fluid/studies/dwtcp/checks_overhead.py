@@ -80,7 +80,7 @@ def overhead_measure(pr: PacketRun, out: dict[str, Any]) -> dict[str, Any]:
     sent, served = float(rec["scouts_sent"][w].sum()), float(rec["scouts_served"][w].sum())
     dropped = float(rec["scouts_dropped"][w].sum())
     rtts = slots * pr.slot / pr.link.d
-    scouting = int(np.sum(np.asarray(pr.scenario.scouts)))
+    scouting = int(np.count_nonzero(np.asarray(pr.scenario.scouts)))
     b = SCOUT_BYTES / pr.link.L
     return {
         "flows": pr.cfg.n_flows,
