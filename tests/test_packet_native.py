@@ -506,3 +506,32 @@ def test_native_scout_rate_equals_the_reference(rate):
         max(1, round(int(run.scenario.rtt[0]) / rate))
     ]
     _assert_exercised(ref[0], _SCOUTS)
+
+
+def test_per_datapath_scouts_have_one_stream_per_host_pair():
+    """``--scout-per datapath`` with D = 2 host pairs and 6 flows: flow f is on pair f mod 2, flows 0 and 1 send
+    the pairs' Scouts, the other four read them (no Scouts of their own)."""
+    run = build(Dwtcp(scout_per="datapath"), flows=6, duration="1ms", law_params={"scout_paths": 2.0})
+    assert np.asarray(run.scenario.scout_lead).tolist() == [0, 1, 0, 1, 0, 1]
+    assert (np.asarray(run.scenario.scouts) > 0).tolist() == [True, True, False, False, False, False]
+    assert build(Dwtcp(), flows=6, duration="1ms").scenario.scout_lead is None
+    with pytest.raises(ValueError, match=r"scout_per='host' is invalid: accepted 'flow' or 'datapath'"):
+        Dwtcp(scout_per="host")
+
+
+@pytest.mark.slow
+def test_native_per_datapath_scouts_equal_the_reference():
+    """Per-datapath Scouts (2 host pairs, 6 flows): bit-identical records in both engines; only the two pairs'
+    streams send Scouts (one per base RTT each, counted from the leaders' start slots), and the other flows'
+    α moves (they take the leader's Scout ACKs and losses)."""
+    law = Dwtcp(scout_per="datapath")
+    kw = dict(flows=6, duration="5ms", seed=3, law_params={"scout_paths": 2.0})
+    ref, nat, _ = _both(law, dict(kw))
+    _assert_identical(ref, nat)
+    run = build(law, **kw)
+    sc = run.scenario
+    expect = sum(-(-(int(sc.n_slots) - int(sc.start[f])) // int(sc.rtt[f])) for f in (0, 1))
+    assert int(ref[0]["scouts_sent_cum"][-1]) == expect
+    alpha = np.asarray(ref[0]["alpha_end"])[:, 2:6]
+    assert np.all(np.any(alpha != np.float32(run.scenario.law[0]["alpha0"]), axis=0))
+    _assert_exercised(ref[0], _SCOUTS)

@@ -63,6 +63,21 @@ def _per_flow(name: str, value: Any, n: int, default: Any) -> np.ndarray:
     return arr
 
 
+def scout_leads(scouts: np.ndarray, idx: np.ndarray, laws: Sequence[Law], params: Sequence[Mapping]) -> Any:
+    """Per-datapath Scouts ([DWTCP] §3.3): each flow's stream leader, or None when every law sends per-flow
+    Scouts. A flow of a law with ``scout_per="datapath"`` that sends Scouts is on host pair ``f mod D`` (D the
+    law's ``scout_paths``); the pair's first such flow sends the pair's Scouts and the others read them. Every
+    other flow leads itself."""
+    if not any(getattr(lw, "scout_per", "flow") == "datapath" for lw in laws):
+        return None
+    lead = np.arange(len(idx))
+    first: dict[tuple[int, int], int] = {}
+    for f, i in enumerate(idx):
+        if scouts[f] > 0 and getattr(laws[i], "scout_per", "flow") == "datapath":
+            lead[f] = first.setdefault((int(i), f % int(params[i]["scout_paths"])), f)
+    return lead
+
+
 def _time(name: str, v: Any) -> float:
     t = parse_time(v) if isinstance(v, str) else float(v)
     check_range(name, t, lo=0.0, why="seconds")
@@ -252,6 +267,9 @@ def build(
     scouts = np.asarray([laws[i].uses_scouts for i in idx]) & (size > init_cwnd)
     rate = np.asarray([params[i].get("scout_rate", 1.0) for i in idx], np.float64)
     scouts = np.where(scouts, scout_period(rtt, rate), 0)
+    lead = scout_leads(scouts, idx, laws, params)
+    if lead is not None:
+        scouts = np.where(lead == np.arange(flows), scouts, 0)  # a pair's other flows send no Scouts
     k_target = np.asarray([params[i].get("k", dwtcp.k) for i in idx], float)
     cap = _capacity_schedule(capacity_schedule, link.C, link.L, n_slots)
     rto_s = _time("rto", rto)
@@ -287,6 +305,7 @@ def build(
         deadline=deadline.clip(0, 2**31 - 1).astype(np.int32),
         red_kmax=np.float32(red_kmax),
         red_pmax=np.float32(red_pmax),
+        scout_lead=None if lead is None else lead.astype(np.int32),
     )
     cfg = PacketConfig(
         n_flows=flows,

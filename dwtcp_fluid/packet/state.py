@@ -163,6 +163,9 @@ class Scenario(NamedTuple):
         Numeric parameters of each law of the run (one dict of scalars per law).
     deadline : int [N], optional
         Slot by which each flow should finish (:data:`~.laws.base.NEVER`: none; [D2TCP]'s deadlines).
+    scout_lead : int [N], optional
+        Per-datapath Scouts ([DWTCP] §3.3): the flow whose Scout stream each flow reads (itself: its own Scouts;
+        None: every flow its own).
     red_kmax, red_pmax : float
         RED-like marking ([DCQCN]'s CP, :func:`~.switch.red_probability`) between K_min = ``K`` and ``red_kmax``
         packets with slope up to ``red_pmax``; ``red_pmax`` = 0 (default): the step marker at ``kth``.
@@ -199,6 +202,7 @@ class Scenario(NamedTuple):
     deadline: Any = None
     red_kmax: Any = 0.0
     red_pmax: Any = 0.0
+    scout_lead: Any = None
 
 
 #: Features a run may switch on; each adds code to the compiled slot loop only when used.
@@ -218,6 +222,7 @@ FEATURES = frozenset(
         "red",
         "int",
         "switch",
+        "paths",
     }
 )
 

@@ -28,8 +28,10 @@ from .core import (
     SLDELAY,
     SLGAP,
     SLOST,
+    SLOSTC,
     SLOSTN,
     SLRCV,
+    SOKC,
     SQN,
     SSENT,
     SSERVED,
@@ -74,6 +76,8 @@ def scout_receive(S: Any, X: Any, cnt: Any, f: int, t: int, n: int, seqp1: int) 
     d_s = max(X[f * NX + SLDELAY], waiting)
     ipg_s = max(X[f * NX + SLGAP], np.float32(t - S[f * NS + SLRCV]))
     S[f * NS + SUNACK], S[f * NS + SLOST] = unacked, lost_upto
+    S[f * NS + SOKC] += n_ok
+    S[f * NS + SLOSTC] += n_lost
     cnt[SLOSTN] += n_lost
     wait = start + unacked * period if unacked < sent else NEVER
     return n_ok, n_lost, d_s, ipg_s, wait
