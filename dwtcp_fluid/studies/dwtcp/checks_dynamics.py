@@ -161,7 +161,7 @@ def _law(case: str) -> Any:
 def _run(case: str, link: LinkParams, flows: int, **kw: Any) -> PacketRun:
     _, K = LAWS[case]
     return build(
-        _law(case),
+        kw.pop("law", None) or _law(case),
         link=link,
         flows=flows,
         K=K,

@@ -1,4 +1,6 @@
-"""[DWTCP]'s Scout injection rate x (§3.3, §5.4 Fig. 9b), run with the flows' own Scouts at x per base RTT.
+"""[DWTCP]'s Scout injection rate x (§3.3, §5.4 Fig. 9b), run with the flows' own Scouts at x per base RTT, and
+§3.3's per-datapath Scouts (one stream per host pair, :func:`datapath_table`; the two-flow join with both flows
+on one pair: :func:`rate_join_table` with ``scout_per="datapath"``).
 
 The setting is §5.4's deep-dive: two long DWTCP flows on the 10 Gbps, 100 µs dumbbell (250-packet data buffer,
 10-Scout LPQ, the §5.1 preset β = 0.001, K = 100), the second joining at 0.5 s (the load step), 1.5 s in all.
@@ -45,24 +47,30 @@ from .checks_dynamics import (
     trailing_mean,
 )
 
-__all__ = ["rate_join_run", "rate_join_measure", "rate_join_table"]
+__all__ = ["rate_join_run", "rate_join_measure", "rate_join_table", "datapath_table"]
 
 
 def rate_join_run(
     rate: float,
     *,
     static_alpha: float | None = None,
+    scout_per: str = "flow",
     join: float = 0.5,
     duration: float = 1.5,
     seed: int = 0,
     trace_points: int = 15000,
 ) -> PacketRun:
     """Two long DWTCP flows, the second joining at ``join`` s, each sending ``rate`` Scouts per base RTT; α fixed
-    at ``static_alpha`` (None: Algorithm 1's dynamic α)."""
+    at ``static_alpha`` (None: Algorithm 1's dynamic α); ``scout_per="datapath"``: both flows on one host pair,
+    sharing the first flow's Scout stream (§3.3)."""
+    from ...packet.laws.dwtcp import Dwtcp
+
     check_range("join", join, lo=0.0, hi=duration, lo_open=True, hi_open=True, why="seconds, within the run")
     lp: dict[str, float] = {"scout_rate": float(rate)}
     if static_alpha is not None:
         lp |= {"alpha_min": static_alpha, "alpha_max": static_alpha, "alpha0": static_alpha}
+    if scout_per == "datapath":
+        lp["scout_paths"] = 1.0
     return _run(
         "dwtcp",
         _LINK,
@@ -74,6 +82,7 @@ def rate_join_run(
         dwtcp=DWTCP_EVALUATION.replace(flows=2),
         law_params=lp,
         seed=seed,
+        law=Dwtcp(scout_per=scout_per),
     )
 
 
@@ -119,19 +128,60 @@ def rate_join_table(
     join: float = 0.5,
     duration: float = 1.5,
     seeds: Sequence[int] = (0, 1),
+    scout_per: str = "flow",
 ) -> list[dict[str, Any]]:
     """:func:`rate_join_measure` for static α at each of ``static_rates`` and dynamic α at each of
-    ``dynamic_rates``, every seed; rows carry ``alpha`` ("static" / "dynamic") and ``rate``."""
+    ``dynamic_rates``, every seed; rows carry ``alpha`` ("static" / "dynamic"), ``rate`` and ``scouts_per``."""
     cases = [("static", x, static_alpha) for x in static_rates] + [
         ("dynamic", x, None) for x in dynamic_rates
     ]
     prs = [
-        rate_join_run(x, static_alpha=a, join=join, duration=duration, seed=s)
+        rate_join_run(x, static_alpha=a, scout_per=scout_per, join=join, duration=duration, seed=s)
         for _, x, a in cases
         for s in seeds
     ]
     rows = []
     for k, (pr, o) in enumerate(zip(prs, run_many(prs), strict=True)):
         mode, x, _ = cases[k // len(seeds)]
-        rows.append({"alpha": mode, "rate": float(x)} | rate_join_measure(pr, o))
+        rows.append({"alpha": mode, "rate": float(x), "scouts_per": scout_per} | rate_join_measure(pr, o))
+    return rows
+
+
+def datapath_table(
+    flows: Sequence[int] = (10, 20),
+    *,
+    paths: int = 5,
+    duration: float = 0.1,
+    seeds: Sequence[int] = (0, 1),
+) -> list[dict[str, Any]]:
+    """§3.3's per-datapath Scouts against per-flow ones: ``flows`` long DWTCP flows on ``paths`` host pairs (the
+    §6.2 testbed's 5 sender-receiver pairs; flow f on pair f mod ``paths``), one Scout stream per flow or per
+    pair, ``duration`` s (the :func:`~.checks_overhead.overhead_run` setting): the Scout overhead
+    (:func:`~.checks_overhead.overhead_measure`, over the second half), utilization, mean queue and Jain index
+    over time over the second half, and the time to first reach within 10 % of the fair share."""
+    from ...packet.laws.dwtcp import Dwtcp
+    from .checks_overhead import overhead_measure, overhead_run
+
+    cases = [(mode, n, s) for mode in ("flow", "datapath") for n in flows for s in seeds]
+    prs = [
+        overhead_run(
+            n,
+            duration=duration,
+            seed=s,
+            law=Dwtcp(scout_per=mode),
+            law_params={"scout_paths": float(paths)} if mode == "datapath" else None,
+        )
+        for mode, n, s in cases
+    ]
+    rows = []
+    for (mode, n, _), pr, o in zip(cases, prs, run_many(prs), strict=True):
+        tr = flow_traces(pr, o)
+        win, hold = _wh(pr)
+        ct = convergence_time(tr["t"], tr["thr"], tr["active"], tr["fair"], 0.0, window=win, hold=hold)
+        s = _summary(tr, win, skip=duration / 2)
+        rows.append(
+            {"scouts_per": mode, "paths": paths if mode == "datapath" else n, "convergence_s": ct}
+            | overhead_measure(pr, o)
+            | {"jain_mean": s["jain_mean"], "jain_min": s["jain_min"]}
+        )
     return rows

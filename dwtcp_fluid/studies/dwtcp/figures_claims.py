@@ -57,6 +57,9 @@ SETTINGS: dict[str, Any] = {
     "rate_join_s": 0.5,
     "rate_duration_s": 1.5,
     "rate_seeds": (0, 1, 2, 3),
+    "datapath_flows": (10, 20),
+    "datapath_paths": 5,
+    "datapath_duration_s": 0.1,
 }
 
 
