@@ -62,3 +62,23 @@ def test_packet_core_scouts_match_the_hand_count():
         assert abs(r["scouts_served"] + r["scouts_dropped"] - r["scouts_sent"]) <= 2 * r["flows"] + 10
     one = overhead_table((1,), duration=0.05)[0]
     assert one["scouts_dropped"] == 0  # one Scout per RTT never fills a 10-Scout LPQ
+
+
+def test_scout_rate_runs_send_x_scouts_per_rtt_and_refuse_bad_input():
+    """``--scout-rate`` x = 2 in the two-flow join of checks_scout_rate: x Scouts per flow per base RTT after the
+    join, with the period rounded to a slot (100 µs = 83 slots of 1.2 µs, period rint(83/2) = 42 slots), every
+    Scout sent served or dropped; x outside 1/16-16 refused by name."""
+    from dwtcp_fluid.packet.scenarios import run_many
+    from dwtcp_fluid.studies.dwtcp.checks_scout_rate import rate_join_measure, rate_join_run
+
+    pr = rate_join_run(2.0, join=0.005, duration=0.02, trace_points=200)
+    r = rate_join_measure(pr, run_many([pr])[0])
+    assert r["scouts_per_flow_per_rtt"] == pytest.approx(83 / 42, rel=0.02)
+    assert r["join_s"] == pytest.approx(0.005, abs=1e-4)
+    with pytest.raises(
+        ValueError,
+        match=r"law_params\['scout_rate'\]=32.0 is out of range: accepted 0.0625 <= scout_rate <= 16",
+    ):
+        rate_join_run(32.0, duration=0.01, join=0.005)
+    with pytest.raises(ValueError, match=r"join=2.0 is out of range"):
+        rate_join_run(1.0, join=2.0)

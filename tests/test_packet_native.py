@@ -480,3 +480,58 @@ def test_compiled_loop_is_keyed_by_every_source_of_the_package():
     stamp = loop.run_scenario._cache._impl.locator.get_source_stamp()
     assert stamp[1] == cache.source_digest()
     assert {p.name for p in cache._DIR.glob("*.py")} >= {"loop.py", "scout_law.py", "scouts.py", "window.py"}
+
+
+def _scouts_expected(run, rate: float) -> int:
+    """Scouts the long-lived flows of ``run`` send at ``rate`` Scouts per base RTT: flow f sends at
+    start_f + s·P_f while start_f + s·P_f < n_slots, P_f = rtt_f/rate rounded to a slot ([DWTCP] §3.3's x)."""
+    sc = run.scenario
+    total = 0
+    for rtt, start in zip(np.asarray(sc.rtt).tolist(), np.asarray(sc.start).tolist(), strict=True):
+        period = max(1, round(rtt / rate))
+        total += max(0, -(-(int(sc.n_slots) - start) // period))
+    return total
+
+
+@pytest.mark.parametrize("rate", [4.0, pytest.param(0.25, marks=pytest.mark.slow)])
+def test_native_scout_rate_equals_the_reference(rate):
+    """``--scout-rate`` x: both engines send x Scouts per base RTT per flow (the count from the flows' start slots
+    and RTTs) and give bit-identical records."""
+    kw = dict(flows=10, duration="3ms", seed=3, law_params={"scout_rate": rate})
+    ref, nat, _ = _both("dwtcp", dict(kw))
+    _assert_identical(ref, nat)
+    run = build("dwtcp", **kw)
+    assert int(ref[0]["scouts_sent_cum"][-1]) == _scouts_expected(run, rate)
+    assert np.unique(np.asarray(run.scenario.scouts)).tolist() == [
+        max(1, round(int(run.scenario.rtt[0]) / rate))
+    ]
+    _assert_exercised(ref[0], _SCOUTS)
+
+
+def test_per_datapath_scouts_have_one_stream_per_host_pair():
+    """``--scout-per datapath`` with D = 2 host pairs and 6 flows: flow f is on pair f mod 2, flows 0 and 1 send
+    the pairs' Scouts, the other four read them (no Scouts of their own)."""
+    run = build(Dwtcp(scout_per="datapath"), flows=6, duration="1ms", law_params={"scout_paths": 2.0})
+    assert np.asarray(run.scenario.scout_lead).tolist() == [0, 1, 0, 1, 0, 1]
+    assert (np.asarray(run.scenario.scouts) > 0).tolist() == [True, True, False, False, False, False]
+    assert build(Dwtcp(), flows=6, duration="1ms").scenario.scout_lead is None
+    with pytest.raises(ValueError, match=r"scout_per='host' is invalid: accepted 'flow' or 'datapath'"):
+        Dwtcp(scout_per="host")
+
+
+@pytest.mark.slow
+def test_native_per_datapath_scouts_equal_the_reference():
+    """Per-datapath Scouts (2 host pairs, 6 flows): bit-identical records in both engines; only the two pairs'
+    streams send Scouts (one per base RTT each, counted from the leaders' start slots), and the other flows'
+    α moves (they take the leader's Scout ACKs and losses)."""
+    law = Dwtcp(scout_per="datapath")
+    kw = dict(flows=6, duration="5ms", seed=3, law_params={"scout_paths": 2.0})
+    ref, nat, _ = _both(law, dict(kw))
+    _assert_identical(ref, nat)
+    run = build(law, **kw)
+    sc = run.scenario
+    expect = sum(-(-(int(sc.n_slots) - int(sc.start[f])) // int(sc.rtt[f])) for f in (0, 1))
+    assert int(ref[0]["scouts_sent_cum"][-1]) == expect
+    alpha = np.asarray(ref[0]["alpha_end"])[:, 2:6]
+    assert np.all(np.any(alpha != np.float32(run.scenario.law[0]["alpha0"]), axis=0))
+    _assert_exercised(ref[0], _SCOUTS)

@@ -20,6 +20,7 @@ from .impair import capacity_schedule as _capacity_schedule
 from .impair import jitter_table
 from .laws import Law, get_law
 from .laws.base import check_law_params
+from .scouts import scout_period
 from .state import INFINITE_SIZE, PacketConfig, Scenario
 from .switch import mark_threshold
 
@@ -60,6 +61,21 @@ def _per_flow(name: str, value: Any, n: int, default: Any) -> np.ndarray:
     if arr.size != n:
         raise ValueError(f"{name} has {arr.size} values: accepted 1 or flows={n} values")
     return arr
+
+
+def scout_leads(scouts: np.ndarray, idx: np.ndarray, laws: Sequence[Law], params: Sequence[Mapping]) -> Any:
+    """Per-datapath Scouts ([DWTCP] §3.3): each flow's stream leader, or None when every law sends per-flow
+    Scouts. A flow of a law with ``scout_per="datapath"`` that sends Scouts is on host pair ``f mod D`` (D the
+    law's ``scout_paths``); the pair's first such flow sends the pair's Scouts and the others read them. Every
+    other flow leads itself."""
+    if not any(getattr(lw, "scout_per", "flow") == "datapath" for lw in laws):
+        return None
+    lead = np.arange(len(idx))
+    first: dict[tuple[int, int], int] = {}
+    for f, i in enumerate(idx):
+        if scouts[f] > 0 and getattr(laws[i], "scout_per", "flow") == "datapath":
+            lead[f] = first.setdefault((int(i), f % int(params[i]["scout_paths"])), f)
+    return lead
 
 
 def _time(name: str, v: Any) -> float:
@@ -249,6 +265,11 @@ def build(
         K, red_kmax, red_pmax = cp["cp_kmin"], cp["cp_kmax"], cp["cp_pmax"]
     init_cwnd = np.asarray([params[i].get("init_cwnd", 10.0) for i in idx])
     scouts = np.asarray([laws[i].uses_scouts for i in idx]) & (size > init_cwnd)
+    rate = np.asarray([params[i].get("scout_rate", 1.0) for i in idx], np.float64)
+    scouts = np.where(scouts, scout_period(rtt, rate), 0)
+    lead = scout_leads(scouts, idx, laws, params)
+    if lead is not None:
+        scouts = np.where(lead == np.arange(flows), scouts, 0)  # a pair's other flows send no Scouts
     k_target = np.asarray([params[i].get("k", dwtcp.k) for i in idx], float)
     cap = _capacity_schedule(capacity_schedule, link.C, link.L, n_slots)
     rto_s = _time("rto", rto)
@@ -257,7 +278,7 @@ def build(
         start=start.astype(np.int32),
         stop=stop.astype(np.int32),
         size=size,
-        scouts=scouts,
+        scouts=scouts.astype(np.int32),
         scout_dt=(rtt + k_target).astype(np.float32),
         law_idx=idx.astype(np.int32),
         K=np.float32(K),
@@ -284,6 +305,7 @@ def build(
         deadline=deadline.clip(0, 2**31 - 1).astype(np.int32),
         red_kmax=np.float32(red_kmax),
         red_pmax=np.float32(red_pmax),
+        scout_lead=None if lead is None else lead.astype(np.int32),
     )
     cfg = PacketConfig(
         n_flows=flows,

@@ -69,6 +69,8 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
     feats = set()
     if any(law.uses_scouts for law in laws) and bool(np.any(a["scouts"])):
         feats.add("scouts")
+    if "scouts" in feats and any(getattr(law, "scout_per", "flow") == "datapath" for law in laws):
+        feats.add("paths")
     if np.any(a["jitter_table"] > 0):
         feats.add("jitter")
     if np.any(a["loss_p"] > 0):
@@ -140,6 +142,7 @@ def prepare(spec: EngineSpec, sc: Scenario) -> dict[str, np.ndarray]:
         "law": sc.law_idx,
         "scouts": sc.scouts,
         "deadline": np.full(n, NEVER) if sc.deadline is None else sc.deadline,
+        "lead": np.arange(n) if sc.scout_lead is None else sc.scout_lead,
     }
     for i, name in enumerate(FIN_COLS[:-1]):
         fin[:n, i] = np.asarray(cols[name]).astype(np.int64).clip(-(2**31), 2**31 - 1)

@@ -20,7 +20,7 @@ from typing import Any
 import jax.numpy as jnp
 from jax import lax
 
-from .flows import IN_READY, STARTED, active, call_law, inputs, integrate, wr
+from .flows import FIN_COLS, IN_READY, STARTED, active, call_law, inputs, integrate, wr
 from .laws.base import FLOAT, INT, NEVER, Events
 from .scouts import scout_receive
 from .switch import departure_slot, red_probability, uniform
@@ -61,7 +61,7 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
     """Scout bookkeeping (when used), then one call of the flow's law on this event."""
     sc = x.sc
     ev: dict[str, Any] = {"t": t, "snd_nxt": F["nxt"], "snd_una": F["una"], "rtt": fi["rtt"].astype(FLOAT)}
-    ev.update({k: v for k, v in e.items() if k not in ("cnt", "seqp1")})
+    ev.update({k: v for k, v in e.items() if k not in ("cnt", "seqp1", "flow")})
     if x.has("int") and "int_qlen" not in e:  # a timer event carries no telemetry
         ev.update(int_qlen=_i(0), int_tx=_i(0), int_ts=_i(0))
     if x.has("scouts"):
@@ -72,7 +72,7 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
             "last_rcv": st["lastrcv"],
         }
         st, n_ok, n_lost, d_s, ipg_s = scout_receive(
-            st, t, e.get("cnt", _i(0)), e.get("seqp1", _i(0)), fi["start"], fi["rtt"], fi["sdt"]
+            st, t, e.get("cnt", _i(0)), e.get("seqp1", _i(0)), fi["start"], fi["scouts"], fi["sdt"]
         )
         F = dict(F)
         F.update(
@@ -84,7 +84,7 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
         )
         c = dict(c)
         c["s_lost"] = c["s_lost"] + n_lost
-        wait = jnp.where(st["unacked"] < F["s_sent"], fi["start"] + st["unacked"] * fi["rtt"], NEVER)
+        wait = jnp.where(st["unacked"] < F["s_sent"], fi["start"] + st["unacked"] * fi["scouts"], NEVER)
         ev.update(
             scout_ok=n_ok,
             scout_lost=n_lost,
@@ -95,11 +95,47 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
             scout_last_gap=st["last_gap"],
             scout_last_rcv=st["last_rcv"],
         )
+        if x.has("paths"):
+            F = _datapath(x, c, F, fi, t, e["flow"], ev, n_ok, n_lost)
     ev["active"] = active(F, fi, t)
     ev.update(size=fi["size"], deadline=fi["deadline"])
     F = integrate(F, fi, t)
     F, law_wake = call_law(x.spec, x.lay, F, fi, Events(**ev), sc["law"])
     return c, F, law_wake
+
+
+def _datapath(x: Ctx, c: dict, F: dict, fi: dict, t: Any, f: Any, ev: dict, n_ok: Any, n_lost: Any) -> dict:
+    """Per-datapath Scouts ([DWTCP] §3.3): count the flow's own Scout ACKs and losses (a stream's leader); a flow
+    that reads its pair's stream (``lead`` ≠ itself) takes the leader's Scout ACKs and losses since its last event
+    and the leader's d_s, Scout gap and pending Scout instead of its own (``ev`` updated in place); every flow gets
+    its share 1/n of the bandwidth signal, n the flows of its pair between their start and stop slots."""
+    F = dict(F, s_okc=F["s_okc"] + n_ok, s_lostc=F["s_lostc"] + n_lost)
+    lead = fi["lead"]
+    member = lead != f
+    L, fl = x.lay.read(c["fs"], lead), inputs(x.sc["fin"], lead)
+    pending = L["s_unacked"] < L["s_sent"]
+    sent_at = fl["start"] + L["s_unacked"] * fl["scouts"]
+    d_s = jnp.maximum(L["s_lastdelay"], jnp.where(pending, (t - sent_at).astype(FLOAT), 0.0))
+    ipg_s = jnp.maximum(L["s_lastgap"], (t - L["s_lastrcv"]).astype(FLOAT))
+    got = {
+        "scout_ok": L["s_okc"] - F["s_okseen"],
+        "scout_lost": L["s_lostc"] - F["s_lostseen"],
+        "d_s": d_s,
+        "ipg_s": ipg_s,
+        "scout_wait_from": jnp.where(pending, sent_at, NEVER),
+        "scout_last_delay": L["s_lastdelay"],
+        "scout_last_gap": L["s_lastgap"],
+        "scout_last_rcv": L["s_lastrcv"],
+    }
+    for k, v in got.items():
+        ev[k] = jnp.where(member, v, ev[k])
+    F["s_okseen"] = jnp.where(member, L["s_okc"], F["s_okseen"])
+    F["s_lostseen"] = jnp.where(member, L["s_lostc"], F["s_lostseen"])
+    fin = x.sc["fin"].reshape(-1, len(FIN_COLS))
+    lc, sc_, ec = (FIN_COLS.index(k) for k in ("lead", "start", "stop"))
+    n = jnp.sum((fin[:, lc] == lead) & (fin[:, sc_] <= t) & (t < fin[:, ec])).astype(INT)
+    ev["scout_share"] = 1.0 / jnp.maximum(n, 1).astype(FLOAT)
+    return F
 
 
 # --- events -----------------------------------------------------------------------------------------------
@@ -148,6 +184,7 @@ def _ack(x: Ctx, c: dict, F: dict, fi: dict, e: Any, t: Any) -> tuple[dict, dict
         n_acked=jnp.maximum(k, 1),
         cnt=scout.astype(INT),
         seqp1=jnp.where(scout, e[4] + 1, 0),
+        flow=f,
         **extra,
     )
 
@@ -198,10 +235,11 @@ def on_start(x: Ctx, c: dict, f: Any, t: Any) -> dict:
 
 
 def _scout_send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dict]:
-    """A Scout-using flow sends Scout ``s_sent`` in its slot start + s·rtt (drop-tail Scout queue)."""
+    """A Scout-using flow sends Scout ``s_sent`` in its slot start + s·P (P: its Scout period, the input ``scouts``;
+    drop-tail Scout queue)."""
     if not x.has("scouts"):
         return c, F
-    due = (fi["scouts"] > 0) & active(F, fi, t) & (t == fi["start"] + F["s_sent"] * fi["rtt"])
+    due = (fi["scouts"] > 0) & active(F, fi, t) & (t == fi["start"] + F["s_sent"] * fi["scouts"])
     room = c["sqn"] < x.sc["scout_buffer"]
     put = due & room
     off = jnp.where(put, c["sqn"] * 2, x.spec.scout_cap * 2)
@@ -239,7 +277,7 @@ def on_wake(x: Ctx, c: dict, f: Any, t: Any) -> dict:
         c, F = emit(x, c, f, F, fi, t, flush, F["r_cnt"], F["r_ce"] > 0, F["r_nloss"], F["r_sent"])
         F["r_cnt"] = jnp.where(flush, 0, F["r_cnt"])
         F["r_nloss"] = jnp.where(flush, 0, F["r_nloss"])
-    c, F, w = _law_event(x, c, F, fi, t, ack=jnp.asarray(False), timeout=to)
+    c, F, w = _law_event(x, c, F, fi, t, ack=jnp.asarray(False), timeout=to, flow=f)
     c, F = _scout_send(x, c, f, F, fi, t)
     return _settle(x, c, f, F, fi, t, w)
 

@@ -27,8 +27,9 @@ __all__ = ["Layout", "rd", "wr", "f2i", "i2f", "IN_READY", "STARTED", "FIN_COLS"
 # flag bits of the "flags" field
 IN_READY, STARTED = 1, 2
 
-#: Read-only per-flow inputs, in the order of the ``fin`` array (SDT is a float, bit-cast).
-FIN_COLS = ("rtt", "start", "stop", "size", "law", "scouts", "deadline", "sdt")
+#: Read-only per-flow inputs, in the order of the ``fin`` array (SDT is a float, bit-cast; ``lead``: the flow whose
+#: Scout stream the flow reads, itself unless per-datapath Scouts share its host pair's stream).
+FIN_COLS = ("rtt", "start", "stop", "size", "law", "scouts", "deadline", "lead", "sdt")
 
 # Engine fields: (name, is_float). Cumulative counters feed the records; the integrals feed time averages.
 _BASE = (
@@ -59,6 +60,12 @@ _SCOUT = (
     ("s_lastdelay", True),
     ("s_lastgap", True),
     ("s_lastrcv", False),
+)
+_PATHS = (  # per-datapath Scouts ([DWTCP] §3.3): a stream's Scout ACKs and losses, and a reader's share of them
+    ("s_okc", False),  # the flow's own Scout ACKs within d_t, cumulative (a stream's leader)
+    ("s_lostc", False),  # the flow's own Scouts declared lost, cumulative
+    ("s_okseen", False),  # the leader's Scout ACKs this flow has taken (a member of the pair)
+    ("s_lostseen", False),  # the leader's lost Scouts this flow has taken
 )
 _RECEIVER = (
     ("r_loss", False),  # data packets lost after the bottleneck, not yet reported
@@ -103,6 +110,8 @@ class Layout:
         fields = list(_BASE)
         if spec.has("scouts"):
             fields += list(_SCOUT)
+        if spec.has("paths"):
+            fields += list(_PATHS)
         if spec.has("loss") or spec.has("delack") or spec.has("jitter"):
             fields += list(_RECEIVER)
         self.law_fields: list[list[tuple[str, bool]]] = []

@@ -141,7 +141,7 @@ def serve_scouts(x: Ctx, c: dict, t: Any, on: Any) -> dict:
             J = x.spec.jitter_points
             q = lax.dynamic_slice(x.sc["jitter_table"], (jnp.minimum((u * J).astype(INT), J - 1),), (1,))[0]
             arr = arr + jnp.floor(q + 0.5).astype(INT)
-        c = dict(c, s_wait=c["s_wait"] + (t - (fi["start"] + seq * rtt)))  # slots in the Scout queue
+        c = dict(c, s_wait=c["s_wait"] + (t - (fi["start"] + seq * fi["scouts"])))  # slots in the Scout queue
         return insert_ack(x, c, arr, f, SCOUT_BIT, 0, seq, t, jnp.asarray(True))
 
     c = lax.fori_loop(0, n, body, c)

@@ -119,8 +119,10 @@ class Scenario(NamedTuple):
     rtt, start, stop, size : int [N]
         Base RTT (≥ 2: a packet leaving the bottleneck at slot t is acknowledged at t + rtt), start and stop
         slots (the flow sends in start ≤ t < stop), size in packets (:data:`INFINITE_SIZE`: long-lived).
-    scouts : bool [N]
-        The flow sends Scouts (its law uses them and the flow is larger than its initial window).
+    scouts : int [N]
+        The flow's Scout period in slots, one Scout every ``scouts`` slots from its start (0: no Scouts; a flow
+        sends Scouts when its law uses them and it is larger than its initial window). The base RTT divided by
+        the law's Scout injection rate (:func:`~.scouts.scout_period`).
     scout_dt : float [N]
         DWTCP's target delay d_t = τ + K·L/C ([DWTCP] eq. (2)); a Scout older than this without an ACK is lost.
     law_idx : int [N]
@@ -161,6 +163,9 @@ class Scenario(NamedTuple):
         Numeric parameters of each law of the run (one dict of scalars per law).
     deadline : int [N], optional
         Slot by which each flow should finish (:data:`~.laws.base.NEVER`: none; [D2TCP]'s deadlines).
+    scout_lead : int [N], optional
+        Per-datapath Scouts ([DWTCP] §3.3): the flow whose Scout stream each flow reads (itself: its own Scouts;
+        None: every flow its own).
     red_kmax, red_pmax : float
         RED-like marking ([DCQCN]'s CP, :func:`~.switch.red_probability`) between K_min = ``K`` and ``red_kmax``
         packets with slope up to ``red_pmax``; ``red_pmax`` = 0 (default): the step marker at ``kth``.
@@ -197,6 +202,7 @@ class Scenario(NamedTuple):
     deadline: Any = None
     red_kmax: Any = 0.0
     red_pmax: Any = 0.0
+    scout_lead: Any = None
 
 
 #: Features a run may switch on; each adds code to the compiled slot loop only when used.
@@ -216,6 +222,7 @@ FEATURES = frozenset(
         "red",
         "int",
         "switch",
+        "paths",
     }
 )
 

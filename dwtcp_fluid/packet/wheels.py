@@ -181,10 +181,10 @@ def _wake_due(x: Ctx, F: dict, fi: dict, t: Any, law_wake: Any) -> Any:
         due = F["ns_int"] + (F["ns_frac"] > 1e-6).astype(INT)
         w = jnp.minimum(w, jnp.where(wait, jnp.maximum(due, t + 1), never))
     if x.has("scouts"):
-        nxt = fi["start"] + F["s_sent"] * fi["rtt"]
+        nxt = fi["start"] + F["s_sent"] * fi["scouts"]
         live = (fi["scouts"] > 0) & (nxt < fi["stop"]) & (F["acked"] < fi["size"]) & (nxt > t)
         w = jnp.minimum(w, jnp.where(live, nxt, never))
-        old = fi["start"] + F["s_lostupto"] * fi["rtt"] + jnp.floor(fi["sdt"]).astype(INT) + 1
+        old = fi["start"] + F["s_lostupto"] * fi["scouts"] + jnp.floor(fi["sdt"]).astype(INT) + 1
         w = jnp.minimum(w, jnp.where(F["s_lostupto"] < F["s_sent"], jnp.maximum(old, t + 1), never))
     if x.has("delack"):
         w = jnp.minimum(w, jnp.where(F["r_cnt"] > 0, jnp.maximum(F["r_dl"], t + 1), never))

@@ -128,6 +128,9 @@ class Events(NamedTuple):
         Delay of the last Scout ACK and gap between the last two (slots).
     scout_last_rcv : int
         Slot of the last Scout ACK.
+    scout_share : float
+        The flow's share of a Scout ACK's bandwidth signal: 1, or 1/(flows of its host pair between their start
+        and stop slots) with per-datapath Scouts ([DWTCP] §3.3).
     hop_queues : Any
         Reserved (signal ``"hops"``, multi-hop core).
     size : int
@@ -159,6 +162,7 @@ class Events(NamedTuple):
     scout_last_delay: Any = 0.0
     scout_last_gap: Any = 0.0
     scout_last_rcv: Any = 0
+    scout_share: Any = 1.0
     hop_queues: Any = None
     size: Any = 2**30
     deadline: Any = NEVER

@@ -23,6 +23,16 @@ Interpretations of ambiguous lines (each a named option; defaults first):
   ``alpha_max`` = 1000 (α·S = 64 kB ≈ 43 packets per Scout ACK, about half a 10 Gbps × 100 µs BDP: doubling
   without a cap would make one Scout ACK add more than the whole buffer within a dozen RTTs).
 * Order on a Scout ACK: the window grows by the current α·S, then α doubles.
+* Scout injection rate (``--scout-rate`` x, §3.3): x Scouts per base RTT per flow, default 1 (the paper's
+  baseline). Every Scout ACK adds α·S/L and doubles α and every lost Scout halves α whatever x is: the paper varies
+  x "instead of changing the Scout coefficient" (§5.4), so a higher x is a larger increase per RTT.
+* Per-datapath Scouts (``--scout-per datapath``, §3.3; the testbed's §6.1 setting): one Scout stream per host
+  pair (flow f on pair f mod ``--scout-paths``), sent by the pair's first Scout-using flow at its Scout rate. Each
+  Scout ACK's bandwidth signal is "distributed equally among all active flows": every flow of the pair adds
+  α·S/(L·n), n the pair's flows between their start and stop slots, and doubles its own α; the delay signal
+  (d_s, the Scout gap, lost Scouts) is "conveyed to all active flows". The pair's other flows read the leader's
+  stream at their own events (data ACKs, timers), at most one RTT after the leader; the stream ends when the
+  leader's flow ends.
 * Data losses (not covered by the paper) halve the window at once, once per window, like Reno's ``"immediate"``
   rule; timeouts restart at 1. [DWTCP] §6.1's implementation is a kernel module over Linux's unchanged TCP stack,
   whose loss recovery is PRR (:mod:`.recovery`); the law keeps the one-step halving (no option) because Algorithm 1's
@@ -41,12 +51,18 @@ from typing import Any, ClassVar, Literal
 
 import jax.numpy as jnp
 
-from ...params import BOUNDS, DEFAULT_BETA, DWTCP_TARGET, TARGET_HELP
+from ...params import BOUNDS, DEFAULT_BETA, DWTCP_TARGET, TARGET_HELP, Bound
 from .base import FLOAT, INT, NEVER, Events, Law, LawOption, window_closed
 from .registry import register_law
 from .reno import SSTHRESH_INF
 
 __all__ = ["Dwtcp"]
+
+#: Range of the Scout injection rate x (Scouts per base RTT): from one Scout every 16 RTTs to 16 per RTT.
+SCOUT_RATE_MIN, SCOUT_RATE_MAX = 1.0 / 16.0, 16.0
+
+#: Where Scouts are sent from: each flow, or each host pair (per-datapath, [DWTCP] §3.3).
+SCOUT_PER = ("flow", "datapath")
 
 #: Scout ACKs of one flow handled in one slot; more would need several Scouts of the flow served in one idle slot.
 _MAX_SCOUT_ACKS = 4
@@ -69,6 +85,8 @@ class Dwtcp(Law):
     ipg : bool
         Use the inter-packet-gap decrease (the variant after Algorithm 1) instead of (1).
     ssthresh_on_decrease : {"exit", "literal"}
+    scout_per : {"flow", "datapath"}
+        One Scout stream per flow (Algorithm 1) or per host pair (§3.3's per-datapath Scouts).
     """
 
     name: ClassVar[str] = "dwtcp"
@@ -86,13 +104,43 @@ class Dwtcp(Law):
         ),
         LawOption("--target", "DWTCP: " + TARGET_HELP, DWTCP_TARGET, param="k", bound=BOUNDS["k"]),
         LawOption("--ipg", "DWTCP only: the inter-packet-gap decrease variant.", False, option="ipg"),
+        LawOption(
+            "--scout-rate",
+            "DWTCP: Scout injection rate x of [DWTCP] §3.3, Scouts per base RTT per flow (1: one per RTT, the "
+            "paper's baseline; above 1: sub-RTT injection; below 1: one Scout every 1/x RTTs); the period is "
+            "rounded to whole slots.",
+            1.0,
+            param="scout_rate",
+            lo=SCOUT_RATE_MIN,
+            hi=SCOUT_RATE_MAX,
+        ),
+        LawOption(
+            "--scout-per",
+            "DWTCP: one Scout stream per flow, or per datapath ([DWTCP] §3.3: one stream per host pair, its "
+            "bandwidth signal shared equally by the pair's flows and its delay signal given to each).",
+            "flow",
+            option="scout_per",
+            choices=SCOUT_PER,
+        ),
+        LawOption(
+            "--scout-paths",
+            "DWTCP with --scout-per datapath: host pairs D; flow f is on pair f mod D.",
+            1.0,
+            param="scout_paths",
+            bound=Bound(1.0, 1e5, integer=True, why="host pairs"),
+        ),
     )
     data_increase: Literal["ca", "literal"] = "ca"
     slow_start: Literal["standard", "literal"] = "standard"
     ipg: bool = False
     ssthresh_on_decrease: Literal["exit", "literal"] = "exit"
+    scout_per: Literal["flow", "datapath"] = "flow"
 
     def __post_init__(self) -> None:
+        if self.scout_per not in SCOUT_PER:
+            raise ValueError(
+                f"scout_per={self.scout_per!r} is invalid: accepted {' or '.join(map(repr, SCOUT_PER))}"
+            )
         if self.data_increase not in ("ca", "literal"):
             raise ValueError(f"data_increase={self.data_increase!r} is invalid: accepted 'ca' or 'literal'")
         if self.slow_start not in ("standard", "literal"):
@@ -106,7 +154,9 @@ class Dwtcp(Law):
         """From ``dwtcp`` (a :class:`~dwtcp_fluid.params.DwtcpParams`, default the DWTCP_EVALUATION preset):
         ``beta_p`` (β for w in packets), ``s_over_l`` (S/L), ``k`` (target queue K of eq. (2), packets),
         ``alpha0``, ``alpha_min``, ``alpha_max``, ``init_cwnd`` (10), ``min_cwnd`` (1 packet, keeps the ACK
-        clock), ``scout_window`` (Scouts per d_t for the IPG target ipg_t = d_t/scout_window, default 1)."""
+        clock), ``scout_window`` (Scouts per d_t for the IPG target ipg_t = d_t/scout_window, default 1),
+        ``scout_rate`` (Scouts per base RTT, [DWTCP] §3.3's x, default 1: read by the engine's Scout schedule,
+        :func:`~..scouts.scout_period`, not by the law's step)."""
         from ...params import DWTCP_EVALUATION
 
         dw = context.get("dwtcp") or DWTCP_EVALUATION
@@ -120,6 +170,8 @@ class Dwtcp(Law):
             "init_cwnd": float(context.get("init_cwnd", 10.0)),
             "min_cwnd": 1.0,
             "scout_window": 1.0,
+            "scout_rate": 1.0,
+            "scout_paths": 1.0,
         }
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
@@ -159,15 +211,15 @@ class Dwtcp(Law):
             ss_w = 2.0 * w
         ca_w = w + (1.0 / w if self.data_increase == "ca" else 1.0)
         w = jnp.where(data, jnp.where(slow, ss_w, ca_w), w)
-        # Scout ACKs: w += α·S/L, then α doubles (capped); repeated for each Scout ACK of the slot.
+        # Scout ACKs: w += α·S/L (per datapath: the flow's share of it), then α doubles (capped); repeated for
+        # each Scout ACK of the slot.
+        s_over_l = p["s_over_l"] * ev.scout_share if self.scout_per == "datapath" else p["s_over_l"]
         for j in range(_MAX_SCOUT_ACKS):
             on = ev.scout_ok > j
             if self.slow_start == "literal":
-                w = jnp.where(
-                    on & slow, 2.0 * w + alpha * p["s_over_l"], jnp.where(on, w + alpha * p["s_over_l"], w)
-                )
+                w = jnp.where(on & slow, 2.0 * w + alpha * s_over_l, jnp.where(on, w + alpha * s_over_l, w))
             else:
-                w = jnp.where(on, w + alpha * p["s_over_l"], w)
+                w = jnp.where(on, w + alpha * s_over_l, w)
             alpha = jnp.where(on, jnp.minimum(2.0 * alpha, p["alpha_max"]), alpha)
         # Scout losses (dropped, or later than d_t): α halves per lost Scout (floored).
         alpha = jnp.maximum(alpha * jnp.exp2(-jnp.asarray(ev.scout_lost).astype(FLOAT)), p["alpha_min"])

@@ -54,14 +54,14 @@ _OPTIONS = {
     Dctcp: ("reduction",),
     D2tcp: ("reduction",),
     Reno: ("ecn", "reduction"),
-    Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease"),
+    Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease", "scout_per"),
     Timely: (),
     TimelyPatched: (),
 }
 #: The engine features the native loop runs, by law (every other feature is unsupported). A rate law paces (at
 #: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform noise.
 _RATE = frozenset({"rtt", "rate", "pacing"})
-_FEATURES = {Dwtcp: frozenset({"scouts"}), Timely: _RATE, TimelyPatched: _RATE}
+_FEATURES = {Dwtcp: frozenset({"scouts", "paths"}), Timely: _RATE, TimelyPatched: _RATE}
 _CUM = (
     "marks_cum",
     "scouts_sent_cum",

@@ -41,12 +41,15 @@ M32 = 0xFFFFFFFF
 _2M24 = np.float32(1.0 / (1 << 24))
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs, the
 # Scout bookkeeping (:mod:`..scouts`: Scouts sent, oldest unacknowledged, oldest unclassified, last Scout ACK slot),
-# the flow's Scout setting, DWTCP's last decrease, the flow's deadline slot; the pacing schedule's next slot (its
+# the flow's Scout period (0: no Scouts), DWTCP's last decrease, the flow's deadline slot; the pacing schedule's next slot (its
 # integer part), a rate law's acknowledged packets of the current segment and its count of non-positive gradients
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
 SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE, NSINT, SEGACK, NEGCNT = range(23, 33)
-NS = 33
+# per-datapath Scouts (:func:`..events._datapath`): the flow's own Scout ACKs and losses (cumulative), the stream
+# leader's ones it has taken, the flow whose stream it reads
+SOKC, SLOSTC, SOKSEEN, SLOSTSEEN, LEAD = range(33, 38)
+NS = 38
 # fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, the traced
 # field (DCTCP's and DWTCP's α; a rate law's rate, packets per slot, which it also paces at), PRR's prior_cwnd; the
 # last Scout delay and gap, the Scout target delay d_t (slots); the pacing schedule's fraction of a slot; a rate

@@ -69,6 +69,7 @@ from .core import (
     LAW_DWTCP,
     LAW_RENO,
     LAW_TIMELY,
+    LEAD,
     M32,
     MDEQ,
     N_CNT,
@@ -253,6 +254,7 @@ def run_scenario(
         S[b + RTT], S[b + START], S[b + STOP], S[b + SIZE] = fin[f, 0], fin[f, 1], fin[f, 2], fin[f, 3]
         S[b + LAST], S[b + WAKE], S[b + FINISH] = fin[f, 1], NEVER, NEVER
         S[b + SCOUTS], S[b + SLRCV], S[b + DET], S[b + DEADLINE] = fin[f, 5], fin[f, 1], -(2**30), fin[f, 6]
+        S[b + LEAD] = fin[f, 7]
         b = f * NX
         X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, lp[INIT_CWND], 1e9, F0
         X[b + ALPHA] = F0 if kind == LAW_RENO else (lp[INIT_RATE] if kind >= LAW_TIMELY else lp[ALPHA0])

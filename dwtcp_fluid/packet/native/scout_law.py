@@ -26,6 +26,7 @@ from .core import (
     HASSC,
     JIT,
     K_T,
+    LEAD,
     MIN_CWND,
     NEVER,
     NS,
@@ -36,10 +37,19 @@ from .core import (
     RTT,
     S_OVER_L,
     SCOUT_WINDOW,
+    SCOUTS,
     SLDELAY,
     SLGAP,
+    SLOSTC,
+    SLOSTSEEN,
     SLRCV,
+    SOKC,
+    SOKSEEN,
+    SSENT,
     SSTH,
+    START,
+    STOP,
+    SUNACK,
     TWO,
     UNA,
     active,
@@ -52,7 +62,7 @@ from .scouts import scout_receive
 __all__ = ["dwtcp_event", "dwtcp_step", "dwtcp_wake", "option_bits", "exp2_table"]
 
 #: Bits of ``sc[OPT]`` for DWTCP's static options (defaults: 0).
-DATA_LITERAL, SS_LITERAL, IPG, SSTH_LITERAL = 1, 2, 4, 8
+DATA_LITERAL, SS_LITERAL, IPG, SSTH_LITERAL, DATAPATH = 1, 2, 4, 8, 16
 #: Scout ACKs of one flow in one event that the law handles (``_MAX_SCOUT_ACKS`` of :mod:`..laws.dwtcp`).
 _MAX_SCOUT_ACKS = 4
 _EPS = np.float32(1e-9)
@@ -66,6 +76,7 @@ def option_bits(law: Any) -> int:
         | (SS_LITERAL if law.slow_start == "literal" else 0)
         | (IPG if law.ipg else 0)
         | (SSTH_LITERAL if law.ssthresh_on_decrease == "literal" else 0)
+        | (DATAPATH if law.scout_per == "datapath" else 0)
     )
 
 
@@ -110,9 +121,10 @@ def _factor(w: Any, d_s: Any, d_t: Any, ipg_s: Any, ipg_t: Any, beta_p: Any, ipg
 @njit(**JIT)
 def dwtcp_step(
     S: Any, X: Any, lp: Any, ex2: Any, opt: int, f: int, t: int, ack: bool, nloss: int, timeout: bool,
-    scout_ok: int, scout_lost: int, d_s: Any, ipg_s: Any, act: bool,
+    scout_ok: int, scout_lost: int, d_s: Any, ipg_s: Any, act: bool, share: Any,
 ) -> None:  # fmt: skip
-    """One event of flow ``f`` (Algorithm 1 of [DWTCP] with the interpretations of :mod:`..laws.dwtcp`)."""
+    """One event of flow ``f`` (Algorithm 1 of [DWTCP] with the interpretations of :mod:`..laws.dwtcp`);
+    ``share``: the flow's share of a Scout ACK's bandwidth signal (per-datapath Scouts, else unused)."""
     w, ssth, alpha = X[f * NX + CWND], X[f * NX + SSTH], X[f * NX + ALPHA]
     det, recover = S[f * NS + DET], S[f * NS + RECOVER]
     rtt = np.float32(S[f * NS + RTT])
@@ -123,12 +135,13 @@ def dwtcp_step(
             w = TWO * w if opt & SS_LITERAL else w + F1
         else:
             w = w + F1 if opt & DATA_LITERAL else w + F1 / w
+    s_over_l = lp[S_OVER_L] * share if opt & DATAPATH else lp[S_OVER_L]
     for j in range(_MAX_SCOUT_ACKS):  # Scout ACKs: w += α·S/L, then α doubles (capped)
         if scout_ok > j:
             if opt & SS_LITERAL and slow:
-                w = TWO * w + alpha * lp[S_OVER_L]
+                w = TWO * w + alpha * s_over_l
             else:
-                w = w + alpha * lp[S_OVER_L]
+                w = w + alpha * s_over_l
             alpha = min(TWO * alpha, lp[ALPHA_MAX])
     alpha = max(ftz32(alpha * ex2[min(scout_lost, ex2.shape[0] - 1)]), lp[ALPHA_MIN])
     d_t = rtt + lp[K_T]  # ScoutDelayed (lines 17-24)
@@ -174,12 +187,30 @@ def dwtcp_event(
 ) -> int:  # fmt: skip
     """:func:`..events._law_event` of a DWTCP flow: the Scout bookkeeping (``n_scout`` Scout ACKs, the largest
     number ``seqp1`` − 1), then one step of the law. Returns its next wake-up slot."""
+    share = F1
     if sc[HASSC] != 0:
         n_ok, n_lost, d_s, ipg_s, wait = scout_receive(S, X, cnt, f, t, n_scout, seqp1)
         last_delay, last_gap, last_rcv = X[f * NX + SLDELAY], X[f * NX + SLGAP], S[f * NS + SLRCV]
+        if sc[OPT] & DATAPATH:  # :func:`..events._datapath`
+            lead = S[f * NS + LEAD]
+            if lead != f:
+                b, g = lead * NS, lead * NX
+                pending = S[b + SUNACK] < S[b + SSENT]
+                sent_at = S[b + START] + S[b + SUNACK] * S[b + SCOUTS]
+                d_s = max(X[g + SLDELAY], np.float32(t - sent_at) if pending else F0)
+                ipg_s = max(X[g + SLGAP], np.float32(t - S[b + SLRCV]))
+                n_ok, n_lost = S[b + SOKC] - S[f * NS + SOKSEEN], S[b + SLOSTC] - S[f * NS + SLOSTSEEN]
+                wait = sent_at if pending else NEVER
+                last_delay, last_gap, last_rcv = X[g + SLDELAY], X[g + SLGAP], S[b + SLRCV]
+                S[f * NS + SOKSEEN], S[f * NS + SLOSTSEEN] = S[b + SOKC], S[b + SLOSTC]
+            n = 0
+            for h in range(S.shape[0] // NS):
+                if S[h * NS + LEAD] == lead and S[h * NS + START] <= t < S[h * NS + STOP]:
+                    n += 1
+            share = F1 / np.float32(max(n, 1))
     else:  # no Scouts in the run: the law's Scout inputs keep their defaults (:class:`..laws.base.Events`)
         n_ok, n_lost, d_s, ipg_s, wait, last_delay, last_gap, last_rcv = 0, 0, F0, F0, NEVER, F0, F0, 0
     act = active(S, f, t)
     integrate(S, X, f, t)
-    dwtcp_step(S, X, lp, ex2, sc[OPT], f, t, ack, nloss, timeout, n_ok, n_lost, d_s, ipg_s, act)
+    dwtcp_step(S, X, lp, ex2, sc[OPT], f, t, ack, nloss, timeout, n_ok, n_lost, d_s, ipg_s, act, share)
     return dwtcp_wake(S, lp, sc[OPT], f, t, act, wait, last_delay, last_gap, last_rcv)

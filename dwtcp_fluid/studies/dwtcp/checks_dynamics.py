@@ -161,7 +161,7 @@ def _law(case: str) -> Any:
 def _run(case: str, link: LinkParams, flows: int, **kw: Any) -> PacketRun:
     _, K = LAWS[case]
     return build(
-        _law(case),
+        kw.pop("law", None) or _law(case),
         link=link,
         flows=flows,
         K=K,
@@ -275,9 +275,12 @@ def alpha_beta_table(
         mode, beta, a = cases[k // len(seeds)]
         tr = flow_traces(pr, o)
         ev = _event_metrics(tr, _events(pr), pr.duration, _wh(pr))
+        # the second flow's join (the first flow's own start is an event too when its start phase is > 0)
+        at_join = next(e for e in ev if e["kind"] == "join" and e["flows_after"] == 2)
         rows.append(
             {"alpha": mode, "static_alpha": a, "beta": beta, "seed": seeds[k % len(seeds)],
-             "convergence_s": ev[0]["convergence_s"], "drops": int(o["drops"])} | _summary(tr, _wh(pr)[0], skip=join)
+             "convergence_s": at_join["convergence_s"], "drops": int(o["drops"])}
+            | _summary(tr, _wh(pr)[0], skip=join)
         )  # fmt: skip
     return rows
 

@@ -50,13 +50,22 @@ _LINK = LinkParams(capacity="10Gbps", rtt="100us")
 INIT_CWND = 10
 
 
-def overhead_run(flows: int, *, scout_buffer: int = 10, duration: float = 0.05, seed: int = 0) -> PacketRun:
+def overhead_run(
+    flows: int,
+    *,
+    scout_buffer: int = 10,
+    duration: float = 0.05,
+    seed: int = 0,
+    law: Any = "dwtcp",
+    law_params: dict[str, float] | None = None,
+) -> PacketRun:
     """``flows`` long DWTCP flows (evaluation preset, K = 100) on the 10 Gbps, 100 µs bottleneck with a 250-packet
-    data buffer and a ``scout_buffer``-Scout LPQ; ``duration`` seconds, the first half discarded."""
+    data buffer and a ``scout_buffer``-Scout LPQ; ``duration`` seconds, the first half discarded. ``law`` and
+    ``law_params``: the DWTCP law object and options (e.g. per-datapath Scouts)."""
     check_range("flows", flows, lo=1, hi=1000, integer=True)
     check_range("scout_buffer", scout_buffer, lo=1, hi=23, integer=True, why="Scouts (23 fill one slot)")
     return build(
-        "dwtcp",
+        law,
         link=_LINK,
         flows=flows,
         K=DWTCP_EVALUATION.k,
@@ -67,6 +76,7 @@ def overhead_run(flows: int, *, scout_buffer: int = 10, duration: float = 0.05, 
         trace_points=200,
         warmup_fraction=0.5,
         seed=seed,
+        law_params=law_params,
     )
 
 
@@ -80,7 +90,7 @@ def overhead_measure(pr: PacketRun, out: dict[str, Any]) -> dict[str, Any]:
     sent, served = float(rec["scouts_sent"][w].sum()), float(rec["scouts_served"][w].sum())
     dropped = float(rec["scouts_dropped"][w].sum())
     rtts = slots * pr.slot / pr.link.d
-    scouting = int(np.sum(np.asarray(pr.scenario.scouts)))
+    scouting = int(np.count_nonzero(np.asarray(pr.scenario.scouts)))
     b = SCOUT_BYTES / pr.link.L
     return {
         "flows": pr.cfg.n_flows,

@@ -1,6 +1,7 @@
 """[DWTCP]'s body, judged claim by claim in the packet core: the Scout premise (§2.1, §3.2) and the
 microbenchmark with the DCTCP-at-small-K question (§2.2, §2.3, §6.3 against [DCTCP-A] §3.3); the dynamics claims
-(§5.2, §5.4, App. B) come from :mod:`.figures_dynamics`.
+(§5.2, §5.4, App. B) come from :mod:`.figures_dynamics`, the overhead claims from :mod:`.figures_overhead`, the
+Scout-rate claims (§3.3, §5.4 Fig. 9b) from :mod:`.figures_scout_rate`.
 
 Each claim of the registered figure ``dwtcp_claims`` states the paper's number, ours, the verdict (reproduced /
 refuted / depends) and the setting; the data (:func:`build_dwtcp_claims`) are recorded into
@@ -21,6 +22,7 @@ from .checks_micro import k_sweep, micro_table
 from .checks_scouts import TOLERANCES, amplification_table, onset_table, theory_gaps
 from .figures_dynamics import DYNAMICS_CLAIMS, build_dynamics, plot_dynamics
 from .figures_overhead import OVERHEAD_CLAIMS, build_overhead, draw_overhead
+from .figures_scout_rate import SCOUT_RATE_CLAIMS, build_scout_rate
 
 __all__ = ["build_dwtcp_claims", "plot_dwtcp_claims", "record", "SETTINGS"]
 
@@ -49,6 +51,15 @@ SETTINGS: dict[str, Any] = {
     "overhead_seeds": (0, 1, 2),
     "overhead_duration_s": 0.1,
     "overhead_rate_periods_us": (0.0, 100.0, 25.0, 7.0),
+    "rate_static": (1.0, 2.0, 4.0, 8.0),
+    "rate_dynamic": (0.25, 0.5, 1.0, 2.0, 4.0),
+    "rate_static_alpha": 10.0,
+    "rate_join_s": 0.5,
+    "rate_duration_s": 1.5,
+    "rate_seeds": (0, 1, 2, 3),
+    "datapath_flows": (10, 20),
+    "datapath_paths": 5,
+    "datapath_duration_s": 0.1,
 }
 
 
@@ -89,6 +100,7 @@ def build_dwtcp_claims(quick: bool) -> dict[str, Any]:
         "testbed": testbed,
         "dynamics": build_dynamics(),
         "overhead": build_overhead(s),
+        "scout_rate": build_scout_rate(s),
     }
 
 
@@ -335,6 +347,7 @@ register(
                 _c_dctcp_a,
             ),
             *OVERHEAD_CLAIMS,
+            *SCOUT_RATE_CLAIMS,
         )
         + DYNAMICS_CLAIMS,
     )
