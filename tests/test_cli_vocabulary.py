@@ -179,3 +179,24 @@ def test_sweep_warns_a_bdp_below_one_packet_before_the_work(capsys, tmp_path):
     warnings = [ln for ln in err.splitlines() if ln.startswith("warning:")]
     assert len(warnings) == 1 and "--bdp '0.5,0.9' holds BDPs below one packet" in warnings[0]
     assert err.index("warning:") < err.index("wrote ")
+
+
+def test_command_lists_show_one_line_summaries():
+    """A group's help lists each subcommand with the first paragraph of its help on one logical line (rich keeps a
+    docstring's line breaks there, which broke ``sweep``'s summary mid-sentence in ``dwtcp-fluid --help``)."""
+    from dwtcp_fluid.cli import _command, _load
+
+    _load(["packet"])
+    broken, seen = [], 0
+
+    def walk(cmd: Any, path: tuple[str, ...]) -> None:
+        nonlocal seen
+        for name, sub in getattr(cmd, "commands", {}).items():
+            seen += 1
+            summary = sub.short_help or (sub.help or "").strip().split("\n\n")[0]
+            if "\n" in summary:
+                broken.append(" ".join((*path, name)))
+            walk(sub, (*path, name))
+
+    walk(_command(), ())
+    assert seen >= 20 and broken == [], broken

@@ -26,3 +26,20 @@ def test_compare_verdict_reads_in_words():
     assert v["verdict"] == "fail"
     assert v["why"][0].endswith("outside tolerance") and v["why"][1].endswith("within tolerance")
     assert not any(w.endswith(("True", "False")) for w in v["why"])
+
+
+def test_sweep_packet_classes_read_in_words():
+    """The sweep's packet line names the run classes in words ("not stationary 15"), not as identifiers."""
+    import io
+
+    from rich.console import Console
+
+    from dwtcp_fluid.cli.sweep_print import print_packet
+
+    c = {"steady": 160, "oscillating": 12, "collapse": 63, "not_stationary": 15, "failed": 0}
+    s = {"packet": {"points": 250, "class_counts": c, "scored": 172, "kbar_obs_max": 249.0,
+                    "kbar_obs_over_kbar_crit_max": 0.394, "capped": 7, "agreement": {}}}  # fmt: skip
+    buf = io.StringIO()
+    print_packet(Console(file=buf, width=200), s)
+    out = buf.getvalue()
+    assert "not stationary 15" in out and "not_stationary" not in out, out

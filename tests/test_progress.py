@@ -96,3 +96,21 @@ def test_guide_reports_its_iterations():
     assert out["K_packets"] > 0
     assert calls[0] == (0, 3) and calls[-1][0] == calls[-1][1] and 1 <= calls[-1][1] <= 3, calls
     assert [d for d, _ in calls] == list(range(len(calls))), calls
+
+
+def test_the_quickstart_plugs_a_bar_into_the_one_hook():
+    """docs/quickstart.md says why ``progress=`` is the library's one progress hook (nothing drawn unasked) and
+    shows a bar plugged into it; that example runs and its bar ends full (covered time = the span)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "quickstart.md").read_text()
+    assert "never on its own" in text and "progress(done, total)" in text
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "progress=" in b]
+    assert len(blocks) == 1, "the quickstart no longer shows a bar plugged into progress="
+    ns: dict = {}
+    exec(compile(blocks[0], "quickstart.md", "exec"), ns)
+    task = ns["bar"].tasks[0]
+    assert all(ns["sol"].status == 0)
+    assert task.total is not None and math.isclose(task.completed, task.total, rel_tol=1e-12), task
+    assert math.isclose(task.total, 0.02, rel_tol=1e-12), task.total

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import os
 import re
 import sys
@@ -135,8 +136,19 @@ def _command() -> Any:
     key = _registrations(app)
     if key not in _BUILT:
         _BUILT.clear()
-        _BUILT[key] = install_checks(typer.main.get_command(app))
+        _BUILT[key] = _one_line_summaries(install_checks(typer.main.get_command(app)))
     return _BUILT[key]
+
+
+def _one_line_summaries(cmd: Any) -> Any:
+    """``cmd`` with each subcommand's summary in its group's command list (``short_help``) set to the first
+    paragraph of its help with the docstring's line breaks joined: rich keeps them in that list, where they broke
+    the summary mid-sentence."""
+    for sub in getattr(cmd, "commands", {}).values():
+        if sub.short_help is None and sub.help:
+            sub.short_help = " ".join(inspect.cleandoc(sub.help).split("\n\n")[0].split())
+        _one_line_summaries(sub)
+    return cmd
 
 
 #: Options of the root command that may appear anywhere on the command line (``dwtcp-fluid sweep --quiet``).

@@ -109,7 +109,7 @@ def print_packet(con: Console, s: dict) -> None:
     c = p["class_counts"]
     con.print(
         f"packet-level DWTCP at {p['points']} points: "
-        + ", ".join(f"{k} {v}" for k, v in c.items())
+        + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in c.items())  # class names in words
         + f"; {p['scored']} scored (steady or oscillating), collapse and not-stationary runs never scored; "
         f"peak queue {num(p['kbar_obs_max'], '.0f')} packets = {num(p['kbar_obs_over_kbar_crit_max'], '.3g')}·k̄* at most; "
         f"{p['capped']} not-stationary runs capped (the longer run they need exceeds --packet-max-rtts or the "

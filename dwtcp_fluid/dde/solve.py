@@ -136,7 +136,9 @@ def solve(
     progress : callable, optional
         ``progress(done, total)``, the package's progress convention (as :func:`~dwtcp_fluid.run_sweep`'s): the
         simulated time covered, summed over the batch, of ``total`` = batch size × (t1 − t0). The reference solver
-        reports as it goes (at most every 0.2 s); the JAX solver, one compiled loop, at its start and end.
+        reports as it goes (at most every 0.2 s); the JAX solver, one compiled loop, at its start and end. Without
+        it nothing is drawn: where a bar belongs and how long a run takes are the caller's to know
+        (docs/quickstart.md, "More from Python", plugs in a rich or tqdm bar).
 
     Returns
     -------
