@@ -87,7 +87,8 @@ FRESH = False
 
 @dataclasses.dataclass(frozen=True)
 class Setting:
-    """One dumbbell: law ("dctcp": step marking at K; "reno": drop-tail, no ECN), N, K, base RTT, capacity."""
+    """One dumbbell: law ("dctcp": step marking at K; "reno", "cubic": drop-tail, no ECN), N, K, base RTT,
+    capacity."""
 
     name: str
     law: str
@@ -108,6 +109,8 @@ SETTINGS = (
     Setting("dctcp-n10-k65-5g", "dctcp", 10, capacity=5e9),
     Setting("reno-n2-droptail", "reno", 2),
     Setting("reno-n10-droptail", "reno", 10),
+    Setting("cubic-n2-droptail", "cubic", 2),
+    Setting("cubic-n10-droptail", "cubic", 10),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -136,11 +139,20 @@ def queue_metrics(q: np.ndarray, dt: float) -> dict[str, float | None]:
 
 
 def side_metrics(
-    q: np.ndarray, dt: float, *, alpha: float | None, util: float, delivered: np.ndarray, drops: int
+    q: np.ndarray,
+    dt: float,
+    *,
+    alpha: float | None,
+    util: float,
+    delivered: np.ndarray,
+    drops: int,
+    timeouts: int,
 ) -> dict[str, Any]:
     """Every compared quantity of one run from its last-half queue bins and counters."""
     out: dict[str, Any] = queue_metrics(q, dt)
-    out.update(alpha=alpha, utilization=util, jain=jain_index(delivered), drops=int(drops))
+    out.update(
+        alpha=alpha, utilization=util, jain=jain_index(delivered), drops=int(drops), timeouts=int(timeouts)
+    )
     return out
 
 
@@ -265,6 +277,7 @@ def ns3_metrics(raw: dict[str, Any], s: Setting) -> dict[str, Any]:
         util=util,
         delivered=np.asarray(raw["rx_bytes_last_half"], float),
         drops=raw["drops"],
+        timeouts=raw["timeouts"],
     )
 
 
@@ -336,8 +349,15 @@ def core_metrics(pr: Any) -> dict[str, Any]:
     dt = pr.cfg.chunk * pr.slot
     q = np.asarray(rec["q_sum"][w], float) / pr.cfg.chunk
     delivered = np.asarray(rec["delivered"][w], float).sum(0)
+    timeouts = int(np.asarray(rec["timeouts"]).sum())
     return side_metrics(
-        q, dt, alpha=pk["alpha_mean"], util=pk["utilization"], delivered=delivered, drops=pk["drops"]
+        q,
+        dt,
+        alpha=pk["alpha_mean"],
+        util=pk["utilization"],
+        delivered=delivered,
+        drops=pk["drops"],
+        timeouts=timeouts,
     )
 
 
@@ -445,12 +465,12 @@ def fmt(v: Any, key: str) -> str:
         return f"{v * 1e3:.3f} ms"
     if key in ("alpha", "utilization", "jain"):
         return f"{v:.3f}"
-    if key == "drops":
+    if key in ("drops", "timeouts"):
         return f"{v:.0f}"
     return f"{v:.1f}"
 
 
-ROWS = ("queue_mean", "swing", "period_s", "alpha", "utilization", "jain", "drops")
+ROWS = ("queue_mean", "swing", "period_s", "alpha", "utilization", "jain", "drops", "timeouts")
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
@@ -558,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
         n = seed_mean([ns3_runs[(s.name, k)] for k in range(a.seeds)])
         c = seed_mean([core_runs[(s.name, k)] for k in range(a.seeds)])
         v = verdicts(n, c)
-        if s.law == "reno":
+        if s.law != "dctcp":
             v.pop("alpha")
         core_red = core_reduction_name(s, a.core_reduction)
         why = {
