@@ -8,11 +8,11 @@ version), and runs each setting through ns-3 and through the packet core (:func:
 :func:`dwtcp_fluid.packet.run`).
 
 Matched settings: dumbbell, 1500-byte packets, every link at the bottleneck's packet rate, step ECN marking of
-an arrival that finds K or more packets waiting (DCTCP) or drop-tail without ECN (Reno), 250-packet buffer,
+an arrival that finds K or more packets waiting (DCTCP) or drop-tail without ECN (Reno, CUBIC), 250-packet buffer,
 g = 1/16, α starting at 1, initial window 10, delayed ACKs off, SACK on, minimum RTO 1 ms, flows starting at a
 random offset in [0, RTT), 200 ms, statistics over the last half, seeds 0, 1, 2 (ns-3 ``RngRun`` = seed + 1).
-ns-3 runs its own TcpDctcp / TcpNewReno with ``TcpL4Protocol::RecoveryType`` = TcpPrrRecovery (``--ns3-reduction
-prr``, ns-3's default) or TcpClassicRecovery (``classic``: cwnd set to ssthresh at once).
+ns-3 runs its own TcpDctcp / TcpNewReno / TcpCubic with ``TcpL4Protocol::RecoveryType`` = TcpPrrRecovery
+(``--ns3-reduction prr``, ns-3's default) or TcpClassicRecovery (``classic``: cwnd set to ssthresh at once).
 
 Both sides are measured from raw time series by the same functions (:func:`queue_metrics`,
 :func:`~dwtcp_fluid.packet.summary.jain_index`): the queue is the number of packets waiting at the bottleneck,
@@ -24,7 +24,7 @@ bins). Per setting, the seed means of
   autocorrelation peak above 0.1 after the first zero), None when the queue does not oscillate;
 * α: the time average of each sender's α over the last half, averaged over the senders;
 * utilization (bottleneck departures over the last half / capacity), Jain's index of the per-flow deliveries
-  over the last half, drops over the whole run.
+  over the last half, drops and retransmission timeouts over the whole run.
 
 Targets (:data:`TARGETS`, against ns-3): mean queue within max(3 packets, 5 %), period within 10 %, α within
 10 %, swing within 15 %. A missed target is printed with the rule that differs (:func:`explain`).
@@ -404,7 +404,8 @@ NS3_PRR_DIFFERS = (
     "with windows of a dozen packets ns-3 then sends about what is delivered during CWR and cuts at the exit "
     "(cwnd ← ssthresh), one RTT late; and m_prrDelivered·m_ssThresh is a uint32 byte product that wraps once "
     "prr_delivered·ssthresh ≥ 2015 packets² (windows ≳ 45), after which ns-3 sends nothing until inflight is at "
-    "ssthresh. The core's ns3-prr runs ns-3's rule"
+    "ssthresh; in Recovery every duplicate ACK adds one segment while prr_delivered < RecoverFS. The core's "
+    "ns3-prr runs ns-3's rule"
 )
 
 
@@ -442,10 +443,12 @@ def explain(
             "W ≥ 2 after a cut, Linux dctcp_ssthresh; ns-3 TcpDctcp::GetSsThresh has no floor)"
             + ("; the core's queue is frozen at its standing value" if frozen else "")
         )
-    if s.law == "reno":
+    if s.law in ("reno", "cubic"):
         why.append(
-            f"loss recovery differs: drops ns-3 {ns3['drops']:.0f} vs core {core['drops']:.0f} per run "
-            "(ns-3 NewReno: ssthresh = max(2, flight/2), RFC 6675 SACK recovery, RFC 6298 timeouts)"
+            f"loss recovery differs: drops ns-3 {ns3['drops']:.0f} vs core {core['drops']:.0f}, timeouts ns-3 "
+            f"{ns3['timeouts']:.1f} vs core {core['timeouts']:.1f} per run (ns-3 enters Recovery at the third "
+            "duplicate ACK and retransmits, and a lost retransmission costs it an RFC 6298 timeout; the core "
+            "reports a loss with the flow's next packet and times out only when every packet in flight is lost)"
         )
     if key == "alpha" and not why:
         why.append(
