@@ -8,11 +8,11 @@ version), and runs each setting through ns-3 and through the packet core (:func:
 :func:`dwtcp_fluid.packet.run`).
 
 Matched settings: dumbbell, 1500-byte packets, every link at the bottleneck's packet rate, step ECN marking of
-an arrival that finds K or more packets waiting (DCTCP) or drop-tail without ECN (Reno), 250-packet buffer,
+an arrival that finds K or more packets waiting (DCTCP) or drop-tail without ECN (Reno, CUBIC), 250-packet buffer,
 g = 1/16, α starting at 1, initial window 10, delayed ACKs off, SACK on, minimum RTO 1 ms, flows starting at a
 random offset in [0, RTT), 200 ms, statistics over the last half, seeds 0, 1, 2 (ns-3 ``RngRun`` = seed + 1).
-ns-3 runs its own TcpDctcp / TcpNewReno with ``TcpL4Protocol::RecoveryType`` = TcpPrrRecovery (``--ns3-reduction
-prr``, ns-3's default) or TcpClassicRecovery (``classic``: cwnd set to ssthresh at once).
+ns-3 runs its own TcpDctcp / TcpNewReno / TcpCubic with ``TcpL4Protocol::RecoveryType`` = TcpPrrRecovery
+(``--ns3-reduction prr``, ns-3's default) or TcpClassicRecovery (``classic``: cwnd set to ssthresh at once).
 
 Both sides are measured from raw time series by the same functions (:func:`queue_metrics`,
 :func:`~dwtcp_fluid.packet.summary.jain_index`): the queue is the number of packets waiting at the bottleneck,
@@ -24,7 +24,7 @@ bins). Per setting, the seed means of
   autocorrelation peak above 0.1 after the first zero), None when the queue does not oscillate;
 * α: the time average of each sender's α over the last half, averaged over the senders;
 * utilization (bottleneck departures over the last half / capacity), Jain's index of the per-flow deliveries
-  over the last half, drops over the whole run.
+  over the last half, drops and retransmission timeouts over the whole run.
 
 Targets (:data:`TARGETS`, against ns-3): mean queue within max(3 packets, 5 %), period within 10 %, α within
 10 %, swing within 15 %. A missed target is printed with the rule that differs (:func:`explain`).
@@ -39,7 +39,7 @@ setting against the same ns-3 runs costs only the core's time (``--fresh`` runs 
 
 Run: ``.venv/bin/python benchmarks/ns3_fidelity.py [--settings dctcp-n10-k65,...] [--seeds 3] [--duration 0.2]
 [--core-reduction prr] [--ns3-reduction prr] [--jobs 2] [--json out.json] [--fresh]``. Cost: an ns-3 run of
-200 ms at 10 Gbps takes tens of seconds of CPU (more with N); the default (8 settings × 3 seeds: 24 ns-3 and 24
+200 ms at 10 Gbps takes tens of seconds of CPU (more with N); the default (10 settings × 3 seeds: 30 ns-3 and 30
 core runs) tens of minutes of CPU on a shared machine, once: later runs reuse the cached ns-3 runs.
 ``--seeds 1`` costs a third.
 """
@@ -87,7 +87,8 @@ FRESH = False
 
 @dataclasses.dataclass(frozen=True)
 class Setting:
-    """One dumbbell: law ("dctcp": step marking at K; "reno": drop-tail, no ECN), N, K, base RTT, capacity."""
+    """One dumbbell: law ("dctcp": step marking at K; "reno", "cubic": drop-tail, no ECN), N, K, base RTT,
+    capacity."""
 
     name: str
     law: str
@@ -108,6 +109,8 @@ SETTINGS = (
     Setting("dctcp-n10-k65-5g", "dctcp", 10, capacity=5e9),
     Setting("reno-n2-droptail", "reno", 2),
     Setting("reno-n10-droptail", "reno", 10),
+    Setting("cubic-n2-droptail", "cubic", 2),
+    Setting("cubic-n10-droptail", "cubic", 10),
 )
 BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -136,11 +139,20 @@ def queue_metrics(q: np.ndarray, dt: float) -> dict[str, float | None]:
 
 
 def side_metrics(
-    q: np.ndarray, dt: float, *, alpha: float | None, util: float, delivered: np.ndarray, drops: int
+    q: np.ndarray,
+    dt: float,
+    *,
+    alpha: float | None,
+    util: float,
+    delivered: np.ndarray,
+    drops: int,
+    timeouts: int,
 ) -> dict[str, Any]:
     """Every compared quantity of one run from its last-half queue bins and counters."""
     out: dict[str, Any] = queue_metrics(q, dt)
-    out.update(alpha=alpha, utilization=util, jain=jain_index(delivered), drops=int(drops))
+    out.update(
+        alpha=alpha, utilization=util, jain=jain_index(delivered), drops=int(drops), timeouts=int(timeouts)
+    )
     return out
 
 
@@ -265,6 +277,7 @@ def ns3_metrics(raw: dict[str, Any], s: Setting) -> dict[str, Any]:
         util=util,
         delivered=np.asarray(raw["rx_bytes_last_half"], float),
         drops=raw["drops"],
+        timeouts=raw["timeouts"],
     )
 
 
@@ -336,8 +349,15 @@ def core_metrics(pr: Any) -> dict[str, Any]:
     dt = pr.cfg.chunk * pr.slot
     q = np.asarray(rec["q_sum"][w], float) / pr.cfg.chunk
     delivered = np.asarray(rec["delivered"][w], float).sum(0)
+    timeouts = int(np.asarray(rec["timeouts"]).sum())
     return side_metrics(
-        q, dt, alpha=pk["alpha_mean"], util=pk["utilization"], delivered=delivered, drops=pk["drops"]
+        q,
+        dt,
+        alpha=pk["alpha_mean"],
+        util=pk["utilization"],
+        delivered=delivered,
+        drops=pk["drops"],
+        timeouts=timeouts,
     )
 
 
@@ -384,7 +404,8 @@ NS3_PRR_DIFFERS = (
     "with windows of a dozen packets ns-3 then sends about what is delivered during CWR and cuts at the exit "
     "(cwnd ← ssthresh), one RTT late; and m_prrDelivered·m_ssThresh is a uint32 byte product that wraps once "
     "prr_delivered·ssthresh ≥ 2015 packets² (windows ≳ 45), after which ns-3 sends nothing until inflight is at "
-    "ssthresh. The core's ns3-prr runs ns-3's rule"
+    "ssthresh; in Recovery every duplicate ACK adds one segment while prr_delivered < RecoverFS. The core's "
+    "ns3-prr runs ns-3's rule"
 )
 
 
@@ -422,10 +443,12 @@ def explain(
             "W ≥ 2 after a cut, Linux dctcp_ssthresh; ns-3 TcpDctcp::GetSsThresh has no floor)"
             + ("; the core's queue is frozen at its standing value" if frozen else "")
         )
-    if s.law == "reno":
+    if s.law in ("reno", "cubic"):
         why.append(
-            f"loss recovery differs: drops ns-3 {ns3['drops']:.0f} vs core {core['drops']:.0f} per run "
-            "(ns-3 NewReno: ssthresh = max(2, flight/2), RFC 6675 SACK recovery, RFC 6298 timeouts)"
+            f"loss recovery differs: drops ns-3 {ns3['drops']:.0f} vs core {core['drops']:.0f}, timeouts ns-3 "
+            f"{ns3['timeouts']:.1f} vs core {core['timeouts']:.1f} per run (ns-3 enters Recovery at the third "
+            "duplicate ACK and retransmits, and a lost retransmission costs it an RFC 6298 timeout; the core "
+            "reports a loss with the flow's next packet and times out only when every packet in flight is lost)"
         )
     if key == "alpha" and not why:
         why.append(
@@ -445,12 +468,12 @@ def fmt(v: Any, key: str) -> str:
         return f"{v * 1e3:.3f} ms"
     if key in ("alpha", "utilization", "jain"):
         return f"{v:.3f}"
-    if key == "drops":
+    if key in ("drops", "timeouts"):
         return f"{v:.0f}"
     return f"{v:.1f}"
 
 
-ROWS = ("queue_mean", "swing", "period_s", "alpha", "utilization", "jain", "drops")
+ROWS = ("queue_mean", "swing", "period_s", "alpha", "utilization", "jain", "drops", "timeouts")
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
@@ -558,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
         n = seed_mean([ns3_runs[(s.name, k)] for k in range(a.seeds)])
         c = seed_mean([core_runs[(s.name, k)] for k in range(a.seeds)])
         v = verdicts(n, c)
-        if s.law == "reno":
+        if s.law != "dctcp":
             v.pop("alpha")
         core_red = core_reduction_name(s, a.core_reduction)
         why = {

@@ -174,26 +174,50 @@ def test_reno_prr_immediate_and_hold_differ_from_linux():
 
 
 def test_reno_ns3_prr_cwr_as_ns3_tcp_prr_recovery():
-    """``reduction="ns3-prr"``, hand-computed from ns-3 3.44 ``TcpSocketBase::EnterCwr`` →
-    ``TcpPrrRecovery::EnterRecovery`` (RecoverFS = bytes in flight after the entering ACK: 9;
+    """``reduction="ns3-prr"``, hand-computed from ns-3 3.44 ``TcpSocketBase::EnterCwr`` (ssthresh =
+    ``TcpNewReno::GetSsThresh(tcb, BytesInFlight())`` = max(2, 9/2) = 4.5 with 9 in flight after the entering ACK;
+    Linux halves cwnd) → ``TcpPrrRecovery::EnterRecovery`` (RecoverFS = bytes in flight after the entering ACK: 9;
     ``DoRecovery(delivered, isDupAck=true)`` adds one segment) and ``ProcessAck``'s ``CA_CWR`` branch
     (``DoRecovery(delivered, false)`` on the same ACK): prr_delivered = 1 + 1 + 1 = 3 after the first ACK, one
-    more per ACK after it. While inflight > ssthresh = 5: cwnd = inflight + 5·prr_delivered/9 − prr_out, no ceil
+    more per ACK after it. While inflight > ssthresh: cwnd = inflight + 4.5·prr_delivered/9 − prr_out, no ceil
     (ns-3 counts bytes and sends whole segments, as the engine's inflight + 1 ≤ cwnd). Same ACKs as the Linux
-    test above: six packets go out for ten delivered (Linux: five), and the exit still sets cwnd = 5."""
+    test above: six packets go out for ten delivered (Linux: five), and the exit sets cwnd = 4.5."""
     law = Reno(reduction="ns3-prr")
     p, s = setup(law, cwnd=10.0, ssthresh=1.0)
     marks = [True, True] + [False] * 7 + [True, False]
     seq, s, nxt, una = _acks(law, p, s, marks, nxt=10, una=0)
-    # (inflight, prr_delivered, prr_out) after each ACK in CWR, from the sends the window allows (5·12 packets²:
+    # (inflight, prr_delivered, prr_out) after each ACK in CWR, from the sends the window allows (4.5·12 packets²:
     # far below the uint32 wrap of the byte product, test below)
-    hand = [(9, 3, 0), (9, 4, 1), (9, 5, 2), (8, 6, 2), (8, 7, 3), (7, 8, 3), (7, 9, 4), (7, 10, 5), (6, 11, 5),
-            (6, 12, 6)]  # fmt: skip
+    hand = [(9, 3, 0), (9, 4, 1), (9, 5, 2), (8, 6, 2), (8, 7, 3), (7, 8, 3), (7, 9, 4), (6, 10, 4), (6, 11, 5),
+            (5, 12, 5)]  # fmt: skip
     for got, (infl, pd, out) in zip(seq[:10], hand, strict=True):
-        assert got == pytest.approx(infl + max(5.0 * pd / 9.0 - out, 0.0 if out else 1.0), rel=1e-6)
-    assert val(s, "ssthresh") == 5.0 and int(s["ca"][0]) == 0
-    assert seq[10] == pytest.approx(5.2, rel=1e-6)  # exit at ssthresh, then + 1/5
+        assert got == pytest.approx(infl + max(4.5 * pd / 9.0 - out, 0.0 if out else 1.0), rel=1e-6)
+    assert val(s, "ssthresh") == 4.5 and int(s["ca"][0]) == 0
+    assert seq[10] == pytest.approx(4.5 + 1 / 4.5, rel=1e-6)  # exit at ssthresh, then + 1/4.5
     assert nxt == 16 and val(s, "prior_cwnd") == 9.0
+
+
+def test_reno_ns3_prr_recovery_as_ns3_new_reno():
+    """``reduction="ns3-prr"`` in Recovery, hand-computed from ns-3 3.44 ``TcpSocketBase::EnterRecovery``
+    (ssthresh = ``TcpNewReno::GetSsThresh(tcb, BytesInFlight())`` = max(2, pipe/2) with the pipe after the
+    loss is marked: 10 − 1 acknowledged − 1 lost = 8, so 4, where Linux halves cwnd: 5; RecoverFS = 8) and
+    ``TcpPrrRecovery::DoRecovery(delivered, isDupAck=true)`` on every duplicate ACK: one segment added to the
+    delivered count while prr_delivered < RecoverFS, so prr_delivered = 2, 4, 6, 8, then 9, 10, 11, 12. While
+    inflight > ssthresh: cwnd = inflight + 4·prr_delivered/8 − prr_out (≥ 1 before the first send). Four ACKs
+    send one packet each (no reduction for the first half of the episode), then one per two; the exit
+    (snd_una ≥ high_seq = 10) sets cwnd = 4 and the same ACK adds 1/4."""
+    law = Reno(reduction="ns3-prr", ecn=False)
+    p, s = setup(law, cwnd=10.0, ssthresh=1e9)
+    seq, s, nxt, una = _acks(law, p, s, [False] * 9, nxt=10, una=0, losses=(0,))
+    assert val(s, "prior_cwnd") == 8.0 and val(s, "ssthresh") == 4.0
+    assert seq[:8] == [9.0, 9.0, 9.0, 9.0, 8.5, 8.0, 7.5, 7.0]
+    assert int(s["ca"][0]) == 0 and seq[8] == pytest.approx(4.25, rel=1e-6)
+    assert nxt == 16  # six packets sent in Recovery for eight delivered
+    # Linux (``"prr"``) on the same ACKs: ssthresh = cwnd/2 = 5, prior_cwnd 10, ⌈5·prr_delivered/10⌉ − prr_out
+    linux = Reno(ecn=False)
+    pl, sl = setup(linux, cwnd=10.0, ssthresh=1e9)
+    lseq, sl, lnxt, _ = _acks(linux, pl, sl, [False] * 9, nxt=10, una=0, losses=(0,))
+    assert val(sl, "ssthresh") == 5.0 and lseq[:4] == [9.0, 8.0, 8.0, 7.0]
 
 
 def test_ns3_prr_uint32_product_wraps():

@@ -10,12 +10,14 @@
 // of a one-packet device queue (the device queue is full whenever the queue disc holds a packet). Marking:
 // RedQueueDisc with QW = 1 (the instantaneous queue), Gentle off, MinTh = MaxTh = K - 1 on the queue disc's own
 // count, UseEcn, UseHardDrop off: a packet is CE-marked when it finds K or more packets waiting ahead of it
-// (the queue disc's K - 1 plus the device queue's one). Drop-tail: FifoQueueDisc, no ECN.
+// (the queue disc's K - 1 plus the device queue's one). Drop-tail: FifoQueueDisc, no ECN (Reno: TcpNewReno,
+// CUBIC: TcpCubic with its defaults: fast convergence, TCP friendliness, HyStart, beta 0.7, C 0.4).
 //
 // Output (stdout, one JSON object): the bottleneck's waiting packets (queue disc + device queue) averaged
 // exactly over `bins` equal bins of the run, per-flow bytes received over the last half, packets the
 // bottleneck sent over the last half, drops and CE marks over the whole run (and drops at any other device,
-// expected 0), and (DCTCP) each sender's time-averaged alpha over the last half.
+// expected 0), (DCTCP) each sender's time-averaged alpha over the last half, and the senders' entries into
+// fast recovery (CA_RECOVERY) and retransmission timeouts (CA_LOSS) over the whole run.
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -48,6 +50,8 @@ std::vector<double> g_alpha;      // current alpha per flow
 std::vector<double> g_alphaLast;  // time of the last alpha change per flow
 std::vector<double> g_alphaArea;  // integral of alpha over [g_half, ...]
 std::vector<uint64_t> g_alphaUpdates;
+uint64_t g_recoveries = 0; // entries into CA_RECOVERY, all senders
+uint64_t g_timeouts = 0;   // entries into CA_LOSS (retransmission timeouts), all senders
 
 void
 QueueAdvance()
@@ -151,6 +155,21 @@ ConnectAlpha(Ptr<BulkSendApplication> app, uint32_t f)
     dctcp->TraceConnectWithoutContext("CongestionEstimate", MakeBoundCallback(&AlphaChanged, f));
 }
 
+void
+CountState(TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t v)
+{
+    g_recoveries += v == TcpSocketState::CA_RECOVERY ? 1 : 0;
+    g_timeouts += v == TcpSocketState::CA_LOSS ? 1 : 0;
+}
+
+void
+ConnectCount(Ptr<BulkSendApplication> app)
+{
+    Ptr<TcpSocketBase> sock = DynamicCast<TcpSocketBase>(app->GetSocket());
+    NS_ABORT_MSG_IF(!sock, "a flow has no TCP socket at its start");
+    sock->TraceConnectWithoutContext("CongState", MakeCallback(&CountState));
+}
+
 // --traceFlow f: one line per change of flow f's sender state (time in µs, then the values in packets of
 // 1460 bytes): "cwnd", "ssthresh", "inflight", "state" (TcpCongState_t: 0 Open, 1 Disorder, 2 CWR, 3 Recovery,
 // 4 Loss) and "ack" (each ACK received: its acknowledgment number in segments and its ECE flag).
@@ -229,7 +248,9 @@ main(int argc, char* argv[])
     cmd.AddValue("rtt", "base round-trip time (s)", rttS);
     cmd.AddValue("K", "ECN marking threshold (packets waiting ahead of an arrival)", K);
     cmd.AddValue("buffer", "bottleneck buffer (packets waiting)", buffer);
-    cmd.AddValue("law", "dctcp (TcpDctcp, step marking) or reno (TcpNewReno, drop-tail, no ECN)", law);
+    cmd.AddValue("law",
+                 "dctcp (TcpDctcp, step marking), reno (TcpNewReno) or cubic (TcpCubic): drop-tail, no ECN",
+                 law);
     cmd.AddValue("recovery", "prr (TcpPrrRecovery) or classic (TcpClassicRecovery)", recovery);
     cmd.AddValue("g", "DCTCP EWMA gain", g);
     cmd.AddValue("minRto", "minimum retransmission timeout (s)", minRtoS);
@@ -239,7 +260,8 @@ main(int argc, char* argv[])
     cmd.AddValue("traceFlow", "trace this flow's cwnd, ssthresh, bytes in flight, state, ACKs (-1: none)", traceFlow);
     cmd.AddValue("traceFile", "where --traceFlow writes (a text file)", traceFile);
     cmd.Parse(argc, argv);
-    NS_ABORT_MSG_IF(law != "dctcp" && law != "reno", "law=" << law << ": accepted dctcp or reno");
+    NS_ABORT_MSG_IF(law != "dctcp" && law != "reno" && law != "cubic",
+                    "law=" << law << ": accepted dctcp, reno or cubic");
     NS_ABORT_MSG_IF(recovery != "prr" && recovery != "classic",
                     "recovery=" << recovery << ": accepted prr or classic");
     NS_ABORT_MSG_IF(buffer < 2 || K < 3 || g_bins < 1 || flows < 1, "bad buffer, K, bins or flows");
@@ -265,7 +287,9 @@ main(int argc, char* argv[])
     const Time bottleneckDelay = Seconds(oneWay / 2.0);
     const DataRate rate(static_cast<uint64_t>(capacityBps * 1502.0 / 1500.0));
 
-    std::string tcpType = law == "dctcp" ? "ns3::TcpDctcp" : "ns3::TcpNewReno";
+    std::string tcpType = law == "dctcp"  ? "ns3::TcpDctcp"
+                          : law == "cubic" ? "ns3::TcpCubic"
+                                           : "ns3::TcpNewReno";
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", StringValue(tcpType));
     Config::SetDefault("ns3::TcpL4Protocol::RecoveryType",
                        StringValue(recovery == "prr" ? "ns3::TcpPrrRecovery" : "ns3::TcpClassicRecovery"));
@@ -395,6 +419,9 @@ main(int argc, char* argv[])
                                 DynamicCast<BulkSendApplication>(a.Get(0)),
                                 i);
         }
+        Simulator::Schedule(start + NanoSeconds(1),
+                            &ConnectCount,
+                            DynamicCast<BulkSendApplication>(a.Get(0)));
         if (static_cast<int32_t>(i) == traceFlow)
         {
             Simulator::Schedule(start + NanoSeconds(1),
@@ -423,6 +450,7 @@ main(int argc, char* argv[])
     out << "], \"bottleneck_packets_last_half\": " << g_txLastHalf;
     out << ", \"packet_rate_pps\": " << capacityBps / (ipBytes * 8.0);
     out << ", \"drops_elsewhere\": " << g_dropsElsewhere;
+    out << ", \"recoveries\": " << g_recoveries << ", \"timeouts\": " << g_timeouts;
     out << ", \"drops\": " << g_drops << ", \"marks\": " << g_marks << ", \"alpha_mean_flows\": [";
     for (uint32_t i = 0; i < flows && law == "dctcp"; ++i)
     {

@@ -5,7 +5,7 @@ module says how the window gets there, with three named rules (the law field ``r
 
 ``"prr"`` (default): Linux's CWR and Recovery states with proportional rate reduction, as Linux
   (``net/ipv4/tcp_input.c``) runs DCTCP, Reno and CUBIC (ns-3's ``TcpSocketBase`` with ``TcpPrrRecovery`` runs
-  the same states with different PRR arithmetic in CWR: ``"ns3-prr"`` below):
+  the same states with different PRR arithmetic: ``"ns3-prr"`` below):
 
   * entry (``tcp_fastretrans_alert`` → ``tcp_try_to_open`` → ``tcp_enter_cwr`` on an ECN echo in the Open
     state; ``tcp_enter_recovery`` on a reported loss): ``tcp_init_cwnd_reduction`` sets ssthresh to the law's
@@ -40,8 +40,8 @@ module says how the window gets there, with three named rules (the law field ``r
   ``TcpClassicRecovery`` (cwnd ← ssthresh at entry, no ``IncreaseWindow`` while in CWR). The strict ">" matters:
   the ACK of the last packet sent before the cut is often marked, and with "≥" it would start a second cut.
 
-``"ns3-prr"``: ``"prr"`` with the CWR episode as ns-3 3.44 runs it (``TcpSocketBase::ReceivedAck`` →
-  ``EnterCwr`` → ``TcpPrrRecovery::EnterRecovery``, then ``ProcessAck``'s ``CA_CWR`` branch), which departs from
+``"ns3-prr"``: ``"prr"`` with the CWR and Recovery episodes as ns-3 3.44 runs them
+  (``TcpSocketBase::ReceivedAck`` → ``EnterCwr`` → ``TcpPrrRecovery::EnterRecovery``, then ``ProcessAck``'s ``CA_CWR`` branch), which departs from
   Linux in three ways on an ECN echo: (i) the entering ACK is credited twice plus one segment — ``EnterRecovery``
   calls ``DoRecovery(tcb, delivered, isDupAck=true)``, which adds one segment "for the dupack", and
   ``ProcessAck`` then calls ``DoRecovery(tcb, delivered, false)`` on the same ACK — so prr_delivered starts at
@@ -49,7 +49,16 @@ module says how the window gets there, with three named rules (the law field ``r
   after the entering ACK, where Linux uses ``prior_cwnd``; (iii) the quotient is taken in bytes (no ceil to whole
   packets) and PRR-SSRB's extra segment needs ``m_isRetransDataAcked``, never set in CWR. With windows of a
   dozen packets the send count during CWR then stays near the delivered count: the window comes down at the
-  exit (cwnd ← ssthresh), one RTT late. Loss recovery (Recovery) is run as under ``"prr"``.
+  exit (cwnd ← ssthresh), one RTT late. In Recovery (``TcpSocketBase::EnterRecovery`` →
+  ``TcpPrrRecovery::EnterRecovery``, then ``DupAck`` → ``DoRecovery(tcb, delivered, isDupAck=true)`` on every
+  duplicate ACK) the same arithmetic (ii)-(iii) runs with ns-3's duplicate-ACK credit: each ACK of the episode
+  adds one segment to the delivered count while prr_delivered < RecoverFS (the entering ACK included, credited
+  once), so the episode sends about one packet per ACK until half of RecoverFS is delivered and the window
+  comes down at the exit. Every ACK before the exit is taken as a duplicate ACK (ns-3's partial ACKs come with
+  the retransmissions, about one RTT after the entry, and the engine does not retransmit). A law may take its
+  target of the packets in flight after the entering ACK (``flight_target``: ns-3's ``TcpNewReno::GetSsThresh``
+  is max(2, bytesInFlight/2), where Linux's ``tcp_reno_ssthresh`` halves cwnd). ns-3 enters Recovery at the
+  third duplicate ACK (``ReTxThreshold``), the engine at the first ACK that reports the loss: not modelled.
 
 The laws keep their ``"immediate"``/``"hold"`` code in their own modules (it is two lines of each law); this
 module holds the ``"prr"`` state machine they share.
@@ -94,8 +103,9 @@ REDUCTION_OPTION: LawOption = LawOption(
     "rate reduction (RFC 6937, Linux tcp_cwnd_reduction), no increase until the reduction ends; immediate = the cut "
     "at once and the increase goes on (the fluid models' reading); hold = the cut at once, no increase until "
     "something above the window of the cut is acknowledged (ns-3 TcpClassicRecovery); ns3-prr = prr with ns-3 "
-    "3.44's TcpPrrRecovery in CWR (the entering ACK credited twice plus one segment, the flight after it as "
-    "divisor, no ceil, a uint32 byte product that wraps).",
+    "3.44's TcpPrrRecovery (in CWR the entering ACK credited twice plus one segment, in Recovery one segment more "
+    "per duplicate ACK, the flight after the entry as divisor, no ceil, a uint32 byte product that wraps; Reno's "
+    "target half the flight, as ns-3's TcpNewReno).",
     REDUCTIONS[0],
     option="reduction",
     choices=REDUCTIONS,
@@ -120,7 +130,13 @@ def reduction_init(n: int) -> dict[str, Any]:
 
 
 def cwnd_reduction(
-    ssthresh: Any, prior_cwnd: Any, prr_delivered: Any, recover: Any, ev: Events, ns3: Any = False
+    ssthresh: Any,
+    prior_cwnd: Any,
+    prr_delivered: Any,
+    recover: Any,
+    ev: Events,
+    ns3: Any = False,
+    ns3_dupack: Any = False,
 ) -> tuple[Any, Any]:
     """One data ACK in CWR or Recovery: Linux ``tcp_cwnd_reduction`` (RFC 6937 PRR, slow-start reduction bound).
 
@@ -130,13 +146,17 @@ def cwnd_reduction(
     !newly_lost``: every data ACK here advances snd_una); sndcnt ≥ 1 while nothing was sent since the entry
     ("force a fast retransmit"); cwnd = inflight + sndcnt. Returns the new cwnd and prr_delivered (float32 and
     int32, in this order of operations: the native loop repeats it). ``ns3`` (a bool per flow: ``"ns3-prr"`` in
-    CWR): ns-3's ``TcpPrrRecovery::DoRecovery``: the proportional count ``m_prrDelivered * m_ssThresh * 1.0 /
-    m_recoveryFlightSize`` with its product in uint32 bytes (segments of :data:`NS3_SEGMENT` bytes, ssthresh
-    truncated to bytes), which wraps modulo 2^32 once prr_delivered · ssthresh ≥ 2^32/1460² ≈ 2015 packets²,
-    no ceil to whole packets, and no extra segment.
+    CWR or Recovery): ns-3's ``TcpPrrRecovery::DoRecovery``: the proportional count ``m_prrDelivered *
+    m_ssThresh * 1.0 / m_recoveryFlightSize`` with its product in uint32 bytes (segments of :data:`NS3_SEGMENT`
+    bytes, ssthresh truncated to bytes), which wraps modulo 2^32 once prr_delivered · ssthresh ≥ 2^32/1460² ≈
+    2015 packets², no ceil to whole packets, and no extra segment. ``ns3_dupack`` (``"ns3-prr"`` in Recovery):
+    the ACK is a duplicate ACK to ``DoRecovery(tcb, delivered, isDupAck=true)``, which adds one segment to the
+    delivered count while prr_delivered < ``m_recoveryFlightSize`` (``prior_cwnd``), before the sum and in the
+    PRR-CRB bound alike.
     """
     infl = jnp.asarray(ev.snd_nxt - ev.snd_una, INT)
-    n = jnp.asarray(ev.n_acked, INT)
+    dup = jnp.asarray(ns3_dupack) & (prr_delivered.astype(FLOAT) < prior_cwnd)
+    n = jnp.asarray(ev.n_acked, INT) + dup.astype(INT)
     prr_del = prr_delivered + n
     prr_out = jnp.asarray(ev.snd_nxt - recover, INT)
     delta = ssthresh - infl.astype(FLOAT)
@@ -164,14 +184,17 @@ def prr_step(
     loss_resets: bool,
     ecn: bool = True,
     ns3: bool = False,
+    flight_target: bool = False,
 ) -> dict[str, Any]:
     """One event of a window law under ``reduction="prr"`` (the module docstring gives the rule and its sources).
 
     ``ecn_target(cwnd)``/``loss_target(cwnd)``/``timeout_target(cwnd)``: the law's ssthresh after an echo, a loss,
     a timeout; ``increase(cwnd, ssthresh, grow)``: the law's increase of ``cwnd`` where ``grow`` (``tcp_cong_avoid``, run
     only in the Open state); ``loss_resets``: entering Recovery from CWR resets ssthresh to ``loss_target``
-    (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes; ``ns3``: the CWR episode of
-    ``"ns3-prr"`` (module docstring). Returns ``cwnd``, ``ssthresh``,
+    (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes; ``ns3``: the episodes of
+    ``"ns3-prr"`` (module docstring); ``flight_target`` (with ``ns3``): the targets are taken of the packets in
+    flight after the entering ACK instead of cwnd (ns-3's ``TcpNewReno::GetSsThresh(tcb, bytesInFlight)``, called
+    with ``BytesInFlight()``, the RFC 6675 pipe). Returns ``cwnd``, ``ssthresh``,
     ``recover`` (high_seq), ``ca``, ``prior_cwnd``, ``prr_delivered``, ``entered`` (a new reduction began:
     ``tcp_init_cwnd_reduction``, where CUBIC records W_max) and ``open_ack`` (a data ACK processed in the Open
     state, after any exit).
@@ -188,18 +211,21 @@ def prr_step(
     ece = ack & jnp.asarray(ev.mark) & ecn
     to_rec = loss & (ca != RECOVERY)
     init = (ca == OPEN) & (to_rec | ece)
-    target = jnp.where(to_rec, loss_target(cwnd), ecn_target(cwnd))
+    infl_after = jnp.maximum(jnp.asarray(ev.snd_nxt - ev.snd_una, INT), 1).astype(FLOAT)  # ns-3 divides by it
+    w_target = infl_after if (ns3 and flight_target) else cwnd
+    target = jnp.where(to_rec, loss_target(w_target), ecn_target(w_target))
     reset = init | (to_rec & loss_resets)
     ssthresh = jnp.where(reset, target, ssthresh).astype(FLOAT)
     cwr_ns3 = init & ~to_rec & ns3
-    infl_after = jnp.maximum(jnp.asarray(ev.snd_nxt - ev.snd_una, INT), 1).astype(FLOAT)  # ns-3 divides by it
-    prior = jnp.where(init, jnp.where(cwr_ns3, infl_after, cwnd), prior).astype(FLOAT)
+    prior = jnp.where(init, jnp.where(ns3, infl_after, cwnd), prior).astype(FLOAT)
     prr_del = jnp.where(init, jnp.where(cwr_ns3, jnp.asarray(ev.n_acked, INT) + 1, 0), prr_del)
     recover = jnp.where(init, ev.snd_nxt, recover)
     ca = jnp.where(to_rec, RECOVERY, jnp.where(init, CWR, ca))
     # cong_control: PRR while reducing, the law's increase in Open
     reducing = ack & (ca != OPEN)
-    cw_prr, prr_new = cwnd_reduction(ssthresh, prior, prr_del, recover, ev, ns3 & (ca == CWR))
+    cw_prr, prr_new = cwnd_reduction(
+        ssthresh, prior, prr_del, recover, ev, ns3 & (ca != OPEN), ns3 & (ca == RECOVERY)
+    )
     open_ack = ack & (ca == OPEN)
     cwnd = jnp.where(reducing, cw_prr, increase(cwnd, ssthresh, open_ack))
     prr_del = jnp.where(reducing, prr_new, prr_del)

@@ -35,7 +35,8 @@ class Reno(Law):
         React to ECN marks like a loss (RFC 3168 ECN-Reno, default True); False ignores marks.
     reduction : {"prr", "immediate", "hold", "ns3-prr"}
         The sender rule (:mod:`.recovery`): ``"prr"`` (default) Linux's CWR/Recovery with proportional rate
-        reduction; ``"ns3-prr"`` with ns-3 3.44's ``TcpPrrRecovery`` arithmetic in CWR; ``"immediate"``
+        reduction; ``"ns3-prr"`` with ns-3 3.44's ``TcpPrrRecovery`` arithmetic and ``TcpNewReno``'s target,
+        max(2, packets in flight / 2) (``GetSsThresh(tcb, bytesInFlight)``); ``"immediate"``
         W ← max(W/2, 2) at once, the increase going on; ``"hold"`` the same cut, no increase until something
         above the window of the cut is acknowledged.
     """
@@ -70,6 +71,7 @@ class Reno(Law):
                 loss_resets=False,
                 ns3=self.reduction == "ns3-prr",
                 ecn=self.ecn,
+                flight_target=True,
             )
             st.pop("open_ack"), st.pop("entered")
             return st

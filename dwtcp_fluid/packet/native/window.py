@@ -87,22 +87,24 @@ def _d2tcp_penalty(S: Any, lp: Any, f: int, t: int, alpha: Any, cw: Any) -> Any:
 def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int, ece_ok: bool,
          dctcp: bool, ns3: bool, kind: int, t: int) -> None:  # fmt: skip
     """:func:`..laws.recovery.prr_step` (with :func:`..laws.recovery.cwnd_reduction`) for DCTCP (``dctcp``: the
-    echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option), ``ns3``: the
-    CWR episode of ``"ns3-prr"``, in the reference's float32 operations."""
+    echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option; under ``ns3``
+    its targets are taken of the packets in flight, ``flight_target``), ``ns3``: the episodes of ``"ns3-prr"``,
+    in the reference's float32 operations."""
     cw, ssth, ca, rec = X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER]
     una, snd_nxt = S[f * NS + UNA], S[f * NS + NXT]
     if ack and ((ca == CA_CWR and una > rec) or (ca == CA_RECOVERY and una >= rec)):
         cw, ca = ssth, CA_OPEN
     to_rec = nloss > 0 and ca != CA_RECOVERY
     init = ca == CA_OPEN and (to_rec or (ack and mark and ece_ok))
+    infl_after = np.float32(max(snd_nxt - una, 1))
     if init or (to_rec and dctcp):
         if to_rec or not dctcp:
-            ssth = max(cw * HALF, lp[MIN_CWND])
+            ssth = max((infl_after if ns3 and not dctcp else cw) * HALF, lp[MIN_CWND])
         else:
             pen = penalty(S, lp, kind, f, t, X[f * NX + ALPHA], cw)
             ssth = max(cw * (F1 - ftz32(pen * HALF)), lp[MIN_CWND])
-    if init and ns3 and not to_rec:
-        X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = np.float32(max(snd_nxt - una, 1)), k + 1, snd_nxt
+    if init and ns3:
+        X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = infl_after, 0 if to_rec else k + 1, snd_nxt
     elif init:
         X[f * NX + PRIOR], S[f * NS + PRRDEL], rec = cw, 0, snd_nxt
     if to_rec:
@@ -111,12 +113,15 @@ def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, time
         ca = CA_CWR
     if ack and ca != CA_OPEN:
         infl = snd_nxt - una
-        pd = S[f * NS + PRRDEL] + k
+        # ns-3's duplicate-ACK credit in Recovery while prr_delivered < RecoverFS (recovery.cwnd_reduction)
+        kd = k + (
+            1 if ns3 and ca == CA_RECOVERY and np.float32(S[f * NS + PRRDEL]) < X[f * NX + PRIOR] else 0
+        )
+        pd = S[f * NS + PRRDEL] + kd
         pout = snd_nxt - rec
         delta = ssth - np.float32(infl)
-        ns3_cwr = ns3 and ca == CA_CWR
         if delta < F0:
-            if ns3_cwr:  # uint32 byte product, wrapping modulo 2^32 (recovery.cwnd_reduction)
+            if ns3:  # uint32 byte product, wrapping modulo 2^32 (recovery.cwnd_reduction)
                 ss_b = np.int64(np.float32(ssth * _NS3_SEG))
                 wrapped = (np.int64(pd) * np.int64(NS3_SEGMENT) * ss_b) & np.int64(M32)
                 quot = np.float32(np.float32(wrapped) / np.float32(X[f * NX + PRIOR] * _NS3_SEG2))
@@ -124,7 +129,7 @@ def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, time
                 quot = np.float32(np.ceil(np.float32(ssth * np.float32(pd) / X[f * NX + PRIOR])))
             snd = quot - np.float32(pout)
         else:
-            snd = min(delta, np.float32(max(pd - pout, k) + (1 if nloss == 0 and not ns3_cwr else 0)))
+            snd = min(delta, np.float32(max(pd - pout, kd) + (1 if nloss == 0 and not ns3 else 0)))
         snd = max(snd, F0 if pout > 0 else F1)
         cw = np.float32(infl) + snd
         S[f * NS + PRRDEL] = pd

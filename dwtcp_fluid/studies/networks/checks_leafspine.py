@@ -62,7 +62,8 @@ TOLERANCES = Tolerances(
 
 @dataclass(frozen=True)
 class FabricSetting:
-    """One leaf-spine run: fabric, traffic pattern, flows per leaf pair, seed (pattern + ECMP), K, link."""
+    """One leaf-spine run: fabric, traffic pattern, flows per leaf pair, seed (pattern + ECMP), K, link, the packet
+    law's sender rule (None: the one-step cut the fluid model describes, ``fluid_law``'s default)."""
 
     fabric: str = "leaf-spine:4x2"
     traffic: str = "permutation"
@@ -72,10 +73,12 @@ class FabricSetting:
     capacity: str = "10Gbps"
     rtt: str = "100us"
     duration: str = "60ms"
+    reduction: str | None = None
 
     @property
     def name(self) -> str:
-        return f"{self.fabric} {self.traffic} x{self.flows} seed={self.seed} K={self.K:g}"
+        red = "" if self.reduction is None else f" {self.reduction}"
+        return f"{self.fabric} {self.traffic} x{self.flows} seed={self.seed} K={self.K:g}{red}"
 
 
 #: The scored settings: permutations with ECMP collisions (x2 seed 1: two elephants on one uplink, the other idle;
@@ -177,8 +180,9 @@ def _packet_side(setting: FabricSetting, **_: Any) -> dict[str, Any]:
     from ..dctcp.checks import fluid_law
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
+    law = fluid_law("dctcp") if setting.reduction is None else fluid_law("dctcp", setting.reduction)
     s = run_topology(
-        setting.fabric, fluid_law("dctcp"), link=link, flows=setting.flows, K=setting.K, duration=setting.duration,
+        setting.fabric, law, link=link, flows=setting.flows, K=setting.K, duration=setting.duration,
         seed=setting.seed, traffic=setting.traffic,
     )  # fmt: skip
     assert s.traffic is not None

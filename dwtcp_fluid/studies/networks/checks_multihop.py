@@ -59,7 +59,8 @@ TOLERANCES = Tolerances(
 @dataclass(frozen=True)
 class ChainSetting:
     """One parking lot: hops, flows per group, K (packets), link; ``rtt_long`` the long group's base RTT when it
-    differs from the cross groups' ``rtt``."""
+    differs from the cross groups' ``rtt``; ``reduction`` the packet law's sender rule (None: the one-step cut
+    the fluid model describes, :data:`~dwtcp_fluid.studies.dctcp.checks.FLUID_REDUCTION`)."""
 
     hops: int
     flows: int = 1
@@ -69,12 +70,14 @@ class ChainSetting:
     duration: str = "100ms"
     rtt_long: str | None = None
     cross_flows: int | None = None
+    reduction: str | None = None
 
     @property
     def name(self) -> str:
         rtt = self.rtt if self.rtt_long is None else f"{self.rtt_long}/{self.rtt}"
         n = self.flows if self.cross_flows is None else f"{self.flows}/{self.cross_flows}"
-        return f"parking-lot:{self.hops} N={n} K={self.K:g} {self.capacity} {rtt}"
+        red = "" if self.reduction is None else f" {self.reduction}"
+        return f"parking-lot:{self.hops} N={n} K={self.K:g} {self.capacity} {rtt}{red}"
 
     @property
     def n_cross(self) -> int:
@@ -157,8 +160,9 @@ def _packet_side(setting: ChainSetting, *, seed: int = 0, **_: Any) -> dict[str,
     from ..dctcp.checks import fluid_law
 
     link = LinkParams(capacity=setting.capacity, rtt=setting.rtt)
+    law = fluid_law("dctcp") if setting.reduction is None else fluid_law("dctcp", setting.reduction)
     s = run_topology(
-        f"parking-lot:{setting.hops}", fluid_law("dctcp"), link=link, flows=(setting.flows,) + (setting.n_cross,) * setting.hops,
+        f"parking-lot:{setting.hops}", law, link=link, flows=(setting.flows,) + (setting.n_cross,) * setting.hops,
         K=setting.K,
         duration=setting.duration, seed=seed, rtt=setting.group_rtts,
     )  # fmt: skip
