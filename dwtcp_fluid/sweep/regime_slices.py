@@ -18,7 +18,7 @@ import numpy as np
 from ..judge.classes import PacketClass
 from .outcomes_packet import PacketPassOptions, packet_agreement, packet_outcomes
 
-__all__ = ["SLICES", "DEFAULT_BDP", "DEFAULT_FLOWS", "slice_agreement", "record_slices"]
+__all__ = ["SLICES", "DEFAULT_BDP", "DEFAULT_FLOWS", "slice_agreement", "record_slices", "regime_detail"]
 
 #: (β, K, B) of the slices: [DWTCP]'s β, the sweep's K = 0 and [DWTCP]'s K = 100, its 250-packet switch buffer and
 #: a deep 5,000-packet one.
@@ -45,8 +45,9 @@ def slice_agreement(
     ``cache``: a folder where the slice's packet outcomes are kept (``.npz``, keyed by the slice and grid) and
     read back instead of re-running them, so that predictors can be re-scored without the packet pass.
 
-    Returns ``beta``, ``k``, ``buffer``, ``points``, ``class_counts``, ``seconds`` (the packet pass) and
-    ``agreement`` (per predictor, :func:`~.outcomes_packet.packet_agreement`'s summary without labels).
+    Returns ``beta``, ``k``, ``buffer``, ``points``, ``class_counts``, ``seconds`` (the packet pass),
+    ``agreement`` (per predictor, :func:`~.outcomes_packet.packet_agreement`'s summary without labels) and
+    ``regime_detail`` (:func:`regime_detail`).
     """
     import hashlib
     import json
@@ -86,6 +87,54 @@ def slice_agreement(
         "class_counts": {c.label: int((cls == int(c)).sum()) for c in PacketClass},
         "seconds": seconds,
         "agreement": {n: {kk: v for kk, v in a.items() if kk != "label"} for n, a in summ.items()},
+        "regime_detail": regime_detail(beta, k, buffer, D.ravel(), N.ravel(), o),
+    }
+
+
+def regime_detail(
+    beta: float, k: float, buffer: float, bdp: np.ndarray, flows: np.ndarray, o: dict[str, np.ndarray]
+) -> dict[str, Any]:
+    """Where the regime model's state misses, per slice (packet outcomes ``o`` at points ``bdp``, ``flows``).
+
+    ``utilization``: per model regime, the steady runs there and those whose utilization is not within
+    :data:`~.predictors.STATE_TOLERANCES` of the model's; ``little_within``: the share of steady runs whose
+    utilization is within that tolerance of N·w̄/(BDP + q̄) (their own mean window and queue: the ACK clock's
+    throughput, Little's law), i.e. where the window alone sets the utilization; ``relaxation``: per packet class,
+    the standing-queue points (model regime) and the median of the model's relaxation time T (base RTTs) and of
+    the run's length (warm-up and window, base RTTs) there.
+    """
+    from ..judge.classes import PacketClass, oscillation_threshold
+    from ..studies.dwtcp.analysis_regime import REGIMES, STANDING, DwtcpRegimeModel
+    from .predictors import STATE_TOLERANCES
+
+    thr = np.array([oscillation_threshold(int(n), int(buffer)) for n in flows], dtype=float)
+    r = DwtcpRegimeModel().evaluate(beta, bdp, flows, k=k, buffer=buffer, threshold=thr)
+    cls = np.asarray(o["packet_class"])
+    st = cls == int(PacketClass.STEADY)
+    tol = STATE_TOLERANCES["utilization"].abs
+    pu = np.asarray(o["packet_utilization"], float)
+    miss = np.abs(r["utilization"] - pu) > tol
+    little = np.minimum(1.0, flows * o["packet_window_mean"] / (bdp + o["packet_queue_mean"]))
+    stand = r["regime"] == STANDING
+    relax = {}
+    for c in PacketClass:
+        m = stand & (cls == int(c))
+        if m.any():
+            relax[c.label] = {
+                "points": int(m.sum()),
+                "relax_rtts_median": float(np.median(r["relax_rtts"][m])),
+                "run_rtts_median": float(np.median(o["packet_duration_rtts"][m])),
+            }
+    return {
+        "utilization": {
+            name: {
+                "steady": int((st & (r["regime"] == g)).sum()),
+                "missed": int((st & miss & (r["regime"] == g)).sum()),
+            }
+            for g, name in enumerate(REGIMES)
+        },
+        "little_within": float((st & (np.abs(little - pu) <= tol)).sum() / max(int(st.sum()), 1)),
+        "relaxation": relax,
     }
 
 

@@ -17,7 +17,7 @@ import sympy as sp
 
 from ...symbolic.derivation import Derivation, Finding, Step, eq, identity, predicate, solutions
 from ...symbolic.recorded import recorded
-from .analysis_regime import COLLAPSE, IDLE, OSCILLATION, REGIMES, STANDING, DwtcpRegimeModel
+from .analysis_regime import COLLAPSE, IDLE, OSCILLATION, REGIMES, RIPPLE, STANDING, DwtcpRegimeModel
 from .derive_common import cite
 
 __all__ = ["dwtcp_regime", "SLICES_RECORD", "slice_table"]
@@ -47,6 +47,7 @@ def slice_table() -> list[dict[str, Any]]:
                 "seconds": s["seconds"],
                 "scout": s["agreement"].get("scout-faithful", {}).get("agreement"),
                 "condition": s["agreement"]["condition"]["agreement"],
+                "detail": s.get("regime_detail"),
             }
         )
     return rows
@@ -69,6 +70,7 @@ def _closed_form_check() -> tuple[bool, str]:
     w = m.standing_window(x, bw)
     w_closed = (x / bw) ** 0.4
     err = float(np.max(np.abs(w / w_closed - 1)))
+    t_err = float(np.max(np.abs(m.relaxation_rtts(x, bw) / (0.4 * x**-0.2 * bw**-0.8) - 1)))
     out = m.evaluate(beta, bdp, n, k=0.0, buffer=250.0)
     q = n * np.maximum(w_closed, 2.0) - bdp
     over = q >= 250.0
@@ -81,9 +83,10 @@ def _closed_form_check() -> tuple[bool, str]:
     # where the floor does not hold the queue, the standing regime is N > N* (Φ < 1 with c = s = 0)
     free = ~over & (2.0 < x)
     ok_n = np.array_equal(stand[free], (n > n_star)[free])
-    ok = err < 1e-12 and ok_reg and ok_n
+    ok = err < 1e-12 and t_err < 1e-12 and ok_reg and ok_n
     return ok, (
-        f"{beta.size} points: max |w_model/w_closed − 1| = {err:.1e}; collapse and standing regimes as the closed"
+        f"{beta.size} points: max |w_model/w_closed − 1| = {err:.1e}, max |T_model/T_closed − 1| = {t_err:.1e};"
+        " collapse and standing regimes as the closed"
         f" forms say at every point: {ok_reg}; standing ⇔ N > BDP·β_w^(2/3) where the floor is not binding: {ok_n}"
     )
 
@@ -218,11 +221,26 @@ def dwtcp_regime() -> Derivation:
             identity((bw * (u * x) ** sp.Rational(3, 2) * u * (u * x) / (2 * x * N)).subs(u, u_idle), 1),
         ),
         Step(
+            "The standing queue's relaxation time",
+            cite("Algorithm 1 line 22") + "; this model",
+            "Per base RTT the window drifts by g(w) = x/w − β_w·w^{3/2} (step 1's two terms); near w* a deviation"
+            " decays as exp(g'(w*)·t), with g'(w*) = −x/w*² − (3/2)·β_w·w*^{1/2} = −(5/2)·x/w*² (β_w·w*^{3/2} ="
+            " x/w*). The time constant T = −1/g'(w*) grows as β falls and as the fair share x shrinks: a packet run"
+            " must run several T past its warm-up before its window, and hence its queue, is stationary; at β = 1e-4"
+            " T reaches 30-90 base RTTs on the default grid (the notes compare it with the runs' lengths).",
+            [eq(sp.Symbol("T"), sp.Rational(2, 5) * x ** sp.Rational(-1, 5) * bw ** sp.Rational(-4, 5))],
+            identity(
+                -1 / sp.diff(x / w - bw * w ** sp.Rational(3, 2), w).subs(w, w_star),
+                sp.Rational(2, 5) * x ** sp.Rational(-1, 5) * bw ** sp.Rational(-4, 5),
+            ),
+        ),
+        Step(
             "The closed forms are the model's boundaries",
             "this model",
             "With c = s = 0 the vectorized model (analysis_regime.py) finds the window of step 1 by bisection and"
             " its collapse and standing regimes are those of steps 2-4 at every point of the default grid at three"
-            " β; its idle-link utilization is step 7's closed form; its oscillation regime is step 6's.",
+            " β; its idle-link utilization is step 7's closed form; its oscillation regime is step 6's; its"
+            " relaxation time is step 8's.",
             [r"\text{model} \equiv \text{closed forms}"],
             predicate(
                 lambda: tuple(
@@ -284,11 +302,52 @@ def dwtcp_regime() -> Derivation:
         " pass's seconds are wall time on two shared cores (the load varied between slices). Regimes:"
         f" {', '.join(REGIMES)} (dwtcp_fluid/studies/dwtcp/analysis_regime.py)."
     )
+    detail = [
+        "Where the state misses (docs/data/regime-slices.json, ``regime_detail``): the steady runs in the model's"
+        " cycle (idle link or ripple) and how many of them miss the utilization by more than 0.03, the misses"
+        " elsewhere, the share of all steady runs whose utilization is their own ACK clock's N·w̄/(BDP + q̄)"
+        " within 0.03 (Little's law with the run's mean window and queue), and at the model's standing-queue points"
+        " the median relaxation time T of step 8 (base RTTs) against the median run length (warm-up and window),"
+        " for the steady, oscillating and not-stationary runs there:",
+        "",
+        "| β | K | B | steady in the cycle | utilization missed there | missed elsewhere | N·w̄/(BDP + q̄) within |"
+        " T / run, steady | T / run, oscillating | T / run, not stationary |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def relax(d: dict[str, Any], label: str) -> str:
+        v = d["relaxation"].get(label)
+        return (
+            "—" if v is None else f"{v['relax_rtts_median']:.0f} / {v['run_rtts_median']:.0f} ({v['points']})"
+        )
+
+    for r_ in rows:
+        d = r_["detail"]
+        if d is None:
+            continue
+        u = d["utilization"]
+        cyc = [u[REGIMES[IDLE]], u[REGIMES[RIPPLE]]]
+        other = sum(v["missed"] for n_, v in u.items() if n_ not in (REGIMES[IDLE], REGIMES[RIPPLE]))
+        detail.append(
+            f"| {r_['beta']:g} | {r_['k']:g} | {r_['buffer']} | {sum(c['steady'] for c in cyc)} |"
+            f" {sum(c['missed'] for c in cyc)} | {other} | {pct(d['little_within'])} | {relax(d, 'steady')} |"
+            f" {relax(d, 'oscillating')} | {relax(d, 'not_stationary')} |"
+        )
+    detail.append("")
+    detail.append(
+        "Every utilization miss is in the cycle: at a standing queue (and at collapse) the model's utilization 1 is"
+        " the run's. In the cycle the run's utilization is its windows' (the ACK clock's throughput column), so"
+        " the miss is the cycle's mean window: the Scouts leave on a fixed clock of one base RTT while the data"
+        " trains keep their phase on an idle link, and the phase at which each flow's Scout meets the trains"
+        " (which sets how late it is and so the window at which decrease and growth balance) is left by the"
+        " run's history, not by a balance; the idle-link rule of step 7 assumes a uniformly random phase, the"
+        " ripple none. A dash: no such run in the slice."
+    )
     return Derivation(
         slug="dwtcp_regime",
         title="When is DWTCP stable? The regime boundaries in β, BDP, N, K and B",
         covers="eq. (14) and Algorithm 1 of [DWTCP], the busy-period model and the packet law, with the buffer B.",
         findings=findings,
         steps=steps,
-        notes=["\n".join(table)],
+        notes=["\n".join(table), "\n".join(detail)],
     )
