@@ -18,7 +18,16 @@ import numpy as np
 from ..judge.classes import PacketClass
 from .outcomes_packet import PacketPassOptions, packet_agreement, packet_outcomes
 
-__all__ = ["SLICES", "DEFAULT_BDP", "DEFAULT_FLOWS", "slice_agreement", "record_slices", "regime_detail"]
+__all__ = [
+    "SLICES",
+    "DEFAULT_BDP",
+    "DEFAULT_FLOWS",
+    "slice_agreement",
+    "record_slices",
+    "regime_detail",
+    "utilization_wander",
+    "WANDER_POINTS",
+]
 
 #: (β, K, B) of the slices: [DWTCP]'s β, the sweep's K = 0 and [DWTCP]'s K = 100, its 250-packet switch buffer and
 #: a deep 5,000-packet one.
@@ -138,16 +147,73 @@ def regime_detail(
     }
 
 
+#: Cycle points (β = 1e-3, K = 0, B = 250; default-grid BDP, N) whose utilization :func:`utilization_wander` follows
+#: over a long run: a locked single flow, and 5 to 20 flows in the model's idle link and ripple.
+WANDER_POINTS = ((DEFAULT_BDP[16], 1), (DEFAULT_BDP[12], 5), (DEFAULT_BDP[10], 10), (DEFAULT_BDP[16], 10),
+                 (DEFAULT_BDP[16], 20))  # fmt: skip
+
+
+def utilization_wander(
+    beta: float,
+    k: float,
+    buffer: int,
+    points: Sequence[tuple[float, int]] = WANDER_POINTS,
+    *,
+    rtts: float = 600.0,
+    segment_rtts: float = 50.0,
+    capacity_pps: float = _C,
+    seed: int = 0,
+) -> list[dict[str, Any]]:
+    """The utilization of consecutive ``segment_rtts`` segments (the sweep's measurement window) of one long run
+    of ``rtts`` base RTTs after the warm-up, at each (BDP, N) of ``points``, with the regime model's utilization:
+    how far a window of the sweep's length can land from another one of the same run."""
+    from ..studies.dwtcp.analysis_regime import REGIMES, DwtcpRegimeModel
+    from .packet_batch import rtt_slots
+
+    bdp = np.array([float(b) for b, _ in points])
+    flows = np.array([float(n) for _, n in points])
+    opts = PacketPassOptions(
+        k=float(k), buffer=int(buffer), seed=seed, min_rtts=rtts, max_rtts=rtts, trend_rtts=rtts
+    )
+    records: dict[int, tuple[Any, dict[str, np.ndarray]]] = {}
+    packet_outcomes(
+        np.full(bdp.size, beta), bdp, flows, capacity_pps=capacity_pps, options=opts, records=records
+    )
+    model = DwtcpRegimeModel().evaluate(beta, bdp, flows, k=k, buffer=buffer)
+    out = []
+    for i in range(bdp.size):
+        pr, rec = records[i]
+        chunk, rtt = pr.cfg.chunk, rtt_slots(bdp[i])
+        w0 = int(np.ceil(opts.warmup_rtts * rtt / chunk))
+        per = max(int(round(segment_rtts * rtt / chunk)), 1)
+        busy = np.asarray(rec["busy"], float)[w0:]
+        segs = [float(busy[j : j + per].sum() / (per * chunk)) for j in range(0, busy.size - per + 1, per)]
+        out.append(
+            {
+                "bdp": float(bdp[i]),
+                "flows": int(flows[i]),
+                "regime": REGIMES[int(model["regime"][i])],
+                "model_utilization": float(model["utilization"][i]),
+                "run_utilization": float(busy.sum() / (busy.size * chunk)),
+                "segments": segs,
+            }
+        )
+    return out
+
+
 def record_slices(
     path: str | Path, slices: Sequence[tuple[float, float, int]] = SLICES, *, cache: str | Path | None = None
 ) -> dict[str, Any]:
-    """Run ``slices`` (packet outcomes kept in ``cache``, see :func:`slice_agreement`) and write them as one JSON
-    document at ``path`` (atomically); returns the document."""
+    """Run ``slices`` (packet outcomes kept in ``cache``, see :func:`slice_agreement`) and the long runs of
+    :func:`utilization_wander` (β = 1e-3, K = 0, B = 250), and write them as one JSON document at ``path``
+    (atomically); returns the document."""
     import json
 
     from ..atomic import write_text
 
     doc = {"grid": {"bdp": list(DEFAULT_BDP), "flows": list(DEFAULT_FLOWS), "capacity_pps": _C},
-           "slices": [slice_agreement(b, k, buf, cache=cache) for b, k, buf in slices]}  # fmt: skip
+           "slices": [slice_agreement(b, k, buf, cache=cache) for b, k, buf in slices],
+           "wander": {"beta": 1e-3, "k": 0.0, "buffer": 250, "rtts": 600.0, "segment_rtts": 50.0,
+                      "points": utilization_wander(1e-3, 0.0, 250)}}  # fmt: skip
     write_text(Path(path), json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
     return doc
