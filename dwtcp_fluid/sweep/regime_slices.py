@@ -106,14 +106,14 @@ def regime_detail(
     """Where the regime model's state misses, per slice (packet outcomes ``o`` at points ``bdp``, ``flows``).
 
     ``utilization``: per model regime, the steady runs there and those whose utilization is not within
-    :data:`~.predictors.STATE_TOLERANCES` of the model's; ``little_within``: the share of steady runs whose
-    utilization is within that tolerance of N·w̄/(BDP + q̄) (their own mean window and queue: the ACK clock's
+    :data:`~.predictors.STATE_TOLERANCES` of the model's; ``little_within``: the share of the steady runs in
+    the model's cycle (idle link, ripple) whose utilization is within that tolerance of N·w̄/(BDP + q̄) (their own mean window and queue: the ACK clock's
     throughput, Little's law), i.e. where the window alone sets the utilization; ``relaxation``: per packet class,
     the standing-queue points (model regime) and the median of the model's relaxation time T (base RTTs) and of
     the run's length (warm-up and window, base RTTs) there.
     """
     from ..judge.classes import PacketClass, oscillation_threshold
-    from ..studies.dwtcp.analysis_regime import REGIMES, STANDING, DwtcpRegimeModel
+    from ..studies.dwtcp.analysis_regime import IDLE, REGIMES, RIPPLE, STANDING, DwtcpRegimeModel
     from .predictors import STATE_TOLERANCES
 
     thr = np.array([oscillation_threshold(int(n), int(buffer)) for n in flows], dtype=float)
@@ -124,6 +124,7 @@ def regime_detail(
     pu = np.asarray(o["packet_utilization"], float)
     miss = np.abs(r["utilization"] - pu) > tol
     little = np.minimum(1.0, flows * o["packet_window_mean"] / (bdp + o["packet_queue_mean"]))
+    cyc = st & np.isin(r["regime"], [IDLE, RIPPLE])
     stand = r["regime"] == STANDING
     relax = {}
     for c in PacketClass:
@@ -142,7 +143,7 @@ def regime_detail(
             }
             for g, name in enumerate(REGIMES)
         },
-        "little_within": float((st & (np.abs(little - pu) <= tol)).sum() / max(int(st.sum()), 1)),
+        "little_within": float((cyc & (np.abs(little - pu) <= tol)).sum() / max(int(cyc.sum()), 1)),
         "relaxation": relax,
     }
 

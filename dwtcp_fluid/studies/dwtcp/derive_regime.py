@@ -24,6 +24,8 @@ __all__ = ["dwtcp_regime", "SLICES_RECORD", "slice_table"]
 
 #: The recorded per-slice agreement (``docs/data/regime-slices.json``).
 SLICES_RECORD = "regime-slices"
+#: The slices' β.
+BETAS = (1e-4, 1e-3, 1e-2)
 _L = 1500.0
 
 
@@ -51,6 +53,50 @@ def slice_table() -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def _state_finding(rows: list[dict[str, Any]], wander: dict[str, Any] | None) -> str:
+    """The finding's sentences on the state misses, from the record's ``regime_detail`` and ``wander``."""
+    det = [r["detail"] for r in rows if r["detail"] is not None]
+    if not det:
+        return ""
+    cyc = [REGIMES[IDLE], REGIMES[RIPPLE]]
+    steady = sum(d["utilization"][g]["steady"] for d in det for g in cyc)
+    missed = sum(d["utilization"][g]["missed"] for d in det for g in cyc)
+    other = sum(v["missed"] for d in det for g, v in d["utilization"].items() if g not in cyc)
+    text = (
+        f" Its utilization misses (by more than 0.03) are in the cycle: {missed} of its {steady} steady runs"
+        f" there, {other} elsewhere (notes); there the runs' utilization is their windows' (N·w̄/(BDP + q̄))."
+    )
+    if wander:
+        idle = [p for p in wander["points"] if p["regime"] == REGIMES[IDLE] and p["flows"] > 1]
+        spread = [max(p["segments"]) - min(p["segments"]) for p in idle]
+        one = [p for p in wander["points"] if p["flows"] == 1]
+        if spread:
+            text += (
+                f" The cycle's utilization is not a stationary quantity to be predicted within 0.03: over one"
+                f" {wander['rtts']:.0f}-RTT run at the model's idle link its {wander['segment_rtts']:.0f}-RTT"
+                f" windows (the sweep's) differ by {min(spread):.2f}-{max(spread):.2f}"
+            )
+            if one:
+                text += (
+                    f", and a single flow locks at {one[0]['run_utilization']:.2f} (the model's"
+                    f" {one[0]['model_utilization']:.2f}), where slow start and the first decreases left it"
+                )
+            text += "."
+    for k in sorted({r["k"] for r in rows}):
+        low = [
+            r["detail"]["relaxation"] for r in rows if r["detail"] and r["k"] == k and r["beta"] == min(BETAS)
+        ]
+        ns = [d["not_stationary"]["relax_rtts_median"] for d in low if "not_stationary" in d]
+        st = [d["steady"]["relax_rtts_median"] for d in low if "steady" in d]
+        if ns and st:
+            text += (
+                f" At β = {min(BETAS):g}, K = {k:g} the not-stationary runs at standing-queue points have a median"
+                f" relaxation time T (step 8) of {min(ns):.0f}-{max(ns):.0f} base RTTs per slice, the steady ones"
+                f" {min(st):.0f}-{max(st):.0f}."
+            )
+    return text
 
 
 def _grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -271,11 +317,10 @@ def dwtcp_regime() -> Derivation:
             f"Over 12 slices β ∈ {{1e-4, 1e-3, 1e-2}} × K ∈ {{0, 100}} × B ∈ {{250, 5000}} of the default grid it"
             f" names the packet run's class (steady, oscillating, collapse) at {pct(min(agreements))} to"
             f" {pct(max(agreements))} of the classified runs (table in the notes; ≥ 90 % in"
-            f" {sum(a >= 0.9 for a in agreements)} of 12). Its misses: the Scout-α cycle at K = 100 (the α·S"
-            " increases the model leaves out oscillate the queue by 1-6 packets per flow), the standing queue's"
-            " jitter of 1.2-1.9 packets per flow at β = 1e-4 (above the rule's one packet per flow), and"
-            " utilization below 0.03 of the packet run's in about half the steady runs (the idle link at N ≤ 2 is a"
-            " phase arrangement, dwtcp_busy.md).",
+            f" {sum(a >= 0.9 for a in agreements)} of 12). Its class misses: the Scout-α cycle at K = 100 (the α·S"
+            " increases the model leaves out oscillate the queue by 1-6 packets per flow) and the standing queue's"
+            " jitter of 1.2-1.9 packets per flow at β = 1e-4 (above the rule's one packet per flow)."
+            + _state_finding(rows, recorded(SLICES_RECORD).get("wander")),
             "partly confirmed",
             "The closed forms are the model's boundaries",
         ),
@@ -305,7 +350,8 @@ def dwtcp_regime() -> Derivation:
     detail = [
         "Where the state misses (docs/data/regime-slices.json, ``regime_detail``): the steady runs in the model's"
         " cycle (idle link or ripple) and how many of them miss the utilization by more than 0.03, the misses"
-        " elsewhere, the share of all steady runs whose utilization is their own ACK clock's N·w̄/(BDP + q̄)"
+        " elsewhere, the share of the steady runs in the cycle whose utilization is their own ACK clock's"
+        " N·w̄/(BDP + q̄)"
         " within 0.03 (Little's law with the run's mean window and queue), and at the model's standing-queue points"
         " the median relaxation time T of step 8 (base RTTs) against the median run length (warm-up and window),"
         " for the steady, oscillating and not-stationary runs there:",
@@ -335,19 +381,37 @@ def dwtcp_regime() -> Derivation:
         )
     detail.append("")
     detail.append(
-        "Every utilization miss is in the cycle: at a standing queue (and at collapse) the model's utilization 1 is"
-        " the run's. In the cycle the run's utilization is its windows' (the ACK clock's throughput column), so"
+        "The utilization misses are in the cycle (the few elsewhere are steady runs the model calls an oscillation):"
+        " at a standing queue the model's utilization 1 is the run's. In the cycle the run's utilization is its windows' (the ACK clock's throughput column), so"
         " the miss is the cycle's mean window: the Scouts leave on a fixed clock of one base RTT while the data"
         " trains keep their phase on an idle link, and the phase at which each flow's Scout meets the trains"
         " (which sets how late it is and so the window at which decrease and growth balance) is left by the"
         " run's history, not by a balance; the idle-link rule of step 7 assumes a uniformly random phase, the"
         " ripple none. A dash: no such run in the slice."
     )
+    wander = recorded(SLICES_RECORD).get("wander")
+    notes = ["\n".join(table), "\n".join(detail)]
+    if wander:
+        lines = [
+            f"One run, many windows (docs/data/regime-slices.json, ``wander``): β = {wander['beta']:g},"
+            f" K = {wander['k']:g}, B = {wander['buffer']}, one run of {wander['rtts']:.0f} base RTTs after the"
+            f" warm-up per point, its utilization over consecutive {wander['segment_rtts']:.0f}-RTT windows (the"
+            " sweep's measurement window) against the model's:",
+            "",
+            "| BDP | N | model regime | model utilization | run utilization | its windows: min-max |",
+            "|---|---|---|---|---|---|",
+        ]
+        for p_ in wander["points"]:
+            lines.append(
+                f"| {p_['bdp']:.0f} | {p_['flows']} | {p_['regime']} | {p_['model_utilization']:.2f} |"
+                f" {p_['run_utilization']:.2f} | {min(p_['segments']):.2f}-{max(p_['segments']):.2f} |"
+            )
+        notes.append("\n".join(lines))
     return Derivation(
         slug="dwtcp_regime",
         title="When is DWTCP stable? The regime boundaries in β, BDP, N, K and B",
         covers="eq. (14) and Algorithm 1 of [DWTCP], the busy-period model and the packet law, with the buffer B.",
         findings=findings,
         steps=steps,
-        notes=["\n".join(table), "\n".join(detail)],
+        notes=notes,
     )
