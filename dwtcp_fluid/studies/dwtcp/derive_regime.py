@@ -55,6 +55,12 @@ def slice_table() -> list[dict[str, Any]]:
     return rows
 
 
+def _span(v: list[float]) -> str:
+    """ "a-b" of the rounded extremes of ``v``, one number when they agree."""
+    lo, hi = f"{min(v):.0f}", f"{max(v):.0f}"
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
 def _state_finding(rows: list[dict[str, Any]], wander: dict[str, Any] | None) -> str:
     """The finding's sentences on the state misses, from the record's ``regime_detail`` and ``wander``."""
     det = [r["detail"] for r in rows if r["detail"] is not None]
@@ -76,7 +82,7 @@ def _state_finding(rows: list[dict[str, Any]], wander: dict[str, Any] | None) ->
             text += (
                 f" The cycle's utilization is not a stationary quantity to be predicted within 0.03: over one"
                 f" {wander['rtts']:.0f}-RTT run at the model's idle link its {wander['segment_rtts']:.0f}-RTT"
-                f" windows (the sweep's) differ by {min(spread):.2f}-{max(spread):.2f}"
+                f" windows (the sweep's) differ by {min(spread):.2f} to {max(spread):.2f}"
             )
             if one:
                 text += (
@@ -93,8 +99,7 @@ def _state_finding(rows: list[dict[str, Any]], wander: dict[str, Any] | None) ->
         if ns and st:
             text += (
                 f" At β = {min(BETAS):g}, K = {k:g} the not-stationary runs at standing-queue points have a median"
-                f" relaxation time T (step 8) of {min(ns):.0f}-{max(ns):.0f} base RTTs per slice, the steady ones"
-                f" {min(st):.0f}-{max(st):.0f}."
+                f" relaxation time T (step 8) of {_span(ns)} base RTTs per slice, the steady ones {_span(st)}."
             )
     return text
 
