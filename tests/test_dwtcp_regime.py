@@ -138,3 +138,58 @@ def test_regime_map_claims_fail_where_the_packet_law_leaves_the_derived_regions(
     assert not _claim_standing_queue({"panels": [oscillating]})[0]
     far = dict(good, queue_mean=good["queue_mean"] * np.array([[1, 1, 1, 1, 1, 1, 2, 1]]))
     assert not _claim_standing_queue({"panels": [far]})[0]
+
+
+def test_relaxation_time_closed_form_and_finite_difference():
+    """T = −1/g'(w*): without the saw (2/5)·x^{−1/5}·β_w^{−4/5} (proofs/dwtcp_regime.md); with the saw, −1 over a
+    central finite difference of the drift g(w) = x/w − β_w·(w + s·x/w)^{3/2} at the bisected w* (second method)."""
+    bw = 1e-4 * math.sqrt(L)
+    x = np.array([0.05, 1.0, 20.0])
+    np.testing.assert_allclose(
+        DwtcpRegimeModel(saw=0.0).relaxation_rtts(x, bw), 0.4 * x**-0.2 * bw**-0.8, rtol=1e-12
+    )
+    m = DwtcpRegimeModel()
+    w = m.standing_window(x, bw)
+    h = 1e-6 * w
+
+    def g(v: np.ndarray) -> np.ndarray:
+        return x / v - bw * (v + m.saw * x / v) ** 1.5
+
+    np.testing.assert_allclose(m.relaxation_rtts(x, bw), -2 * h / (g(w + h) - g(w - h)), rtol=1e-6)
+
+
+def test_regime_detail_counts_hand_built_runs():
+    """Three steady runs at β = 1e-3, K = 0, B = 250: a standing queue (BDP 10, N 20) at utilization 1, an idle-link
+    point (BDP 1000, N 10) whose run's utilization 0.77 misses the model's (2·10/(β_w·100^{3/2}))^{2/7} ≈ 0.83, and
+    the same point with N·w̄/(BDP + q̄) = 10·50/1000 = 0.5 against a measured 0.6 (outside 0.03)."""
+    from dwtcp_fluid.judge.classes import PacketClass
+    from dwtcp_fluid.sweep.outcomes_packet import empty_outcomes
+    from dwtcp_fluid.sweep.regime_slices import regime_detail
+
+    o = empty_outcomes(3)
+    o["packet_class"][:] = PacketClass.STEADY
+    o["packet_utilization"][:] = [1.0, 0.77, 0.6]
+    o["packet_window_mean"][:] = [1.5, 77.0, 50.0]
+    o["packet_queue_mean"][:] = [20.0, 0.0, 0.0]
+    o["packet_duration_rtts"][:] = 70.0
+    d = regime_detail(1e-3, 0.0, 250, np.array([10.0, 1000.0, 1000.0]), np.array([20.0, 10.0, 10.0]), o)
+    assert d["utilization"]["standing queue"] == {"steady": 1, "missed": 0}
+    assert d["utilization"]["idle link"] == {"steady": 2, "missed": 2}
+    assert d["little_within"] == pytest.approx(1 / 2)  # of the two runs in the cycle
+    assert d["relaxation"]["steady"]["points"] == 1 and d["relaxation"]["steady"]["run_rtts_median"] == 70.0
+
+
+@pytest.mark.slow
+def test_utilization_wander_matches_record():
+    """Re-run the long run of one recorded cycle point (β = 1e-3, K = 0, B = 250, BDP 1000, N = 10; 600 base RTTs):
+    every 50-RTT segment's utilization within 0.01 of docs/data/regime-slices.json's, and the segments spread by
+    more than the state tolerance 0.03 (the point of the record: one run's windows disagree among themselves)."""
+    from dwtcp_fluid.studies.dwtcp.derive_regime import SLICES_RECORD
+    from dwtcp_fluid.sweep.regime_slices import utilization_wander
+    from dwtcp_fluid.symbolic.recorded import recorded
+
+    rec = recorded(SLICES_RECORD)["wander"]
+    want = next(p for p in rec["points"] if (round(p["bdp"]), p["flows"]) == (1000, 10))
+    got = utilization_wander(rec["beta"], rec["k"], rec["buffer"], [(want["bdp"], 10)])[0]
+    np.testing.assert_allclose(got["segments"], want["segments"], atol=0.01)
+    assert max(got["segments"]) - min(got["segments"]) > 0.03

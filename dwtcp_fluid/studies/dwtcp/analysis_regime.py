@@ -34,6 +34,10 @@ x = BDP/N the fair share, c = ``ripple`` and s = ``saw`` the busy-period model's
      u < 1 when it exceeds 1 at u = 1 (the root u, window u·x, queue as in the cycle);
    * **ripple** around an empty queue otherwise (utilization 1, window x).
 
+5. **Relaxation** of the standing queue: linearizing x/w − β_w·(w + s·x/w)^{3/2} (the window's drift per base RTT)
+   at w* gives the time constant T = −1/g'(w*) base RTTs, (2/5)·w*²/x = (2/5)·x^{−1/5}·β_w^{−4/5} without the saw: a
+   packet run shorter than a few T after its warm-up still carries its start.
+
 Not modelled: the Scout coefficient α (the α·S increases of answered Scouts, which drive the cycle at K > 0), and
 the jitter of a standing queue beyond the ripple.
 
@@ -103,6 +107,15 @@ class DwtcpRegimeModel:
         hi = np.maximum((x / bw) ** 0.4, lo) * (1 + 1e-9) + 1e-12
         return np.where(g(lo) <= 0, lo, _bisect(g, lo, hi))
 
+    def relaxation_rtts(self, x: np.ndarray, beta_w: np.ndarray) -> np.ndarray:
+        """T = −1/g'(w*), base RTTs, of the window's drift g(w) = x/w − β_w·(w + s·x/w)^{3/2} at the standing
+        window w* (:meth:`standing_window`); (2/5)·w*²/x when s = 0."""
+        x, bw = np.broadcast_arrays(np.asarray(x, float), np.asarray(beta_w, float))
+        w = self.standing_window(x, bw)
+        s = self.saw
+        slope = -x / w**2 - 1.5 * bw * np.sqrt(w + s * x / w) * (1.0 - s * x / w**2)
+        return -1.0 / slope
+
     def cycle_busy_rtts(self, phi: np.ndarray, k_over_bdp: np.ndarray) -> np.ndarray:
         """b/τ at which the decrease first matches the growth in a cycle: (K/BDP + 1/Φ)/(1 − 1/Φ) (Φ > 1)."""
         inv = 1.0 / np.asarray(phi, float)
@@ -147,7 +160,9 @@ class DwtcpRegimeModel:
         -------
         dict of ndarray
             ``regime`` (int codes of :data:`REGIMES`), ``phi``, ``w_star``, ``q_star``, ``busy_rtts`` (NaN outside
-            the cycle), ``queue_mean``, ``utilization``, ``window_mean``, ``amplitude`` (packets).
+            the cycle), ``queue_mean``, ``utilization``, ``window_mean``, ``amplitude`` (packets), ``relax_rtts``
+            (the standing queue's relaxation time :meth:`relaxation_rtts`, base RTTs; NaN outside the standing
+            queue).
         """
         beta, bdp, n, k, b = np.broadcast_arrays(
             *(np.asarray(a, float) for a in (beta, bdp, flows, k, buffer))
@@ -193,4 +208,5 @@ class DwtcpRegimeModel:
             "utilization": u,
             "window_mean": np.where(over, w_full, np.where(standing, np.maximum(ws, self.min_cwnd), u * x)),
             "amplitude": np.where(collapse, 0.0, np.where(standing, c * n, amp_cycle)),
+            "relax_rtts": np.where(standing, self.relaxation_rtts(x, bw), np.nan),
         }

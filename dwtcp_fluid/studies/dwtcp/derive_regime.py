@@ -17,13 +17,15 @@ import sympy as sp
 
 from ...symbolic.derivation import Derivation, Finding, Step, eq, identity, predicate, solutions
 from ...symbolic.recorded import recorded
-from .analysis_regime import COLLAPSE, IDLE, OSCILLATION, REGIMES, STANDING, DwtcpRegimeModel
+from .analysis_regime import COLLAPSE, IDLE, OSCILLATION, REGIMES, RIPPLE, STANDING, DwtcpRegimeModel
 from .derive_common import cite
 
 __all__ = ["dwtcp_regime", "SLICES_RECORD", "slice_table"]
 
 #: The recorded per-slice agreement (``docs/data/regime-slices.json``).
 SLICES_RECORD = "regime-slices"
+#: The slices' β.
+BETAS = (1e-4, 1e-3, 1e-2)
 _L = 1500.0
 
 
@@ -47,9 +49,59 @@ def slice_table() -> list[dict[str, Any]]:
                 "seconds": s["seconds"],
                 "scout": s["agreement"].get("scout-faithful", {}).get("agreement"),
                 "condition": s["agreement"]["condition"]["agreement"],
+                "detail": s.get("regime_detail"),
             }
         )
     return rows
+
+
+def _span(v: list[float]) -> str:
+    """ "a-b" of the rounded extremes of ``v``, one number when they agree."""
+    lo, hi = f"{min(v):.0f}", f"{max(v):.0f}"
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+def _state_finding(rows: list[dict[str, Any]], wander: dict[str, Any] | None) -> str:
+    """The finding's sentences on the state misses, from the record's ``regime_detail`` and ``wander``."""
+    det = [r["detail"] for r in rows if r["detail"] is not None]
+    if not det:
+        return ""
+    cyc = [REGIMES[IDLE], REGIMES[RIPPLE]]
+    steady = sum(d["utilization"][g]["steady"] for d in det for g in cyc)
+    missed = sum(d["utilization"][g]["missed"] for d in det for g in cyc)
+    other = sum(v["missed"] for d in det for g, v in d["utilization"].items() if g not in cyc)
+    text = (
+        f" Its utilization misses (by more than 0.03) are in the cycle: {missed} of its {steady} steady runs"
+        f" there, {other} elsewhere (notes); there the runs' utilization is their windows' (N·w̄/(BDP + q̄))."
+    )
+    if wander:
+        idle = [p for p in wander["points"] if p["regime"] == REGIMES[IDLE] and p["flows"] > 1]
+        spread = [max(p["segments"]) - min(p["segments"]) for p in idle]
+        one = [p for p in wander["points"] if p["flows"] == 1]
+        if spread:
+            text += (
+                f" The cycle's utilization is not a stationary quantity to be predicted within 0.03: over one"
+                f" {wander['rtts']:.0f}-RTT run at the model's idle link its {wander['segment_rtts']:.0f}-RTT"
+                f" windows (the sweep's) differ by {min(spread):.2f} to {max(spread):.2f}"
+            )
+            if one:
+                text += (
+                    f", and a single flow locks at {one[0]['run_utilization']:.2f} (the model's"
+                    f" {one[0]['model_utilization']:.2f}), where slow start and the first decreases left it"
+                )
+            text += "."
+    for k in sorted({r["k"] for r in rows}):
+        low = [
+            r["detail"]["relaxation"] for r in rows if r["detail"] and r["k"] == k and r["beta"] == min(BETAS)
+        ]
+        ns = [d["not_stationary"]["relax_rtts_median"] for d in low if "not_stationary" in d]
+        st = [d["steady"]["relax_rtts_median"] for d in low if "steady" in d]
+        if ns and st:
+            text += (
+                f" At β = {min(BETAS):g}, K = {k:g} the not-stationary runs at standing-queue points have a median"
+                f" relaxation time T (step 8) of {_span(ns)} base RTTs per slice, the steady ones {_span(st)}."
+            )
+    return text
 
 
 def _grid() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -69,6 +121,7 @@ def _closed_form_check() -> tuple[bool, str]:
     w = m.standing_window(x, bw)
     w_closed = (x / bw) ** 0.4
     err = float(np.max(np.abs(w / w_closed - 1)))
+    t_err = float(np.max(np.abs(m.relaxation_rtts(x, bw) / (0.4 * x**-0.2 * bw**-0.8) - 1)))
     out = m.evaluate(beta, bdp, n, k=0.0, buffer=250.0)
     q = n * np.maximum(w_closed, 2.0) - bdp
     over = q >= 250.0
@@ -81,9 +134,10 @@ def _closed_form_check() -> tuple[bool, str]:
     # where the floor does not hold the queue, the standing regime is N > N* (Φ < 1 with c = s = 0)
     free = ~over & (2.0 < x)
     ok_n = np.array_equal(stand[free], (n > n_star)[free])
-    ok = err < 1e-12 and ok_reg and ok_n
+    ok = err < 1e-12 and t_err < 1e-12 and ok_reg and ok_n
     return ok, (
-        f"{beta.size} points: max |w_model/w_closed − 1| = {err:.1e}; collapse and standing regimes as the closed"
+        f"{beta.size} points: max |w_model/w_closed − 1| = {err:.1e}, max |T_model/T_closed − 1| = {t_err:.1e};"
+        " collapse and standing regimes as the closed"
         f" forms say at every point: {ok_reg}; standing ⇔ N > BDP·β_w^(2/3) where the floor is not binding: {ok_n}"
     )
 
@@ -218,11 +272,26 @@ def dwtcp_regime() -> Derivation:
             identity((bw * (u * x) ** sp.Rational(3, 2) * u * (u * x) / (2 * x * N)).subs(u, u_idle), 1),
         ),
         Step(
+            "The standing queue's relaxation time",
+            cite("Algorithm 1 line 22") + "; this model",
+            "Per base RTT the window drifts by g(w) = x/w − β_w·w^{3/2} (step 1's two terms); near w* a deviation"
+            " decays as exp(g'(w*)·t), with g'(w*) = −x/w*² − (3/2)·β_w·w*^{1/2} = −(5/2)·x/w*² (β_w·w*^{3/2} ="
+            " x/w*). The time constant T = −1/g'(w*) grows as β falls and as the fair share x shrinks: a packet run"
+            " must run several T past its warm-up before its window, and hence its queue, is stationary; at β = 1e-4"
+            " T reaches 30-90 base RTTs on the default grid (the notes compare it with the runs' lengths).",
+            [eq(sp.Symbol("T"), sp.Rational(2, 5) * x ** sp.Rational(-1, 5) * bw ** sp.Rational(-4, 5))],
+            identity(
+                -1 / sp.diff(x / w - bw * w ** sp.Rational(3, 2), w).subs(w, w_star),
+                sp.Rational(2, 5) * x ** sp.Rational(-1, 5) * bw ** sp.Rational(-4, 5),
+            ),
+        ),
+        Step(
             "The closed forms are the model's boundaries",
             "this model",
             "With c = s = 0 the vectorized model (analysis_regime.py) finds the window of step 1 by bisection and"
             " its collapse and standing regimes are those of steps 2-4 at every point of the default grid at three"
-            " β; its idle-link utilization is step 7's closed form; its oscillation regime is step 6's.",
+            " β; its idle-link utilization is step 7's closed form; its oscillation regime is step 6's; its"
+            " relaxation time is step 8's.",
             [r"\text{model} \equiv \text{closed forms}"],
             predicate(
                 lambda: tuple(
@@ -253,11 +322,10 @@ def dwtcp_regime() -> Derivation:
             f"Over 12 slices β ∈ {{1e-4, 1e-3, 1e-2}} × K ∈ {{0, 100}} × B ∈ {{250, 5000}} of the default grid it"
             f" names the packet run's class (steady, oscillating, collapse) at {pct(min(agreements))} to"
             f" {pct(max(agreements))} of the classified runs (table in the notes; ≥ 90 % in"
-            f" {sum(a >= 0.9 for a in agreements)} of 12). Its misses: the Scout-α cycle at K = 100 (the α·S"
-            " increases the model leaves out oscillate the queue by 1-6 packets per flow), the standing queue's"
-            " jitter of 1.2-1.9 packets per flow at β = 1e-4 (above the rule's one packet per flow), and"
-            " utilization below 0.03 of the packet run's in about half the steady runs (the idle link at N ≤ 2 is a"
-            " phase arrangement, dwtcp_busy.md).",
+            f" {sum(a >= 0.9 for a in agreements)} of 12). Its class misses: the Scout-α cycle at K = 100 (the α·S"
+            " increases the model leaves out oscillate the queue by 1-6 packets per flow) and the standing queue's"
+            " jitter of 1.2-1.9 packets per flow at β = 1e-4 (above the rule's one packet per flow)."
+            + _state_finding(rows, recorded(SLICES_RECORD).get("wander")),
             "partly confirmed",
             "The closed forms are the model's boundaries",
         ),
@@ -284,11 +352,71 @@ def dwtcp_regime() -> Derivation:
         " pass's seconds are wall time on two shared cores (the load varied between slices). Regimes:"
         f" {', '.join(REGIMES)} (dwtcp_fluid/studies/dwtcp/analysis_regime.py)."
     )
+    detail = [
+        "Where the state misses (docs/data/regime-slices.json, ``regime_detail``): the steady runs in the model's"
+        " cycle (idle link or ripple) and how many of them miss the utilization by more than 0.03, the misses"
+        " elsewhere, the share of the steady runs in the cycle whose utilization is their own ACK clock's"
+        " N·w̄/(BDP + q̄)"
+        " within 0.03 (Little's law with the run's mean window and queue), and at the model's standing-queue points"
+        " the median relaxation time T of step 8 (base RTTs) against the median run length (warm-up and window),"
+        " for the steady, oscillating and not-stationary runs there:",
+        "",
+        "| β | K | B | steady in the cycle | utilization missed there | missed elsewhere | N·w̄/(BDP + q̄) within |"
+        " T / run, steady | T / run, oscillating | T / run, not stationary |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+
+    def relax(d: dict[str, Any], label: str) -> str:
+        v = d["relaxation"].get(label)
+        return (
+            "—" if v is None else f"{v['relax_rtts_median']:.0f} / {v['run_rtts_median']:.0f} ({v['points']})"
+        )
+
+    for r_ in rows:
+        d = r_["detail"]
+        if d is None:
+            continue
+        u = d["utilization"]
+        cyc = [u[REGIMES[IDLE]], u[REGIMES[RIPPLE]]]
+        other = sum(v["missed"] for n_, v in u.items() if n_ not in (REGIMES[IDLE], REGIMES[RIPPLE]))
+        detail.append(
+            f"| {r_['beta']:g} | {r_['k']:g} | {r_['buffer']} | {sum(c['steady'] for c in cyc)} |"
+            f" {sum(c['missed'] for c in cyc)} | {other} | {pct(d['little_within'])} | {relax(d, 'steady')} |"
+            f" {relax(d, 'oscillating')} | {relax(d, 'not_stationary')} |"
+        )
+    detail.append("")
+    detail.append(
+        "The utilization misses are in the cycle (the few elsewhere are steady runs the model calls an oscillation):"
+        " at a standing queue the model's utilization 1 is the run's. In the cycle the run's utilization is its windows' (the ACK clock's throughput column), so"
+        " the miss is the cycle's mean window: the Scouts leave on a fixed clock of one base RTT while the data"
+        " trains keep their phase on an idle link, and the phase at which each flow's Scout meets the trains"
+        " (which sets how late it is and so the window at which decrease and growth balance) is left by the"
+        " run's history, not by a balance; the idle-link rule of step 7 assumes a uniformly random phase, the"
+        " ripple none. A dash: no such run in the slice."
+    )
+    wander = recorded(SLICES_RECORD).get("wander")
+    notes = ["\n".join(table), "\n".join(detail)]
+    if wander:
+        lines = [
+            f"One run, many windows (docs/data/regime-slices.json, ``wander``): β = {wander['beta']:g},"
+            f" K = {wander['k']:g}, B = {wander['buffer']}, one run of {wander['rtts']:.0f} base RTTs after the"
+            f" warm-up per point, its utilization over consecutive {wander['segment_rtts']:.0f}-RTT windows (the"
+            " sweep's measurement window) against the model's:",
+            "",
+            "| BDP | N | model regime | model utilization | run utilization | its windows: min-max |",
+            "|---|---|---|---|---|---|",
+        ]
+        for p_ in wander["points"]:
+            lines.append(
+                f"| {p_['bdp']:.0f} | {p_['flows']} | {p_['regime']} | {p_['model_utilization']:.2f} |"
+                f" {p_['run_utilization']:.2f} | {min(p_['segments']):.2f}-{max(p_['segments']):.2f} |"
+            )
+        notes.append("\n".join(lines))
     return Derivation(
         slug="dwtcp_regime",
         title="When is DWTCP stable? The regime boundaries in β, BDP, N, K and B",
         covers="eq. (14) and Algorithm 1 of [DWTCP], the busy-period model and the packet law, with the buffer B.",
         findings=findings,
         steps=steps,
-        notes=["\n".join(table)],
+        notes=notes,
     )
