@@ -95,7 +95,7 @@ class Axis:
         if arr.ndim != 1 or arr.size == 0:
             raise ValueError(f"{self.name}={raw!r} is invalid: accepted a non-empty list of numbers")
         for v in arr:
-            self.bound.check(self.name, v)
+            self.bound.check(self.name, float(v))
         if np.unique(arr).size != arr.size:
             raise ValueError(f"{self.name}={raw!r} is invalid: accepted distinct values")
         return np.sort(arr)
@@ -159,10 +159,10 @@ class JudgedSweep:
     def __post_init__(self) -> None:
         if len(self.axes) < 2:
             raise ValueError(f"axes of sweep {self.law!r} are invalid: accepted at least two axes")
-        names = [a.name for a in self.axes] + ["model", "tolerance"]
+        names = [a.name for a in self.axes] + ["model", "tolerance_name"]
         if len(set(names)) != len(names):
             raise ValueError(
-                f"axes of sweep {self.law!r} are invalid: accepted distinct names other than model, tolerance"
+                f"axes of sweep {self.law!r} are invalid: accepted distinct names other than model, tolerance_name"
             )
 
     @property
@@ -292,7 +292,7 @@ def _flags(names: tuple[str, ...], start: int = 0) -> dict[str, Any]:
 
 def _variables(sw: JudgedSweep) -> dict[str, tuple[tuple[str, ...], str, dict[str, Any]]]:
     dims = tuple(a.name for a in sw.axes)
-    dm, dmt = dims + ("model",), dims + ("model", "tolerance")
+    dm, dmt = dims + ("model",), dims + ("model", "tolerance_name")
     out: dict[str, tuple[tuple[str, ...], str, dict[str, Any]]] = {
         "run_class": (dims, "int8", {"long_name": f"run class of the {sw.check.name} check (-1: failed)",
                                      **_flags(sw.classes)}),
@@ -337,7 +337,7 @@ def _evaluate(grid: JudgedGrid, ib: int, sl: slice) -> dict[str, np.ndarray]:
     n_m, n_t = len(sw.models), len(sw.tolerances)
     out: dict[str, np.ndarray] = {}
     for name, (dims, dtype, _a) in variables.items():
-        shape = lead + ((n_m,) if "model" in dims else ()) + ((n_t,) if "tolerance" in dims else ())
+        shape = lead + ((n_m,) if "model" in dims else ()) + ((n_t,) if "tolerance_name" in dims else ())
         fill = np.nan if dtype == "float64" else (False if dtype == "bool" else -1)
         out[name] = np.full(shape, fill, dtype=dtype)
     idxs = [(j, *r) for j in range(sl.stop - sl.start) for r in itertools.product(*(range(n) for n in rest))]
@@ -417,7 +417,7 @@ def make_plan(grid: JudgedGrid) -> JudgedPlan:
     """One evaluator (the check at every point of a chunk), one pair of leading values per chunk."""
     sw = grid.sweep
     ev = Evaluator(f"judged:{sw.law}", _variables(sw), _evaluate)  # type: ignore[arg-type]
-    extra = (("model", np.asarray(sw.models)), ("tolerance", np.asarray(sw.tolerances)))
+    extra = (("model", np.asarray(sw.models)), ("tolerance_name", np.asarray(sw.tolerances)))
     return JudgedPlan(grid, (ev,), chunk_bdp=1, extra_coords=extra)  # type: ignore[arg-type]
 
 
@@ -454,9 +454,9 @@ def run_judged(
     Returns
     -------
     xarray.Dataset
-        Dims: the axes, ``model`` (the fluid models), ``tolerance`` (the check's stated tolerances); per point
+        Dims: the axes, ``model`` (the fluid models), ``tolerance_name`` (the check's stated tolerances); per point
         ``run_class``, ``outcome``, ``agree``, ``packet_class`` (where the packet side classifies), ``packet_<q>``,
-        ``fluid_<q>`` (per model), ``verdict`` (per model), ``measured`` and ``within`` (per model and tolerance).
+        ``fluid_<q>`` (per model), ``verdict`` (per model), ``measured`` and ``within`` (per model and tolerance name).
     """
     sw = grid.sweep
     plan = make_plan(grid)
