@@ -1,5 +1,5 @@
 """``dwtcp-fluid sweep``: the DWTCP condition k̄ < 2·BDP/√β over a (β, BDP, N, k̄/k̄*) grid (``--law dwtcp``, the
-default), or another law's judged sweep (``--law dctcp``: :mod:`.sweep_judged`)."""
+default), or another law's judged sweep (``--law dctcp``: :mod:`.sweep_study`)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from .common import (
 )
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
+from .sweep_errors import _Interrupts, _sweep_error
 from .sweep_print import print_summary
 from .sweep_results import draw_maps, finished, reuse, unrecorded
 
@@ -167,7 +168,7 @@ def sweep(
     given = {p for p in ctx.params if ctx.get_parameter_source(p) is not None
              and ctx.get_parameter_source(p).name == "COMMANDLINE"}  # fmt: skip
     if law != "dwtcp":
-        from .sweep_judged import judged_sweep
+        from .sweep_study import judged_sweep
 
         raw = {flag: ctx.params[p] for p, flag in JUDGED_FLAGS.items()}
         judged_sweep(law=law, raw=raw, given={JUDGED_FLAGS[p] for p in given if p in JUDGED_FLAGS},
@@ -417,50 +418,3 @@ def _run(
         emit_json(summary)
         return
     print_summary(summary)
-
-
-def _sweep_error(e: Exception, store: object, refuse_damaged: bool, kept) -> None:
-    """The one-line error for a sweep that failed (not interrupted): a damaged store, a refused resume, a failure."""
-    from ..sweep.integrity import StoreDamagedError
-
-    if isinstance(e, StoreDamagedError):
-        raise WorkError(f"{e} (rerun without --refuse-damaged to recompute those chunks)") from None
-    if isinstance(e, ValueError):
-        if str(e).startswith("resume="):
-            raise UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1]) from None
-        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
-    if isinstance(e, OSError | RuntimeError | ArithmeticError | MemoryError):
-        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
-    raise e
-
-
-class _Interrupts:
-    """A SIGINT and SIGTERM handler that remembers it fired (and the exit status the signal asks for: 130, 143)
-    and then raises KeyboardInterrupt as the default SIGINT handler does."""
-
-    def __init__(self) -> None:
-        import signal
-        import threading
-
-        self.fired = False
-        self._old: dict = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._handler)
-
-    def _handler(self, signum: int, frame: object) -> None:
-        from .common import INTERRUPT_CODE
-
-        self.fired = True
-        INTERRUPT_CODE[0] = 128 + signum
-        raise KeyboardInterrupt
-
-    def __call__(self) -> bool:
-        return self.fired
-
-    def restore(self) -> None:
-        import signal
-
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-        self._old = {}

@@ -4,7 +4,7 @@ Every point (K, g, N) at the fixed link (capacity, base RTT, packet size) and ru
 DCTCP cross-check: the packet core's DCTCP law under the one-step cut, the paper's model (5)-(8) and the
 ACK-clocked model ([DCTCP-A]), judged against the latter by the check's stated tolerances (the run class, ``fixed
 point`` where w̄ ≤ 2 ([DCTCP-A] eq. (15)) or ``cycle``, picks the set). The engine
-(:mod:`dwtcp_fluid.sweep.judged`) does the rest: ``dwtcp-fluid sweep --law dctcp --marking-threshold 10:100:10log
+(:mod:`dwtcp_fluid.sweep.study`) does the rest: ``dwtcp-fluid sweep --law dctcp --marking-threshold 10:100:10log
 --g 0.01,0.0625,0.2``.
 """
 
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...params import BOUNDS, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams, LinkParams
-from ...sweep.judged import Axis, Fixed, JudgedSweep, register_sweep
+from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep
 from ...units import parse_time
 from .checks import CHECK, REFERENCE
 

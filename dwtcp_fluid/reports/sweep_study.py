@@ -1,6 +1,6 @@
 """``sweep --law X`` for a law with a judged sweep: the study's grid through its cross-check at every point.
 
-:func:`judged_sweep_laws` lists the laws whose study registers a :class:`~dwtcp_fluid.sweep.judged.JudgedSweep`
+:func:`judged_sweep_laws` lists the laws whose study registers a :class:`~dwtcp_fluid.sweep.study.JudgedSweep`
 (every study's ``checks*`` modules are imported, so a new study's sweep is found without editing this file);
 :func:`judged_grid` checks a grid before any work; :func:`run_judged_sweep` is the one orchestrator: it runs (or
 resumes) the sweep and returns its document and dataset; :func:`judged_sweep_report` is the document of a dataset
@@ -15,7 +15,7 @@ from typing import Any
 
 import xarray as xr
 
-from ..sweep.judged import JudgedGrid, get_sweep, run_judged, summarize_judged, sweep_laws
+from ..sweep.study import JudgedGrid, get_sweep, run_judged, summarize_judged, sweep_laws
 from ._json import to_jsonable
 from .compare import _discover
 
@@ -65,7 +65,7 @@ def run_judged_sweep(
     repair: bool = True,
 ) -> tuple[dict[str, Any], xr.Dataset]:
     """Run (or resume) the judged sweep of ``grid`` into the Zarr ``store``
-    (:func:`~dwtcp_fluid.sweep.judged.run_judged`); return its document (:func:`judged_sweep_report`, with the
+    (:func:`~dwtcp_fluid.sweep.study.run_judged`); return its document (:func:`judged_sweep_report`, with the
     seconds it took) and its dataset."""
     import time
 

@@ -1,4 +1,4 @@
-"""``dwtcp-fluid sweep --law X`` for a law with a judged sweep (:mod:`dwtcp_fluid.sweep.judged`): the study's axes
+"""``dwtcp-fluid sweep --law X`` for a law with a judged sweep (:mod:`dwtcp_fluid.sweep.study`): the study's axes
 and settings from the flags its declaration names, checked before any work; the sweep with the DWTCP sweep's output
 lock, store, ``--resume`` and integrity checks; one NetCDF and the agreement counts by class."""
 
@@ -42,8 +42,8 @@ def estimate(grid: Any) -> tuple[float, float]:
 
 def _grid(law: str, raw: dict[str, Any], given: set[str], others: dict[str, Any], seed: int) -> Any:
     """The law's checked grid from the flags its study declares; a flag of another law is refused."""
-    from ..reports.sweep_judged import judged_grid, judged_sweep_laws
-    from ..sweep.judged import get_sweep
+    from ..reports.sweep_study import judged_grid, judged_sweep_laws
+    from ..sweep.study import get_sweep
 
     laws = judged_sweep_laws()
     if law not in laws:
@@ -95,12 +95,12 @@ def judged_sweep(
     import hashlib
     import json as _json
 
-    from ..reports.sweep_judged import judged_sweep_report, run_judged_sweep
+    from ..reports.sweep_study import judged_sweep_report, run_judged_sweep
     from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
-    from ..sweep.judged import make_plan
     from ..sweep.store import write_netcdf_atomic
+    from ..sweep.study import make_plan
     from .progress import progress_bar
-    from .sweep import _Interrupts, _sweep_error
+    from .sweep_errors import _Interrupts, _sweep_error
 
     grid = _grid(law, raw, given, others, seed)
     if workers is not None and scheduler is not None:

@@ -1,4 +1,4 @@
-"""The judged sweep (dwtcp_fluid/sweep/judged.py) on DCTCP's declaration: every point carries the verdict the DCTCP
+"""The judged sweep (dwtcp_fluid/sweep/study.py) on DCTCP's declaration: every point carries the verdict the DCTCP
 cross-check gives when run on its own at that setting; the run class follows w̄ = (C·d + K)/N ([DCTCP-A] eq. (15));
 an interrupted sweep resumes from its verified chunks to the same dataset; a damaged chunk is reported and
 recomputed; bad input is one line, exit 2."""
@@ -15,7 +15,7 @@ from dwtcp_fluid.judge import run_check
 from dwtcp_fluid.params import DctcpParams, LinkParams
 from dwtcp_fluid.studies.dctcp.checks import CHECK
 from dwtcp_fluid.studies.dctcp.checks_sweep import SWEEP
-from dwtcp_fluid.sweep.judged import JudgedGrid, run_judged, summarize_judged
+from dwtcp_fluid.sweep.study import JudgedGrid, run_judged, summarize_judged
 
 #: 1 Gbps, 100 µs (BDP 8.33 packets), 20 ms: 1,667 packet slots a point. K = 10 puts N = 10 at the fixed point
 #: (w̄ = 1.83), K = 40 in the cycle (w̄ = 4.83).
