@@ -164,3 +164,21 @@ def test_real_dctcp_grid_matches_the_cross_check_at_one_point(tmp_path):
     assert ok  # the documented agreement at the analysis setting
     assert bool(ds["agree"][{"K": 1, "g": 0, "flows": 0}])  # N = 2
     assert float(ds["packet_period_s"][at]) == pytest.approx(c["packet"]["period_s"], rel=1e-12)
+
+
+@pytest.mark.slow
+def test_hpcc_sweep_point_is_the_checks_own_setting(tmp_path):
+    """HPCC's declaration: the point (η = 0.95, N = 10) at 25 Gbps, 50 µs, 150 RTTs is the check's setting
+    ``n10-25g-50us``; the sweep's outcome and measured values are the check's when it runs that setting alone."""
+    from dwtcp_fluid.studies.hpcc.checks import CHECK as HPCC
+    from dwtcp_fluid.studies.hpcc.checks import SETTINGS
+    from dwtcp_fluid.studies.hpcc.checks_sweep import SWEEP as HPCC_SWEEP
+
+    grid = JudgedGrid(HPCC_SWEEP, {"eta": [0.95], "flows": [10]}, {"capacity": "25Gbps", "rtt": "50us"})
+    ds = run_judged(grid, tmp_path / "s.zarr")
+    (row,) = run_check(HPCC, [s for s in SETTINGS if s.name == "n10-25g-50us"]).rows
+    at = {"eta": 0, "flows": 0}
+    assert ds["outcome"].attrs["flag_meanings"].split()[int(ds["outcome"][at])] == row.outcome
+    for name, value in row.verdicts["fluid"].measured.items():
+        got = float(ds["measured"].sel(model="fluid", tolerance_name=name)[at])
+        assert got == pytest.approx(value, rel=1e-12, abs=1e-12), name

@@ -83,8 +83,8 @@ DWTCP_FLAGS = {"beta": "--beta", "bdp": "--bdp", "kbar_ratio": "--kbar-ratio", "
                "packet": "--packet", "packet_sample": "--packet-sample", "packet_buffer": "--packet-buffer",
                "packet_max_rtts": "--packet-max-rtts", "target": "--target", "figure": "--figure"}  # fmt: skip
 #: The flags of the judged sweeps' axes and settings (which law has which: its study's declaration), by parameter.
-JUDGED_FLAGS = {"flows": "--flows", "marking_threshold": "--marking-threshold", "g": "--g", "capacity": "--capacity",
-                "rtt": "--rtt", "packet_size": "--packet-size", "duration": "--duration"}  # fmt: skip
+JUDGED_FLAGS = {"flows": "--flows", "marking_threshold": "--marking-threshold", "g": "--g", "eta": "--eta",
+                "capacity": "--capacity", "rtt": "--rtt", "packet_size": "--packet-size", "duration": "--duration"}  # fmt: skip
 
 
 @app.command("sweep")
@@ -94,7 +94,8 @@ def sweep(
         "dwtcp",
         "--law",
         help="The law swept: dwtcp (the condition sweep, default) or a law whose study declares a judged sweep "
-        "(dctcp: --marking-threshold × --g × --flows, each point judged by its packet-vs-fluid cross-check).",
+        "(dctcp: --marking-threshold × --g × --flows; hpcc, hpcc-pint: --eta × --flows), each point judged by the "
+        "law's packet-vs-fluid cross-check.",
     ),
     beta: str = typer.Option(
         "0.001", "--beta", help='β values: "0.001" or "0.001,0.01" or "1e-4:1e-1:4log".'
@@ -154,9 +155,14 @@ def sweep(
         None, "--marking-threshold", help="dctcp: marking thresholds K, packets (list or range; default 65)."
     ),
     g: str | None = typer.Option(None, "--g", help="dctcp: EWMA gains g (list or range; default 1/16)."),
-    rtt: str | None = typer.Option(None, "--rtt", help='dctcp: base RTT of every point (default "100us").'),
+    eta: str | None = typer.Option(
+        None, "--eta", help="hpcc, hpcc-pint: target utilizations η (list or range; default 0.95)."
+    ),
+    rtt: str | None = typer.Option(
+        None, "--rtt", help='Judged sweeps: base RTT of every point (dctcp: "100us", hpcc: "50us").'
+    ),
     duration: str | None = typer.Option(
-        None, "--duration", help='dctcp: run length of every packet and fluid run (default "100ms").'
+        None, "--duration", help='Judged sweeps: length of every packet and fluid run (dctcp: "100ms").'
     ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
 ) -> None:
@@ -176,7 +182,7 @@ def sweep(
                      workers=workers, scheduler=scheduler, resume=resume, refuse_damaged=refuse_damaged,
                      force=force, yes=yes, seed=seed, json=json)  # fmt: skip
         return
-    for p in ("marking_threshold", "g", "rtt", "duration"):
+    for p in ("marking_threshold", "g", "eta", "rtt", "duration"):
         if p in given:
             raise UsageError(JUDGED_FLAGS[p], ctx.params[p], "the flags of --law dwtcp: --beta | --bdp | --flows | "
                              "--kbar-ratio | --capacity | --packet-size and the packet pass's")  # fmt: skip
