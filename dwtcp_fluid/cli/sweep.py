@@ -169,8 +169,10 @@ def sweep(
     """Check the DWTCP condition k̄ < 2·BDP/√β ([DWTCP] eq. (14)) against the eigenvalues of
     the frozen Jacobian (8) at every grid point, the delayed fluid runs and delay-aware roots, and against the
     packet-level DWTCP law at every (β, BDP, N) point (--packet); write results/sweep-beta<β>.nc and maps next to
-    it. With --law dctcp (or another law with a judged sweep): the law's grid, every point through the packet core,
-    the fluid models and the judge; write results/sweep-<law>-<hash>.nc and print the agreement counts by class."""
+    it.
+
+    With --law dctcp (or another law with a judged sweep): the law's grid, every point through the packet core, the
+    fluid models and the judge; write results/sweep-<law>-<hash>.nc and print the agreement counts by class."""
     given = {p for p in ctx.params if ctx.get_parameter_source(p) is not None
              and ctx.get_parameter_source(p).name == "COMMANDLINE"}  # fmt: skip
     if law != "dwtcp":
