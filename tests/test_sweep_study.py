@@ -124,7 +124,7 @@ def test_cli_refuses_in_one_line_before_any_work(argv, word, tmp_path, capsys):
 @pytest.mark.slow
 def test_cli_dask_and_in_process_write_the_same_numbers(tmp_path, capsys):
     """``--workers 2`` (a Dask LocalCluster) and the in-process engine: the same dataset; the JSON counts are the
-    dataset's."""
+    dataset's; the same command again reuses the finished result."""
     from dwtcp_fluid.cli import main
 
     argv = ["sweep", "--law", "dctcp", "--marking-threshold", "10,40", "--g", "0.0625,0.2", "--capacity", "1Gbps",
@@ -140,6 +140,10 @@ def test_cli_dask_and_in_process_write_the_same_numbers(tmp_path, capsys):
     _same(da, db)
     assert doc["points"] == 4
     assert doc["outcomes"]["agree"] == int(da["agree"].sum())
+    assert doc["dataset"] == str(a)
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0  # a second run reuses the finished result
+    again = json.loads(capsys.readouterr().out)
+    assert again["reused"] is True and again["outcomes"] == doc["outcomes"]
 
 
 @pytest.mark.slow

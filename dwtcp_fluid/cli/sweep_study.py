@@ -95,9 +95,8 @@ def judged_sweep(
     import hashlib
     import json as _json
 
-    from ..reports.sweep_study import judged_sweep_report, run_judged_sweep
+    from ..reports.sweep_study import run_judged_sweep
     from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
-    from ..sweep.store import write_netcdf_atomic
     from ..sweep.study import make_plan
     from .progress import progress_bar
     from .sweep_errors import _Interrupts, _sweep_error
@@ -111,6 +110,9 @@ def judged_sweep(
     digest = hashlib.sha256(_json.dumps(grid.to_dict(), sort_keys=True).encode()).hexdigest()[:8]
     stem = f"sweep-{law}-{digest}"
     products = [f"{stem}.nc", f"{stem}.zarr"]
+    if not force and not resume and _finished(Path(out) / f"{stem}.nc", grid):
+        _reuse(Path(out) / f"{stem}.nc", json)  # a second run of a finished sweep reuses its result (exit 0)
+        return
     out = check_dir("--out", out, products, force=force, keep=products if resume else ())
     if scheduler is not None:
         check_scheduler(scheduler)
@@ -142,10 +144,10 @@ def judged_sweep(
                         done[:] = [d, t]
                         bar(d, t)
 
-                    doc, ds = run_judged_sweep(
-                        grid, store, resume=resume, workers=workers, scheduler=scheduler, progress=progress,
+                    doc, _ds = run_judged_sweep(
+                        grid, store, netcdf=out / f"{stem}.nc", resume=resume, workers=workers,
+                        scheduler=scheduler, progress=progress, repair=not refuse_damaged,
                         report=lambda line: err.print(f"resume: {line}", highlight=False, soft_wrap=True),
-                        repair=not refuse_damaged,
                     )  # fmt: skip
             except KeyboardInterrupt:
                 raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
@@ -155,30 +157,54 @@ def judged_sweep(
                 _sweep_error(e, store, refuse_damaged, kept)
             finally:
                 interrupted.restore()
-            try:
-                nc = write_netcdf_atomic(ds, out / f"{stem}.nc")
-            except OSError as e:
-                raise WorkError(
-                    f"sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
-                    f"every chunk is kept in {store}: free space and rerun the same command with --resume"
-                ) from e
             remove_tree(store)  # finished: the store served the resume; the result is the NetCDF
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
-    doc = judged_sweep_report(ds, dataset=nc, seconds=doc["seconds"])
     if json:
         emit_json(doc)
         return
     _print(doc)
-    print_written([nc])
+    print_written([doc["dataset"]])
+
+
+def _finished(nc: Path, grid: Any) -> bool:
+    """Whether ``nc`` is the readable, finished result of this very grid (its recorded parameters are the grid's)."""
+    import json
+
+    if not nc.is_file():
+        return False
+    try:
+        import xarray as xr
+
+        with xr.open_dataset(nc, engine="h5netcdf") as ds:
+            return "outcome" in ds and ds.attrs.get("parameters") == json.dumps(
+                grid.to_dict(), sort_keys=True
+            )
+    except Exception:  # unreadable: not a finished result (refused unless --force replaces it)
+        return False
+
+
+def _reuse(nc: Path, json: bool) -> None:
+    import xarray as xr
+
+    from ..reports.sweep_study import judged_sweep_report
+
+    doc = judged_sweep_report(xr.load_dataset(nc, engine="h5netcdf"), dataset=nc, seconds=0.0) | {
+        "reused": True
+    }
+    if json:
+        emit_json(doc)
+        return
+    _print(doc)
 
 
 def _print(doc: dict[str, Any]) -> None:
     """The agreement counts by run class and by packet class, as one table."""
     from rich.table import Table
 
+    when = "reused" if doc.get("reused") else f"{doc['seconds']} s"
     t = Table(title=f"sweep --law {doc['law']}: {doc['points']} points judged by the {doc['check']} check "
-              f"({', '.join(doc['judged_models'])}; {doc['seconds']} s)")  # fmt: skip
+              f"({', '.join(doc['judged_models'])}; {when})")  # fmt: skip
     for col in ("class", "points", "agree", "disagree", "not scored"):
         t.add_column(col, justify="left" if col == "class" else "right")
     rows = [("all", doc["outcomes"])]

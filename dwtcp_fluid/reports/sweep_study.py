@@ -3,7 +3,7 @@
 :func:`judged_sweep_laws` lists the laws whose study registers a :class:`~dwtcp_fluid.sweep.study.JudgedSweep`
 (every study's ``checks*`` modules are imported, so a new study's sweep is found without editing this file);
 :func:`judged_grid` checks a grid before any work; :func:`run_judged_sweep` is the one orchestrator: it runs (or
-resumes) the sweep and returns its document and dataset; :func:`judged_sweep_report` is the document of a dataset
+resumes) the sweep, writes its NetCDF and returns its document and dataset; :func:`judged_sweep_report` is the document of a dataset
 (one written earlier included).
 """
 
@@ -57,6 +57,7 @@ def run_judged_sweep(
     grid: JudgedGrid,
     store: str | Path,
     *,
+    netcdf: str | Path | None = None,
     resume: bool = False,
     workers: int | None = None,
     scheduler: str | None = None,
@@ -65,11 +66,16 @@ def run_judged_sweep(
     repair: bool = True,
 ) -> tuple[dict[str, Any], xr.Dataset]:
     """Run (or resume) the judged sweep of ``grid`` into the Zarr ``store``
-    (:func:`~dwtcp_fluid.sweep.study.run_judged`); return its document (:func:`judged_sweep_report`, with the
-    seconds it took) and its dataset."""
+    (:func:`~dwtcp_fluid.sweep.study.run_judged`), write the dataset to ``netcdf`` (atomically; None: not
+    written) and return its document (:func:`judged_sweep_report`, with where it was written and the seconds it
+    took) and the dataset. The store is kept (the caller removes it once the NetCDF is in place)."""
     import time
+
+    from ..sweep.store import write_netcdf_atomic
 
     t0 = time.perf_counter()
     ds = run_judged(grid, store, resume=resume, workers=workers, scheduler=scheduler, progress=progress,
                     report=report, repair=repair)  # fmt: skip
-    return judged_sweep_report(ds, seconds=time.perf_counter() - t0), ds
+    seconds = time.perf_counter() - t0
+    path = None if netcdf is None else write_netcdf_atomic(ds, netcdf)
+    return judged_sweep_report(ds, dataset=path, seconds=seconds), ds
