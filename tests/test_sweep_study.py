@@ -86,6 +86,37 @@ def test_interrupted_sweep_resumes_to_the_same_dataset(swept, tmp_path):
     assert len(lines) == 1 and lines[0].startswith("chunk (0, 0)") and "recomputed" in lines[0], lines
 
 
+def test_any_check_sweeps_and_a_failing_point_is_failed_not_agreement(tmp_path):
+    """The engine names no protocol: a check whose sides are closed forms (packet x = a + b, fluid x = a + b + 0.5, or
+    + 3 at (1, 20); |Δx| ≤ 1 stated) is swept over a × b; the point whose packet side raises is ``failed``, its chunk's
+    other point kept; the measured |Δx| is the closed form's."""
+    from dwtcp_fluid.bounds import Bound
+    from dwtcp_fluid.judge import CrossCheck, Tolerance, Tolerances
+    from dwtcp_fluid.sweep.study import Axis, Fixed, JudgedSweep
+
+    def packet(s, seed=0, **_):
+        if s == (2.0, 20.0):
+            raise RuntimeError("the packet run failed")
+        return {"x": s[0] + s[1]}
+
+    def fluid(settings, packets, **_):
+        return [{"m": {"x": a + b + (3.0 if (a, b) == (1.0, 20.0) else 0.5)}} for a, b in settings]
+
+    check = CrossCheck("closed-form", "x agrees", (), packet, fluid, Tolerances(Tolerance("x", abs=1.0)))
+    sweep = JudgedSweep(
+        "closed-form", check, (Axis("a", "--a", "a", "1", Bound(0, 10), (1.0,)), Axis("b", "--b", "b", "1",
+        Bound(0, 100), (10.0,))), (Fixed("unit", "--unit", "1"),), lambda p, f: (p["a"], p["b"]), lambda f: {},
+        ("m",), ("scored",), (("x", "x", "1"),), (("x", "x", "1"),),
+    )  # fmt: skip
+    ds = run_judged(JudgedGrid(sweep, {"a": [1, 2], "b": [10, 20]}), tmp_path / "s.zarr")
+    labels = ds["outcome"].attrs["flag_meanings"].split()
+    got = [[labels[int(o)] for o in row] for row in ds["outcome"].values]
+    assert got == [["agree", "disagree"], ["agree", "failed"]]
+    assert ds["measured"].values[:, :, 0, 0].tolist()[0] == [0.5, 3.0]
+    assert np.isnan(ds["packet_x"].values[1, 1]) and ds["packet_x"].values[1, 0] == 12.0
+    assert summarize_judged(ds)["outcome_counts"] == {"agree": 2, "disagree": 1, "failed": 1}
+
+
 @pytest.mark.parametrize(
     ("axes", "fixed", "word"),
     [

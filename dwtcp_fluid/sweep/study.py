@@ -356,7 +356,7 @@ def _evaluate(grid: JudgedGrid, ib: int, sl: slice) -> dict[str, np.ndarray]:
     for (j, *r), row in zip(idxs, rows, strict=True):
         at = (0, j, *r)
         if row is None:
-            out["outcome"][at] = outcomes.index(FAILED)
+            out["outcome"][at] = out["verdict"][at] = outcomes.index(FAILED)
             continue
         cls = row.run_class if row.run_class is not None else "scored"
         if cls not in sw.classes:
