@@ -70,6 +70,8 @@ doc-values: $(STAMP_RUN)
 docs-data: $(STAMP_RUN)
 	$(CLI) --quiet sweep --beta 0.001 --out results/docs-data --force --json | $(PY) -m json.tool --indent 1 --no-ensure-ascii > docs/data/sweep-beta0.001.json.tmp
 	mv docs/data/sweep-beta0.001.json.tmp docs/data/sweep-beta0.001.json
+	$(CLI) --quiet sweep --law dctcp --marking-threshold 10:100:10log --g 0.01,0.0625,0.2 --out results/docs-data --force --json | $(PY) -m json.tool --indent 1 --no-ensure-ascii > docs/data/sweep-dctcp.json.tmp
+	mv docs/data/sweep-dctcp.json.tmp docs/data/sweep-dctcp.json
 	$(PY) benchmarks/packet.py --repeat 2 --record docs/data/packet-benchmark.json
 	$(PY) tools/record_proof_data.py > /dev/null
 	$(PY) tools/docvalues.py --write

@@ -16,6 +16,10 @@ from dwtcp_fluid import params
 ALLOWED: dict[tuple[str, str], str] = {
     ("--flows", "sweep"): "a list of N (the grid's axis), not one N",
     (
+        "--law",
+        "sweep",
+    ): "the command's own subject, [DWTCP]'s condition sweep; another law's judged sweep is named",
+    (
         "--target",
         "sweep",
     ): "the sweep's packet runs at d_t = τ (K = 0), the setting its recorded counts and figures"

@@ -15,7 +15,9 @@ The opening marker holds three fields separated by ``;`` (not ``|``, which split
    predictors' agreement per (β, K, B) slice, written by ``dwtcp_fluid/sweep/regime_slices.py``) and ``claims``
    (``docs/data/dwtcp-claims.json``, the data and verdicts of the figure ``dwtcp_claims``, written by
    ``python -m dwtcp_fluid.studies.dwtcp.figures_claims``) and ``hpcc_htsim`` (``docs/data/htsim-hpcc.json``, HPCC in
-   htsim and in the packet core, written by ``benchmarks/htsim_hpcc.py --json``). Keys are read
+   htsim and in the packet core, written by ``benchmarks/htsim_hpcc.py --json``) and ``sweep_dctcp``
+   (``docs/data/sweep-dctcp.json``, the document ``dwtcp-fluid sweep --law dctcp --marking-threshold 10:100:10log
+   --g 0.01,0.0625,0.2 --json`` prints). Keys are read
    with dots or, where a key is not a name, with brackets (``sweep.packet.agreement["scout-faithful"].agreement``,
    ``regime.slices[4].agreement.regime.agreement``); ``+ - * /``, numbers, ``min``, ``max``, ``round``
    and ``abs`` are allowed, nothing else;
@@ -56,6 +58,7 @@ SOURCES = {
     "regime": ROOT / "docs" / "data" / "regime-slices.json",
     "claims": ROOT / "docs" / "data" / "dwtcp-claims.json",
     "hpcc_htsim": ROOT / "docs" / "data" / "htsim-hpcc.json",
+    "sweep_dctcp": ROOT / "docs" / "data" / "sweep-dctcp.json",
 }
 
 

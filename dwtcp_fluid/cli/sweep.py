@@ -1,4 +1,5 @@
-"""``dwtcp-fluid sweep``: the DWTCP condition k̄ < 2·BDP/√β over a (β, BDP, N, k̄/k̄*) grid."""
+"""``dwtcp-fluid sweep``: the DWTCP condition k̄ < 2·BDP/√β over a (β, BDP, N, k̄/k̄*) grid (``--law dwtcp``, the
+default), or another law's judged sweep (``--law dctcp``: :mod:`.sweep_study`)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from .common import (
 )
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
+from .sweep_errors import _Interrupts, _sweep_error
 from .sweep_print import print_summary
 from .sweep_results import draw_maps, finished, reuse, unrecorded
 
@@ -76,8 +78,25 @@ def _grid(beta: str, bdp: str, flows: str, kbar_ratio: str, capacity: str, packe
         raise UsageError(flag, capacity if flag == "--capacity" else packet_size, accepted_of(e)) from None
 
 
+#: The DWTCP sweep's own flags (its axes and its packet pass): refused with another --law.
+DWTCP_FLAGS = {"beta": "--beta", "bdp": "--bdp", "kbar_ratio": "--kbar-ratio", "full": "--full",
+               "packet": "--packet", "packet_sample": "--packet-sample", "packet_buffer": "--packet-buffer",
+               "packet_max_rtts": "--packet-max-rtts", "target": "--target", "figure": "--figure"}  # fmt: skip
+#: The flags of the judged sweeps' axes and settings (which law has which: its study's declaration), by parameter.
+JUDGED_FLAGS = {"flows": "--flows", "marking_threshold": "--marking-threshold", "g": "--g", "eta": "--eta",
+                "capacity": "--capacity", "rtt": "--rtt", "packet_size": "--packet-size", "duration": "--duration"}  # fmt: skip
+
+
 @app.command("sweep")
 def sweep(
+    ctx: typer.Context,
+    law: str = typer.Option(
+        "dwtcp",
+        "--law",
+        help="The law swept: dwtcp (the condition sweep, default) or a law whose study declares a judged sweep "
+        "(dctcp: --marking-threshold × --g × --flows; hpcc, hpcc-pint: --eta × --flows), each point judged by the "
+        "law's packet-vs-fluid cross-check.",
+    ),
     beta: str = typer.Option(
         "0.001", "--beta", help='β values: "0.001" or "0.001,0.01" or "1e-4:1e-1:4log".'
     ),
@@ -132,12 +151,43 @@ def sweep(
     figure: bool = typer.Option(
         True, "--figure/--no-figure", help="Write the condition map next to the dataset."
     ),
+    marking_threshold: str | None = typer.Option(
+        None, "--marking-threshold", help="dctcp: marking thresholds K, packets (list or range; default 65)."
+    ),
+    g: str | None = typer.Option(None, "--g", help="dctcp: EWMA gains g (list or range; default 1/16)."),
+    eta: str | None = typer.Option(
+        None, "--eta", help="hpcc, hpcc-pint: target utilizations η (list or range; default 0.95)."
+    ),
+    rtt: str | None = typer.Option(
+        None, "--rtt", help='Judged sweeps: base RTT of every point (dctcp: "100us", hpcc: "50us").'
+    ),
+    duration: str | None = typer.Option(
+        None, "--duration", help='Judged sweeps: length of every packet and fluid run (dctcp: "100ms").'
+    ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
 ) -> None:
     """Check the DWTCP condition k̄ < 2·BDP/√β ([DWTCP] eq. (14)) against the eigenvalues of
     the frozen Jacobian (8) at every grid point, the delayed fluid runs and delay-aware roots, and against the
     packet-level DWTCP law at every (β, BDP, N) point (--packet); write results/sweep-beta<β>.nc and maps next to
-    it."""
+    it.
+
+    With --law dctcp (or another law with a judged sweep): the law's grid, every point through the packet core, the
+    fluid models and the judge; write results/sweep-<law>-<hash>.nc and print the agreement counts by class."""
+    given = {p for p in ctx.params if ctx.get_parameter_source(p) is not None
+             and ctx.get_parameter_source(p).name == "COMMANDLINE"}  # fmt: skip
+    if law != "dwtcp":
+        from .sweep_study import judged_sweep
+
+        raw = {flag: ctx.params[p] for p, flag in JUDGED_FLAGS.items()}
+        judged_sweep(law=law, raw=raw, given={JUDGED_FLAGS[p] for p in given if p in JUDGED_FLAGS},
+                     others={DWTCP_FLAGS[p]: ctx.params[p] for p in given if p in DWTCP_FLAGS}, out=out,
+                     workers=workers, scheduler=scheduler, resume=resume, refuse_damaged=refuse_damaged,
+                     force=force, yes=yes, seed=seed, json=json)  # fmt: skip
+        return
+    for p in ("marking_threshold", "g", "eta", "rtt", "duration"):
+        if p in given:
+            raise UsageError(JUDGED_FLAGS[p], ctx.params[p], "the flags of --law dwtcp: --beta | --bdp | --flows | "
+                             "--kbar-ratio | --capacity | --packet-size and the packet pass's")  # fmt: skip
     from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
     from ..sweep.packet_batch import PacketPassOptions
     from ..sweep.packet_pass import PACKET_MODES
@@ -376,50 +426,3 @@ def _run(
         emit_json(summary)
         return
     print_summary(summary)
-
-
-def _sweep_error(e: Exception, store: object, refuse_damaged: bool, kept) -> None:
-    """The one-line error for a sweep that failed (not interrupted): a damaged store, a refused resume, a failure."""
-    from ..sweep.integrity import StoreDamagedError
-
-    if isinstance(e, StoreDamagedError):
-        raise WorkError(f"{e} (rerun without --refuse-damaged to recompute those chunks)") from None
-    if isinstance(e, ValueError):
-        if str(e).startswith("resume="):
-            raise UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1]) from None
-        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
-    if isinstance(e, OSError | RuntimeError | ArithmeticError | MemoryError):
-        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
-    raise e
-
-
-class _Interrupts:
-    """A SIGINT and SIGTERM handler that remembers it fired (and the exit status the signal asks for: 130, 143)
-    and then raises KeyboardInterrupt as the default SIGINT handler does."""
-
-    def __init__(self) -> None:
-        import signal
-        import threading
-
-        self.fired = False
-        self._old: dict = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._handler)
-
-    def _handler(self, signum: int, frame: object) -> None:
-        from .common import INTERRUPT_CODE
-
-        self.fired = True
-        INTERRUPT_CODE[0] = 128 + signum
-        raise KeyboardInterrupt
-
-    def __call__(self) -> bool:
-        return self.fired
-
-    def restore(self) -> None:
-        import signal
-
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-        self._old = {}

@@ -10,11 +10,14 @@ import numpy as np
 from ...params import DctcpParams
 from ...periods import autocorr_period
 
-__all__ = ["FLUID_REDUCTION", "SUMMARY_KEYS", "fluid_law", "fluid_run", "packet_run"]
+__all__ = ["CLASS_MIN_RTTS", "FLUID_REDUCTION", "SUMMARY_KEYS", "fluid_law", "fluid_run", "packet_run"]
 
 #: The sender rule of the packet runs compared with the fluid models: the one-step cut of (5) (the module docstring
 #: gives what Linux's PRR, the laws' default, measures against both models).
 FLUID_REDUCTION = "immediate"
+#: Base RTTs the measurement window (the run's last half) must span for the judge's classifier to say what the run
+#: does (:func:`~dwtcp_fluid.judge.classes.window_outcome`; shorter: ``not_stationary``).
+CLASS_MIN_RTTS = 20.0
 #: Quantities of each summary, in the order of the comparison table.
 SUMMARY_KEYS = (
     "queue_mean",
@@ -58,8 +61,11 @@ def packet_run(
 
     The trace is per chunk of ~12 slots (14 µs at 10 Gbps), far below the ~1 ms DCTCP period; ``law`` by name runs
     with the sender rule ``reduction`` (default the one-step cut the fluid models describe); ``build_options`` go to
-    :func:`dwtcp_fluid.packet.build` (e.g. ``mark_cmp``).
+    :func:`dwtcp_fluid.packet.build` (e.g. ``mark_cmp``). The summary's ``packet_class`` is the judge's class of the
+    last half (:func:`~dwtcp_fluid.judge.classes.window_outcome`: steady, oscillating, collapse, not_stationary,
+    failed).
     """
+    from ...judge.classes import PacketClass, window_outcome
     from ...packet import build, run
 
     law = fluid_law(law, reduction)
@@ -92,6 +98,9 @@ def packet_run(
         "marked_fraction": pk["marked_fraction"],
         # ACK clock: how far the queue is from ΣW − C·d (≈ 0 for senders that keep W packets in flight)
         "ack_clock_gap": float(np.mean(np.abs(rec["q_end"][w] - (rec["cwnd_end"][w].sum(1) - P.link.bdp)))),
+        "packet_class": PacketClass(
+            window_outcome(pr, rec, warmup_slots=pr.cfg.n_slots // 2, min_rtts=CLASS_MIN_RTTS)["cls"]
+        ).label,
     }
     traces = {
         "t": (np.arange(n_chunks)[w] + 1) * chunk_s,
