@@ -87,7 +87,7 @@ def test_runs_that_say_nothing_are_never_scored():
 def test_registry_takes_a_new_model(monkeypatch):
     from dwtcp_fluid.sweep import predictors as reg
 
-    monkeypatch.setattr(reg, "_REGISTRY", dict(reg._REGISTRY))
+    monkeypatch.setattr(reg.PREDICTORS, "_entries", dict(reg.PREDICTORS._entries))
 
     def simulate(P, duration_s):
         # a model that predicts exactly an empty queue at full utilization, constant window BDP/N

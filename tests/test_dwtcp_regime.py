@@ -71,7 +71,7 @@ def test_class_predictor_scores_collapse_and_skips_not_stationary(monkeypatch):
     from dwtcp_fluid.sweep import predictors as reg
     from dwtcp_fluid.sweep.outcomes_packet import empty_outcomes, packet_agreement
 
-    monkeypatch.setattr(reg, "_REGISTRY", {reg.REGIME: reg.predictors()[reg.REGIME]})
+    monkeypatch.setattr(reg.PREDICTORS, "_entries", {reg.REGIME: reg.predictors()[reg.REGIME]})
 
     pk = empty_outcomes(3)
     pk["packet_class"][:] = [PacketClass.COLLAPSE, PacketClass.STEADY, PacketClass.NOT_STATIONARY]

@@ -45,6 +45,7 @@ import numpy as np
 
 from ..judge.tolerance import Tolerance, Tolerances
 from ..params import DwtcpParams
+from ..registry import Registry
 
 __all__ = [
     "DwtcpPredictor",
@@ -141,24 +142,29 @@ class DwtcpPredictor:
     verdict: Callable[[VerdictInputs], Verdict | None] | None = None
 
 
-_REGISTRY: dict[str, DwtcpPredictor] = {}
-
-
-def register_predictor(p: DwtcpPredictor) -> DwtcpPredictor:
-    """Add (or replace) a predictor under ``p.name``; returns it."""
+def _accept(p: Any) -> DwtcpPredictor:
     if p.kind not in ("analysis", "fluid"):
         raise ValueError(f"kind={p.kind!r} is invalid: accepted 'analysis' or 'fluid'")
     if p.simulate is None and p.verdict is None:
         raise ValueError(f"predictor={p.name!r} is invalid: accepted one with simulate, verdict or both")
-    _REGISTRY[p.name] = p
     return p
+
+
+#: name → predictor, in registration order (:class:`dwtcp_fluid.registry.Registry`; a second one of the same name
+#: replaces the first).
+PREDICTORS: Registry[DwtcpPredictor] = Registry("predictor", lambda p: p.name, accept=_accept)
+
+
+def register_predictor(p: DwtcpPredictor) -> DwtcpPredictor:
+    """Add (or replace) a predictor under ``p.name``; returns it."""
+    return PREDICTORS.register(p)
 
 
 def predictors(*, simulate: bool = False, verdict: bool = False) -> dict[str, DwtcpPredictor]:
     """The registered predictors in registration order, optionally only those with a ``simulate`` / ``verdict``."""
     return {
         k: p
-        for k, p in _REGISTRY.items()
+        for k, p in PREDICTORS.items()
         if (not simulate or p.simulate is not None) and (not verdict or p.verdict is not None)
     }
 

@@ -34,6 +34,7 @@ from ..judge import CrossCheck, Tolerances, run_check
 from ..judge.classes import PacketClass
 from ..judge.tolerance import AGREE, DISAGREE
 from ..references import references_attr
+from ..registry import Registry
 from .engine import Evaluator, SweepPlan, run_plan
 from .store import provenance
 
@@ -188,31 +189,34 @@ class JudgedSweep:
         )
 
 
-#: The registered judged sweeps, by law.
-_SWEEPS: dict[str, JudgedSweep] = {}
+def _accept(sweep: Any) -> JudgedSweep:
+    if not isinstance(sweep, JudgedSweep):
+        raise TypeError(f"register_sweep takes a JudgedSweep, not {type(sweep).__name__}")
+    return sweep
+
+
+#: The registered judged sweeps, by law (:class:`dwtcp_fluid.registry.Registry`: a plugin's study registers its
+#: sweep without editing the package; a second one of the same law replaces the first).
+SWEEPS: Registry[JudgedSweep] = Registry("law", lambda sweep: sweep.law, accept=_accept)
 
 
 def register_sweep(sweep: JudgedSweep) -> JudgedSweep:
     """Register a study's :class:`JudgedSweep` under its law (a second one of the same law replaces the first)."""
-    if not isinstance(sweep, JudgedSweep):
-        raise TypeError(f"register_sweep takes a JudgedSweep, not {type(sweep).__name__}")
-    _SWEEPS[sweep.law] = sweep
-    return sweep
+    return SWEEPS.register(sweep)
 
 
 def get_sweep(law: str) -> JudgedSweep:
     """The registered judged sweep of ``law``."""
-    try:
-        return _SWEEPS[law]
-    except KeyError:
+    if law not in SWEEPS:
         raise ValueError(
             f"law={law!r} is invalid: accepted {' | '.join(sweep_laws()) or 'a registered sweep'}"
-        ) from None
+        )
+    return SWEEPS[law]
 
 
 def sweep_laws() -> tuple[str, ...]:
     """The laws of the registered judged sweeps, sorted."""
-    return tuple(sorted(_SWEEPS))
+    return tuple(sorted(SWEEPS))
 
 
 @dataclass(frozen=True)
