@@ -55,6 +55,21 @@ _INCAST = dict(
 #: TIMELY gains under which (1 − α)·rtt_diff is inexact (α = 0.875 makes it exact) and β·x rounds
 _GAINS = {"alpha": 0.7, "beta": 0.55}
 
+
+def _open_loop(arrivals: str, rate: float, senders: int = 20, probes: int = 2, **kw) -> tuple:
+    """Open-loop senders (``arrivals``, ``rate`` packets per slot each) and Scout-only probes: the law pair and
+    build keywords of :func:`~dwtcp_fluid.studies.dwtcp.checks_scouts.amplification_run`, shortened."""
+    laws = (get_law("open-loop", arrivals=arrivals), get_law("scout-probe"))
+    kw = {
+        "flows": senders + probes,
+        "law_of_flow": [0] * senders + [1] * probes,
+        "duration": "3ms",
+        "seed": 0,
+        **kw,
+    }
+    return laws, dict(kw, law_params=[{"rate": rate}, {}], scout_buffer=kw.get("scout_buffer", 23))
+
+
 # (law, build kwargs, what the run must exercise so that equality is not vacuous)
 CASES = {
     "dctcp-n10": ("dctcp", dict(flows=10, duration="6ms", seed=3, trace_points=30), ("marks", "cwr", "prr")),
@@ -89,6 +104,11 @@ CASES = {
     "dwtcp-n10": ("dwtcp", dict(flows=10, duration="3ms", seed=3), _SCOUTS + ("marks",)),
     # TIMELY in the incast: the queue overflows the 2000-packet buffer (every sample above T_high)
     "timely-incast": ("timely", dict(_INCAST, seed=1), ("rate", "drops")),
+    # open-loop Poisson senders overload the link (geometric gaps); the probes' Scouts are dropped and lost
+    "open-loop-poisson-probes": (
+        *_open_loop("poisson", 0.06, buffer=30),
+        ("drops", "scouts", "scout_drops", "scout_losses"),
+    ),
 }
 SLOW_CASES = {
     "dctcp-drops-timeouts": (
@@ -257,6 +277,26 @@ SLOW_CASES.update(
         ),
     }
 )
+SLOW_CASES.update(
+    {
+        # [DWTCP] §2.1's amplification runs (CBR and Poisson below the link rate: Scouts served in idle slots)
+        "open-loop-cbr-probes": (*_open_loop("cbr", 0.045, duration="20ms"), ("scouts",)),
+        "open-loop-poisson-probes-long": (*_open_loop("poisson", 0.046, duration="20ms"), ("scouts",)),
+        "open-loop-cbr-overload": (*_open_loop("cbr", 0.07, buffer=25), ("drops", "scout_drops")),
+        "open-loop-alone": (
+            get_law("open-loop", arrivals="poisson"),
+            dict(flows=10, law_params={"rate": 0.11}, duration="3ms", buffer=20, access=0.5, seed=2),
+            ("drops",),
+        ),
+        "scout-probe-alone": ("scout-probe", dict(flows=4, duration="3ms", seed=2), ("scouts",)),
+        # DWTCP flows and Scout-only probes (the Scout overhead check's mix)
+        "dwtcp-probes": (
+            (get_law("dwtcp"), get_law("scout-probe")),
+            dict(flows=7, law_of_flow=[0] * 5 + [1] * 2, duration="5ms", seed=1),
+            _SCOUTS + ("marks",),
+        ),
+    }
+)
 for _s in range(3):
     SLOW_CASES[f"dctcp-seed{_s}"] = (
         "dctcp",
@@ -358,6 +398,33 @@ def test_threaded_batch_equals_one_by_one():
     _assert_identical(run_prepared(spec, scens[:2], workers=1, engine="jax"), two[:2])
 
 
+@pytest.mark.slow
+def test_log1p_is_xla_s_on_every_uniform_draw():
+    """The geometric gaps' ln(1 − u) (:func:`~dwtcp_fluid.packet.native.pacing.log1p_neg`): within 2 ulp of the
+    float64 ln(1 − u), and equal to XLA's ``log1p(-u)`` on every 24-bit uniform draw u = k/2²⁴ and on 10⁶ random
+    float32 in (0, 1) (the success probabilities)."""
+    import jax
+    import jax.numpy as jnp
+    from numba import njit
+
+    from dwtcp_fluid.packet.native.pacing import log1p_neg
+
+    @njit
+    def every(u, out):
+        for i in range(u.shape[0]):
+            out[i] = log1p_neg(u[i])
+
+    grid = np.arange(1 << 24, dtype=np.float32) * np.float32(2.0**-24)
+    rnd = np.random.default_rng(0).integers(1, 0x3F800000, 10**6, dtype=np.int64).astype(np.int32)
+    for u in (grid, rnd.view(np.float32)):
+        got = np.empty_like(u)
+        every(u, got)
+        exact = np.log1p(-u.astype(np.float64))
+        assert np.all(np.abs(got - exact) <= 2 * np.spacing(np.abs(exact).astype(np.float32)))
+        xla = np.asarray(jax.jit(lambda u: jnp.log1p(-u))(u))
+        assert np.array_equal(got.view(np.int32), xla.view(np.int32))
+
+
 def test_fma32_rounds_once():
     """The fused multiply-add the loop uses where XLA:CPU contracts: a·b + c rounded once. With a = b = 1 + 2⁻¹²
     and c = −(1 + 2⁻¹¹), a·b = 1 + 2⁻¹¹ + 2⁻²⁴ exactly: fused gives 2⁻²⁴, rounding the product first gives 0."""
@@ -382,6 +449,10 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         == choose_engine(spec("dwtcp"))
         == choose_engine(spec("timely", rtt_noise="5us", rtt_noise_dist="uniform"))
         == choose_engine(spec("timely-patched", access=0.5))
+        == choose_engine(
+            spec([get_law("open-loop", arrivals="poisson"), get_law("scout-probe")], law_of_flow=[0, 0, 0, 1])
+        )
+        == choose_engine(spec([get_law("dwtcp"), get_law("scout-probe")], law_of_flow=[0, 0, 0, 1]))
         == "native"
     )
     assert choose_engine(spec("dctcp"), "jax") == "jax"
@@ -395,7 +466,8 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         ("timely", {"rtt_noise": "5us"}, "gauss-noise"),
         ("timely-patched", {"delack": 2}, "delack"),
         ("reno", {"debug": True}, "debug"),
-        (["dctcp", "reno"], {}, "mixed"),
+        (["dctcp", "reno"], {}, "dctcp\\+reno"),
+        (["dctcp", "open-loop"], {}, "dctcp\\+open-loop"),
         ("cubic", {}, "cubic"),
     ):
         s = spec(law, **kw)

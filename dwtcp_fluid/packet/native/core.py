@@ -23,6 +23,7 @@ __all__ = [
     "ftz32",
     "borrow",
     "hash32",
+    "uniform4",
     "uniform5",
     "active",
     "active_slots",
@@ -33,8 +34,11 @@ __all__ = [
 ]
 
 NEVER = 2**31 - 1
-#: Law kinds (``sc[KIND]``); the last two are rate-based (paced at their rate, RTT samples).
+#: Law kinds (``sc[KIND]``: the run's law with state; ``S[LAWK]``: each flow's): TIMELY and Patched TIMELY are
+#: rate-based (paced at their rate, RTT samples); an open-loop sender (paced at its fixed rate, on a fixed
+#: schedule or with geometric gaps, ``S[GEO]``) and a Scout-only probe keep no state and run beside one such law.
 LAW_DCTCP, LAW_RENO, LAW_DWTCP, LAW_D2TCP, LAW_TIMELY, LAW_TIMELY_PATCHED = 0, 1, 2, 3, 4, 5
+LAW_OPEN, LAW_PROBE = 6, 7
 F0, F1, HALF, TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
 TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest normal float32
 M32 = 0xFFFFFFFF
@@ -42,17 +46,21 @@ _2M24 = np.float32(1.0 / (1 << 24))
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs, the
 # Scout bookkeeping (:mod:`..scouts`: Scouts sent, oldest unacknowledged, oldest unclassified, last Scout ACK slot),
 # the flow's Scout setting, DWTCP's last decrease, the flow's deadline slot; the pacing schedule's next slot (its
-# integer part), a rate law's acknowledged packets of the current segment and its count of non-positive gradients
+# integer part), a rate law's acknowledged packets of the current segment and its count of non-positive gradients;
+# the flow's law kind and whether it paces with geometric gaps
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
-SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE, NSINT, SEGACK, NEGCNT = range(23, 33)
-NS = 33
+SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE, NSINT, SEGACK, NEGCNT, LAWK, GEO = range(23, 35)
+NS = 35
 # fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, the traced
 # field (DCTCP's and DWTCP's α; a rate law's rate, packets per slot, which it also paces at), PRR's prior_cwnd; the
 # last Scout delay and gap, the Scout target delay d_t (slots); the pacing schedule's fraction of a slot; a rate
-# law's previous RTT, RTT-difference average and gradient
-CWINT, AUXINT, CWND, SSTH, ALPHA, PRIOR, SLDELAY, SLGAP, SDT, NSFRAC, PREVRTT, RTTDIFF, GRAD = range(13)
-NX = 13
+# law's previous RTT, RTT-difference average and gradient; the rate the flow paces at (packets per slot; 1 for a
+# window law)
+CWINT, AUXINT, CWND, SSTH, ALPHA, PRIOR, SLDELAY, SLGAP, SDT, NSFRAC, PREVRTT, RTTDIFF, GRAD, PRATE = range(
+    14
+)
+NX = 14
 # scenario scalars (``sc``): ... the pacing flag, and RTT noise drawn uniformly (else Gaussian, run only at width 0)
 KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED, HASSC, SBUF, PACE, NOISE_UNIFORM = range(14)
 N_SC = 14
@@ -119,6 +127,17 @@ def hash32(seed: int, t: int, purpose: int) -> int:
         h = h ^ (h >> 13)
     h = (h * 0xC2B2AE35) & M32
     return h ^ (h >> 16)
+
+
+@njit(**JIT)
+def uniform4(seed: int, t: int, f: int, purpose: int) -> Any:
+    """:func:`..switch.uniform` of (seed, slot, flow, purpose): 24 hashed bits as a float32 in [0, 1)."""
+    h = 0x9E3779B9
+    for x in (seed, t, f, purpose):
+        h = ((h ^ (x & M32)) * 0x85EBCA6B) & M32
+        h = h ^ (h >> 13)
+    h = (h * 0xC2B2AE35) & M32
+    return np.float32((h ^ (h >> 16)) >> 8) * _2M24
 
 
 @njit(**JIT)
