@@ -7,7 +7,9 @@ without ECN), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (ev
 parameters chosen so that the float32 multiply-adds whose contraction XLA decides are exercised; runs without a
 Scout), TIMELY and Patched TIMELY (paced at their rate and at a slower access link; RTT samples without noise and
 with uniform noise; [PROXY]'s incast of :mod:`dwtcp_fluid.packet.scenarios_incast`; gains under which the
-multiply-adds of the gradient average and the decreases are inexact), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
+multiply-adds of the gradient average and the decreases are inexact), Swift (both options, two groups from
+different windows, the fabric window below one packet), open-loop senders (CBR, and Poisson with XLA's log1p in the
+gaps) and Scout-only probes, alone and beside other laws, drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
 timer wheel), finite flows with start and stop slots, marking at enqueue and dequeue, heterogeneous RTTs, several
 seeds, flow counts and lengths, and points of the sweep's packet pass at its ring sizes. (The hand-computed
 slot-by-slot tests of ``test_packet_switch.py`` also run through both engines.)
@@ -27,6 +29,7 @@ from dwtcp_fluid.packet.laws.dctcp import Dctcp
 from dwtcp_fluid.packet.laws.dwtcp import Dwtcp
 from dwtcp_fluid.packet.laws.recovery import PRR_RULES
 from dwtcp_fluid.packet.laws.reno import Reno
+from dwtcp_fluid.packet.laws.swift import Swift
 from dwtcp_fluid.packet.scenarios_incast import INCAST_FLOWS, INCAST_LINK
 
 _SCOUTS = ("scouts", "scout_drops", "scout_losses")
@@ -104,6 +107,12 @@ CASES = {
     "dwtcp-n10": ("dwtcp", dict(flows=10, duration="3ms", seed=3), _SCOUTS + ("marks",)),
     # TIMELY in the incast: the queue overflows the 2000-packet buffer (every sample above T_high)
     "timely-incast": ("timely", dict(_INCAST, seed=1), ("rate", "drops")),
+    # Swift: 30 flows in a 20-packet buffer (drops, timeouts; the fabric window below one packet is paced)
+    "swift-drops-timeouts": (
+        "swift",
+        dict(flows=30, duration="3ms", buffer=20, rto="200us", seed=7, trace_points=10),
+        ("rate", "drops", "timeouts", "below_one"),
+    ),
     # open-loop Poisson senders overload the link (geometric gaps); the probes' Scouts are dropped and lost
     "open-loop-poisson-probes": (
         *_open_loop("poisson", 0.06, buffer=30),
@@ -289,6 +298,37 @@ SLOW_CASES.update(
             ("drops",),
         ),
         "scout-probe-alone": ("scout-probe", dict(flows=4, duration="3ms", seed=2), ("scouts",)),
+        # Swift: two groups from different windows (the Swift study's runs), both options with RTT noise, many
+        # flows, finite flows
+        "swift-two-groups": (
+            ["swift", "swift"],
+            dict(
+                flows=6,
+                law_of_flow=[0] * 3 + [1] * 3,
+                law_params=[{"init_cwnd": 4.0}, {"init_cwnd": 40.0}],
+                duration="10ms",
+                seed=1,
+            ),
+            ("rate",),
+        ),
+        "swift-total-srtt-noise": (
+            Swift(split="total", md_rtt="srtt"),
+            dict(flows=8, duration="10ms", rtt_noise="10us", rtt_noise_dist="uniform", seed=5),
+            ("rate",),
+        ),
+        "swift-n64": ("swift", dict(flows=64, duration="8ms", seed=3), ("rate", "drops", "timeouts")),
+        "swift-finite-access": (
+            "swift",
+            dict(
+                flows=6,
+                duration="8ms",
+                sizes=[50, 200, 1000, 30, 5000, 10**5],
+                starts=["0us", "100us", "1ms", "2ms", "3ms", "0us"],
+                access=0.3,
+                seed=9,
+            ),
+            ("rate", "finished"),
+        ),
         # DWTCP flows and Scout-only probes (the Scout overhead check's mix)
         "dwtcp-probes": (
             (get_law("dwtcp"), get_law("scout-probe")),
@@ -350,6 +390,8 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
         "rate": lambda: len(np.unique(raw["alpha_end"])) > 3,
         # some flow's rate rose above its access link's: the access link paced it
         "access": lambda: np.any(raw["alpha_end"][:, : kw["flows"]] > kw["access"]),
+        # Swift's fabric window (the traced field) fell below one packet: the flow was paced at fcwnd/rtt
+        "below_one": lambda: np.any(raw["alpha_end"][:, : kw["flows"]] < 1.0),
     }
     for w in what:
         assert checks[w](), f"the run has no {w}: the equality would be vacuous"
@@ -453,6 +495,7 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
             spec([get_law("open-loop", arrivals="poisson"), get_law("scout-probe")], law_of_flow=[0, 0, 0, 1])
         )
         == choose_engine(spec([get_law("dwtcp"), get_law("scout-probe")], law_of_flow=[0, 0, 0, 1]))
+        == choose_engine(spec(["swift", "swift"], law_of_flow=[0, 0, 1, 1]))
         == "native"
     )
     assert choose_engine(spec("dctcp"), "jax") == "jax"
@@ -468,6 +511,7 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         ("reno", {"debug": True}, "debug"),
         (["dctcp", "reno"], {}, "dctcp\\+reno"),
         (["dctcp", "open-loop"], {}, "dctcp\\+open-loop"),
+        ([Swift(), Swift(split="total")], {}, "swift\\+swift"),
         ("cubic", {}, "cubic"),
     ):
         s = spec(law, **kw)

@@ -34,6 +34,7 @@ from ..laws.dwtcp import Dwtcp
 from ..laws.open_loop import OpenLoop, ScoutProbe
 from ..laws.recovery import REDUCTIONS
 from ..laws.reno import Reno
+from ..laws.swift import Swift
 from ..laws.timely import Timely
 from ..laws.timely_patched import TimelyPatched
 from ..state import EngineSpec
@@ -45,6 +46,7 @@ from .core import (
     LAW_OPEN,
     LAW_PROBE,
     LAW_RENO,
+    LAW_SWIFT,
     LAW_TIMELY,
     LAW_TIMELY_PATCHED,
 )
@@ -58,6 +60,7 @@ _KINDS = {
     D2tcp: LAW_D2TCP,
     Timely: LAW_TIMELY,
     TimelyPatched: LAW_TIMELY_PATCHED,
+    Swift: LAW_SWIFT,
     OpenLoop: LAW_OPEN,
     ScoutProbe: LAW_PROBE,
 }
@@ -71,6 +74,7 @@ _OPTIONS = {
     Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease"),
     Timely: (),
     TimelyPatched: (),
+    Swift: ("split", "md_rtt"),
     OpenLoop: ("arrivals",),
     ScoutProbe: (),
 }
@@ -81,6 +85,7 @@ _FEATURES = {
     Dwtcp: frozenset({"scouts"}),
     Timely: _RATE,
     TimelyPatched: _RATE,
+    Swift: _RATE,
     OpenLoop: frozenset({"rate", "pacing"}),
     ScoutProbe: frozenset({"scouts"}),
 }
@@ -98,16 +103,15 @@ def unsupported(spec: EngineSpec) -> list[str]:
     """What of ``spec`` the native loop does not run (empty: it runs it bit-identically to the reference). Several
     laws run together when they are open-loop senders and Scout-only probes, or one law with state and probes."""
     types_ = {type(law) for law in spec.laws}
-    stateful = types_ - set(_STATELESS)
-    mix_ok = len(spec.laws) == 1 or (types_ <= set(_STATELESS) or (len(stateful) == 1 and len(types_) == 2
-                                                                    and ScoutProbe in types_))  # fmt: skip
+    stateful = {law for law in spec.laws if not isinstance(law, _STATELESS)}  # equal laws: one element
+    mix_ok = len(stateful) == 0 or (len(stateful) == 1 and types_ - {ScoutProbe} == {type(*stateful)})
     ok = frozenset().union(*(_FEATURES.get(t, frozenset()) for t in types_)) | {"mixed"}
     out = [f"feature {f!r}" for f in sorted(spec.features - ok)]
-    if not (types_ <= set(_KINDS) and mix_ok and len(types_) == len(spec.laws)):
+    if not (types_ <= set(_KINDS) and mix_ok):
         names = ", ".join(law.name for law in _KINDS)
         out.append(
             f"law {'+'.join(law.name for law in spec.laws)!r} (native: {names}; together only open-loop and "
-            "scout-probe, or one other law and scout-probe)"
+            "scout-probe, or one law (its instances may differ in parameters) and scout-probe)"
         )
     else:
         for law in spec.laws:
@@ -122,27 +126,35 @@ def unsupported(spec: EngineSpec) -> list[str]:
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     from .core import N_SC
     from .scout_law import option_bits
+    from .swift_law import option_bits as swift_option_bits
 
     main = next((i for i, law in enumerate(spec.laws) if not isinstance(law, _STATELESS)), 0)
     law = spec.laws[main]
-    p = s["law"][main]
     sc = np.zeros(N_SC, np.int64)
     if isinstance(law, Dwtcp):
         opt, red = option_bits(law), 0
+    elif isinstance(law, Swift):
+        opt, red = swift_option_bits(law), 0
     elif isinstance(law, Timely | TimelyPatched | OpenLoop | ScoutProbe):  # no options, no sender rule
         opt, red = 0, 0
     else:
         opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
         red = REDUCTIONS.index(law.reduction)
     kind = _KINDS[type(law)]
-    timely = kind in (LAW_TIMELY, LAW_TIMELY_PATCHED)
+    timely = kind in (LAW_TIMELY, LAW_TIMELY_PATCHED, LAW_SWIFT)
     uni = timely and bool(s["rtt_noise_uniform"]) and float(s["rtt_noise"]) != 0.0
     sc[:] = [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
              kind, opt, red, spec.has("scouts"), s["scout_buffer"], spec.has("pacing"), uni]  # fmt: skip
     names = ("g", "alpha0", "init_cwnd", "min_cwnd", "beta_p", "s_over_l", "k", "alpha_min", "alpha_max",
              "scout_window", "d_min", "d_max", "alpha", "beta", "delta", "t_low", "t_high", "min_rtt", "seg",
              "hai_n", "hai_after", "rate_min", "init_rate", "serial", "rtt_ref")  # fmt: skip
-    lawp = np.array([p.get(k, 0.0) for k in names] + [s["rtt_noise"], s["access"]], np.float32)
+    swift = ("ai", "beta", "max_mdf", "base_target", "h", "hops", "fs_range", "fs_min_cwnd", "fs_max_cwnd",
+             "endpoint_target", "min_cwnd", "max_cwnd", "retx_reset")  # fmt: skip
+    lawp = np.array(
+        [[q.get(k, 0.0) for k in names] + [s["rtt_noise"], s["access"]] + [q.get(k, 0.0) for k in swift]
+         for q in s["law"]],
+        np.float32,
+    )  # fmt: skip
     shape = np.array(
         [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks,
          spec.scout_cap],
@@ -164,6 +176,9 @@ def _initial(law: Any, p: dict[str, Any]) -> tuple[float, float, float]:
         return p["init_cwnd"], p["init_rate"], p["init_rate"]
     if isinstance(law, OpenLoop):
         return p["init_cwnd"], 0.0, p["rate"]
+    if isinstance(law, Swift):  # cwnd max(w, 1), fcwnd w, rate 1 or w/base_target below one packet
+        w = np.float32(p["init_cwnd"])
+        return max(w, 1.0), w, 1.0 if w >= 1.0 else w / np.float32(p["base_target"])
     aux = p["alpha0"] if isinstance(law, Dctcp | D2tcp | Dwtcp) else 0.0
     return p["init_cwnd"], aux, 1.0
 

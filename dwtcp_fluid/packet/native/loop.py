@@ -54,6 +54,7 @@ from .core import (
     DENSE,
     DET,
     DROPS,
+    ECWND,
     F0,
     F1,
     FINISH,
@@ -65,6 +66,7 @@ from .core import (
     LAST,
     LAW_DWTCP,
     LAW_OPEN,
+    LAW_SWIFT,
     LAW_TIMELY,
     LAW_TIMELY_PATCHED,
     LAWK,
@@ -116,6 +118,7 @@ from .rate_law import rate_step, rtt_sample
 from .rings import arm, insert_ack
 from .scout_law import dwtcp_event
 from .scouts import scout_receive, scout_send, scout_wake, serve_scouts
+from .swift_law import swift_step
 from .window import window_law
 
 __all__ = ["run_scenario", "work_sizes", "N_REC"]
@@ -175,6 +178,10 @@ def _event(
         integrate(S, X, f, t)
         rate_step(S, X, lp, kind, f, ack, k, sample)
         return NEVER
+    if kind == LAW_SWIFT:
+        integrate(S, X, f, t)
+        swift_step(S, X, lp, sc, f, t, ack, nloss, timeout, k, sample)
+        return NEVER
     if kind >= LAW_OPEN:  # an open-loop sender or a Scout-only probe: its state never changes
         if sc[HASSC] != 0:
             scout_receive(S, X, cnt, f, t, n_scout, seqp1)
@@ -224,7 +231,7 @@ def run_scenario(
     ``fin`` [N, 8] int32 per-flow inputs, ``sdt`` [N] float32 Scout target delays, ``fx0`` [N, 3] float32 each
     flow's initial window, traced field and pacing rate; ``lk`` int64 the kind of each law of the run (+256:
     paced with geometric gaps), indexed by the flow's law index; ``sc`` int64 scalars (indices
-    of :mod:`.core`); ``lp`` float32 law parameters (:mod:`.core`'s ``G`` ... ``SCOUT_WINDOW``); ``ex2`` the
+    of :mod:`.core`); ``lp`` [laws, :data:`.core.N_LP`] float32 each law's parameters (a flow reads its law's row); ``ex2`` the
     reference's 2⁻ⁿ (:func:`.scout_law.exp2_table`); ``shape`` int64 (ack_rows, ack_lanes, dep_rows, timer_rows,
     timer_lanes, n_chunks, scout_cap); ``wi``, ``wf`` work arrays of :func:`work_sizes`. Outputs: ``out_f``
     [chunk, 4, N] (cwnd_sum, alpha_sum, cwnd_end, alpha_end), ``out_i`` [chunk, 7, N] (active, inflight_end,
@@ -265,7 +272,7 @@ def run_scenario(
         S[b + LAWK], S[b + GEO] = lk[fin[f, 4]] & 255, lk[fin[f, 4]] >> 8
         b = f * NX
         X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, fx0[f, 0], 1e9, F0
-        X[b + ALPHA], X[b + PRATE], X[b + SDT] = fx0[f, 1], fx0[f, 2], sdt[f]
+        X[b + ALPHA], X[b + PRATE], X[b + SDT], X[b + ECWND] = fx0[f, 1], fx0[f, 2], sdt[f], fx0[f, 1]
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]
     rbase, rn, qlen, sptr, marks, spill = 0, 0, 0, 0, 0, 0
     for k in range(n_chunks):
@@ -304,8 +311,8 @@ def run_scenario(
                 if data:
                     nl, kk, mark, n_sc, seqp1 = ackw[e + 3], ackw[e + 4], (flags & 1) > 0, 0, 0
                     fk = S[f * NS + LAWK]
-                    timely = fk == LAW_TIMELY or fk == LAW_TIMELY_PATCHED
-                    sample = rtt_sample(sc, lp, f, t, ackw[e + 5]) if timely else F0
+                    rtt_law = fk == LAW_TIMELY or fk == LAW_TIMELY_PATCHED or fk == LAW_SWIFT
+                    sample = rtt_sample(sc, lp[fin[f, 4]], f, t, ackw[e + 5]) if rtt_law else F0
                     S[f * NS + INFL] -= kk + nl
                     S[f * NS + UNA] += kk + nl
                     S[f * NS + ACKED] += kk
@@ -317,12 +324,12 @@ def run_scenario(
                 else:
                     nl, kk, mark, n_sc, seqp1, sample = 0, 0, False, 1, ackw[e + 4] + 1, F0
                 w = _event(
-                    S, X, lp, ex2, sc, cnt, S[f * NS + LAWK], f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1,
+                    S, X, lp[fin[f, 4]], ex2, sc, cnt, S[f * NS + LAWK], f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1,
                     sample,
                 )  # fmt: skip
                 stay = False
                 if fast:
-                    stay, qlen = _send(S, X, lp, dep, sc, pace, f, t, qlen)
+                    stay, qlen = _send(S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen)
                 if (not fast) and S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
@@ -356,7 +363,25 @@ def run_scenario(
                     S[f * NS + UNA] += S[f * NS + INFL]
                     S[f * NS + INFL], S[f * NS + PEND], S[f * NS + LAST] = 0, 0, t
                     S[f * NS + TMO] += 1
-                w = _event(S, X, lp, ex2, sc, cnt, S[f * NS + LAWK], f, t, False, False, 0, to, 1, 0, 0, F0)
+                w = _event(
+                    S,
+                    X,
+                    lp[fin[f, 4]],
+                    ex2,
+                    sc,
+                    cnt,
+                    S[f * NS + LAWK],
+                    f,
+                    t,
+                    False,
+                    False,
+                    0,
+                    to,
+                    1,
+                    0,
+                    0,
+                    F0,
+                )
                 if hassc:
                     scout_send(S, cnt, sq, sc, f, t)
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
@@ -368,7 +393,7 @@ def run_scenario(
             for j in range(rn):
                 i = off + j - (rn if off + j >= rn else 0)
                 f = rl[rbase + i]
-                stay, qlen = _send(S, X, lp, dep, sc, pace, f, t, qlen)
+                stay, qlen = _send(S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen)
                 arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt, pace)
                 if stay:
                     rl[other + kept] = f
