@@ -2,9 +2,11 @@
 
 The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs the
 same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set that a
-single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, or TIMELY and Patched
-TIMELY flows (paced at their rate and their access link, RTT samples with uniform noise) needs: no jitter, random
-loss, delayed ACKs, capacity schedule, Gaussian RTT noise or mixed laws, and no debug residual. It returns the same
+single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, TIMELY, Patched
+TIMELY or Swift flows (paced at their rate and their access link, RTT samples with uniform noise), open-loop senders
+(CBR or Poisson) and Scout-only probes needs: no jitter, random loss, delayed ACKs, capacity schedule, Gaussian RTT
+noise, RED marking, telemetry or switch state, and no debug residual. Several laws run together when they are
+open-loop senders and probes, or instances of one law (their parameters may differ) and probes. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
 checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
 drops and losses, paced rates included).
