@@ -444,7 +444,7 @@ def test_threaded_batch_equals_one_by_one():
 def test_log1p_is_xla_s_on_every_uniform_draw():
     """The geometric gaps' ln(1 − u) (:func:`~dwtcp_fluid.packet.native.pacing.log1p_neg`): within 2 ulp of the
     float64 ln(1 − u), and equal to XLA's ``log1p(-u)`` on every 24-bit uniform draw u = k/2²⁴ and on 10⁶ random
-    float32 in (0, 1) (the success probabilities)."""
+    float32 in [10⁻⁶, 1) (the success probabilities: the engine floors the rate at 10⁻⁶)."""
     import jax
     import jax.numpy as jnp
     from numba import njit
@@ -457,7 +457,8 @@ def test_log1p_is_xla_s_on_every_uniform_draw():
             out[i] = log1p_neg(u[i])
 
     grid = np.arange(1 << 24, dtype=np.float32) * np.float32(2.0**-24)
-    rnd = np.random.default_rng(0).integers(1, 0x3F800000, 10**6, dtype=np.int64).astype(np.int32)
+    lo = int(np.float32(1e-6).view(np.int32))
+    rnd = np.random.default_rng(0).integers(lo, 0x3F800000, 10**6, dtype=np.int64).astype(np.int32)
     for u in (grid, rnd.view(np.float32)):
         got = np.empty_like(u)
         every(u, got)
