@@ -127,8 +127,8 @@ def unsupported(spec: EngineSpec) -> list[str]:
 
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     from .core import N_SC
+    from .delay_target import option_bits as swift_option_bits
     from .scout_law import option_bits
-    from .swift_law import option_bits as swift_option_bits
 
     main = next((i for i, law in enumerate(spec.laws) if not isinstance(law, _STATELESS)), 0)
     law = spec.laws[main]

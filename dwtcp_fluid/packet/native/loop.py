@@ -113,12 +113,12 @@ from .core import (
     hash32,
     integrate,
 )  # fmt: skip
+from .delay_target import swift_step
 from .pacing import pace_ok, pace_send, pace_wake
 from .rate_law import rate_step, rtt_sample
 from .rings import arm, insert_ack
 from .scout_law import dwtcp_event
 from .scouts import scout_receive, scout_send, scout_wake, serve_scouts
-from .swift_law import swift_step
 from .window import window_law
 
 __all__ = ["run_scenario", "work_sizes", "N_REC"]

@@ -1,6 +1,6 @@
 # mypy: ignore-errors
 # (Numba-compiled code: the stubs do not type intrinsics and decorator options)
-"""Swift in the native loop: one event of :class:`~..laws.swift.Swift` (its ``step``, with
+"""Swift in the native loop (a window on a target delay): one event of :class:`~..laws.swift.Swift` (its ``step``, with
 :func:`~..laws.swift.target_delay` and ``_aimd``) for one flow, both options, in the reference's float32 operations.
 
 XLA rewrites the flow scaling's a/√w and 1/√fs_min into ``rsqrt``, which XLA:CPU computes from the CPU's
