@@ -7,7 +7,9 @@ without ECN), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (ev
 parameters chosen so that the float32 multiply-adds whose contraction XLA decides are exercised; runs without a
 Scout), TIMELY and Patched TIMELY (paced at their rate and at a slower access link; RTT samples without noise and
 with uniform noise; [PROXY]'s incast of :mod:`dwtcp_fluid.packet.scenarios_incast`; gains under which the
-multiply-adds of the gradient average and the decreases are inexact), drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
+multiply-adds of the gradient average and the decreases are inexact), Swift (both options, two groups from
+different windows, the fabric window below one packet), open-loop senders (CBR, and Poisson with XLA's log1p in the
+gaps) and Scout-only probes, alone and beside other laws, drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
 timer wheel), finite flows with start and stop slots, marking at enqueue and dequeue, heterogeneous RTTs, several
 seeds, flow counts and lengths, and points of the sweep's packet pass at its ring sizes. (The hand-computed
 slot-by-slot tests of ``test_packet_switch.py`` also run through both engines.)
@@ -27,6 +29,7 @@ from dwtcp_fluid.packet.laws.dctcp import Dctcp
 from dwtcp_fluid.packet.laws.dwtcp import Dwtcp
 from dwtcp_fluid.packet.laws.recovery import PRR_RULES
 from dwtcp_fluid.packet.laws.reno import Reno
+from dwtcp_fluid.packet.laws.swift import Swift
 from dwtcp_fluid.packet.scenarios_incast import INCAST_FLOWS, INCAST_LINK
 
 _SCOUTS = ("scouts", "scout_drops", "scout_losses")
@@ -54,6 +57,21 @@ _INCAST = dict(
 )
 #: TIMELY gains under which (1 − α)·rtt_diff is inexact (α = 0.875 makes it exact) and β·x rounds
 _GAINS = {"alpha": 0.7, "beta": 0.55}
+
+
+def _open_loop(arrivals: str, rate: float, senders: int = 20, probes: int = 2, **kw) -> tuple:
+    """Open-loop senders (``arrivals``, ``rate`` packets per slot each) and Scout-only probes: the law pair and
+    build keywords of :func:`~dwtcp_fluid.studies.dwtcp.checks_scouts.amplification_run`, shortened."""
+    laws = (get_law("open-loop", arrivals=arrivals), get_law("scout-probe"))
+    kw = {
+        "flows": senders + probes,
+        "law_of_flow": [0] * senders + [1] * probes,
+        "duration": "3ms",
+        "seed": 0,
+        **kw,
+    }
+    return laws, dict(kw, law_params=[{"rate": rate}, {}], scout_buffer=kw.get("scout_buffer", 23))
+
 
 # (law, build kwargs, what the run must exercise so that equality is not vacuous)
 CASES = {
@@ -89,6 +107,17 @@ CASES = {
     "dwtcp-n10": ("dwtcp", dict(flows=10, duration="3ms", seed=3), _SCOUTS + ("marks",)),
     # TIMELY in the incast: the queue overflows the 2000-packet buffer (every sample above T_high)
     "timely-incast": ("timely", dict(_INCAST, seed=1), ("rate", "drops")),
+    # Swift: 30 flows in a 20-packet buffer (drops, timeouts; the fabric window below one packet is paced)
+    "swift-drops-timeouts": (
+        "swift",
+        dict(flows=30, duration="3ms", buffer=20, rto="200us", seed=7, trace_points=10),
+        ("rate", "drops", "timeouts", "below_one"),
+    ),
+    # open-loop Poisson senders overload the link (geometric gaps); the probes' Scouts are dropped and lost
+    "open-loop-poisson-probes": (
+        *_open_loop("poisson", 0.06, buffer=30),
+        ("drops", "scouts", "scout_drops", "scout_losses"),
+    ),
 }
 SLOW_CASES = {
     "dctcp-drops-timeouts": (
@@ -257,6 +286,57 @@ SLOW_CASES.update(
         ),
     }
 )
+SLOW_CASES.update(
+    {
+        # [DWTCP] §2.1's amplification runs (CBR and Poisson below the link rate: Scouts served in idle slots)
+        "open-loop-cbr-probes": (*_open_loop("cbr", 0.045, duration="20ms"), ("scouts",)),
+        "open-loop-poisson-probes-long": (*_open_loop("poisson", 0.046, duration="20ms"), ("scouts",)),
+        "open-loop-cbr-overload": (*_open_loop("cbr", 0.07, buffer=25), ("drops", "scout_drops")),
+        "open-loop-alone": (
+            get_law("open-loop", arrivals="poisson"),
+            dict(flows=10, law_params={"rate": 0.11}, duration="3ms", buffer=20, access=0.5, seed=2),
+            ("drops",),
+        ),
+        "scout-probe-alone": ("scout-probe", dict(flows=4, duration="3ms", seed=2), ("scouts",)),
+        # Swift: two groups from different windows (the Swift study's runs), both options with RTT noise, many
+        # flows, finite flows
+        "swift-two-groups": (
+            ["swift", "swift"],
+            dict(
+                flows=6,
+                law_of_flow=[0] * 3 + [1] * 3,
+                law_params=[{"init_cwnd": 4.0}, {"init_cwnd": 40.0}],
+                duration="10ms",
+                seed=1,
+            ),
+            ("rate",),
+        ),
+        "swift-total-srtt-noise": (
+            Swift(split="total", md_rtt="srtt"),
+            dict(flows=8, duration="10ms", rtt_noise="10us", rtt_noise_dist="uniform", seed=5),
+            ("rate",),
+        ),
+        "swift-n64": ("swift", dict(flows=64, duration="8ms", seed=3), ("rate", "drops", "timeouts")),
+        "swift-finite-access": (
+            "swift",
+            dict(
+                flows=6,
+                duration="8ms",
+                sizes=[50, 200, 1000, 30, 5000, 10**5],
+                starts=["0us", "100us", "1ms", "2ms", "3ms", "0us"],
+                access=0.3,
+                seed=9,
+            ),
+            ("rate", "finished"),
+        ),
+        # DWTCP flows and Scout-only probes (the Scout overhead check's mix)
+        "dwtcp-probes": (
+            (get_law("dwtcp"), get_law("scout-probe")),
+            dict(flows=7, law_of_flow=[0] * 5 + [1] * 2, duration="5ms", seed=1),
+            _SCOUTS + ("marks",),
+        ),
+    }
+)
 for _s in range(3):
     SLOW_CASES[f"dctcp-seed{_s}"] = (
         "dctcp",
@@ -310,6 +390,8 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
         "rate": lambda: len(np.unique(raw["alpha_end"])) > 3,
         # some flow's rate rose above its access link's: the access link paced it
         "access": lambda: np.any(raw["alpha_end"][:, : kw["flows"]] > kw["access"]),
+        # Swift's fabric window (the traced field) fell below one packet: the flow was paced at fcwnd/rtt
+        "below_one": lambda: np.any(raw["alpha_end"][:, : kw["flows"]] < 1.0),
     }
     for w in what:
         assert checks[w](), f"the run has no {w}: the equality would be vacuous"
@@ -358,6 +440,34 @@ def test_threaded_batch_equals_one_by_one():
     _assert_identical(run_prepared(spec, scens[:2], workers=1, engine="jax"), two[:2])
 
 
+@pytest.mark.slow
+def test_log1p_is_xla_s_on_every_uniform_draw():
+    """The geometric gaps' ln(1 − u) (:func:`~dwtcp_fluid.packet.native.pacing.log1p_neg`): within 2 ulp of the
+    float64 ln(1 − u), and equal to XLA's ``log1p(-u)`` on every 24-bit uniform draw u = k/2²⁴ and on 10⁶ random
+    float32 in [10⁻⁶, 1) (the success probabilities: the engine floors the rate at 10⁻⁶)."""
+    import jax
+    import jax.numpy as jnp
+    from numba import njit
+
+    from dwtcp_fluid.packet.native.pacing import log1p_neg
+
+    @njit
+    def every(u, out):
+        for i in range(u.shape[0]):
+            out[i] = log1p_neg(u[i])
+
+    grid = np.arange(1 << 24, dtype=np.float32) * np.float32(2.0**-24)
+    lo = int(np.float32(1e-6).view(np.int32))
+    rnd = np.random.default_rng(0).integers(lo, 0x3F800000, 10**6, dtype=np.int64).astype(np.int32)
+    for u in (grid, rnd.view(np.float32)):
+        got = np.empty_like(u)
+        every(u, got)
+        exact = np.log1p(-u.astype(np.float64))
+        assert np.all(np.abs(got - exact) <= 2 * np.spacing(np.abs(exact).astype(np.float32)))
+        xla = np.asarray(jax.jit(lambda u: jnp.log1p(-u))(u))
+        assert np.array_equal(got.view(np.int32), xla.view(np.int32))
+
+
 def test_fma32_rounds_once():
     """The fused multiply-add the loop uses where XLA:CPU contracts: a·b + c rounded once. With a = b = 1 + 2⁻¹²
     and c = −(1 + 2⁻¹¹), a·b = 1 + 2⁻¹¹ + 2⁻²⁴ exactly: fused gives 2⁻²⁴, rounding the product first gives 0."""
@@ -382,6 +492,11 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         == choose_engine(spec("dwtcp"))
         == choose_engine(spec("timely", rtt_noise="5us", rtt_noise_dist="uniform"))
         == choose_engine(spec("timely-patched", access=0.5))
+        == choose_engine(
+            spec([get_law("open-loop", arrivals="poisson"), get_law("scout-probe")], law_of_flow=[0, 0, 0, 1])
+        )
+        == choose_engine(spec([get_law("dwtcp"), get_law("scout-probe")], law_of_flow=[0, 0, 0, 1]))
+        == choose_engine(spec(["swift", "swift"], law_of_flow=[0, 0, 1, 1]))
         == "native"
     )
     assert choose_engine(spec("dctcp"), "jax") == "jax"
@@ -395,7 +510,9 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         ("timely", {"rtt_noise": "5us"}, "gauss-noise"),
         ("timely-patched", {"delack": 2}, "delack"),
         ("reno", {"debug": True}, "debug"),
-        (["dctcp", "reno"], {}, "mixed"),
+        (["dctcp", "reno"], {}, "dctcp\\+reno"),
+        (["dctcp", "open-loop"], {}, "dctcp\\+open-loop"),
+        ([Swift(), Swift(split="total")], {}, "swift\\+swift"),
         ("cubic", {}, "cubic"),
     ):
         s = spec(law, **kw)

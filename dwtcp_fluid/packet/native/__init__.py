@@ -2,9 +2,11 @@
 
 The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs the
 same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set that a
-single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, or TIMELY and Patched
-TIMELY flows (paced at their rate and their access link, RTT samples with uniform noise) needs: no jitter, random
-loss, delayed ACKs, capacity schedule, Gaussian RTT noise or mixed laws, and no debug residual. It returns the same
+single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, TIMELY, Patched
+TIMELY or Swift flows (paced at their rate and their access link, RTT samples with uniform noise), open-loop senders
+(CBR or Poisson) and Scout-only probes needs: no jitter, random loss, delayed ACKs, capacity schedule, Gaussian RTT
+noise, RED marking, telemetry or switch state, and no debug residual. Several laws run together when they are
+open-loop senders and probes, or instances of one law (their parameters may differ) and probes. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
 checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
 drops and losses, paced rates included).
@@ -31,13 +33,25 @@ import numpy as np
 from ..laws.d2tcp import D2tcp
 from ..laws.dctcp import Dctcp
 from ..laws.dwtcp import Dwtcp
+from ..laws.open_loop import OpenLoop, ScoutProbe
 from ..laws.recovery import REDUCTIONS
 from ..laws.reno import Reno
+from ..laws.swift import Swift
 from ..laws.timely import Timely
 from ..laws.timely_patched import TimelyPatched
 from ..state import EngineSpec
 from . import cache as _cache  # noqa: F401 (before the loop's modules: their compiled code's cache key)
-from .core import LAW_D2TCP, LAW_DCTCP, LAW_DWTCP, LAW_RENO, LAW_TIMELY, LAW_TIMELY_PATCHED
+from .core import (
+    LAW_D2TCP,
+    LAW_DCTCP,
+    LAW_DWTCP,
+    LAW_OPEN,
+    LAW_PROBE,
+    LAW_RENO,
+    LAW_SWIFT,
+    LAW_TIMELY,
+    LAW_TIMELY_PATCHED,
+)
 
 __all__ = ["unsupported", "run_prepared_native"]
 
@@ -48,7 +62,12 @@ _KINDS = {
     D2tcp: LAW_D2TCP,
     Timely: LAW_TIMELY,
     TimelyPatched: LAW_TIMELY_PATCHED,
+    Swift: LAW_SWIFT,
+    OpenLoop: LAW_OPEN,
+    ScoutProbe: LAW_PROBE,
 }
+#: Laws without state (their step changes nothing): they run beside one law with state, or with each other.
+_STATELESS = (OpenLoop, ScoutProbe)
 #: The static options of each law that the native loop implements (a new option is unsupported until it is).
 _OPTIONS = {
     Dctcp: ("reduction",),
@@ -57,11 +76,21 @@ _OPTIONS = {
     Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease", "scout_per"),
     Timely: (),
     TimelyPatched: (),
+    Swift: ("split", "md_rtt"),
+    OpenLoop: ("arrivals",),
+    ScoutProbe: (),
 }
 #: The engine features the native loop runs, by law (every other feature is unsupported). A rate law paces (at
 #: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform noise.
 _RATE = frozenset({"rtt", "rate", "pacing"})
-_FEATURES = {Dwtcp: frozenset({"scouts", "paths"}), Timely: _RATE, TimelyPatched: _RATE}
+_FEATURES = {
+    Dwtcp: frozenset({"scouts", "paths"}),
+    Timely: _RATE,
+    TimelyPatched: _RATE,
+    Swift: _RATE,
+    OpenLoop: frozenset({"rate", "pacing"}),
+    ScoutProbe: frozenset({"scouts"}),
+}
 _CUM = (
     "marks_cum",
     "scouts_sent_cum",
@@ -73,44 +102,61 @@ _CUM = (
 
 
 def unsupported(spec: EngineSpec) -> list[str]:
-    """What of ``spec`` the native loop does not run (empty: it runs it bit-identically to the reference)."""
-    ok = _FEATURES.get(type(spec.laws[0]), frozenset()) if len(spec.laws) == 1 else frozenset()
+    """What of ``spec`` the native loop does not run (empty: it runs it bit-identically to the reference). Several
+    laws run together when they are open-loop senders and Scout-only probes, or one law with state and probes."""
+    types_ = {type(law) for law in spec.laws}
+    stateful = {law for law in spec.laws if not isinstance(law, _STATELESS)}  # equal laws: one element
+    mix_ok = len(stateful) == 0 or (len(stateful) == 1 and types_ - {ScoutProbe} == {type(*stateful)})
+    ok = frozenset().union(*(_FEATURES.get(t, frozenset()) for t in types_)) | {"mixed"}
     out = [f"feature {f!r}" for f in sorted(spec.features - ok)]
-    if len(spec.laws) != 1 or type(spec.laws[0]) not in _KINDS:
+    if not (types_ <= set(_KINDS) and mix_ok):
         names = ", ".join(law.name for law in _KINDS)
-        out.append(f"law {'+'.join(law.name for law in spec.laws)!r} (native: {names})")
+        out.append(
+            f"law {'+'.join(law.name for law in spec.laws)!r} (native: {names}; together only open-loop and "
+            "scout-probe, or one law (its instances may differ in parameters) and scout-probe)"
+        )
     else:
-        law = spec.laws[0]
-        extra = [f.name for f in dataclasses.fields(law) if f.name not in _OPTIONS[type(law)]]
-        if extra:
-            out.append(f"{law.name} option(s) {extra}")
+        for law in spec.laws:
+            extra = [f.name for f in dataclasses.fields(law) if f.name not in _OPTIONS[type(law)]]
+            if extra:
+                out.append(f"{law.name} option(s) {extra}")
     if spec.debug:
         out.append("debug residual")
     return out
 
 
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
-    from .core import LAW_TIMELY, N_SC
+    from .core import N_SC
+    from .delay_target import option_bits as swift_option_bits
     from .scout_law import option_bits
 
-    law = spec.laws[0]
-    p = s["law"][0]
+    main = next((i for i, law in enumerate(spec.laws) if not isinstance(law, _STATELESS)), 0)
+    law = spec.laws[main]
     sc = np.zeros(N_SC, np.int64)
     if isinstance(law, Dwtcp):
         opt, red = option_bits(law), 0
-    elif isinstance(law, Timely | TimelyPatched):  # no options, no sender rule
+    elif isinstance(law, Swift):
+        opt, red = swift_option_bits(law), 0
+    elif isinstance(law, Timely | TimelyPatched | OpenLoop | ScoutProbe):  # no options, no sender rule
         opt, red = 0, 0
     else:
         opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
         red = REDUCTIONS.index(law.reduction)
     kind = _KINDS[type(law)]
-    uni = kind >= LAW_TIMELY and bool(s["rtt_noise_uniform"]) and float(s["rtt_noise"]) != 0.0
+    timely = kind in (LAW_TIMELY, LAW_TIMELY_PATCHED, LAW_SWIFT)
+    uni = timely and bool(s["rtt_noise_uniform"]) and float(s["rtt_noise"]) != 0.0
     sc[:] = [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
              kind, opt, red, spec.has("scouts"), s["scout_buffer"], spec.has("pacing"), uni]  # fmt: skip
     names = ("g", "alpha0", "init_cwnd", "min_cwnd", "beta_p", "s_over_l", "k", "alpha_min", "alpha_max",
              "scout_window", "d_min", "d_max", "alpha", "beta", "delta", "t_low", "t_high", "min_rtt", "seg",
              "hai_n", "hai_after", "rate_min", "init_rate", "serial", "rtt_ref")  # fmt: skip
-    lawp = np.array([p.get(k, 0.0) for k in names] + [s["rtt_noise"], s["access"]], np.float32)
+    swift = ("ai", "beta", "max_mdf", "base_target", "h", "hops", "fs_range", "fs_min_cwnd", "fs_max_cwnd",
+             "endpoint_target", "min_cwnd", "max_cwnd", "retx_reset")  # fmt: skip
+    lawp = np.array(
+        [[q.get(k, 0.0) for k in names] + [s["rtt_noise"], s["access"]] + [q.get(k, 0.0) for k in swift]
+         for q in s["law"]],
+        np.float32,
+    )  # fmt: skip
     shape = np.array(
         [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks,
          spec.scout_cap],
@@ -119,7 +165,24 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     fin = np.ascontiguousarray(s["fin"].reshape(spec.n_flows, -1))
     sdt = np.ascontiguousarray(fin[:, -1]).view(np.float32)
     order, start_at = np.asarray(s["order"], np.int64), np.asarray(s["start_at"], np.int64)
-    return fin, sdt, order, start_at, sc, lawp, shape
+    # each law's kind (+256: geometric gaps) and each flow's initial window, traced field and pacing rate
+    lk = np.array([_KINDS[type(x)] + (256 if x.poisson_pacing else 0) for x in spec.laws], np.int64)
+    init = np.array([_initial(x, q) for x, q in zip(spec.laws, s["law"], strict=True)], np.float32)
+    fx0 = np.ascontiguousarray(init[fin[:, 4]])
+    return fin, sdt, fx0, lk, order, start_at, sc, lawp, shape
+
+
+def _initial(law: Any, p: dict[str, Any]) -> tuple[float, float, float]:
+    """A flow's initial (window, traced field, pacing rate) under ``law`` with parameters ``p`` (its ``init``)."""
+    if isinstance(law, Timely | TimelyPatched):
+        return p["init_cwnd"], p["init_rate"], p["init_rate"]
+    if isinstance(law, OpenLoop):
+        return p["init_cwnd"], 0.0, p["rate"]
+    if isinstance(law, Swift):  # cwnd max(w, 1), fcwnd w, rate 1 or w/base_target below one packet
+        w = np.float32(p["init_cwnd"])
+        return max(w, 1.0), w, 1.0 if w >= 1.0 else w / np.float32(p["base_target"])
+    aux = p["alpha0"] if isinstance(law, Dctcp | D2tcp | Dwtcp) else 0.0
+    return p["init_cwnd"], aux, 1.0
 
 
 def _run(spec: EngineSpec, s: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -133,10 +196,10 @@ def _run(spec: EngineSpec, s: dict[str, Any]) -> dict[str, np.ndarray]:
     out_s = np.zeros(N_REC * C + N + 3, np.int32)
     sizes = (spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.scout_cap)
     ni, nf = work_sizes(N, *sizes)
-    fin, sdt, order, start_at, sc, lp, shape = _inputs(spec, s)
+    fin, sdt, fx0, lk, order, start_at, sc, lp, shape = _inputs(spec, s)
     wi, wf = np.empty(ni, np.int64), np.empty(nf, np.float32)
-    ex2 = exp2_table() if isinstance(spec.laws[0], Dwtcp) else np.ones(1, np.float32)
-    run_scenario(fin, sdt, order, start_at, sc, lp, ex2, shape, wi, wf, out_f, out_i, out_q, out_s)
+    ex2 = exp2_table() if any(isinstance(x, Dwtcp) for x in spec.laws) else np.ones(1, np.float32)
+    run_scenario(fin, sdt, fx0, lk, order, start_at, sc, lp, ex2, shape, wi, wf, out_f, out_i, out_q, out_s)
     out: dict[str, np.ndarray] = {"q_sum": out_q}
     per_chunk = out_s[: N_REC * C].reshape(C, N_REC)
     for j, k in enumerate(("q_min", "q_max", "busy", "opps", "q_end") + _CUM):

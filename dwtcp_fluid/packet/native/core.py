@@ -21,8 +21,10 @@ from .cache import INSTALLED as CACHE
 __all__ = [
     "fma32",
     "ftz32",
+    "rsqrt32",
     "borrow",
     "hash32",
+    "uniform4",
     "uniform5",
     "active",
     "active_slots",
@@ -33,29 +35,36 @@ __all__ = [
 ]
 
 NEVER = 2**31 - 1
-#: Law kinds (``sc[KIND]``); the last two are rate-based (paced at their rate, RTT samples).
+#: Law kinds (``sc[KIND]``: the run's law with state; ``S[LAWK]``: each flow's): TIMELY, Patched TIMELY and Swift
+#: are rate-based (paced at their rate, RTT samples); an open-loop sender (paced at its fixed rate, on a fixed
+#: schedule or with geometric gaps, ``S[GEO]``) and a Scout-only probe keep no state and run beside one such law.
 LAW_DCTCP, LAW_RENO, LAW_DWTCP, LAW_D2TCP, LAW_TIMELY, LAW_TIMELY_PATCHED = 0, 1, 2, 3, 4, 5
+LAW_SWIFT, LAW_OPEN, LAW_PROBE = 6, 7, 8
 F0, F1, HALF, TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
 TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest normal float32
 M32 = 0xFFFFFFFF
 _2M24 = np.float32(1.0 / (1 << 24))
 # fields of S (int64 per flow): the reference's engine fields, the law's integer state, the flow's inputs, the
 # Scout bookkeeping (:mod:`..scouts`: Scouts sent, oldest unacknowledged, oldest unclassified, last Scout ACK slot),
-# the flow's Scout period (0: no Scouts), DWTCP's last decrease, the flow's deadline slot; the pacing schedule's next slot (its
-# integer part), a rate law's acknowledged packets of the current segment and its count of non-positive gradients
+# the flow's Scout period (0: no Scouts), DWTCP's last decrease, the flow's deadline slot; the pacing schedule's next
+# slot (its integer part), a rate law's acknowledged packets of the current segment and its count of non-positive
+# gradients; the flow's law kind and whether it paces with geometric gaps; Swift's consecutive timeouts (its last
+# decrease is ``DET``, as DWTCP's)
 INFL, NXT, UNA, ACKED, PEND, LAST, WAKE, TINT, DROPS, TMO, FINISH = range(11)
 RECOVER, WINEND, NACK, NMARK, RTT, START, STOP, SIZE, READY, STARTED, CA, PRRDEL = range(11, 23)
-SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE, NSINT, SEGACK, NEGCNT = range(23, 33)
+SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE, NSINT, SEGACK, NEGCNT, LAWK, GEO, RETX = range(23, 36)
 # per-datapath Scouts (:func:`..events._datapath`): the flow's own Scout ACKs and losses (cumulative), the stream
 # leader's ones it has taken, the flow whose stream it reads
-SOKC, SLOSTC, SOKSEEN, SLOSTSEEN, LEAD = range(33, 38)
-NS = 38
+SOKC, SLOSTC, SOKSEEN, SLOSTSEEN, LEAD = range(36, 41)
+NS = 41
 # fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, the traced
 # field (DCTCP's and DWTCP's α; a rate law's rate, packets per slot, which it also paces at), PRR's prior_cwnd; the
 # last Scout delay and gap, the Scout target delay d_t (slots); the pacing schedule's fraction of a slot; a rate
-# law's previous RTT, RTT-difference average and gradient
+# law's previous RTT, RTT-difference average and gradient; the rate the flow paces at (packets per slot; 1 for a
+# window law); Swift's endpoint window and RTT estimate (its fabric window is the traced field)
 CWINT, AUXINT, CWND, SSTH, ALPHA, PRIOR, SLDELAY, SLGAP, SDT, NSFRAC, PREVRTT, RTTDIFF, GRAD = range(13)
-NX = 13
+PRATE, ECWND, RTTEST = 13, 14, 15
+NX = 16
 # scenario scalars (``sc``): ... the pacing flag, and RTT noise drawn uniformly (else Gaussian, run only at width 0)
 KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED, HASSC, SBUF, PACE, NOISE_UNIFORM = range(14)
 N_SC = 14
@@ -68,7 +77,10 @@ T_ALPHA, T_BETA, DELTA, T_LOW, T_HIGH, MIN_RTT, SEG, HAI_N, HAI_AFTER, RATE_MIN,
     12, 24
 )
 RTT_REF, RTT_NOISE, ACCESS = range(24, 27)
-N_LP = 27
+# Swift's (:func:`~..laws.swift.swift_params`)
+SW_AI, SW_BETA, SW_MAX_MDF, SW_BASE_TARGET, SW_H, SW_HOPS, SW_FS_RANGE, SW_FS_MIN, SW_FS_MAX = range(27, 36)
+SW_ENDPOINT_TARGET, SW_MIN_CWND, SW_MAX_CWND, SW_RETX_RESET = range(36, 40)
+N_LP = 40
 # counters (``cnt``): timer overflow list, Scout queue and Scout totals
 OVN, DENSE, TWOVER, TWLOST, SQN, SSERVED, SDROPPED, SLOSTN, SWAIT = range(9)
 N_CNT = 9
@@ -89,6 +101,40 @@ def fma32(typingctx: Any, a: Any, b: Any, c: Any) -> Any:
         return builder.call(fn, args)
 
     return sig, codegen
+
+
+@intrinsic
+def _rsqrt_approx(typingctx: Any, x: Any) -> Any:
+    """The CPU's approximate 1/√x (``rsqrtss``, ``llvm.x86.sse.rsqrt.ss``), as XLA:CPU starts its ``rsqrt``."""
+    sig = types.float32(types.float32)
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        f32 = context.get_value_type(types.float32)
+        v4 = cgutils.ir.VectorType(f32, 4)
+        fn = cgutils.get_or_insert_function(
+            builder.module, cgutils.ir.FunctionType(v4, [v4]), "llvm.x86.sse.rsqrt.ss"
+        )
+        zero = cgutils.ir.Constant(cgutils.ir.IntType(32), 0)
+        vec = builder.insert_element(cgutils.ir.Constant(v4, None), args[0], zero)
+        return builder.extract_element(builder.call(fn, [vec]), zero)
+
+    return sig, codegen
+
+
+_MHALF, _M1 = np.float32(-0.5), np.float32(-1.0)
+
+
+@njit(**JIT)
+def rsqrt32(x: Any) -> Any:
+    """1/√x as XLA:CPU computes ``rsqrt`` in float32 (and ``1/sqrt(x)``, ``a/sqrt(x)``, which it rewrites to it):
+    the CPU's approximation y refined by two Newton steps y ← y + (−y/2)·(x·y·y − 1), multiply-adds contracted
+    (:func:`fma32`); for x not a positive normal number, the approximation itself."""
+    y = _rsqrt_approx(x)
+    if not (x >= TINY32 and x < np.float32(np.inf)):
+        return y
+    for _ in range(2):
+        y = fma32(y * _MHALF, fma32(x * y, y, _M1), y)
+    return y
 
 
 @njit(**JIT)
@@ -122,6 +168,17 @@ def hash32(seed: int, t: int, purpose: int) -> int:
         h = h ^ (h >> 13)
     h = (h * 0xC2B2AE35) & M32
     return h ^ (h >> 16)
+
+
+@njit(**JIT)
+def uniform4(seed: int, t: int, f: int, purpose: int) -> Any:
+    """:func:`..switch.uniform` of (seed, slot, flow, purpose): 24 hashed bits as a float32 in [0, 1)."""
+    h = 0x9E3779B9
+    for x in (seed, t, f, purpose):
+        h = ((h ^ (x & M32)) * 0x85EBCA6B) & M32
+        h = h ^ (h >> 13)
+    h = (h * 0xC2B2AE35) & M32
+    return np.float32((h ^ (h >> 16)) >> 8) * _2M24
 
 
 @njit(**JIT)

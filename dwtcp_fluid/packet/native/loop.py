@@ -44,7 +44,6 @@ from numba import njit
 from .core import (
     ACKED,
     ALPHA,
-    ALPHA0,
     AUXINT,
     BUFFER,
     CACHE,
@@ -55,20 +54,22 @@ from .core import (
     DENSE,
     DET,
     DROPS,
+    ECWND,
     F0,
     F1,
     FINISH,
+    GEO,
     HASSC,
     INFL,
-    INIT_CWND,
-    INIT_RATE,
     JIT,
-    KIND,
     KTH,
     LAST,
     LAW_DWTCP,
-    LAW_RENO,
+    LAW_OPEN,
+    LAW_SWIFT,
     LAW_TIMELY,
+    LAW_TIMELY_PATCHED,
+    LAWK,
     LEAD,
     M32,
     MDEQ,
@@ -81,6 +82,7 @@ from .core import (
     OVN,
     PACE,
     PEND,
+    PRATE,
     PRIOR,
     READY,
     RTO,
@@ -112,11 +114,12 @@ from .core import (
     hash32,
     integrate,
 )  # fmt: skip
+from .delay_target import swift_step
 from .pacing import pace_ok, pace_send, pace_wake
 from .rate_law import rate_step, rtt_sample
 from .rings import arm, insert_ack
 from .scout_law import dwtcp_event
-from .scouts import scout_send, scout_wake, serve_scouts
+from .scouts import scout_receive, scout_send, scout_wake, serve_scouts
 from .window import window_law
 
 __all__ = ["run_scenario", "work_sizes", "N_REC"]
@@ -169,11 +172,21 @@ def _event(
     S: Any, X: Any, lp: Any, ex2: Any, sc: Any, cnt: Any, kind: int, f: int, t: int, ack: bool, mark: bool,
     nloss: int, timeout: bool, k: int, n_scout: int, seqp1: int, sample: Any,
 ) -> int:  # fmt: skip
-    """:func:`..events._law_event`: the Scout bookkeeping (DWTCP), then one call of the law (``k``: packets the
-    ACK acknowledges; ``sample``: its RTT sample, for a rate law). Returns the law's next wake-up slot."""
-    if kind >= LAW_TIMELY:
+    """:func:`..events._law_event`: the Scout bookkeeping (DWTCP, a Scout-only probe), then one call of the
+    flow's law (``kind``; ``k``: packets the ACK acknowledges; ``sample``: its RTT sample, for a rate law). Returns
+    the law's next wake-up slot. (A flow that never sends Scouts has nothing to book.)"""
+    if kind == LAW_TIMELY or kind == LAW_TIMELY_PATCHED:
         integrate(S, X, f, t)
         rate_step(S, X, lp, kind, f, ack, k, sample)
+        return NEVER
+    if kind == LAW_SWIFT:
+        integrate(S, X, f, t)
+        swift_step(S, X, lp, sc, f, t, ack, nloss, timeout, k, sample)
+        return NEVER
+    if kind >= LAW_OPEN:  # an open-loop sender or a Scout-only probe: its state never changes
+        if sc[HASSC] != 0:
+            scout_receive(S, X, cnt, f, t, n_scout, seqp1)
+        integrate(S, X, f, t)
         return NEVER
     if kind != LAW_DWTCP:
         integrate(S, X, f, t)
@@ -203,7 +216,7 @@ def _send(
         S[f * NS + INFL] += 1
         S[f * NS + NXT] += 1
         if pace:
-            pace_send(S, X, lp, f, t)
+            pace_send(S, X, lp, sc, f, t)
     stay = _can(S, X, f, t + 1, pace)
     S[f * NS + READY] = stay
     return stay, qlen
@@ -211,13 +224,15 @@ def _send(
 
 @njit(cache=CACHE, nogil=True)
 def run_scenario(
-    fin: Any, sdt: Any, order: Any, start_at: Any, sc: Any, lp: Any, ex2: Any, shape: Any, wi: Any, wf: Any,
-    out_f: Any, out_i: Any, out_q: Any, out_s: Any,
+    fin: Any, sdt: Any, fx0: Any, lk: Any, order: Any, start_at: Any, sc: Any, lp: Any, ex2: Any, shape: Any,
+    wi: Any, wf: Any, out_f: Any, out_i: Any, out_q: Any, out_s: Any,
 ) -> None:  # fmt: skip
     """Run one prepared scenario (inputs of :func:`..engine.prepare`), filling the output arrays.
 
-    ``fin`` [N, 8] int32 per-flow inputs, ``sdt`` [N] float32 Scout target delays; ``sc`` int64 scalars (indices
-    of :mod:`.core`); ``lp`` float32 law parameters (:mod:`.core`'s ``G`` ... ``SCOUT_WINDOW``); ``ex2`` the
+    ``fin`` [N, 8] int32 per-flow inputs, ``sdt`` [N] float32 Scout target delays, ``fx0`` [N, 3] float32 each
+    flow's initial window, traced field and pacing rate; ``lk`` int64 the kind of each law of the run (+256:
+    paced with geometric gaps), indexed by the flow's law index; ``sc`` int64 scalars (indices
+    of :mod:`.core`); ``lp`` [laws, :data:`.core.N_LP`] float32 each law's parameters (a flow reads its law's row); ``ex2`` the
     reference's 2⁻ⁿ (:func:`.scout_law.exp2_table`); ``shape`` int64 (ack_rows, ack_lanes, dep_rows, timer_rows,
     timer_lanes, n_chunks, scout_cap); ``wi``, ``wf`` work arrays of :func:`work_sizes`. Outputs: ``out_f``
     [chunk, 4, N] (cwnd_sum, alpha_sum, cwnd_end, alpha_end), ``out_i`` [chunk, 7, N] (active, inflight_end,
@@ -227,6 +242,7 @@ def run_scenario(
     N = fin.shape[0]
     R, La, Rd, Rt, Lt, n_chunks, Sc = shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], shape[6]
     fin, sdt, order, start_at = borrow(fin), borrow(sdt), borrow(order), borrow(start_at)
+    fx0, lk = borrow(fx0), borrow(lk)
     sc, lp, ex2 = borrow(sc), borrow(lp), borrow(ex2)
     out_f, out_i, out_q, out_s = borrow(out_f), borrow(out_i), borrow(out_q), borrow(out_s)
     wi, wf = borrow(wi), borrow(wf)
@@ -248,17 +264,17 @@ def run_scenario(
     ackw[::6] = -1  # stamps
     tw[::2] = -1
     cnt[DENSE] = NEVER
-    kind, hassc, pace = sc[KIND], sc[HASSC] != 0, sc[PACE] != 0
+    hassc, pace = sc[HASSC] != 0, sc[PACE] != 0
     for f in range(N):
         b = f * NS
         S[b + RTT], S[b + START], S[b + STOP], S[b + SIZE] = fin[f, 0], fin[f, 1], fin[f, 2], fin[f, 3]
         S[b + LAST], S[b + WAKE], S[b + FINISH] = fin[f, 1], NEVER, NEVER
         S[b + SCOUTS], S[b + SLRCV], S[b + DET], S[b + DEADLINE] = fin[f, 5], fin[f, 1], -(2**30), fin[f, 6]
         S[b + LEAD] = fin[f, 7]
+        S[b + LAWK], S[b + GEO] = lk[fin[f, 4]] & 255, lk[fin[f, 4]] >> 8
         b = f * NX
-        X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, lp[INIT_CWND], 1e9, F0
-        X[b + ALPHA] = F0 if kind == LAW_RENO else (lp[INIT_RATE] if kind >= LAW_TIMELY else lp[ALPHA0])
-        X[b + SDT] = sdt[f]
+        X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, fx0[f, 0], 1e9, F0
+        X[b + ALPHA], X[b + PRATE], X[b + SDT], X[b + ECWND] = fx0[f, 1], fx0[f, 2], sdt[f], fx0[f, 1]
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]
     rbase, rn, qlen, sptr, marks, spill = 0, 0, 0, 0, 0, 0
     for k in range(n_chunks):
@@ -275,7 +291,7 @@ def run_scenario(
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt, pace)
                 sptr += 1
             # the slot's live wheel entries fill lanes 0, 1, ...
             ra, rtb = (t & (R - 1)) * La, (t & (Rt - 1)) * Lt
@@ -296,7 +312,9 @@ def run_scenario(
                 data = not (hassc and (flags & 2) > 0)
                 if data:
                     nl, kk, mark, n_sc, seqp1 = ackw[e + 3], ackw[e + 4], (flags & 1) > 0, 0, 0
-                    sample = rtt_sample(sc, lp, f, t, ackw[e + 5]) if kind >= LAW_TIMELY else F0
+                    fk = S[f * NS + LAWK]
+                    rtt_law = fk == LAW_TIMELY or fk == LAW_TIMELY_PATCHED or fk == LAW_SWIFT
+                    sample = rtt_sample(sc, lp[fin[f, 4]], f, t, ackw[e + 5]) if rtt_law else F0
                     S[f * NS + INFL] -= kk + nl
                     S[f * NS + UNA] += kk + nl
                     S[f * NS + ACKED] += kk
@@ -308,18 +326,19 @@ def run_scenario(
                 else:
                     nl, kk, mark, n_sc, seqp1, sample = 0, 0, False, 1, ackw[e + 4] + 1, F0
                 w = _event(
-                    S, X, lp, ex2, sc, cnt, kind, f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1, sample
-                )
+                    S, X, lp[fin[f, 4]], ex2, sc, cnt, S[f * NS + LAWK], f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1,
+                    sample,
+                )  # fmt: skip
                 stay = False
                 if fast:
-                    stay, qlen = _send(S, X, lp, dep, sc, pace, f, t, qlen)
+                    stay, qlen = _send(S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen)
                 if (not fast) and S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
                 elif fast and stay:
                     rl[other] = f
                     kept += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt, pace)
             # 3. timers: the wheel row's, then the overflow list's
             if t == cnt[DENSE]:
                 n_ov, nx = 0, NEVER
@@ -346,20 +365,38 @@ def run_scenario(
                     S[f * NS + UNA] += S[f * NS + INFL]
                     S[f * NS + INFL], S[f * NS + PEND], S[f * NS + LAST] = 0, 0, t
                     S[f * NS + TMO] += 1
-                w = _event(S, X, lp, ex2, sc, cnt, kind, f, t, False, False, 0, to, 1, 0, 0, F0)
+                w = _event(
+                    S,
+                    X,
+                    lp[fin[f, 4]],
+                    ex2,
+                    sc,
+                    cnt,
+                    S[f * NS + LAWK],
+                    f,
+                    t,
+                    False,
+                    False,
+                    0,
+                    to,
+                    1,
+                    0,
+                    0,
+                    F0,
+                )
                 if hassc:
                     scout_send(S, cnt, sq, sc, f, t)
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt, pace)
             # 4. senders in a seeded rotating order; those that may send again go to the other half
             off = 0 if rn < 2 else hash32(seed, t, 4) % rn
             for j in range(rn):
                 i = off + j - (rn if off + j >= rn else 0)
                 f = rl[rbase + i]
-                stay, qlen = _send(S, X, lp, dep, sc, pace, f, t, qlen)
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt)
+                stay, qlen = _send(S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt, pace)
                 if stay:
                     rl[other + kept] = f
                     kept += 1

@@ -1,9 +1,15 @@
 # mypy: ignore-errors
 # (Numba-compiled code: the stubs do not type intrinsics and decorator options)
 """Pacing in the native loop: a rate-based law's flow sends on the fractional schedule of
-:func:`..wheels.pace_schedule` at 1/min(access, rate) slots between sends (:func:`..wheels._pace_inv`), may send in a
-slot when :func:`..wheels.pace_due` says so, and is woken when its next send comes due
-(:func:`..wheels._wake_due`), in the reference's int32 and float32 operations."""
+:func:`..wheels.pace_schedule` at 1/min(access, rate) slots between sends (:func:`..wheels._pace_inv`), or, for an
+open-loop sender with Poisson arrivals, after a geometric gap 1 + ⌊ln(1 − u)/ln(1 − p)⌋; it may send in a slot when
+:func:`..wheels.pace_due` says so, and is woken when its next send comes due (:func:`..wheels._wake_due`), in the
+reference's int32 and float32 operations.
+
+The gap's ln(1 − x) is XLA:CPU's ``log1p`` as it compiles it (:func:`log1p_neg`): below √2 − 1 Cephes' rational
+approximation x − x²/2 + x³·P(x)/Q(x), above it ln(1 + x) by the frexp reduction and polynomial of XLA's ``log``;
+the multiply-adds XLA contracts are :func:`.core.fma32` here, so the loop computes on every CPU what XLA computes
+on one with FMA (checked equal on every 24-bit uniform draw)."""
 
 from __future__ import annotations
 
@@ -12,11 +18,58 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from .core import ACCESS, ALPHA, F0, F1, JIT, NS, NSFRAC, NSINT, NX, READY
+from .core import ACCESS, F0, F1, GEO, HALF, JIT, NS, NSFRAC, NSINT, NX, PRATE, READY, SEED, fma32, uniform4
 
-__all__ = ["pace_ok", "pace_send", "pace_wake"]
+__all__ = ["pace_ok", "pace_send", "pace_wake", "log1p_neg"]
 
 _EPS = np.float32(1e-6)
+_QMAX = np.float32(1.0 - 1e-6)
+_GAP = 5  # :data:`..wheels._GAP`, the purpose of the gap draws
+
+
+def _f(bits: int) -> np.float32:
+    return np.array([bits], np.uint32).view(np.float32)[0]
+
+
+# XLA's log: the reduced argument's polynomial (Horner in three interleaved parts), ln 2 split in two
+_L1, _L2, _L3, _L4, _L5, _L6 = (
+    _f(b) for b in (0x3D9021BB, 0xBDEBD1B8, 0xBDFE5D4F, 0x3E11E9BF, 0x3E4CCEAC, 0xBE7FFFFC)
+)
+_L7, _L8, _L9, _LN2_LO, _LN2_HI = (
+    _f(b) for b in (0x3DEF251A, 0xBE2AAE50, 0x3EAAAAAA, 0xB95E8083, 0x3F318000)
+)
+_SQRTH, _TINY, _SMALL = _f(0x3F3504F3), _f(0x00800000), _f(0x3ED413CD)
+# Cephes' log1p: denominator and numerator coefficients, highest order first (leading 1 and 4.527e-5)
+_Q = np.array([_f(b) for b in (0x417101AD, 0x42A6185B, 0x435DC32D, 0x439A8CA3, 0x43586D8A, 0x42707982)])
+_P = np.array([_f(b) for b in (0x3EFF40C5, 0x40D284FA, 0x41EF4B9C, 0x4273CC76, 0x426473AD, 0x41A05101)])
+_P0 = np.float32(4.527e-05)
+
+
+@njit(**JIT)
+def log1p_neg(u: Any) -> Any:
+    """ln(1 − u) for 0 ≤ u < 1 as XLA:CPU computes ``log1p(-u)`` in float32 (the module docstring)."""
+    # large |x|: ln(v), v = 1 − u, as m·2^e with m in [½, 1) (m < √½: 2m − 1 and e − 1)
+    v = F1 - u
+    bits = np.int32(np.float32(max(v, _TINY)).view(np.int32))
+    m = np.int32((bits & np.int32(-2139095041)) | np.int32(0x3F000000)).view(np.float32)
+    lt = m < _SQRTH
+    y = (m - F1) + (m if lt else F0)
+    e = (np.float32((bits >> 23) - 127) + F1) - (F1 if lt else F0)
+    y2 = y * y
+    y3 = y2 * y
+    a = fma32(fma32(y, _L1, _L2), y, _L7)
+    b = fma32(fma32(y, _L3, _L4), y, _L8)
+    c = fma32(fma32(y, _L5, _L6), y, _L9)
+    c = fma32(fma32(a, y3, b), y3, c)
+    large = fma32(e, _LN2_HI, (y - y2 * HALF) + fma32(c, y3, e * _LN2_LO))
+    # small |x| (x = −u): x + (−x²/2 + x³·P(x)/Q(x))
+    q, p = F1, _P0
+    for k in range(6):
+        q = fma32(-u, q, _Q[k])
+        p = fma32(-u, p, _P[k])
+    x2 = u * u
+    small = fma32(x2, -HALF, (x2 * -u) * (p / q)) - u
+    return small if u < _SMALL else large
 
 
 @njit(**JIT)
@@ -27,11 +80,16 @@ def pace_ok(S: Any, X: Any, f: int, t: int) -> bool:
 
 
 @njit(**JIT)
-def pace_send(S: Any, X: Any, lp: Any, f: int, t: int) -> None:
+def pace_send(S: Any, X: Any, lp: Any, sc: Any, f: int, t: int) -> None:
     """:func:`..wheels.pace_schedule` after a send in slot ``t``: the schedule is kept while the flow keeps up
     with it, restarted from ``t`` after an idle spell of more than one slot."""
     ns_i, ns_f = S[f * NS + NSINT], X[f * NX + NSFRAC]
-    inv = F1 / min(lp[ACCESS], max(X[f * NX + ALPHA], _EPS))
+    p = min(lp[ACCESS], max(X[f * NX + PRATE], _EPS))
+    if S[f * NS + GEO] != 0:
+        u = uniform4(sc[SEED], t, f, _GAP)
+        inv = F1 + np.float32(np.floor(log1p_neg(u) / log1p_neg(min(p, _QMAX))))
+    else:
+        inv = F1 / p
     idle = np.float32(t - ns_i) - ns_f >= F1
     base_i, base_f = (t, F0) if idle else (ns_i, ns_f)
     nf = base_f + inv

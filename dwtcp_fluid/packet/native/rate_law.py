@@ -35,6 +35,7 @@ from .core import (
     NOISE_UNIFORM,
     NS,
     NX,
+    PRATE,
     PREVRTT,
     RATE_MIN,
     RTT_NOISE,
@@ -108,3 +109,4 @@ def rate_step(S: Any, X: Any, lp: Any, kind: int, f: int, ack: bool, k: int, sam
     if kind == LAW_TIMELY and not low:  # the HAI count follows the gradient branch; T_high resets it
         S[b + NEGCNT] = S[b + NEGCNT] + 1 if (not high and g <= F0) else 0
     X[x + ALPHA] = min(max(lp[RATE_MIN], new), F1)
+    X[x + PRATE] = X[x + ALPHA]

@@ -34,19 +34,23 @@ def insert_ack(ackw: Any, R: int, La: int, s: int, f: int, flags: int, nloss: in
 
 
 @njit(**JIT)
-def arm(tw: Any, ov: Any, cnt: Any, S: Any, f: int, t: int, w: int, Rt: int, Lt: int) -> None:
+def arm(tw: Any, ov: Any, cnt: Any, S: Any, f: int, t: int, w: int, Rt: int, Lt: int, pace: bool) -> None:
     """Make sure flow ``f`` is woken by slot ``w`` (:data:`.core.NEVER`: no need); an earlier live entry is kept,
-    a timer beyond the wheel is re-armed at its last row, a full wheel row goes to the overflow list."""
+    a timer beyond the wheel is re-armed at its last row, a full wheel row goes to the overflow list. With pacing
+    (``pace``) an entry of the flow already in the row is kept instead of a copy (:func:`..wheels.arm`)."""
     wk = S[f * NS + WAKE]
     live = wk > t and wk < NEVER
     if not (w < NEVER and ((not live) or w < wk)):
         return
     slot = min(w, t + (Rt - 1))
     rb = (slot & (Rt - 1)) * Lt
-    lane = 0
+    lane, dup = 0, False
     while lane < Lt and tw[(rb + lane) * 2] == slot:
+        dup = dup or (pace and tw[(rb + lane) * 2 + 1] == f)
         lane += 1
-    if lane < Lt:
+    if dup:
+        pass
+    elif lane < Lt:
         tw[(rb + lane) * 2], tw[(rb + lane) * 2 + 1] = slot, f
     else:
         cnt[TWOVER] += 1
