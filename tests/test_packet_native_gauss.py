@@ -133,3 +133,35 @@ def test_uniform_and_gaussian_scenarios_in_one_batch():
     ref = run_prepared(spec, scens, workers=1, engine="jax")
     _assert_identical(ref, run_prepared(spec, scens, engine="native"))
     assert not np.array_equal(ref[0]["alpha_sum"], ref[1]["alpha_sum"])
+
+
+_CHILD = """
+import sys
+import numpy as np
+from dwtcp_fluid.packet import build, engine as E
+from dwtcp_fluid.packet.batch import run_prepared, stack
+r = build("timely", flows=8, duration="3ms", rtt_noise="10us", seed=5, trace_points=20)
+spec = E.spec_for(r.cfg, r.engine_laws, stack([r.scenario]))
+np.savez(sys.argv[1], **run_prepared(spec, [E.prepare(spec, r.scenario)], engine="native")[0])
+"""
+
+
+@pytest.mark.slow
+def test_native_gaussian_noise_is_the_same_without_fma(tmp_path):
+    """The native loop under the portability test's "sse" configuration (XLA and Numba for a CPU without FMA,
+    :mod:`test_portable`) gives the records the JAX engine gives under the default one (on a CPU with FMA, the JAX
+    engine's own records under "sse" differ: its log and rate law round without fused multiply-adds)."""
+    import os
+    import subprocess
+    import sys
+
+    from test_portable import CONFIGS
+
+    out = tmp_path / "sse.npz"
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", **CONFIGS["sse"]}
+    subprocess.run([sys.executable, "-c", _CHILD, str(out)], env=env, check=True, timeout=1800)
+    r = build("timely", flows=8, duration="3ms", rtt_noise="10us", seed=5, trace_points=20)
+    spec = E.spec_for(r.cfg, r.engine_laws, stack([r.scenario]))
+    ref = run_prepared(spec, [E.prepare(spec, r.scenario)], workers=1, engine="jax")
+    sse = np.load(out)
+    _assert_identical(ref, [{k: sse[k] for k in sse.files}])
