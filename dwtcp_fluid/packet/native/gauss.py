@@ -16,8 +16,9 @@ reference's bit for bit and the same on every CPU.
   k·2⁻²⁴) the fused and the unfused evaluations round to the same float32, so this one (unfused) is the answer of
   both builds.
 
-``tests/test_packet_native.py`` checks both functions against XLA's on a sample of their domains (and a slow test
-on every value the draw can take: 2²⁴ each), and their accuracy against float64 ``numpy.log``/``numpy.cos``.
+``tests/test_packet_native_gauss.py`` checks both functions against XLA's on a sample of their domains (a slow test:
+on every value the draw can take, 2²⁴ each), their accuracy against float64 ``numpy.log``/``numpy.cos``, and the
+loop's records with Gaussian noise against the JAX engine's.
 """
 
 from __future__ import annotations
