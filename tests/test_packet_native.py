@@ -6,7 +6,7 @@ these tests prove it equal to the reference on its whole set: DCTCP and Reno (ev
 without ECN), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (every option; Scouts sent, served, dropped by the full Scout queue and lost;
 parameters chosen so that the float32 multiply-adds whose contraction XLA decides are exercised; runs without a
 Scout), TIMELY and Patched TIMELY (paced at their rate and at a slower access link; RTT samples without noise and
-with uniform noise; [PROXY]'s incast of :mod:`dwtcp_fluid.packet.scenarios_incast`; gains under which the
+with uniform noise (Gaussian: ``test_packet_native_gauss.py``); [PROXY]'s incast of :mod:`dwtcp_fluid.packet.scenarios_incast`; gains under which the
 multiply-adds of the gradient average and the decreases are inexact), Swift (both options, two groups from
 different windows, the fabric window below one packet), open-loop senders (CBR, and Poisson with XLA's log1p in the
 gaps) and Scout-only probes, alone and beside other laws, drops and retransmission timeouts (small buffers; timers in the overflow list, timeouts longer than the
@@ -491,6 +491,7 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         == choose_engine(spec("reno"))
         == choose_engine(spec("dwtcp"))
         == choose_engine(spec("timely", rtt_noise="5us", rtt_noise_dist="uniform"))
+        == choose_engine(spec("timely", rtt_noise="5us"))
         == choose_engine(spec("timely-patched", access=0.5))
         == choose_engine(
             spec([get_law("open-loop", arrivals="poisson"), get_law("scout-probe")], law_of_flow=[0, 0, 0, 1])
@@ -507,7 +508,6 @@ def test_dispatch_picks_native_only_on_its_set(monkeypatch):
         ("dctcp", {"delack": 2}, "delack"),
         ("dctcp", {"loss": 0.01}, "loss"),
         ("dctcp", {"access": 0.5}, "pacing"),
-        ("timely", {"rtt_noise": "5us"}, "gauss-noise"),
         ("timely-patched", {"delack": 2}, "delack"),
         ("reno", {"debug": True}, "debug"),
         (["dctcp", "reno"], {}, "dctcp\\+reno"),

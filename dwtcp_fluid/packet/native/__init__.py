@@ -3,9 +3,9 @@
 The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs the
 same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set that a
 single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, TIMELY, Patched
-TIMELY or Swift flows (paced at their rate and their access link, RTT samples with uniform noise), open-loop senders
-(CBR or Poisson) and Scout-only probes needs: no jitter, random loss, delayed ACKs, capacity schedule, Gaussian RTT
-noise, RED marking, telemetry or switch state, and no debug residual. Several laws run together when they are
+TIMELY or Swift flows (paced at their rate and their access link, RTT samples with uniform or Gaussian noise), open-loop senders
+(CBR or Poisson) and Scout-only probes needs: no jitter, random loss, delayed ACKs, capacity schedule, RED
+marking, telemetry or switch state, and no debug residual. Several laws run together when they are
 open-loop senders and probes, or instances of one law (their parameters may differ) and probes. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
 checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
@@ -81,8 +81,8 @@ _OPTIONS = {
     ScoutProbe: (),
 }
 #: The engine features the native loop runs, by law (every other feature is unsupported). A rate law paces (at
-#: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform noise.
-_RATE = frozenset({"rtt", "rate", "pacing"})
+#: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform or Gaussian noise.
+_RATE = frozenset({"rtt", "rate", "pacing", "gauss-noise"})
 _FEATURES = {
     Dwtcp: frozenset({"scouts", "paths"}),
     Timely: _RATE,
@@ -143,8 +143,10 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
         opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
         red = REDUCTIONS.index(law.reduction)
     kind = _KINDS[type(law)]
-    timely = kind in (LAW_TIMELY, LAW_TIMELY_PATCHED, LAW_SWIFT)
-    uni = timely and bool(s["rtt_noise_uniform"]) and float(s["rtt_noise"]) != 0.0
+    noisy = kind in (LAW_TIMELY, LAW_TIMELY_PATCHED, LAW_SWIFT) and float(s["rtt_noise"]) != 0.0
+    uni = (
+        (1 if bool(s["rtt_noise_uniform"]) else 2) if noisy else 0
+    )  # the noise's draw: none, uniform, Gaussian
     sc[:] = [s["kth"], s["mark_dequeue"], s["buffer"], s["rto"], s["seed"], s["n_slots"], s["chunk"],
              kind, opt, red, spec.has("scouts"), s["scout_buffer"], spec.has("pacing"), uni]  # fmt: skip
     names = ("g", "alpha0", "init_cwnd", "min_cwnd", "beta_p", "s_over_l", "k", "alpha_min", "alpha_max",

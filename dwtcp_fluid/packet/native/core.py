@@ -65,7 +65,7 @@ NS = 41
 CWINT, AUXINT, CWND, SSTH, ALPHA, PRIOR, SLDELAY, SLGAP, SDT, NSFRAC, PREVRTT, RTTDIFF, GRAD = range(13)
 PRATE, ECWND, RTTEST = 13, 14, 15
 NX = 16
-# scenario scalars (``sc``): ... the pacing flag, and RTT noise drawn uniformly (else Gaussian, run only at width 0)
+# scenario scalars (``sc``): ... the pacing flag, and the RTT noise's draw (0 none, 1 uniform, 2 Gaussian)
 KTH, MDEQ, BUFFER, RTO, SEED, NSLOTS, CHUNK, KIND, OPT, RED, HASSC, SBUF, PACE, NOISE_UNIFORM = range(14)
 N_SC = 14
 # law parameters (``lp``, float32); then the rate laws' (:func:`~..laws.timely.timely_params`, the patch's

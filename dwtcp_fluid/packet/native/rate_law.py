@@ -3,11 +3,11 @@
 """The rate laws of the native loop: :class:`~..laws.timely.Timely` and :class:`~..laws.timely_patched.TimelyPatched`,
 one event of one flow (their ``step``, with :func:`~..laws.timely.timely_measure` and
 :func:`~..laws.timely.thresholds`), and the RTT sample of a data ACK (:func:`..events._ack`: send slot to ACK slot
-plus the scenario's measurement noise), in the reference's float32 operations.
+plus the scenario's measurement noise, uniform or Gaussian), in the reference's float32 operations.
 
 The multiply-adds XLA contracts are written as :func:`.core.fma32`: the gradient average (1 − α)·rtt_diff + α·new,
 the factors 1 − β·x of the T_high and gradient decreases, TIMELY's additive step rate + n·δ, Patched TIMELY's
-1 − (β·w)·err and δ·(1 − w) + rate·(…), and the noisy sample (t − sent) + x·u. A subnormal gradient average or
+1 − (β·w)·err and δ·(1 − w) + rate·(…), and the noisy sample (t − sent) + x·u (u uniform or normal). A subnormal gradient average or
 gradient is flushed to zero as XLA:CPU does (:func:`.core.ftz32`): without RTT changes the average decays by
 1 − α per completion event into the subnormal range, and a flushed gradient is non-positive.
 """
@@ -54,6 +54,7 @@ from .core import (
     ftz32,
     uniform5,
 )  # fmt: skip
+from .gauss import gauss32
 
 __all__ = ["rtt_sample", "rate_step"]
 
@@ -64,11 +65,13 @@ _NOISE = 3  # :data:`..wheels._NOISE`, the purpose of the noise draws
 @njit(**JIT)
 def rtt_sample(sc: Any, lp: Any, f: int, t: int, sent: int) -> Any:
     """The RTT sample (slots) of flow ``f``'s data ACK arriving in slot ``t`` for a packet sent in slot ``sent``:
-    at least 1, with noise x·u, u uniform in [0, 1) keyed by (seed, slot, flow) (Gaussian noise runs only at
-    width x = 0, where it adds a zero)."""
+    at least 1, with noise x·u keyed by (seed, slot, flow), u uniform in [0, 1) (``sc[NOISE_UNIFORM]`` 1) or
+    standard normal (2, :func:`.gauss.gauss32`); without noise (0) the reference adds 0·u, a zero."""
     sample = np.float32(t - sent)
-    if sc[NOISE_UNIFORM] != 0:
+    if sc[NOISE_UNIFORM] == 1:
         sample = fma32(lp[RTT_NOISE], uniform5(sc[SEED], t, f, _NOISE, 2), sample)
+    elif sc[NOISE_UNIFORM] == 2:
+        sample = fma32(lp[RTT_NOISE], gauss32(sc[SEED], t, f), sample)
     return max(sample, F1)
 
 
