@@ -16,14 +16,17 @@ def test_open_loop_refuses_an_unknown_arrival_process():
         get_law("open-loop", arrivals="bursty")
 
 
-def test_native_loop_refuses_open_loop_senders_by_name():
+def test_open_loop_senders_and_probes_run_on_the_native_loop():
+    """The amplification runs (open-loop senders beside Scout-only probes) go to the native loop under ``auto``, and
+    a mix the loop does not run (a window law's flows beside open-loop senders) is refused by name."""
     from dwtcp_fluid.studies.dwtcp.checks_scouts import amplification_run
 
     pr = amplification_run(0.5, duration=0.001)
     spec = spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
-    assert choose_engine(spec, "auto") == "jax"
-    with pytest.raises(ValueError, match=r"engine='native' does not run .*law 'open-loop\+scout-probe'"):
-        choose_engine(spec, "native")
+    assert choose_engine(spec, "auto") == "native"
+    mixed = spec_for(pr.cfg, (get_law("dctcp"), get_law("open-loop")), stack([pr.scenario]))
+    with pytest.raises(ValueError, match=r"engine='native' does not run .*law 'dctcp\+open-loop'"):
+        choose_engine(mixed, "native")
 
 
 def test_amplification_band_is_the_closed_form():
