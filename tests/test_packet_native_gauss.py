@@ -59,6 +59,7 @@ def _check_against_xla(k: np.ndarray) -> None:
         assert ulps.max() <= tol, f"error {ulps.max():.2f} ulp"
 
 
+@pytest.mark.slow
 def test_log_and_cos_equal_xla_on_a_sample():
     """2¹⁶ random arguments and the ends of the range (u = 0, 2⁻²⁴, 1 − 2⁻²⁴; m near √½, the log's switch; the
     quadrant boundaries of cos)."""

@@ -46,19 +46,20 @@ def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_plugin_registers_a_law_and_a_figure(tmp_path):
     _dist(tmp_path, "my_cc_plugin", PLUGIN)
-    r = _run(
-        tmp_path,
-        "-c",
-        "from dwtcp_fluid.packet.laws import law_names, get_law; from dwtcp_fluid.experiments.figure import "
-        "registered; from dwtcp_fluid.registry import loaded_plugins; print(law_names()[-1], type(get_law('my-reno'))"
-        ".__name__, 'my_figure' in registered(), loaded_plugins())",
+    code = (
+        "import sys\n"
+        "from dwtcp_fluid.packet.laws import law_names, get_law\n"
+        "from dwtcp_fluid.experiments.figure import registered\n"
+        "from dwtcp_fluid.registry import loaded_plugins\n"
+        "print(law_names()[-1], type(get_law('my-reno')).__name__, 'my_figure' in registered(), loaded_plugins())\n"
+        "from dwtcp_fluid.cli import main\n"  # the command line's law choices come from the same registry
+        "print('exit', main(['packet', 'run', '--law', 'nonesuch']))\n"
     )
+    r = _run(tmp_path, "-c", code)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split()[:3] == ["my-reno", "MyReno", "True"]
     assert "'my_cc_plugin': 'ok'" in r.stdout
-    # the command line's law choices come from the same registry
-    r = _run(tmp_path, "-m", "dwtcp_fluid", "packet", "run", "--law", "nonesuch")
-    assert r.returncode == 2 and "my-reno" in r.stderr
+    assert "exit 2" in r.stdout and "my-reno" in r.stderr
 
 
 def test_a_broken_plugin_is_a_warning_naming_it(tmp_path):
