@@ -237,3 +237,26 @@ def test_compile_options_are_pinned_against_xla_flags():
     for rec in flagged:
         for k, v in rec.items():
             np.testing.assert_array_equal(np.asarray(v, dtype=ref[k].dtype), ref[k], err_msg=k)
+
+
+def test_a_cache_entry_that_loads_but_cannot_run_is_compiled_again():
+    """A cached executable whose kernels did not travel with it fails at its first result ("NOT_FOUND: Function
+    wrapped_iota not found", seen with a shared cache): the program is compiled again and the call repeated; any
+    other error is the caller's."""
+    import numpy as np
+
+    from dwtcp_fluid.packet.xla import _Cached
+
+    def broken(x):
+        raise RuntimeError("NOT_FOUND: Function wrapped_iota not found (type id: 1)")
+
+    compiled = []
+    fn = _Cached(broken, lambda: compiled.append(1) or (lambda x: np.asarray(x) + 1))
+    assert int(fn(1)) == 2 and compiled == [1]
+    assert int(fn(2)) == 3 and compiled == [1]  # compiled once
+
+    def failing(x):
+        raise RuntimeError("RESOURCE_EXHAUSTED: out of memory")
+
+    with pytest.raises(RuntimeError, match="RESOURCE_EXHAUSTED"):
+        _Cached(failing, lambda: None)(1)

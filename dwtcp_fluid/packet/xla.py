@@ -184,7 +184,10 @@ def _without_jax_cache() -> contextlib.AbstractContextManager[Any]:
 
 def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: Any) -> Any:
     """Compile ``fn(*args)`` (abstract shapes taken from ``args``) with the packet core's options, loading it
-    from / storing it in the persistent cache. Returns a compiled callable."""
+    from / storing it in the persistent cache. Returns a compiled callable.
+
+    A cache entry that loads but does not run ("Function ... not found": its kernels did not travel with it) is
+    replaced at its first call by a fresh compilation: the cache is an optimisation only, never a failure."""
     d = cache_dir()
     path = d / f"{_key(static_key, args)}.bin" if d is not None else None
     if path is not None and path.is_file():
@@ -192,9 +195,15 @@ def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: An
             from jax.experimental.serialize_executable import deserialize_and_load
 
             payload, in_tree, out_tree = pickle.loads(path.read_bytes())
-            return deserialize_and_load(payload, in_tree, out_tree)
+            loaded = deserialize_and_load(payload, in_tree, out_tree)
         except Exception:  # a cache entry from another build: recompile and overwrite it
             pass
+        else:
+            return _Cached(loaded, lambda: _compile_and_store(fn, args, path))
+    return _compile_and_store(fn, args, path)
+
+
+def _compile_and_store(fn: Callable[..., Any], args: tuple[Any, ...], path: Path | None) -> Any:
     with _small_loops(), _without_jax_cache():
         compiled = jax.jit(fn).lower(*args).compile(compiler_options=dict(PINNED_OPTIONS))
     if not hoisting_active(compiled):
@@ -208,3 +217,27 @@ def compile_packet(fn: Callable[..., Any], args: tuple[Any, ...], static_key: An
         except Exception:  # the cache is an optimisation only
             pass
     return compiled
+
+
+class _Cached:
+    """A compiled program loaded from the cache; if its first call fails because the entry cannot run, the program
+    is compiled again (and the entry overwritten) and the call repeated."""
+
+    def __init__(self, loaded: Any, recompile: Callable[[], Any]) -> None:
+        self._fn, self._recompile, self._checked = loaded, recompile, False
+
+    def __call__(self, *a: Any, **k: Any) -> Any:
+        if self._checked:
+            return self._fn(*a, **k)
+        try:
+            out = jax.block_until_ready(self._fn(*a, **k))  # the error shows when the result is computed
+        except Exception as e:  # XlaRuntimeError / JaxRuntimeError: "NOT_FOUND: Function ... not found"
+            if "not found" not in str(e).lower():
+                raise
+            self._fn = self._recompile()
+            out = self._fn(*a, **k)
+        self._checked = True
+        return out
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._fn, name)
