@@ -15,7 +15,8 @@ from dwtcp_fluid.judge import run_check
 from dwtcp_fluid.params import DctcpParams, LinkParams
 from dwtcp_fluid.studies.dctcp.checks import CHECK
 from dwtcp_fluid.studies.dctcp.checks_sweep import SWEEP
-from dwtcp_fluid.sweep.study import JudgedGrid, run_judged, summarize_judged
+from dwtcp_fluid.sweep.study import JudgedGrid
+from dwtcp_fluid.sweep.study_run import run_judged, summarize_judged
 
 #: 1 Gbps, 100 µs (BDP 8.33 packets), 20 ms: 1,667 packet slots a point. K = 10 puts N = 10 at the fixed point
 #: (w̄ = 1.83), K = 40 in the cycle (w̄ = 4.83).

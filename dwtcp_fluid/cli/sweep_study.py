@@ -97,7 +97,7 @@ def judged_sweep(
 
     from ..reports.sweep_study import run_judged_sweep
     from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
-    from ..sweep.study import make_plan
+    from ..sweep.study_run import make_plan
     from .progress import progress_bar
     from .sweep_errors import _Interrupts, _sweep_error
 

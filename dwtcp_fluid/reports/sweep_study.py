@@ -15,7 +15,8 @@ from typing import Any
 
 import xarray as xr
 
-from ..sweep.study import JudgedGrid, get_sweep, run_judged, summarize_judged, sweep_laws
+from ..sweep.study import JudgedGrid, get_sweep, sweep_laws
+from ..sweep.study_run import run_judged, summarize_judged
 from ._json import to_jsonable
 from .compare import _discover
 
@@ -66,7 +67,7 @@ def run_judged_sweep(
     repair: bool = True,
 ) -> tuple[dict[str, Any], xr.Dataset]:
     """Run (or resume) the judged sweep of ``grid`` into the Zarr ``store``
-    (:func:`~dwtcp_fluid.sweep.study.run_judged`), write the dataset to ``netcdf`` (atomically; None: not
+    (:func:`~dwtcp_fluid.sweep.study_run.run_judged`), write the dataset to ``netcdf`` (atomically; None: not
     written) and return its document (:func:`judged_sweep_report`, with where it was written and the seconds it
     took) and the dataset. The store is kept (the caller removes it once the NetCDF is in place)."""
     import time
