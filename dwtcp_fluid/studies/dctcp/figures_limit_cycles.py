@@ -76,6 +76,7 @@ register(
         title="DCTCP Fig. 6: Theorem 1's spectral radius over (w̄, g), as written and with transition matrices",
         build=build_fig6,
         plot=plot_fig6,
+        slow=True,  # about 26 s of CPU: a limit cycle and its multipliers at each of the 128 grid points
         claims=[
             Claim(
                 "ρ < 1 at every point of the grid (paper: ρ < 1 on g ∈ [0.001, 1] × w̄ ∈ [2.01, 1000])",
