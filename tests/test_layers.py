@@ -3,7 +3,7 @@ a circle. Parses every ``import`` of ``dwtcp_fluid`` (including those inside fun
 blocks); the package face (``dwtcp_fluid/__init__.py``, lazy re-exports) is the one file allowed to name
 everything.
 
-    layer 0  units, formulas, periods, results, _provenance, references, numtext, atomic, registry  (leaves: no package
+    layer 0  units, formulas, periods, results, _provenance, references, numtext, atomic, registry, interrupts  (leaves: no package
                                        import; atomic: the one way a file is written)
     layer 1  params
     layer 2  models, plots            (plots: drawing over data and result objects, nothing computed)
@@ -58,6 +58,7 @@ LAYERS = (
         "atomic",
         "bounds",
         "registry",
+        "interrupts",
     },
     {"params"},
     {"models", "plots"},

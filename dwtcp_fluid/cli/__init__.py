@@ -19,8 +19,9 @@ except ImportError:  # pragma: no cover
 import typer
 
 from ..atomic import WRITE_ERRNOS, is_write_failure, transaction
+from ..interrupts import INTERRUPT_CODE, redelivering, swallowed_interrupt
 from .app import app
-from .common import INTERRUPT_CODE, UsageError, WorkError, drop_warnings, flush_warnings
+from .common import UsageError, WorkError, drop_warnings, flush_warnings
 from .flags import install_checks
 
 #: Modules that register commands on the Typer apps of :mod:`.app` (one per capability).
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
                 # every option checked against the flag vocabulary while parsing (cli/flags.py)
                 command = _command()
                 rv = command.main(args=args, standalone_mode=False, prog_name="dwtcp-fluid")
-                if _swallowed_interrupt():  # the signal came while the command ran: it is interrupted
+                if swallowed_interrupt():  # the signal came while the command ran: it is interrupted
                     raise KeyboardInterrupt
                 if isinstance(rv, int) and rv != 0:
                     raise _Failed(rv)
@@ -197,10 +198,6 @@ def _write_failure(e: BaseException, args: list[str]) -> str:
     return f"{_command_name(args)} could not write{where}: {why} (nothing was written)"
 
 
-#: Timers re-delivering an interrupt a finalizer or GC callback swallowed (see :func:`_signals`).
-_REDELIVER: list[Any] = []
-
-
 def _interrupt_code() -> int:
     return INTERRUPT_CODE[0]
 
@@ -208,8 +205,8 @@ def _interrupt_code() -> int:
 @contextlib.contextmanager
 def _signals():
     """SIGTERM is handled as Ctrl-C is (KeyboardInterrupt: the same clean exit, resume hints and rollback), with
-    exit status 143; an interrupt swallowed by a finalizer or GC callback is delivered again; outside the main
-    thread (a test runner's worker) nothing is installed."""
+    exit status 143; an interrupt swallowed by a finalizer or GC callback is delivered again
+    (:mod:`dwtcp_fluid.interrupts`); outside the main thread (a test runner's worker) nothing is installed."""
     import signal
     import threading
 
@@ -221,40 +218,18 @@ def _signals():
         INTERRUPT_CODE[0] = 128 + signum
         raise KeyboardInterrupt
 
-    def on_unraisable(u: Any) -> None:
-        # an interrupt raised inside a finalizer or a GC callback (JAX has one) is swallowed there, printed as
-        # "Exception ignored in ..." while the command goes on: deliver the signal again, 10 ms later from a
-        # thread (once the callback has returned), to be raised in the command's own code
-        if u.exc_type is not None and issubclass(u.exc_type, KeyboardInterrupt):
-            import threading
-
-            sig = signal.SIGTERM if INTERRUPT_CODE[0] == 143 else signal.SIGINT
-            again = threading.Timer(0.01, os.kill, (os.getpid(), sig))
-            again.daemon = True
-            _REDELIVER.append(again)
-            again.start()
-            return
-        old_hook(u)
-
     INTERRUPT_CODE[0] = 130
+    # the hook first, then the handler (and the reverse on the way out): a collection between the two statements
+    # runs the GC callbacks, and an interrupt swallowed there with the handler but not yet the hook was lost
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = redelivering(old_hook)
     old = signal.signal(signal.SIGTERM, on_term)
-    old_hook, sys.unraisablehook = sys.unraisablehook, on_unraisable
     try:
         yield
     finally:
-        _swallowed_interrupt()
+        swallowed_interrupt()
         signal.signal(signal.SIGTERM, old)
         sys.unraisablehook = old_hook
-
-
-def _swallowed_interrupt() -> bool:
-    """Whether an interrupt swallowed by a finalizer or GC callback still waits for its delivery (its timer is
-    cancelled: the caller delivers it), e.g. when the command finished within the 10 ms before the timer fired."""
-    timers = list(_REDELIVER)
-    _REDELIVER.clear()
-    for t in timers:
-        t.cancel()
-    return bool(timers)
 
 
 def _as_flag(message: str, args: list[str] | None = None) -> str:

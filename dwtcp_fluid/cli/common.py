@@ -32,9 +32,6 @@ __all__ = [
 
 _QUIET = False
 
-#: The exit status of the interrupt being handled: 130 for SIGINT (Ctrl-C), 143 for SIGTERM (set by the handler).
-INTERRUPT_CODE = [130]
-
 
 def set_quiet(quiet: bool) -> None:
     """``dwtcp-fluid --quiet``: commands show no progress bars or notes on stderr."""

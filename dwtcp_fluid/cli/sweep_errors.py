@@ -38,7 +38,7 @@ class _Interrupts:
                 self._old[sig] = signal.signal(sig, self._handler)
 
     def _handler(self, signum: int, frame: object) -> None:
-        from .common import INTERRUPT_CODE
+        from ..interrupts import INTERRUPT_CODE
 
         self.fired = True
         INTERRUPT_CODE[0] = 128 + signum
