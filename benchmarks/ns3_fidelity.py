@@ -83,6 +83,8 @@ TARGETS = {"queue_packets": 3.0, "queue_rel": 0.05, "period_rel": 0.10, "alpha_r
 SWING_PERCENTILES = (5.0, 95.0)
 #: Run ns-3 again even where ``.cache/ns3/runs/`` holds the run (``--fresh``).
 FRESH = False
+#: The core law's ``loss_entry`` where it has that field (``--core-loss-entry``; None: the law's own).
+LOSS_ENTRY: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,6 +303,8 @@ def core_law(s: Setting, reduction: str | None) -> Any:
                 f"--core-reduction={reduction}: this packet core's {s.law} law has no 'reduction' field "
                 "(it runs the immediate cut): accepted immediate (or hold where it has cwr_hold)"
             )
+    if LOSS_ENTRY is not None and "loss_entry" in {f.name for f in dataclasses.fields(LAWS[s.law])}:
+        opts["loss_entry"] = LOSS_ENTRY
     try:
         return get_law(s.law, **opts)
     except ValueError as e:
@@ -527,6 +531,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the core law's window floor after a cut, packets, 1-10 (default: the law's own, 2 = Linux's"
         " dctcp_ssthresh; ns-3's TcpDctcp::GetSsThresh sets none)",
     )
+    ap.add_argument(
+        "--core-loss-entry",
+        choices=("first", "dupack3"),
+        default=None,
+        help="the core law's 'loss_entry' (Reno, CUBIC): Recovery at the first ACK that reports a loss, or at the"
+        " third duplicate ACK as ns-3; default: the law's own (first)",
+    )
     ap.add_argument("--jobs", type=int, default=1, help="ns-3 runs in parallel, 1-64 (default 1)")
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--fresh", action="store_true", help="run ns-3 again instead of reusing cached runs")
@@ -555,8 +566,9 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= a.jobs <= 64:
         fail(f"--jobs={a.jobs}: accepted 1 to 64")
     settings = [BY_NAME[x] for x in names]
-    global FRESH
+    global FRESH, LOSS_ENTRY
     FRESH = a.fresh
+    LOSS_ENTRY = a.core_loss_entry
     for s in settings:
         core_law(s, a.core_reduction)  # refuse an unsupported --core-reduction before any work
 
@@ -600,6 +612,7 @@ def main(argv: list[str] | None = None) -> int:
                 "why": why,
                 "core_reduction": core_red,
                 "core_min_cwnd": a.core_min_cwnd,
+                "core_loss_entry": getattr(core_law(s, a.core_reduction), "loss_entry", None),
                 "ns3_reduction": a.ns3_reduction,
                 "per_seed": {
                     "ns3": [ns3_runs[(s.name, k)] for k in range(a.seeds)],
@@ -633,7 +646,16 @@ def record(path: Path, key: str, results: list[dict[str, Any]], a: argparse.Name
         "duration_s": a.duration,
         "settings": {
             r["setting"]: {
-                k: r[k] for k in ("ns3", "core", "verdicts", "why", "core_reduction", "core_min_cwnd")
+                k: r[k]
+                for k in (
+                    "ns3",
+                    "core",
+                    "verdicts",
+                    "why",
+                    "core_reduction",
+                    "core_min_cwnd",
+                    "core_loss_entry",
+                )
             }
             for r in results
         },
