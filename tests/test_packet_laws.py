@@ -239,6 +239,28 @@ def test_reno_recovery_at_the_third_duplicate_ack():
         Reno(reduction="immediate", loss_entry="dupack3")
 
 
+def test_dctcp_increase_counted_against_the_floor_of_cwnd():
+    """``ai_count="floor"``, hand-computed from ns-3 3.44 ``TcpLinuxReno::CongestionAvoidance`` (TcpDctcp's):
+    w = m_cWnd / m_segmentSize in integer division, one segment added per w segments acknowledged. In congestion
+    avoidance an ACK of one packet adds 1/⌊cwnd⌋: 1 at cwnd 1.5 (1.5 → 2.5; byte counting: 1.5 + 1/1.5), 1/2 at
+    2.9 (→ 3.4), and 1/1 below one packet (0.5 → 1.5); slow start adds 1 either way."""
+    for cw, ss, floor, cnt in (
+        (1.5, 1.0, 2.5, 1.5 + 1 / 1.5),
+        (2.9, 2.0, 3.4, 2.9 + 1 / 2.9),
+        (0.5, 0.25, 1.5, 2.5),
+    ):
+        for count, want in (("floor", floor), ("cwnd", cnt)):
+            law = Dctcp(ai_count=count)
+            p, s = setup(law, cwnd=cw, ssthresh=ss, win_end=1000)
+            s = law.step(s, ev(ack=True, snd_una=1, snd_nxt=5), p)
+            assert val(s, "cwnd") == pytest.approx(want, rel=1e-6), (cw, count)
+    law = Dctcp(ai_count="floor")
+    p, s = setup(law, cwnd=1.5, ssthresh=8.0, win_end=1000)
+    assert val(law.step(s, ev(ack=True, snd_una=1, snd_nxt=5), p), "cwnd") == 2.5  # slow start: +1
+    with pytest.raises(ValueError, match="ai_count='x' is invalid for law 'dctcp'"):
+        Dctcp(ai_count="x")
+
+
 def test_ns3_prr_uint32_product_wraps():
     """ns-3's ``m_prrDelivered * m_ssThresh`` is a uint32 product of bytes (1460-byte segments): with ssthresh 50
     (73000 bytes) and RecoverFS 99 segments, prr_delivered 40 gives 40·1460·73000 = 4 263 200 000 < 2^32 and the

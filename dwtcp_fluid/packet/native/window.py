@@ -59,8 +59,9 @@ _NS3_SEG, _NS3_SEG2 = np.float32(NS3_SEGMENT), np.float32(NS3_SEGMENT * NS3_SEGM
 # the sender rule (``sc[RED]``, :data:`..laws.recovery.REDUCTIONS` order) and the congestion states
 RED_PRR, RED_IMMEDIATE, RED_HOLD, RED_NS3 = 0, 1, 2, 3
 CA_OPEN, CA_CWR, CA_RECOVERY = 0, 1, 2
-#: Bits of ``sc[OPT]`` for a window law: Reno's ``ecn`` (DCTCP and D2TCP: set), ``loss_entry="dupack3"``.
-OPT_ECN, OPT_DUPACK3 = 1, 2
+#: Bits of ``sc[OPT]`` for a window law: Reno's ``ecn`` (DCTCP and D2TCP: set), ``loss_entry="dupack3"``,
+#: DCTCP's ``ai_count="floor"``.
+OPT_ECN, OPT_DUPACK3, OPT_AI_FLOOR = 1, 2, 4
 
 
 _Q3 = np.float32(0.75)
@@ -88,12 +89,12 @@ def _d2tcp_penalty(S: Any, lp: Any, f: int, t: int, alpha: Any, cw: Any) -> Any:
 
 @njit(**JIT)
 def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int, ece_ok: bool,
-         dctcp: bool, ns3: bool, kind: int, t: int, dupthresh: int) -> None:  # fmt: skip
+         dctcp: bool, ns3: bool, kind: int, t: int, dupthresh: int, ai_floor: bool) -> None:  # fmt: skip
     """:func:`..laws.recovery.prr_step` (with :func:`..laws.recovery.cwnd_reduction`) for DCTCP (``dctcp``: the
     echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option; under ``ns3``
     its targets are taken of the packets in flight, ``flight_target``), ``ns3``: the episodes of ``"ns3-prr"``,
-    ``dupthresh``: the duplicate ACK that starts Recovery (``loss_entry``), in the reference's float32
-    operations."""
+    ``dupthresh``: the duplicate ACK that starts Recovery (``loss_entry``), ``ai_floor``: the increase counts
+    against ⌊cwnd⌋ (``ai_count="floor"``), in the reference's float32 operations."""
     cw, ssth, ca, rec = X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER]
     una, snd_nxt = S[f * NS + UNA], S[f * NS + NXT]
     if ack and ((ca == CA_CWR and una > rec) or (ca == CA_RECOVERY and una >= rec)):
@@ -150,7 +151,7 @@ def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, time
         cw = infl_after + F1
     elif ack:
         kf = np.float32(k)
-        cw = cw + (kf if cw < ssth else kf / cw)
+        cw = cw + (kf if cw < ssth else kf / (max(np.float32(np.floor(cw)), F1) if ai_floor else cw))
     if timeout:
         ssth, cw, rec, ca = max(cw * HALF, TWO), F1, snd_nxt, CA_OPEN
     X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER] = cw, ssth, ca, rec
@@ -184,23 +185,9 @@ def window_law(
         S[f * NS + NACK], S[f * NS + NMARK] = na, nm
     if sc[RED] == RED_PRR or sc[RED] == RED_NS3:
         dupthresh = 3 if sc[OPT] & OPT_DUPACK3 else 1
-        prr(
-            S,
-            X,
-            lp,
-            f,
-            ack,
-            mark,
-            nloss,
-            timeout,
-            k,
-            dctcp or opt,
-            dctcp,
-            sc[RED] == RED_NS3,
-            kind,
-            t,
-            dupthresh,
-        )
+        ai_floor = (sc[OPT] & OPT_AI_FLOOR) != 0
+        prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp, sc[RED] == RED_NS3, kind, t, dupthresh,
+            ai_floor)  # fmt: skip
         return
     if dctcp:
         react = (ack and mark and (not loss) and open_) or (loss and open_)
@@ -219,7 +206,10 @@ def window_law(
         S[f * NS + RECOVER] = snd_nxt
     elif grow:
         kf = np.float32(k)
-        new = cw + (kf if cw < X[f * NX + SSTH] else kf / cw)
+        ai_floor = (sc[OPT] & OPT_AI_FLOOR) != 0
+        new = cw + (
+            kf if cw < X[f * NX + SSTH] else kf / (max(np.float32(np.floor(cw)), F1) if ai_floor else cw)
+        )
     if timeout:
         X[f * NX + SSTH] = max(cw * HALF, TWO)
         new = F1
