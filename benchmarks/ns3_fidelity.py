@@ -83,6 +83,11 @@ TARGETS = {"queue_packets": 3.0, "queue_rel": 0.05, "period_rel": 0.10, "alpha_r
 SWING_PERCENTILES = (5.0, 95.0)
 #: Run ns-3 again even where ``.cache/ns3/runs/`` holds the run (``--fresh``).
 FRESH = False
+#: The core law's options set where it has the field: ``loss_entry`` (``--core-loss-entry``), ``ai_count``
+#: (``--core-ai-count``); an option not given is the law's own.
+CORE_OPTIONS: dict[str, str] = {}
+#: ns-3's TcpCubic runs HyStart (its default, as Linux's); ``--ns3-hystart off`` sets ``ns3::TcpCubic::HyStart`` false.
+NS3_HYSTART = True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -244,6 +249,8 @@ def run_ns3(exe: Path, s: Setting, seed: int, recovery: str, duration: float, bi
         f"--bins={bins}",
         f"--seed={seed + 1}",
     ]
+    if s.law == "cubic" and not NS3_HYSTART:  # the attribute's default through ns-3's command line
+        args.append("--ns3::TcpCubic::HyStart=0")
     key = hashlib.sha256(" ".join([exe.name, *args]).encode()).hexdigest()[:16]
     cached = CACHE / "runs" / f"{exe.name}-{key}.json"
     if cached.is_file() and not FRESH:
@@ -301,6 +308,8 @@ def core_law(s: Setting, reduction: str | None) -> Any:
                 f"--core-reduction={reduction}: this packet core's {s.law} law has no 'reduction' field "
                 "(it runs the immediate cut): accepted immediate (or hold where it has cwr_hold)"
             )
+    fields = {f.name for f in dataclasses.fields(LAWS[s.law])}
+    opts.update({k: v for k, v in CORE_OPTIONS.items() if k in fields})
     try:
         return get_law(s.law, **opts)
     except ValueError as e:
@@ -417,8 +426,10 @@ def explain(
     core_red: str,
     ns3_red: str,
     min_cwnd: float | None = None,
+    loss_entry: str | None = None,
 ) -> str:
-    """Why a target is missed: the sender or switch rule that differs, with the numbers that show it."""
+    """Why a target is missed: the sender or switch rule that differs, with the numbers that show it
+    (``loss_entry``: the core law's, where it has one)."""
     why = []
     matched = MATCHING_REDUCTION[ns3_red] == core_red
     if ns3_red == "prr" and core_red == "prr":
@@ -444,11 +455,23 @@ def explain(
             + ("; the core's queue is frozen at its standing value" if frozen else "")
         )
     if s.law in ("reno", "cubic"):
+        entry = (
+            "both enter Recovery at the third duplicate ACK (the core's loss_entry=dupack3)"
+            if loss_entry == "dupack3"
+            else "ns-3 enters Recovery at the third duplicate ACK (the core at the first ACK that reports the "
+            "loss: its loss_entry=first)"
+        )
         why.append(
             f"loss recovery differs: drops ns-3 {ns3['drops']:.0f} vs core {core['drops']:.0f}, timeouts ns-3 "
-            f"{ns3['timeouts']:.1f} vs core {core['timeouts']:.1f} per run (ns-3 enters Recovery at the third "
-            "duplicate ACK and retransmits, and a lost retransmission costs it an RFC 6298 timeout; the core "
-            "reports a loss with the flow's next packet and times out only when every packet in flight is lost)"
+            f"{ns3['timeouts']:.1f} vs core {core['timeouts']:.1f} per run ({entry}; ns-3 retransmits, and a lost "
+            "retransmission costs it an RFC 6298 timeout; the core does not retransmit and times out only when "
+            "every packet in flight is lost)"
+        )
+    if s.law == "cubic" and s.flows <= 2 and key != "alpha" and NS3_HYSTART:
+        why.append(
+            "ns-3's TcpCubic runs HyStart (the core's slow start has none): its first slow start ends before the "
+            "buffer overflows and leaves the two flows at unequal windows (Jain's index, drops), which lengthens "
+            "the cycle; --ns3-hystart off runs ns-3 without it"
         )
     if key == "alpha" and not why:
         why.append(
@@ -527,6 +550,26 @@ def main(argv: list[str] | None = None) -> int:
         help="the core law's window floor after a cut, packets, 1-10 (default: the law's own, 2 = Linux's"
         " dctcp_ssthresh; ns-3's TcpDctcp::GetSsThresh sets none)",
     )
+    ap.add_argument(
+        "--core-loss-entry",
+        choices=("first", "dupack3"),
+        default=None,
+        help="the core law's 'loss_entry' (Reno, CUBIC): Recovery at the first ACK that reports a loss, or at the"
+        " third duplicate ACK as ns-3; default: the law's own (first)",
+    )
+    ap.add_argument(
+        "--core-ai-count",
+        choices=("cwnd", "floor"),
+        default=None,
+        help="the core DCTCP law's 'ai_count': the increase per ACK n/cwnd, or n/max(floor(cwnd), 1) as ns-3's"
+        " TcpLinuxReno (TcpDctcp's); default: the law's own (cwnd)",
+    )
+    ap.add_argument(
+        "--ns3-hystart",
+        choices=("on", "off"),
+        default="on",
+        help="ns-3 TcpCubic's HyStart (default on, as ns-3 and Linux; the core's slow start has none)",
+    )
     ap.add_argument("--jobs", type=int, default=1, help="ns-3 runs in parallel, 1-64 (default 1)")
     ap.add_argument("--json", default=None, help="also write the results here")
     ap.add_argument("--fresh", action="store_true", help="run ns-3 again instead of reusing cached runs")
@@ -555,8 +598,13 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= a.jobs <= 64:
         fail(f"--jobs={a.jobs}: accepted 1 to 64")
     settings = [BY_NAME[x] for x in names]
-    global FRESH
+    global FRESH, NS3_HYSTART
     FRESH = a.fresh
+    NS3_HYSTART = a.ns3_hystart == "on"
+    CORE_OPTIONS.clear()
+    CORE_OPTIONS.update(
+        {k: v for k, v in (("loss_entry", a.core_loss_entry), ("ai_count", a.core_ai_count)) if v is not None}
+    )
     for s in settings:
         core_law(s, a.core_reduction)  # refuse an unsupported --core-reduction before any work
 
@@ -584,8 +632,9 @@ def main(argv: list[str] | None = None) -> int:
         if s.law != "dctcp":
             v.pop("alpha")
         core_red = core_reduction_name(s, a.core_reduction)
+        loss_entry = getattr(core_law(s, a.core_reduction), "loss_entry", None)
         why = {
-            k: explain(s, k, n, c, core_red, a.ns3_reduction, a.core_min_cwnd)
+            k: explain(s, k, n, c, core_red, a.ns3_reduction, a.core_min_cwnd, loss_entry)
             for k, (ok, _) in v.items()
             if ok is False
         }
@@ -600,7 +649,10 @@ def main(argv: list[str] | None = None) -> int:
                 "why": why,
                 "core_reduction": core_red,
                 "core_min_cwnd": a.core_min_cwnd,
+                "core_loss_entry": loss_entry,
+                "core_ai_count": getattr(core_law(s, a.core_reduction), "ai_count", None),
                 "ns3_reduction": a.ns3_reduction,
+                "ns3_hystart": a.ns3_hystart,
                 "per_seed": {
                     "ns3": [ns3_runs[(s.name, k)] for k in range(a.seeds)],
                     "core": [core_runs[(s.name, k)] for k in range(a.seeds)],
@@ -633,7 +685,18 @@ def record(path: Path, key: str, results: list[dict[str, Any]], a: argparse.Name
         "duration_s": a.duration,
         "settings": {
             r["setting"]: {
-                k: r[k] for k in ("ns3", "core", "verdicts", "why", "core_reduction", "core_min_cwnd")
+                k: r[k]
+                for k in (
+                    "ns3",
+                    "core",
+                    "verdicts",
+                    "why",
+                    "core_reduction",
+                    "core_min_cwnd",
+                    "core_loss_entry",
+                    "core_ai_count",
+                    "ns3_hystart",
+                )
             }
             for r in results
         },

@@ -220,6 +220,47 @@ def test_reno_ns3_prr_recovery_as_ns3_new_reno():
     assert val(sl, "ssthresh") == 5.0 and lseq[:4] == [9.0, 8.0, 8.0, 7.0]
 
 
+def test_reno_recovery_at_the_third_duplicate_ack():
+    """``loss_entry="dupack3"``, hand-computed from ns-3 3.44 ``TcpSocketBase::DupAck`` (Recovery when
+    ``m_dupAckCount`` reaches ``ReTxThreshold`` 3; before it, Disorder: no ``IncreaseWindow``, one new segment per
+    duplicate ACK by limited transmit, the lost segment still in the pipe). cwnd 10, packet 0 lost, reported by
+    the first ACK (packet 1): that ACK and the next leave cwnd = inflight + 1 = 9 (no 1/W growth) and send one
+    packet each; the third enters Recovery with the pipe 12 − 4 = 8, so ssthresh 4 and RecoverFS 8 as in
+    ``test_reno_ns3_prr_recovery_as_ns3_new_reno``, high_seq 12 (two packets later), and the episode runs as
+    there, two ACKs later: exit at snd_una = 12, cwnd 4 + 1/4."""
+    law = Reno(reduction="ns3-prr", ecn=False, loss_entry="dupack3")
+    p, s = setup(law, cwnd=10.0, ssthresh=1e9)
+    seq, s, nxt, una = _acks(law, p, s, [False] * 11, nxt=10, una=0, losses=(0,))
+    assert seq[:2] == [9.0, 9.0] and int(s["recover"][0]) == 12
+    assert seq[2:10] == [9.0, 9.0, 9.0, 9.0, 8.5, 8.0, 7.5, 7.0]
+    assert val(s, "prior_cwnd") == 8.0 and val(s, "ssthresh") == 4.0
+    assert int(s["ca"][0]) == 0 and seq[10] == pytest.approx(4.25, rel=1e-6)
+    with pytest.raises(ValueError, match="loss_entry='dupack3' is invalid for law 'reno' with reduction"):
+        Reno(reduction="immediate", loss_entry="dupack3")
+
+
+def test_dctcp_increase_counted_against_the_floor_of_cwnd():
+    """``ai_count="floor"``, hand-computed from ns-3 3.44 ``TcpLinuxReno::CongestionAvoidance`` (TcpDctcp's):
+    w = m_cWnd / m_segmentSize in integer division, one segment added per w segments acknowledged. In congestion
+    avoidance an ACK of one packet adds 1/⌊cwnd⌋: 1 at cwnd 1.5 (1.5 → 2.5; byte counting: 1.5 + 1/1.5), 1/2 at
+    2.9 (→ 3.4), and 1/1 below one packet (0.5 → 1.5); slow start adds 1 either way."""
+    for cw, ss, floor, cnt in (
+        (1.5, 1.0, 2.5, 1.5 + 1 / 1.5),
+        (2.9, 2.0, 3.4, 2.9 + 1 / 2.9),
+        (0.5, 0.25, 1.5, 2.5),
+    ):
+        for count, want in (("floor", floor), ("cwnd", cnt)):
+            law = Dctcp(ai_count=count)
+            p, s = setup(law, cwnd=cw, ssthresh=ss, win_end=1000)
+            s = law.step(s, ev(ack=True, snd_una=1, snd_nxt=5), p)
+            assert val(s, "cwnd") == pytest.approx(want, rel=1e-6), (cw, count)
+    law = Dctcp(ai_count="floor")
+    p, s = setup(law, cwnd=1.5, ssthresh=8.0, win_end=1000)
+    assert val(law.step(s, ev(ack=True, snd_una=1, snd_nxt=5), p), "cwnd") == 2.5  # slow start: +1
+    with pytest.raises(ValueError, match="ai_count='x' is invalid for law 'dctcp'"):
+        Dctcp(ai_count="x")
+
+
 def test_ns3_prr_uint32_product_wraps():
     """ns-3's ``m_prrDelivered * m_ssThresh`` is a uint32 product of bytes (1460-byte segments): with ssthresh 50
     (73000 bytes) and RecoverFS 99 segments, prr_delivered 40 gives 40·1460·73000 = 4 263 200 000 < 2^32 and the

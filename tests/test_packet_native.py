@@ -3,7 +3,7 @@
 The native loop (:mod:`dwtcp_fluid.packet.native`) is a second copy of the slot semantics, accepted only because
 these tests prove it equal to the reference on its whole set: DCTCP and Reno (every option: the sender rules
 ``prr`` — Linux's CWR and Recovery with proportional rate reduction, the default —, ``immediate`` and ``hold``; Reno
-without ECN), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (every option; Scouts sent, served, dropped by the full Scout queue and lost;
+without ECN, and with Recovery at the third duplicate ACK; DCTCP's increase counted against ⌊cwnd⌋), D2TCP with deadlines (its penalty α^d), DWTCP with its Scouts (every option; Scouts sent, served, dropped by the full Scout queue and lost;
 parameters chosen so that the float32 multiply-adds whose contraction XLA decides are exercised; runs without a
 Scout), TIMELY and Patched TIMELY (paced at their rate and at a slower access link; RTT samples without noise and
 with uniform noise (Gaussian: ``test_packet_native_gauss.py``); [PROXY]'s incast of :mod:`dwtcp_fluid.packet.scenarios_incast`; gains under which the
@@ -158,6 +158,16 @@ SLOW_CASES = {
         Reno(reduction="ns3-prr"),
         dict(flows=30, duration="6ms", buffer=20, K=10, seed=7, rto="200us", trace_points=10),
         ("marks", "drops", "cwr", "recovery", "prr"),
+    ),
+    "reno-ns3-prr-dupack3": (
+        Reno(reduction="ns3-prr", loss_entry="dupack3"),
+        dict(flows=30, duration="6ms", buffer=20, K=10, seed=7, rto="200us", trace_points=10),
+        ("marks", "drops", "cwr", "recovery", "prr", "dupack3"),
+    ),
+    "dctcp-ns3-prr-ai-floor": (
+        Dctcp(reduction="ns3-prr", ai_count="floor"),
+        dict(flows=20, duration="6ms", K=20, seed=5, trace_points=30),
+        ("marks", "cwr", "prr", "ai_floor"),
     ),
     "dctcp-n3-long": ("dctcp", dict(flows=3, duration="60ms", K=20, seed=4, trace_points=25), ("marks",)),
     "reno-n100-long": ("reno", dict(flows=100, duration="40ms", seed=21, rto="500us"), ("drops", "timeouts")),
@@ -386,6 +396,12 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
         "recovery": lambda: prr and raw["drops_cum"][-1].sum() > 0,
         "prr": lambda: prr and not np.array_equal(raw["cwnd_sum"], _immediate_cwnd(law, kw)),
         "deadlines": lambda: not np.array_equal(raw["cwnd_sum"], _cwnd_as(law, kw, "dctcp")),
+        # the increase counted against ⌊cwnd⌋ gives other windows than against cwnd
+        "ai_floor": lambda: not np.array_equal(raw["cwnd_sum"], _cwnd_as(law, kw, law.name, ai_count="cwnd")),
+        # Recovery at the third duplicate ACK gives other windows than at the first
+        "dupack3": lambda: (
+            not np.array_equal(raw["cwnd_sum"], _cwnd_as(law, kw, law.name, loss_entry="first"))
+        ),
         # a rate law's rate (the traced field; it starts at 0.1 of line rate, paced) moved
         "rate": lambda: len(np.unique(raw["alpha_end"])) > 3,
         # some flow's rate rose above its access link's: the access link paced it

@@ -364,15 +364,16 @@ def window_closed(snd_una: Any, recover: Any, above: bool = False) -> Any:
     return snd_una > recover if above else snd_una >= recover
 
 
-def reno_increase(cwnd: Any, ssthresh: Any, ack: Any, n_acked: Any = 1) -> Any:
+def reno_increase(cwnd: Any, ssthresh: Any, ack: Any, n_acked: Any = 1, floor: bool = False) -> Any:
     """Reno/NewReno increase on one data ACK of ``n_acked`` packets: +n in slow start (cwnd < ssthresh), +n/cwnd
-    otherwise (RFC 5681 with appropriate byte counting, RFC 3465).
+    otherwise (RFC 5681 with appropriate byte counting, RFC 3465); ``floor``: +n/max(⌊cwnd⌋, 1) in congestion
+    avoidance (a law's ``ai_count="floor"``).
 
     This is the standard per-ACK form of "+1 packet per RTT" and the default reading of DWTCP's data ACK increase
     (docs/equations.md, DWTCP note 1).
     """
     k = jnp.asarray(n_acked).astype(FLOAT)
-    inc = jnp.where(cwnd < ssthresh, k, k / cwnd)
+    inc = jnp.where(cwnd < ssthresh, k, k / (jnp.maximum(jnp.floor(cwnd), FLOAT(1.0)) if floor else cwnd))
     return jnp.where(ack, cwnd + inc, cwnd)
 
 

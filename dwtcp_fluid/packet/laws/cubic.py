@@ -25,7 +25,16 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 
 from .base import FLOAT, INT, Events, Law, LawOption, window_closed, window_init
-from .recovery import PRR_RULES, REDUCTION_OPTION, check_reduction, prr_step, reduction_init
+from .recovery import (
+    LOSS_ENTRY_OPTION,
+    PRR_RULES,
+    REDUCTION_OPTION,
+    check_loss_entry,
+    check_reduction,
+    dupthresh,
+    prr_step,
+    reduction_init,
+)
 from .registry import register_law
 from .reno import SSTHRESH_INF
 
@@ -56,6 +65,9 @@ class Cubic(Law):
         RFC 8312 §4.6 (default True, as Linux).
     reduction : {"prr", "immediate", "hold", "ns3-prr"}
         The sender rule (:mod:`.recovery`, default Linux's PRR).
+    loss_entry : {"first", "dupack3"}
+        When a reported loss starts Recovery under ``"prr"``/``"ns3-prr"`` (:mod:`.recovery`): at the first ACK
+        that reports it (default), or at the third duplicate ACK as ns-3 and Linux.
     """
 
     name: ClassVar[str] = "cubic"
@@ -75,13 +87,16 @@ class Cubic(Law):
             hi_open=True,
         ),
         REDUCTION_OPTION,
+        LOSS_ENTRY_OPTION,
     )
     ecn: bool = False
     fast_convergence: bool = True
     reduction: str = "prr"
+    loss_entry: str = "first"
 
     def __post_init__(self) -> None:
         check_reduction(self.name, self.reduction)
+        check_loss_entry(self.name, self.loss_entry, self.reduction)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """``c`` = 0.4, ``beta`` = 0.7 (RFC 8312 §5), ``slot_s`` (slot length in seconds, from the link of the
@@ -104,7 +119,7 @@ class Cubic(Law):
             "w_est": jnp.zeros(n, FLOAT),
             "epoch": jnp.full(n, -1, INT),
             "srtt": jnp.zeros(n, FLOAT),
-            **(reduction_init(n) if self.reduction in PRR_RULES else {}),
+            **(reduction_init(n, dupthresh(self.loss_entry)) if self.reduction in PRR_RULES else {}),
         }
 
     def _grow(
@@ -157,6 +172,7 @@ class Cubic(Law):
             increase=increase,
             loss_resets=False,
             ns3=self.reduction == "ns3-prr",
+            dupthresh=dupthresh(self.loss_entry),
             ecn=self.ecn,
         )
         entered, w0 = st.pop("entered"), st["prior_cwnd"]

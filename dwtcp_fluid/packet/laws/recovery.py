@@ -58,7 +58,21 @@ module says how the window gets there, with three named rules (the law field ``r
   the retransmissions, about one RTT after the entry, and the engine does not retransmit). A law may take its
   target of the packets in flight after the entering ACK (``flight_target``: ns-3's ``TcpNewReno::GetSsThresh``
   is max(2, bytesInFlight/2), where Linux's ``tcp_reno_ssthresh`` halves cwnd). ns-3 enters Recovery at the
-  third duplicate ACK (``ReTxThreshold``), the engine at the first ACK that reports the loss: not modelled.
+  third duplicate ACK (``ReTxThreshold``), the engine at the first ACK that reports the loss: the law option
+  ``loss_entry`` below.
+
+When a reported loss starts Recovery is the law field ``loss_entry`` (flag ``--loss-entry``, with ``"prr"`` and
+``"ns3-prr"``): ``"first"`` (default) at the first ACK that reports it (the engine reports a loss with the flow's
+next packet to arrive); ``"dupack3"`` at the third duplicate ACK, as ns-3 (``TcpSocketBase::DupAck``: Recovery
+when ``m_dupAckCount == m_retxThresh``, ``ReTxThreshold`` 3 by default; RFC 5681 §3.2, RFC 6675 DupThresh) and
+Linux with SACK (``tcp_time_to_recover``: ``tcp_dupack_heuristics > tp->reordering``, ``tcp_reordering`` 3). The
+ACK that reports the loss is the first duplicate ACK; until the third the flow stays in its state (Open: ns-3's
+Disorder; in CWR, PRR goes on) without increase (a duplicate ACK acknowledges no new data: ns-3 calls no ``IncreaseWindow``, Linux's
+``tcp_may_raise_cwnd`` needs ``FLAG_DATA_ACKED``) and sends one packet per ACK: cwnd = packets in flight + 1
+after each, since the engine has already taken the reported losses out of the flight where ns-3's pipe still
+counts them (a segment is marked lost only at the third duplicate ACK, RFC 6675 ``IsLost``), and ns-3 sends one
+new segment per duplicate ACK (limited transmit, RFC 3042, ``LimitedTransmit`` on by default). The Recovery
+point and the targets are then those of the third ACK.
 
 The laws keep their ``"immediate"``/``"hold"`` code in their own modules (it is two lines of each law); this
 module holds the ``"prr"`` state machine they share.
@@ -76,6 +90,10 @@ from .base import FLOAT, INT, Events, LawOption
 __all__ = [
     "REDUCTIONS",
     "REDUCTION_OPTION",
+    "LOSS_ENTRIES",
+    "LOSS_ENTRY_OPTION",
+    "check_loss_entry",
+    "dupthresh",
     "PRR_RULES",
     "NS3_SEGMENT",
     "OPEN",
@@ -111,6 +129,38 @@ REDUCTION_OPTION: LawOption = LawOption(
     choices=REDUCTIONS,
 )
 
+#: When a reported loss starts Recovery (the module docstring), the default first.
+LOSS_ENTRIES = ("first", "dupack3")
+#: ``--loss-entry``: one definition, shared by the loss-based window laws (Reno, CUBIC).
+LOSS_ENTRY_OPTION: LawOption = LawOption(
+    "--loss-entry",
+    "When a reported loss starts Recovery (with --reduction prr or ns3-prr): first = at the first ACK that "
+    "reports it; dupack3 = at the third duplicate ACK, no increase and one packet per ACK before it (ns-3 "
+    "ReTxThreshold 3 with limited transmit, RFC 5681/6675; Linux tcp_reordering 3).",
+    LOSS_ENTRIES[0],
+    option="loss_entry",
+    choices=LOSS_ENTRIES,
+)
+
+
+def check_loss_entry(law: str, loss_entry: str, reduction: str) -> None:
+    """``ValueError`` naming the law's ``loss_entry`` unless it is one of :data:`LOSS_ENTRIES`, and "first" unless
+    the law runs a rule of :data:`PRR_RULES`."""
+    if loss_entry not in LOSS_ENTRIES:
+        raise ValueError(
+            f"loss_entry={loss_entry!r} is invalid for law {law!r}: accepted one of {', '.join(LOSS_ENTRIES)}"
+        )
+    if loss_entry != LOSS_ENTRIES[0] and reduction not in PRR_RULES:
+        raise ValueError(
+            f"loss_entry={loss_entry!r} is invalid for law {law!r} with reduction={reduction!r}: accepted "
+            f"{LOSS_ENTRIES[0]} (or reduction one of {', '.join(PRR_RULES)})"
+        )
+
+
+def dupthresh(loss_entry: str) -> int:
+    """The duplicate ACK that starts Recovery under ``loss_entry`` (1: the ACK that reports the loss)."""
+    return 3 if loss_entry == "dupack3" else 1
+
 
 def check_reduction(law: str, reduction: str) -> None:
     """``ValueError`` naming the law's ``reduction`` and the accepted values unless it is one of them."""
@@ -120,12 +170,14 @@ def check_reduction(law: str, reduction: str) -> None:
         )
 
 
-def reduction_init(n: int) -> dict[str, Any]:
-    """The PRR state: congestion state ``ca`` (Open), ``prior_cwnd`` and ``prr_delivered``."""
+def reduction_init(n: int, dupthresh: int = 1) -> dict[str, Any]:
+    """The PRR state: congestion state ``ca`` (Open), ``prior_cwnd`` and ``prr_delivered``; with ``dupthresh`` > 1
+    the duplicate ACKs counted since a reported loss, ``dupacks`` (0: none pending)."""
     return {
         "ca": jnp.zeros(n, INT),
         "prior_cwnd": jnp.zeros(n, FLOAT),
         "prr_delivered": jnp.zeros(n, INT),
+        **({"dupacks": jnp.zeros(n, INT)} if dupthresh > 1 else {}),
     }
 
 
@@ -185,6 +237,7 @@ def prr_step(
     ecn: bool = True,
     ns3: bool = False,
     flight_target: bool = False,
+    dupthresh: int = 1,
 ) -> dict[str, Any]:
     """One event of a window law under ``reduction="prr"`` (the module docstring gives the rule and its sources).
 
@@ -194,7 +247,9 @@ def prr_step(
     (DCTCP's ``dctcp_react_to_loss``); ``ecn``: the law reacts to ECN echoes; ``ns3``: the episodes of
     ``"ns3-prr"`` (module docstring); ``flight_target`` (with ``ns3``): the targets are taken of the packets in
     flight after the entering ACK instead of cwnd (ns-3's ``TcpNewReno::GetSsThresh(tcb, bytesInFlight)``, called
-    with ``BytesInFlight()``, the RFC 6675 pipe). Returns ``cwnd``, ``ssthresh``,
+    with ``BytesInFlight()``, the RFC 6675 pipe); ``dupthresh`` (:func:`dupthresh` of the law's ``loss_entry``):
+    the duplicate ACK that starts Recovery, the ACK reporting a loss the first (the state's ``dupacks``, counted
+    outside Recovery; no increase while counting). Returns ``cwnd``, ``ssthresh``,
     ``recover`` (high_seq), ``ca``, ``prior_cwnd``, ``prr_delivered``, ``entered`` (a new reduction began:
     ``tcp_init_cwnd_reduction``, where CUBIC records W_max) and ``open_ack`` (a data ACK processed in the Open
     state, after any exit).
@@ -208,6 +263,12 @@ def prr_step(
     ca = jnp.where(done, OPEN, ca)
     # entry: a reported loss → Recovery; an echo in Open → CWR
     loss = jnp.asarray(ev.nloss) > 0
+    counting = jnp.zeros_like(loss)
+    if dupthresh > 1:  # duplicate ACKs since the report, the report the first (module docstring)
+        counting = (s["dupacks"] > 0) | (loss & (ca != RECOVERY))
+        dups = jnp.where(counting & (ack | loss), s["dupacks"] + 1, s["dupacks"])
+        loss = counting & (dups >= dupthresh)
+        dups = jnp.where(loss, 0, dups)
     ece = ack & jnp.asarray(ev.mark) & ecn
     to_rec = loss & (ca != RECOVERY)
     init = (ca == OPEN) & (to_rec | ece)
@@ -226,8 +287,10 @@ def prr_step(
     cw_prr, prr_new = cwnd_reduction(
         ssthresh, prior, prr_del, recover, ev, ns3 & (ca != OPEN), ns3 & (ca == RECOVERY)
     )
-    open_ack = ack & (ca == OPEN)
+    open_ack = ack & (ca == OPEN) & ~counting
     cwnd = jnp.where(reducing, cw_prr, increase(cwnd, ssthresh, open_ack))
+    if dupthresh > 1:  # before the threshold in Open: one packet per ACK, the lost ones still in ns-3's pipe
+        cwnd = jnp.where(counting & ~loss & ack & (ca == OPEN), infl_after + 1.0, cwnd)
     prr_del = jnp.where(reducing, prr_new, prr_del)
     # retransmission timeout
     to = jnp.asarray(ev.timeout)
@@ -235,7 +298,9 @@ def prr_step(
     cwnd = jnp.where(to, 1.0, cwnd).astype(FLOAT)
     recover = jnp.where(to, ev.snd_nxt, recover)
     ca = jnp.where(to, OPEN, ca)
+    pending = {"dupacks": jnp.asarray(jnp.where(to, 0, dups), INT)} if dupthresh > 1 else {}
     return {
+        **pending,
         "cwnd": cwnd,
         "ssthresh": ssthresh,
         "recover": jnp.asarray(recover, INT),

@@ -14,7 +14,16 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 
 from .base import FLOAT, Events, Law, LawOption, reno_increase, window_closed, window_init
-from .recovery import PRR_RULES, REDUCTION_OPTION, check_reduction, prr_step, reduction_init
+from .recovery import (
+    LOSS_ENTRY_OPTION,
+    PRR_RULES,
+    REDUCTION_OPTION,
+    check_loss_entry,
+    check_reduction,
+    dupthresh,
+    prr_step,
+    reduction_init,
+)
 from .registry import register_law
 
 __all__ = ["Reno", "SSTHRESH_INF"]
@@ -39,23 +48,28 @@ class Reno(Law):
         max(2, packets in flight / 2) (``GetSsThresh(tcb, bytesInFlight)``); ``"immediate"``
         W ← max(W/2, 2) at once, the increase going on; ``"hold"`` the same cut, no increase until something
         above the window of the cut is acknowledged.
+    loss_entry : {"first", "dupack3"}
+        When a reported loss starts Recovery under ``"prr"``/``"ns3-prr"`` (:mod:`.recovery`): at the first ACK
+        that reports it (default), or at the third duplicate ACK as ns-3 and Linux.
     """
 
     name: ClassVar[str] = "reno"
     signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
-    options: ClassVar[tuple[LawOption, ...]] = (REDUCTION_OPTION,)
+    options: ClassVar[tuple[LawOption, ...]] = (REDUCTION_OPTION, LOSS_ENTRY_OPTION)
     ecn: bool = True
     reduction: str = "prr"
+    loss_entry: str = "first"
 
     def __post_init__(self) -> None:
         check_reduction(self.name, self.reduction)
+        check_loss_entry(self.name, self.loss_entry, self.reduction)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """``init_cwnd`` (packets, default 10 as Linux IW10) and ``min_cwnd`` (packets, 2 after a halving)."""
         return {"init_cwnd": float(context.get("init_cwnd", 10.0)), "min_cwnd": 2.0}
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        prr = reduction_init(n) if self.reduction in PRR_RULES else {}
+        prr = reduction_init(n, dupthresh(self.loss_entry)) if self.reduction in PRR_RULES else {}
         return {**window_init(p, n, SSTHRESH_INF), **prr}
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
@@ -70,6 +84,7 @@ class Reno(Law):
                 increase=lambda w, ss, grow: reno_increase(w, ss, grow, ev.n_acked),
                 loss_resets=False,
                 ns3=self.reduction == "ns3-prr",
+                dupthresh=dupthresh(self.loss_entry),
                 ecn=self.ecn,
                 flight_target=True,
             )

@@ -70,9 +70,9 @@ _KINDS = {
 _STATELESS = (OpenLoop, ScoutProbe)
 #: The static options of each law that the native loop implements (a new option is unsupported until it is).
 _OPTIONS = {
-    Dctcp: ("reduction",),
-    D2tcp: ("reduction",),
-    Reno: ("ecn", "reduction"),
+    Dctcp: ("reduction", "ai_count"),
+    D2tcp: ("reduction", "ai_count"),
+    Reno: ("ecn", "reduction", "loss_entry"),
     Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease", "scout_per"),
     Timely: (),
     TimelyPatched: (),
@@ -140,7 +140,12 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     elif isinstance(law, Timely | TimelyPatched | OpenLoop | ScoutProbe):  # no options, no sender rule
         opt, red = 0, 0
     else:
-        opt = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
+        from .window import OPT_AI_FLOOR, OPT_DUPACK3, OPT_ECN
+
+        ecn = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
+        dup3 = getattr(law, "loss_entry", "first") == "dupack3"
+        floor = getattr(law, "ai_count", "cwnd") == "floor"
+        opt = (OPT_ECN if ecn else 0) | (OPT_DUPACK3 if dup3 else 0) | (OPT_AI_FLOOR if floor else 0)
         red = REDUCTIONS.index(law.reduction)
     kind = _KINDS[type(law)]
     noisy = kind in (LAW_TIMELY, LAW_TIMELY_PATCHED, LAW_SWIFT) and float(s["rtt_noise"]) != 0.0

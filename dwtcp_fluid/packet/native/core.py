@@ -56,7 +56,9 @@ SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE, NSINT, SEGACK, NEGCNT, LAWK,
 # per-datapath Scouts (:func:`..events._datapath`): the flow's own Scout ACKs and losses (cumulative), the stream
 # leader's ones it has taken, the flow whose stream it reads
 SOKC, SLOSTC, SOKSEEN, SLOSTSEEN, LEAD = range(36, 41)
-NS = 41
+# a window law's duplicate ACKs since a reported loss (:func:`..laws.recovery.prr_step`, ``loss_entry``)
+DUPACKS = 41
+NS = 42
 # fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, the traced
 # field (DCTCP's and DWTCP's α; a rate law's rate, packets per slot, which it also paces at), PRR's prior_cwnd; the
 # last Scout delay and gap, the Scout target delay d_t (slots); the pacing schedule's fraction of a slot; a rate

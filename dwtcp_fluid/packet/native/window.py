@@ -21,6 +21,7 @@ from .core import (
     D_MAX,
     D_MIN,
     DEADLINE,
+    DUPACKS,
     F0,
     F1,
     HALF,
@@ -58,6 +59,9 @@ _NS3_SEG, _NS3_SEG2 = np.float32(NS3_SEGMENT), np.float32(NS3_SEGMENT * NS3_SEGM
 # the sender rule (``sc[RED]``, :data:`..laws.recovery.REDUCTIONS` order) and the congestion states
 RED_PRR, RED_IMMEDIATE, RED_HOLD, RED_NS3 = 0, 1, 2, 3
 CA_OPEN, CA_CWR, CA_RECOVERY = 0, 1, 2
+#: Bits of ``sc[OPT]`` for a window law: Reno's ``ecn`` (DCTCP and D2TCP: set), ``loss_entry="dupack3"``,
+#: DCTCP's ``ai_count="floor"``.
+OPT_ECN, OPT_DUPACK3, OPT_AI_FLOOR = 1, 2, 4
 
 
 _Q3 = np.float32(0.75)
@@ -85,16 +89,26 @@ def _d2tcp_penalty(S: Any, lp: Any, f: int, t: int, alpha: Any, cw: Any) -> Any:
 
 @njit(**JIT)
 def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, timeout: bool, k: int, ece_ok: bool,
-         dctcp: bool, ns3: bool, kind: int, t: int) -> None:  # fmt: skip
+         dctcp: bool, ns3: bool, kind: int, t: int, dupthresh: int, ai_floor: bool) -> None:  # fmt: skip
     """:func:`..laws.recovery.prr_step` (with :func:`..laws.recovery.cwnd_reduction`) for DCTCP (``dctcp``: the
     echo's target W(1 − α/2), Recovery resets ssthresh) or Reno (``ece_ok``: its ``ecn`` option; under ``ns3``
     its targets are taken of the packets in flight, ``flight_target``), ``ns3``: the episodes of ``"ns3-prr"``,
-    in the reference's float32 operations."""
+    ``dupthresh``: the duplicate ACK that starts Recovery (``loss_entry``), ``ai_floor``: the increase counts
+    against ⌊cwnd⌋ (``ai_count="floor"``), in the reference's float32 operations."""
     cw, ssth, ca, rec = X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER]
     una, snd_nxt = S[f * NS + UNA], S[f * NS + NXT]
     if ack and ((ca == CA_CWR and una > rec) or (ca == CA_RECOVERY and una >= rec)):
         cw, ca = ssth, CA_OPEN
-    to_rec = nloss > 0 and ca != CA_RECOVERY
+    loss = nloss > 0
+    counting = False
+    if dupthresh > 1:  # duplicate ACKs since the report, the report the first
+        dups = S[f * NS + DUPACKS]
+        counting = dups > 0 or (loss and ca != CA_RECOVERY)
+        if counting and (ack or loss):
+            dups += 1
+        loss = counting and dups >= dupthresh
+        S[f * NS + DUPACKS] = 0 if loss or timeout else dups
+    to_rec = loss and ca != CA_RECOVERY
     init = ca == CA_OPEN and (to_rec or (ack and mark and ece_ok))
     infl_after = np.float32(max(snd_nxt - una, 1))
     if init or (to_rec and dctcp):
@@ -133,9 +147,11 @@ def prr(S: Any, X: Any, lp: Any, f: int, ack: bool, mark: bool, nloss: int, time
         snd = max(snd, F0 if pout > 0 else F1)
         cw = np.float32(infl) + snd
         S[f * NS + PRRDEL] = pd
+    elif ack and counting and not loss:  # before the threshold: one packet per ACK
+        cw = infl_after + F1
     elif ack:
         kf = np.float32(k)
-        cw = cw + (kf if cw < ssth else kf / cw)
+        cw = cw + (kf if cw < ssth else kf / (max(np.float32(np.floor(cw)), F1) if ai_floor else cw))
     if timeout:
         ssth, cw, rec, ca = max(cw * HALF, TWO), F1, snd_nxt, CA_OPEN
     X[f * NX + CWND], X[f * NX + SSTH], S[f * NS + CA], S[f * NS + RECOVER] = cw, ssth, ca, rec
@@ -154,7 +170,7 @@ def window_law(
     # base.window_closed (above= under "hold")
     una, rec = S[f * NS + UNA], S[f * NS + RECOVER]
     open_ = una > rec if sc[RED] == RED_HOLD else una >= rec
-    opt = sc[OPT] != 0
+    opt = (sc[OPT] & OPT_ECN) != 0
     hold = sc[RED] == RED_HOLD
     kind = sc[KIND]
     dctcp = kind == LAW_DCTCP or kind == LAW_D2TCP
@@ -168,7 +184,10 @@ def window_law(
             na, nm = 0, 0
         S[f * NS + NACK], S[f * NS + NMARK] = na, nm
     if sc[RED] == RED_PRR or sc[RED] == RED_NS3:
-        prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp, sc[RED] == RED_NS3, kind, t)
+        dupthresh = 3 if sc[OPT] & OPT_DUPACK3 else 1
+        ai_floor = (sc[OPT] & OPT_AI_FLOOR) != 0
+        prr(S, X, lp, f, ack, mark, nloss, timeout, k, dctcp or opt, dctcp, sc[RED] == RED_NS3, kind, t, dupthresh,
+            ai_floor)  # fmt: skip
         return
     if dctcp:
         react = (ack and mark and (not loss) and open_) or (loss and open_)
@@ -187,7 +206,10 @@ def window_law(
         S[f * NS + RECOVER] = snd_nxt
     elif grow:
         kf = np.float32(k)
-        new = cw + (kf if cw < X[f * NX + SSTH] else kf / cw)
+        ai_floor = (sc[OPT] & OPT_AI_FLOOR) != 0
+        new = cw + (
+            kf if cw < X[f * NX + SSTH] else kf / (max(np.float32(np.floor(cw)), F1) if ai_floor else cw)
+        )
     if timeout:
         X[f * NX + SSTH] = max(cw * HALF, TWO)
         new = F1
