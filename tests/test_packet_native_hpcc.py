@@ -5,8 +5,9 @@ The native loop's HPCC (:mod:`dwtcp_fluid.packet.native.int_law`) reads the same
 ACK) and runs [HPCC] Alg. 1 in the reference's float32 operations. The cases cover every option (``update``
 per-rtt and per-ack, ``control`` window and rate, ``telemetry`` previous and first), HPCC-PINT's hashed sampling
 (p = 1/16) and quantization, several HPCC laws with their own parameters (a join at 0.1·B·T), T from the link and
-from each flow's RTT (heterogeneous RTTs), and a run that starts 50 flows at line rate into a small buffer: drops,
-retransmission timeouts, finished flows. Each case asserts what it exercises, so that equality is not vacuous.
+from each flow's RTT (heterogeneous RTTs), HPCC beside Scout-only probes, and a run that starts 50 flows at line
+rate into a small buffer: drops, retransmission timeouts, finished flows (the one case of the fast suite; the
+others are slow). Each case asserts what it exercises, so that equality is not vacuous.
 XLA's ``log`` and ``exp`` (PINT's quantization), transcribed in :mod:`dwtcp_fluid.packet.native.xla_math`, are
 checked against ``jnp.log``/``jnp.exp`` on random inputs.
 """
@@ -15,20 +16,23 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from test_packet_native import _assert_identical, _both
 
 from dwtcp_fluid.packet import build
 from dwtcp_fluid.packet import engine as E
 from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
+from dwtcp_fluid.packet.laws import get_law
 from dwtcp_fluid.packet.laws.hpcc import Hpcc, HpccPint
 from dwtcp_fluid.params import LinkParams
 
 #: [HPCC]'s evaluation link: 100 Gbps, base RTT 20 µs (B·T = 167 packets); a buffer that never overflows.
-_LINK = dict(link=LinkParams(capacity="100Gbps", rtt="20us"), buffer=4000, start_jitter=False)
+_LINK = dict(
+    link=LinkParams(capacity="100Gbps", rtt="20us"), buffer=4000, start_jitter=False, trace_points=40
+)
 _RTTS = ["20us", "12us", "30us", "20us", "8us", "25us"]
 
 # (law, build kwargs, what the run must exercise)
 CASES = {
-    "hpcc-n10": ("hpcc", dict(_LINK, flows=10, duration="600us", seed=1), ("int", "mult", "marks")),
     "hpcc-pint-finite-drops": (
         HpccPint(update="per-ack"),
         dict(
@@ -45,6 +49,7 @@ CASES = {
     ),
 }
 SLOW_CASES = {
+    "hpcc-n10": ("hpcc", dict(_LINK, flows=10, duration="600us", seed=1), ("int", "mult", "marks")),
     "hpcc-per-ack-first": (
         Hpcc(update="per-ack", telemetry="first"),
         dict(_LINK, flows=10, duration="2ms", seed=2),
@@ -71,6 +76,12 @@ SLOW_CASES = {
         dict(_LINK, flows=10, duration="3ms", law_params={"pint_prob": 1 / 16, "pint_seed": 7.0}, seed=7),
         ("int", "pint"),
     ),
+    # HPCC flows beside Scout-only probes: Scout ACKs (no telemetry) share the ACK wheel with the data ACKs
+    "hpcc-probes": (
+        (Hpcc(), get_law("scout-probe")),
+        dict(_LINK, flows=8, law_of_flow=[0] * 6 + [1] * 2, duration="1ms", seed=8),
+        ("int", "mixed", "scouts"),
+    ),
 }
 
 
@@ -78,25 +89,12 @@ def _join(law: str, joiner: dict) -> tuple:
     """Two flows of two laws with the same options and their own parameters, the second joining at 50 µs."""
     link = LinkParams(capacity="100Gbps", rtt="10us")
     kw = dict(link=link, flows=2, duration="1ms", starts=[0.0, 50e-6], buffer=4000, start_jitter=False,
-              law_params=[{}, joiner], law_of_flow=[0, 1])  # fmt: skip
+              law_params=[{}, joiner], law_of_flow=[0, 1], trace_points=40)  # fmt: skip
     return [law, law], kw, ("int", "mixed")
 
 
-CASES["hpcc-join-w0"] = _join("hpcc", {"w0": 0.1})
+SLOW_CASES["hpcc-join-w0"] = _join("hpcc", {"w0": 0.1})
 SLOW_CASES["hpcc-pint-join"] = _join("hpcc-pint", {"pint_prob": 1 / 16})
-
-
-def _both(law, kw: dict) -> tuple[dict, dict, object]:
-    kw.setdefault("trace_points", 40)
-    laws = [law] if not isinstance(law, list) else law
-    r = build(laws[0] if len(laws) == 1 else laws, **kw)
-    spec = E.spec_for(r.cfg, r.engine_laws, stack([r.scenario]))
-    scen = [E.prepare(spec, r.scenario)]
-    return (
-        run_prepared(spec, scen, workers=1, engine="jax")[0],
-        run_prepared(spec, scen, engine="native")[0],
-        spec,
-    )
 
 
 def _as_hpcc(law, kw: dict) -> np.ndarray:
@@ -119,6 +117,7 @@ def _exercised(raw: dict, spec, what: tuple[str, ...], law, kw: dict) -> None:
         "timeouts": lambda: raw["timeouts_cum"][-1].sum() > 0,
         "finished": lambda: np.any(raw["finish"] != 2**31 - 1),
         "mixed": lambda: "mixed" in spec.features,
+        "scouts": lambda: raw["scouts_sent_cum"][-1] > 0 and raw["scouts_served_cum"][-1] > 0,
         # PINT's sampling and quantization changed the run: plain HPCC with the same options differs
         "pint": lambda: not np.array_equal(raw["alpha_sum"], _as_hpcc(law, kw)),
     }
@@ -129,12 +128,8 @@ def _exercised(raw: dict, spec, what: tuple[str, ...], law, kw: dict) -> None:
 def _case(law, kw, what) -> None:
     ref, nat, spec = _both(law, dict(kw))
     assert choose_engine(spec) == "native"
-    _exercised(ref, spec, what, law, dict(kw, trace_points=kw.get("trace_points", 40)))
-    assert sorted(ref) == sorted(nat)
-    for k in ref:
-        x, y = np.asarray(ref[k]), np.asarray(nat[k])
-        assert x.dtype == y.dtype and x.shape == y.shape, k
-        assert np.array_equal(x, y), f"{k}: first difference at {np.argwhere(x != y)[:1].tolist()}"
+    _exercised(ref[0], spec, what, law, dict(kw))
+    _assert_identical(ref, nat)
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -150,7 +145,8 @@ def test_native_hpcc_records_equal_the_reference_slow(name):
 
 def test_xla_log_and_exp_are_xlas():
     """The transcribed log and exp return XLA's float32 results bit for bit on random inputs (positive normals
-    over 30 octaves for log; [−80, 80] for exp), on any CPU (the FMAs are explicit)."""
+    over 30 octaves for log; [−80, 80] for exp): XLA's as it compiles for a CPU with FMA; the transcription's FMAs
+    are explicit, so its results are the same on every CPU."""
     import jax
     import jax.numpy as jnp
     from numba import njit
