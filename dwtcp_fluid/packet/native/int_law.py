@@ -118,56 +118,60 @@ def pint_quantize(U: Any, base: Any) -> Any:
 
 
 @njit(**JIT)
+def _window(X: Any, lp: Any, x: int, opt: int, w: Any, T: Any) -> None:
+    """The engine's window ⌈W⌉ (the cap under rate control) and pacing rate W/T from the law's window ``w``."""
+    X[x + CWND] = max(np.float32(np.ceil(w)), F1) if (opt & RATE_CONTROL) == 0 else _CAP
+    X[x + PRATE] = min(max(w / T, lp[RATE_MIN]), F1)
+
+
+@njit(**JIT)
 def hpcc_step(
     S: Any, X: Any, lp: Any, sc: Any, kind: int, f: int, t: int, ack: bool, q: int, tx: int, ts: int
 ) -> None:
     """One event of flow ``f`` (parameters ``lp``: its law's row) in slot ``t``: a data ACK (``ack``) with the
     telemetry (``q``, ``tx``, ``ts``) its packet carried, or a timer (zeros), as :func:`~..laws.hpcc.hpcc_step` of
-    ``kind`` (HPCC or HPCC-PINT)."""
+    ``kind`` (HPCC or HPCC-PINT). What the reference computes and then discards (a timer, an ACK that carries no
+    PINT value) is not computed: such an event changes nothing, but W_c's start value before the first ACK."""
     b, x = f * NS, f * NX
-    eta, tb = lp[HP_ETA], lp[HP_T_BASE]
+    tb = lp[HP_T_BASE]
     T = tb if tb > F0 else max(np.float32(S[b + RTT]), F1)
-    w_init = lp[HP_W0] * T
-    w_ai = lp[HP_W_AI] if lp[HP_W_AI] > F0 else (F1 - eta) * w_init / lp[HP_N_EXP]
-    have = S[b + HAVE] != 0
-    first = ack and not have
-    # MeasureInflight (the filtered U is computed, and kept only when the law acts)
+    opt = sc[OPT]
+    if S[b + HAVE] == 0:  # W_c starts at W_init; the first ACK stores L and lastUpdateSeq and sets W = W_init
+        w_init = lp[HP_W0] * T
+        X[x + WC] = w_init
+        if ack:
+            S[b + LUS] = S[b + NXT]
+            S[b + LQ], S[b + LTX], S[b + LTS] = q, tx, ts
+            _window(X, lp, x, opt, w_init, T)
+            X[x + W] = w_init
+            S[b + HAVE] = 1
+        return
+    if not ack:
+        return
+    if kind == LAW_HPCC_PINT and not pint_sampled(t, S[b + UNA], lp[HP_PROB], lp[HP_SEED]):
+        return
+    # MeasureInflight
     dts = np.float32(max(_i32(ts - S[b + LTS]), 1))
     u1 = np.float32(min(q, S[b + LQ])) / T + np.float32(_i32(tx - S[b + LTX])) / dts
     r = min(dts, T) / T
     U_new = fma32(r, u1 - X[x + ALPHA], X[x + ALPHA])
-    opt = sc[OPT]
-    if kind == LAW_HPCC_PINT:
-        carried = pint_sampled(t, S[b + UNA], lp[HP_PROB], lp[HP_SEED])
-        U = pint_quantize(U_new, lp[HP_BASE])
-    else:
-        carried, U = True, U_new
-    go = ack and (not first) and carried
-    wc0 = w_init if not have else X[x + WC]
-    upd = go and ((opt & PER_ACK) != 0 or S[b + UNA] > S[b + LUS])
-    # ComputeWind
+    U = pint_quantize(U_new, lp[HP_BASE]) if kind == LAW_HPCC_PINT else U_new
+    # ComputeWind on W_c, which only an update of the reference (once per RTT, or per ACK) replaces
+    eta = lp[HP_ETA]
+    w_ai = lp[HP_W_AI] if lp[HP_W_AI] > F0 else (F1 - eta) * (lp[HP_W0] * T) / lp[HP_N_EXP]
     mult = U >= eta or np.float32(S[b + STAGE]) >= lp[HP_MAX_STAGE]
+    wc0 = X[x + WC]
     Wu = (wc0 * eta) / max(U, _UMIN) + w_ai if mult else wc0 + w_ai
-    Wc = min(max(Wu, lp[RATE_MIN] * T), _CAP)
-    if go:
-        new_w = Wc
-        X[x + WC] = Wu if upd else wc0
-        X[x + ALPHA] = U_new
-        if upd:
-            S[b + STAGE] = 0 if mult else S[b + STAGE] + 1
-    else:
-        new_w = w_init if first else X[x + W]
-        X[x + WC] = wc0
-    if first or upd:
+    W_ = min(max(Wu, lp[RATE_MIN] * T), _CAP)
+    if (opt & PER_ACK) != 0 or S[b + UNA] > S[b + LUS]:
+        X[x + WC] = Wu
+        S[b + STAGE] = 0 if mult else S[b + STAGE] + 1
         S[b + LUS] = S[b + NXT]
-    if ack and (first or (carried and (opt & FIRST_TELEMETRY) == 0)):
+    X[x + ALPHA] = U_new
+    if (opt & FIRST_TELEMETRY) == 0:
         S[b + LQ], S[b + LTX], S[b + LTS] = q, tx, ts
-    if first or go:
-        X[x + CWND] = max(np.float32(np.ceil(new_w)), F1) if (opt & RATE_CONTROL) == 0 else _CAP
-        X[x + PRATE] = min(max(new_w / T, lp[RATE_MIN]), F1)
-    X[x + W] = new_w
-    if first:
-        S[b + HAVE] = 1
+    _window(X, lp, x, opt, W_, T)
+    X[x + W] = W_
 
 
 @njit(**JIT)
