@@ -160,7 +160,7 @@ def run_core(s: Setting, update: str, telemetry: str = "previous") -> dict:
         starts=[0.0] * s.flows, start_jitter=False, buffer=5000, trace_points=points,
         law_params={"eta": 0.95, "w_ai": 1.0, "max_stage": 5.0},
     )  # fmt: skip
-    pk = run(pr, engine="jax")
+    pk = run(pr)  # the native loop (bit-identical to the JAX engine on HPCC)
     rec = pk["records"]
     chunk_us = pr.duration * 1e6 / len(rec["q_end"])
     mid = slice(int(0.25 * ideal / chunk_us), int(0.75 * ideal / chunk_us))

@@ -22,9 +22,10 @@ machines are noisy). Every row also gives CPU time per data packet (this process
 process, htsim's from the kernel's accounting of its children): CPU time barely moves with the machine's load, so
 the CPU-time ratio is the comparison to quote from a shared machine.
 
-``--laws dctcp,dwtcp`` prints, instead of the table, rows 1 and 2 for each law on both engines (DWTCP at its
-defaults, Scouts included) and each law's native CPU time per data packet over native DCTCP's (the target "every law
-on the native path within 1.5× of native DCTCP's cost per data packet"); no htsim.
+``--laws dctcp,dwtcp`` prints, instead of the table, rows 1 and 2 for each law on both engines (``--engines
+native``: one of them; DWTCP at its defaults, Scouts included) and each law's native CPU time per data packet over
+native DCTCP's (the target "every law on the native path within 1.5× of native DCTCP's cost per data packet"); no
+htsim.
 
 ``--profile`` prints where the packet core's time goes instead (CPU time per data packet of the compiled run for
 short and long scenarios, called bare and through the batch path, and the native loop's; a naive ``vmap`` of the
@@ -263,15 +264,17 @@ def profile(repeat: int) -> None:
     print(f"load average after: {_load()}")
 
 
-def laws_table(laws: list[str], batch: int, repeat: int) -> None:
-    """Rows 1 and 2 for each law on both engines, and each law's native cost per data packet over DCTCP's."""
+def laws_table(
+    laws: list[str], batch: int, repeat: int, engines: tuple[str, ...] = ("jax", "native")
+) -> None:
+    """Rows 1 and 2 for each law on ``engines``, and each law's native cost per data packet over DCTCP's."""
     cores = os.cpu_count() or 1
     print(f"per law, N = 10, 10 Gbps, 100 us, buffer 250; {cores} cores; load average {_load()}")
     print("CPU time per data packet is this process's CPU time (native threads included) over its packets.")
     native_one: dict[str, float] = {}
     native_bat: dict[str, float] = {}
     for law in laws:
-        for e in ("jax", "native"):
+        for e in engines:
             ones = [core(10, "1s", 1, e, law) for _ in range(repeat)]
             bats = [core(10, "100ms", batch, e, law) for _ in range(repeat)]
             one_s, one_cpu = (statistics.median(r[k] for r in ones) for k in ("run_s", "cpu_ns"))
@@ -288,7 +291,7 @@ def laws_table(laws: list[str], batch: int, repeat: int) -> None:
                 flush=True,
             )
     if "dctcp" in native_one:
-        for law in laws:
+        for law in native_one:
             print(
                 f"  {law:>6} native CPU per packet / native DCTCP's: one scenario "
                 f"{native_one[law] / native_one['dctcp']:.2f}, batch {native_bat[law] / native_bat['dctcp']:.2f}"
@@ -307,11 +310,19 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--laws", default=None, help="comma-separated laws: rows 1-2 per law instead of the table"
     )
+    ap.add_argument(
+        "--engines", default="jax,native", help="with --laws: the engines to run (comma-separated)"
+    )
     a = ap.parse_args(argv)
     if a.laws:
         if a.quick:
             a.batch, a.repeat = 32, 1
-        laws_table([x.strip() for x in a.laws.split(",") if x.strip()], a.batch, a.repeat)
+        engines = tuple(x.strip() for x in a.engines.split(",") if x.strip())
+        bad = [e for e in engines if e not in ("jax", "native")]
+        if bad or not engines:
+            print(f"--engines {a.engines!r} is invalid: accepted jax, native or both", file=sys.stderr)
+            raise SystemExit(2)
+        laws_table([x.strip() for x in a.laws.split(",") if x.strip()], a.batch, a.repeat, engines)
         return
     if a.profile:
         os.environ.setdefault("DWTCP_FLUID_CACHE_DIR", "off")

@@ -196,16 +196,19 @@ def test_hpcc_single_bottleneck_standing_queue():
     assert pk["utilization"] > 0.97
 
 
-def test_hpcc_refused_by_native_and_multihop():
-    """The native loop does not run the telemetry (the dispatcher names the feature); the multi-hop core has
-    none, so the law refuses it with one line."""
+def test_hpcc_engines_and_multihop_refusal():
+    """The native loop runs the telemetry (``auto`` picks it); an impairment it lacks (random loss) runs on the
+    reference and ``engine="native"`` names it; the multi-hop core has no telemetry, so the law refuses it with
+    one line."""
     from dwtcp_fluid.packet.batch import choose_engine, stack
     from dwtcp_fluid.packet.engine import spec_for
 
     pr = build("hpcc", flows=2, duration="1ms")
+    assert choose_engine(spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario])), "auto") == "native"
+    pr = build("hpcc", flows=2, duration="1ms", loss=0.01)
     spec = spec_for(pr.cfg, pr.engine_laws, stack([pr.scenario]))
     assert choose_engine(spec, "auto") == "jax"
-    with pytest.raises(ValueError, match="int"):
+    with pytest.raises(ValueError, match="loss"):
         choose_engine(spec, "native")
     with pytest.raises(ValueError, match="in-band telemetry"):
         get_law("hpcc").step(get_law("hpcc").init(hpcc_params(), 1), Events(t=1, ack=True), hpcc_params())

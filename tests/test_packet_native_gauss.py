@@ -1,4 +1,5 @@
-"""Gaussian RTT noise in the native loop (:mod:`dwtcp_fluid.packet.native.gauss`) against the JAX reference.
+"""Gaussian RTT noise in the native loop (:mod:`dwtcp_fluid.packet.native.gauss`, with XLA's log of
+:mod:`dwtcp_fluid.packet.native.xla_math`) against the JAX reference.
 
 The reference draws √(−2 ln u₁)·cos(2π u₂) in float32 (:func:`dwtcp_fluid.packet.events._gauss`) with XLA:CPU's
 log and the C library's cosf; the native loop writes both out. Checked here: the two functions equal XLA's on a
@@ -20,7 +21,8 @@ from test_packet_native import _INCAST, _RTTS, _assert_exercised, _assert_identi
 from dwtcp_fluid.packet import build
 from dwtcp_fluid.packet import engine as E
 from dwtcp_fluid.packet.batch import choose_engine, run_prepared, stack
-from dwtcp_fluid.packet.native.gauss import cos32, gauss32, log32
+from dwtcp_fluid.packet.native.gauss import cos32, gauss32
+from dwtcp_fluid.packet.native.xla_math import log32
 
 _2M24 = np.float32(2.0**-24)
 _TWO_PI = np.float32(2 * np.pi)

@@ -13,7 +13,8 @@ and of the split.
 
 **Engines.** The JAX engine (:mod:`.engine`) is the reference. Where a run's spec is within the native loop's set
 (:mod:`.native`: single bottleneck, ACK-clocked DCTCP, D2TCP or Reno, DWTCP with its Scouts, paced TIMELY, Patched
-TIMELY or Swift, open-loop senders and Scout-only probes, no impairments),
+TIMELY or Swift, paced HPCC and HPCC-PINT with in-band telemetry, open-loop senders and Scout-only probes, no
+impairments),
 ``engine="auto"`` (the default) runs the native loop instead, proven bit-identical to the reference on that set;
 :func:`choose_engine` decides.
 ``DWTCP_FLUID_PACKET_ENGINE=jax`` makes "auto" mean the reference everywhere (e.g. to re-run the figures on it).
@@ -93,8 +94,8 @@ def choose_engine(spec: EngineSpec, engine: str = "auto") -> str:
     if engine == "native" and bad:
         raise ValueError(
             f"engine='native' does not run {', '.join(bad)}: accepted a single bottleneck with dctcp, d2tcp, "
-            "reno, dwtcp, timely, timely-patched, swift, open-loop or scout-probe and no impairments (use engine='jax' "
-            "or 'auto')"
+            "reno, dwtcp, timely, timely-patched, swift, hpcc, hpcc-pint, open-loop or scout-probe and no impairments "
+            "(use engine='jax' or 'auto')"
         )
     return "jax" if bad else "native"
 

@@ -30,7 +30,9 @@ scenarios is a ``lax.map`` over them inside one compiled call (:mod:`.batch`).
 
 **This engine is the reference.** It defines the slot semantics. The native loop (:mod:`.native`) runs the same
 slots as hand-written native code for single-bottleneck DCTCP, D2TCP, Reno, DWTCP (Scouts), TIMELY, Patched
-TIMELY and Swift (paced), open-loop senders and Scout-only probes, without impairments, proven bit-identical to this engine by ``tests/test_packet_native.py``; a change here is mirrored
+TIMELY and Swift (paced), HPCC and HPCC-PINT (paced, in-band telemetry), open-loop senders and Scout-only probes,
+without impairments, proven bit-identical to this engine by ``tests/test_packet_native.py`` and
+``tests/test_packet_native_hpcc.py``; a change here is mirrored
 there, or those tests fail. :func:`.batch.choose_engine` picks the engine of a run (``engine="auto"``: native
 exactly on its set).
 """

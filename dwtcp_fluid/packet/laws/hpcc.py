@@ -221,12 +221,16 @@ def _telemetry(ev: Events, law: str) -> tuple[Any, Any, Any]:
 
 
 def measure(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> Any:
-    """MeasureInflight, [HPCC] Alg. 1 lines 2-10, for one hop (B = 1 packet per slot): the new U."""
+    """MeasureInflight, [HPCC] Alg. 1 lines 2-10, for one hop (B = 1 packet per slot): the new U.
+
+    The filter (1 − τ/T)·U + (τ/T)·u' is computed as U + (τ/T)·(u' − U): one product feeding a sum, which a
+    compiler that contracts multiply-adds fuses the same way in every program (with two products it fuses either,
+    and XLA's choice changed with the shapes of the engine's rings); the native loop fuses it explicitly."""
     dts = jnp.maximum(ts - s["lts"], 1).astype(FLOAT)
     tx_rate = (tx - s["ltx"]).astype(FLOAT) / dts
     u = jnp.minimum(q, s["lq"]).astype(FLOAT) / T + tx_rate
     tau = jnp.minimum(dts, T)
-    return (1.0 - tau / T) * s["u"] + (tau / T) * u
+    return s["u"] + (tau / T) * (u - s["u"])
 
 
 def compute_wind(s: Mapping[str, Any], U: Any, update: Any, w_ai: Any, p: Mapping[str, Any]) -> tuple:

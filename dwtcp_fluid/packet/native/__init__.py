@@ -3,13 +3,14 @@
 The JAX engine (:mod:`..engine`) is the packet core's one definition of the slot semantics. This package runs the
 same slots as hand-written native code (:mod:`.loop`, compiled by Numba, cached on disk), for the feature set that a
 single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with their Scouts, TIMELY, Patched
-TIMELY or Swift flows (paced at their rate and their access link, RTT samples with uniform or Gaussian noise), open-loop senders
+TIMELY or Swift flows (paced at their rate and their access link, RTT samples with uniform or Gaussian noise), HPCC
+and HPCC-PINT flows (paced at their rate, reading the port's in-band telemetry per ACK), open-loop senders
 (CBR or Poisson) and Scout-only probes needs: no jitter, random loss, delayed ACKs, capacity schedule, RED
-marking, telemetry or switch state, and no debug residual. Several laws run together when they are
+marking or switch state, and no debug residual. Several laws run together when they are
 open-loop senders and probes, or instances of one law (their parameters may differ) and probes. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
-checks every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends,
-drops and losses, paced rates included).
+(and ``tests/test_packet_native_hpcc.py`` for HPCC) checks every record array for equality with the reference
+engine's (drops, timeouts, finite flows, Scout sends, drops and losses, paced rates included).
 This second copy of the slot semantics is the one exception to "one definition per mechanism", accepted only
 because it is proven bit-identical: a change of the reference engine must be made here too, or the tests fail.
 
@@ -33,6 +34,7 @@ import numpy as np
 from ..laws.d2tcp import D2tcp
 from ..laws.dctcp import Dctcp
 from ..laws.dwtcp import Dwtcp
+from ..laws.hpcc import Hpcc, HpccPint
 from ..laws.open_loop import OpenLoop, ScoutProbe
 from ..laws.recovery import REDUCTIONS
 from ..laws.reno import Reno
@@ -45,6 +47,8 @@ from .core import (
     LAW_D2TCP,
     LAW_DCTCP,
     LAW_DWTCP,
+    LAW_HPCC,
+    LAW_HPCC_PINT,
     LAW_OPEN,
     LAW_PROBE,
     LAW_RENO,
@@ -65,6 +69,8 @@ _KINDS = {
     Swift: LAW_SWIFT,
     OpenLoop: LAW_OPEN,
     ScoutProbe: LAW_PROBE,
+    Hpcc: LAW_HPCC,
+    HpccPint: LAW_HPCC_PINT,
 }
 #: Laws without state (their step changes nothing): they run beside one law with state, or with each other.
 _STATELESS = (OpenLoop, ScoutProbe)
@@ -79,10 +85,14 @@ _OPTIONS = {
     Swift: ("split", "md_rtt"),
     OpenLoop: ("arrivals",),
     ScoutProbe: (),
+    Hpcc: ("update", "control", "telemetry"),
+    HpccPint: ("update", "control", "telemetry"),
 }
 #: The engine features the native loop runs, by law (every other feature is unsupported). A rate law paces (at
-#: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform or Gaussian noise.
+#: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform or Gaussian noise;
+#: HPCC paces at its rate and reads the port's in-band telemetry.
 _RATE = frozenset({"rtt", "rate", "pacing", "gauss-noise"})
+_INT = frozenset({"int", "rate", "pacing"})
 _FEATURES = {
     Dwtcp: frozenset({"scouts", "paths"}),
     Timely: _RATE,
@@ -90,6 +100,8 @@ _FEATURES = {
     Swift: _RATE,
     OpenLoop: frozenset({"rate", "pacing"}),
     ScoutProbe: frozenset({"scouts"}),
+    Hpcc: _INT,
+    HpccPint: _INT,
 }
 _CUM = (
     "marks_cum",
@@ -128,6 +140,7 @@ def unsupported(spec: EngineSpec) -> list[str]:
 def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     from .core import N_SC
     from .delay_target import option_bits as swift_option_bits
+    from .int_law import option_bits as hpcc_option_bits
     from .scout_law import option_bits
 
     main = next((i for i, law in enumerate(spec.laws) if not isinstance(law, _STATELESS)), 0)
@@ -137,6 +150,8 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
         opt, red = option_bits(law), 0
     elif isinstance(law, Swift):
         opt, red = swift_option_bits(law), 0
+    elif isinstance(law, Hpcc):
+        opt, red = hpcc_option_bits(law), 0
     elif isinstance(law, Timely | TimelyPatched | OpenLoop | ScoutProbe):  # no options, no sender rule
         opt, red = 0, 0
     else:
@@ -159,8 +174,9 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
              "hai_n", "hai_after", "rate_min", "init_rate", "serial", "rtt_ref")  # fmt: skip
     swift = ("ai", "beta", "max_mdf", "base_target", "h", "hops", "fs_range", "fs_min_cwnd", "fs_max_cwnd",
              "endpoint_target", "min_cwnd", "max_cwnd", "retx_reset")  # fmt: skip
+    hpcc = ("eta", "max_stage", "w_ai", "n_exp", "t_base", "w0", "pint_prob", "pint_base", "pint_seed")
     lawp = np.array(
-        [[q.get(k, 0.0) for k in names] + [s["rtt_noise"], s["access"]] + [q.get(k, 0.0) for k in swift]
+        [[q.get(k, 0.0) for k in names] + [s["rtt_noise"], s["access"]] + [q.get(k, 0.0) for k in swift + hpcc]
          for q in s["law"]],
         np.float32,
     )  # fmt: skip
@@ -188,6 +204,10 @@ def _initial(law: Any, p: dict[str, Any]) -> tuple[float, float, float]:
     if isinstance(law, Swift):  # cwnd max(w, 1), fcwnd w, rate 1 or w/base_target below one packet
         w = np.float32(p["init_cwnd"])
         return max(w, 1.0), w, 1.0 if w >= 1.0 else w / np.float32(p["base_target"])
+    if isinstance(law, Hpcc):  # U = 1, the pacing rate w0 (line rate by default)
+        from .int_law import initial_window
+
+        return initial_window(p), 1.0, p["w0"]
     aux = p["alpha0"] if isinstance(law, Dctcp | D2tcp | Dwtcp) else 0.0
     return p["init_cwnd"], aux, 1.0
 

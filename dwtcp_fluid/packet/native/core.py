@@ -37,9 +37,10 @@ __all__ = [
 NEVER = 2**31 - 1
 #: Law kinds (``sc[KIND]``: the run's law with state; ``S[LAWK]``: each flow's): TIMELY, Patched TIMELY and Swift
 #: are rate-based (paced at their rate, RTT samples); an open-loop sender (paced at its fixed rate, on a fixed
-#: schedule or with geometric gaps, ``S[GEO]``) and a Scout-only probe keep no state and run beside one such law.
+#: schedule or with geometric gaps, ``S[GEO]``) and a Scout-only probe keep no state and run beside one such law;
+#: HPCC and HPCC-PINT (:mod:`.int_law`) are paced at their rate and read the port's in-band telemetry.
 LAW_DCTCP, LAW_RENO, LAW_DWTCP, LAW_D2TCP, LAW_TIMELY, LAW_TIMELY_PATCHED = 0, 1, 2, 3, 4, 5
-LAW_SWIFT, LAW_OPEN, LAW_PROBE = 6, 7, 8
+LAW_SWIFT, LAW_OPEN, LAW_PROBE, LAW_HPCC, LAW_HPCC_PINT = 6, 7, 8, 9, 10
 F0, F1, HALF, TWO = np.float32(0.0), np.float32(1.0), np.float32(0.5), np.float32(2.0)
 TINY32 = np.float32(np.finfo(np.float32).tiny)  # 2⁻¹²⁶, the smallest normal float32
 M32 = 0xFFFFFFFF
@@ -82,7 +83,9 @@ RTT_REF, RTT_NOISE, ACCESS = range(24, 27)
 # Swift's (:func:`~..laws.swift.swift_params`)
 SW_AI, SW_BETA, SW_MAX_MDF, SW_BASE_TARGET, SW_H, SW_HOPS, SW_FS_RANGE, SW_FS_MIN, SW_FS_MAX = range(27, 36)
 SW_ENDPOINT_TARGET, SW_MIN_CWND, SW_MAX_CWND, SW_RETX_RESET = range(36, 40)
-N_LP = 40
+# HPCC's (:func:`~..laws.hpcc.hpcc_params`; its ``rate_min`` and ``init_cwnd`` are RATE_MIN and INIT_CWND)
+HP_ETA, HP_MAX_STAGE, HP_W_AI, HP_N_EXP, HP_T_BASE, HP_W0, HP_PROB, HP_BASE, HP_SEED = range(40, 49)
+N_LP = 49
 # counters (``cnt``): timer overflow list, Scout queue and Scout totals
 OVN, DENSE, TWOVER, TWLOST, SQN, SSERVED, SDROPPED, SLOSTN, SWAIT = range(9)
 N_CNT = 9

@@ -7,10 +7,12 @@ A transcription of the reference (:mod:`..engine`, :mod:`..events`, :mod:`..whee
 :class:`~..laws.d2tcp.D2tcp` or :class:`~..laws.reno.Reno` flows under any of their sender rules (:mod:`.window`), or
 :class:`~..laws.dwtcp.Dwtcp` flows with their Scouts (:mod:`.scout_law`, :mod:`.scouts`: the strict-priority
 Scout queue served in idle slots), or the rate laws :class:`~..laws.timely.Timely` and
-:class:`~..laws.timely_patched.TimelyPatched` (:mod:`.rate_law`) paced at their rate (:mod:`.pacing`), no
-impairments — keeping every ring as the reference keeps it (ACK wheel lanes, timer wheel and overflow list,
-departure ring, Scout queue, the two halves of the ready list, the seeded rotation of simultaneous senders), so
-that every record is bit-identical. Step numbers below are those of
+:class:`~..laws.timely_patched.TimelyPatched` (:mod:`.rate_law`) and :class:`~..laws.swift.Swift`
+(:mod:`.delay_target`) paced at their rate (:mod:`.pacing`), or :class:`~..laws.hpcc.Hpcc` and
+:class:`~..laws.hpcc.HpccPint` (:mod:`.int_law`: paced, reading the in-band telemetry the port stamps on each
+departing packet), open-loop senders and Scout-only probes, no impairments — keeping every ring as the reference
+keeps it (ACK wheel lanes, timer wheel and overflow list, departure ring, Scout queue, the two halves of the ready
+list, the seeded rotation of simultaneous senders), so that every record is bit-identical. Step numbers below are those of
 :mod:`..engine`'s docstring.
 
 **Floating point.** float32 throughout, in the reference's order of operations. XLA:CPU compiles with LLVM's
@@ -62,10 +64,14 @@ from .core import (
     HASSC,
     INFL,
     JIT,
+    KIND,
     KTH,
     LAST,
     LAW_DWTCP,
+    LAW_HPCC,
+    LAW_HPCC_PINT,
     LAW_OPEN,
+    LAW_PROBE,
     LAW_SWIFT,
     LAW_TIMELY,
     LAW_TIMELY_PATCHED,
@@ -115,6 +121,7 @@ from .core import (
     integrate,
 )  # fmt: skip
 from .delay_target import swift_step
+from .int_law import IE, file_ack_int, hpcc_step
 from .pacing import pace_ok, pace_send, pace_wake
 from .rate_law import rate_step, rtt_sample
 from .rings import arm, insert_ack
@@ -131,7 +138,7 @@ N_REC = 11
 
 def work_sizes(N: int, R: int, La: int, Rd: int, Rt: int, Lt: int, Sc: int) -> tuple[int, int]:
     """Sizes of the work arrays of :func:`run_scenario` (int64, float32); ``Sc``: the Scout queue's capacity."""
-    return NS * N + R * La * 6 + Rt * Lt * 2 + Rd * 4 + 8 * N + Lt + N_CNT + 2 * Sc, NX * N
+    return NS * N + R * La * 6 + Rt * Lt * 2 + Rd * 4 + 8 * N + Lt + N_CNT + 2 * Sc + R * La * IE, NX * N
 
 
 @njit(**JIT)
@@ -170,11 +177,12 @@ def _wake_due(S: Any, X: Any, rto: int, hassc: bool, pace: bool, f: int, t: int,
 @njit(**JIT)
 def _event(
     S: Any, X: Any, lp: Any, ex2: Any, sc: Any, cnt: Any, kind: int, f: int, t: int, ack: bool, mark: bool,
-    nloss: int, timeout: bool, k: int, n_scout: int, seqp1: int, sample: Any,
+    nloss: int, timeout: bool, k: int, n_scout: int, seqp1: int, sample: Any, iq: int, itx: int, its: int,
 ) -> int:  # fmt: skip
     """:func:`..events._law_event`: the Scout bookkeeping (DWTCP, a Scout-only probe), then one call of the
-    flow's law (``kind``; ``k``: packets the ACK acknowledges; ``sample``: its RTT sample, for a rate law). Returns
-    the law's next wake-up slot. (A flow that never sends Scouts has nothing to book.)"""
+    flow's law (``kind``; ``k``: packets the ACK acknowledges; ``sample``: its RTT sample, for a rate law; ``iq``,
+    ``itx``, ``its``: its in-band telemetry, for HPCC). Returns the law's next wake-up slot. (A flow that never
+    sends Scouts has nothing to book.)"""
     if kind == LAW_TIMELY or kind == LAW_TIMELY_PATCHED:
         integrate(S, X, f, t)
         rate_step(S, X, lp, kind, f, ack, k, sample)
@@ -183,7 +191,11 @@ def _event(
         integrate(S, X, f, t)
         swift_step(S, X, lp, sc, f, t, ack, nloss, timeout, k, sample)
         return NEVER
-    if kind >= LAW_OPEN:  # an open-loop sender or a Scout-only probe: its state never changes
+    if kind == LAW_HPCC or kind == LAW_HPCC_PINT:
+        integrate(S, X, f, t)
+        hpcc_step(S, X, lp, sc, kind, f, t, ack, iq, itx, its)
+        return NEVER
+    if kind == LAW_OPEN or kind == LAW_PROBE:  # no state: it never changes
         if sc[HASSC] != 0:
             scout_receive(S, X, cnt, f, t, n_scout, seqp1)
         integrate(S, X, f, t)
@@ -260,6 +272,8 @@ def run_scenario(
     rl, dl = wi[o + 4 * N : o + 6 * N], wi[o + 6 * N : o + 8 * N + Lt]
     o += 8 * N + Lt
     cnt, sq = wi[o : o + N_CNT], wi[o + N_CNT : o + N_CNT + 2 * Sc]
+    o += N_CNT + 2 * Sc
+    intw = wi[o : o + R * La * IE]  # the in-band telemetry of each ACK wheel entry (HPCC)
     X = wf[: NX * N]
     ackw[::6] = -1  # stamps
     tw[::2] = -1
@@ -276,7 +290,8 @@ def run_scenario(
         X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, fx0[f, 0], 1e9, F0
         X[b + ALPHA], X[b + PRATE], X[b + SDT], X[b + ECWND] = fx0[f, 1], fx0[f, 2], sdt[f], fx0[f, 1]
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]
-    rbase, rn, qlen, sptr, marks, spill = 0, 0, 0, 0, 0, 0
+    rbase, rn, qlen, sptr, marks, spill, txc = 0, 0, 0, 0, 0, 0, 0
+    hint = sc[KIND] == LAW_HPCC or sc[KIND] == LAW_HPCC_PINT  # the port stamps in-band telemetry
     for k in range(n_chunks):
         t0 = min(k * chunk, n_slots)
         t1 = min(t0 + chunk, n_slots)
@@ -312,6 +327,8 @@ def run_scenario(
                 data = not (hassc and (flags & 2) > 0)
                 if data:
                     nl, kk, mark, n_sc, seqp1 = ackw[e + 3], ackw[e + 4], (flags & 1) > 0, 0, 0
+                    ei = (ra + j) * IE
+                    iq, itx, its = (intw[ei], intw[ei + 1], intw[ei + 2]) if hint else (0, 0, 0)
                     fk = S[f * NS + LAWK]
                     rtt_law = fk == LAW_TIMELY or fk == LAW_TIMELY_PATCHED or fk == LAW_SWIFT
                     sample = rtt_sample(sc, lp[fin[f, 4]], f, t, ackw[e + 5]) if rtt_law else F0
@@ -325,9 +342,10 @@ def run_scenario(
                         marks += kk
                 else:
                     nl, kk, mark, n_sc, seqp1, sample = 0, 0, False, 1, ackw[e + 4] + 1, F0
+                    iq, itx, its = 0, 0, 0
                 w = _event(
                     S, X, lp[fin[f, 4]], ex2, sc, cnt, S[f * NS + LAWK], f, t, data, mark, nl, False, max(kk, 1), n_sc, seqp1,
-                    sample,
+                    sample, iq, itx, its,
                 )  # fmt: skip
                 stay = False
                 if fast:
@@ -366,24 +384,8 @@ def run_scenario(
                     S[f * NS + INFL], S[f * NS + PEND], S[f * NS + LAST] = 0, 0, t
                     S[f * NS + TMO] += 1
                 w = _event(
-                    S,
-                    X,
-                    lp[fin[f, 4]],
-                    ex2,
-                    sc,
-                    cnt,
-                    S[f * NS + LAWK],
-                    f,
-                    t,
-                    False,
-                    False,
-                    0,
-                    to,
-                    1,
-                    0,
-                    0,
-                    F0,
-                )
+                    S, X, lp[fin[f, 4]], ex2, sc, cnt, S[f * NS + LAWK], f, t, False, False, 0, to, 1, 0, 0, F0, 0, 0, 0,
+                )  # fmt: skip
                 if hassc:
                     scout_send(S, cnt, sq, sc, f, t)
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
@@ -408,9 +410,16 @@ def run_scenario(
                 d = t & (Rd - 1)
                 f = dep[d * 4]
                 mk = dep[d * 4 + 1] > 0 or (sc[MDEQ] != 0 and qlen >= sc[KTH])
-                spill += insert_ack(
-                    ackw, R, La, t + S[f * NS + RTT], f, 1 if mk else 0, dep[d * 4 + 2], 1, dep[d * 4 + 3]
-                )
+                if hint:  # the port's telemetry as the packet leaves: queue behind it, packets sent, slot
+                    txc += 1
+                    spill += file_ack_int(
+                        ackw, intw, R, La, t + S[f * NS + RTT], f, 1 if mk else 0, dep[d * 4 + 2], dep[d * 4 + 3],
+                        qlen - 1, txc, t,
+                    )  # fmt: skip
+                else:
+                    spill += insert_ack(
+                        ackw, R, La, t + S[f * NS + RTT], f, 1 if mk else 0, dep[d * 4 + 2], 1, dep[d * 4 + 3]
+                    )
                 qlen -= 1
             elif hassc and cnt[SQN] > 0:
                 spill += serve_scouts(S, cnt, sq, ackw, R, La, t)

@@ -7,7 +7,7 @@ open-loop sender with Poisson arrivals, after a geometric gap 1 + ⌊ln(1 − u)
 reference's int32 and float32 operations.
 
 The gap's ln(1 − x) is XLA:CPU's ``log1p`` as it compiles it (:func:`log1p_neg`): below √2 − 1 Cephes' rational
-approximation x − x²/2 + x³·P(x)/Q(x), above it ln(1 + x) by the frexp reduction and polynomial of XLA's ``log``;
+approximation x − x²/2 + x³·P(x)/Q(x), above it ln(1 + x) by XLA's ``log`` (:func:`.xla_math.log32`);
 the multiply-adds XLA contracts are :func:`.core.fma32` here, so the loop computes on every CPU what XLA computes
 on one with FMA (checked equal on every 24-bit uniform draw)."""
 
@@ -19,6 +19,7 @@ import numpy as np
 from numba import njit
 
 from .core import ACCESS, F0, F1, GEO, HALF, JIT, NS, NSFRAC, NSINT, NX, PRATE, READY, SEED, fma32, uniform4
+from .xla_math import log32
 
 __all__ = ["pace_ok", "pace_send", "pace_wake", "log1p_neg"]
 
@@ -31,14 +32,7 @@ def _f(bits: int) -> np.float32:
     return np.array([bits], np.uint32).view(np.float32)[0]
 
 
-# XLA's log: the reduced argument's polynomial (Horner in three interleaved parts), ln 2 split in two
-_L1, _L2, _L3, _L4, _L5, _L6 = (
-    _f(b) for b in (0x3D9021BB, 0xBDEBD1B8, 0xBDFE5D4F, 0x3E11E9BF, 0x3E4CCEAC, 0xBE7FFFFC)
-)
-_L7, _L8, _L9, _LN2_LO, _LN2_HI = (
-    _f(b) for b in (0x3DEF251A, 0xBE2AAE50, 0x3EAAAAAA, 0xB95E8083, 0x3F318000)
-)
-_SQRTH, _TINY, _SMALL = _f(0x3F3504F3), _f(0x00800000), _f(0x3ED413CD)
+_TINY, _SMALL = _f(0x00800000), _f(0x3ED413CD)
 # Cephes' log1p: denominator and numerator coefficients, highest order first (leading 1 and 4.527e-5)
 _Q = np.array([_f(b) for b in (0x417101AD, 0x42A6185B, 0x435DC32D, 0x439A8CA3, 0x43586D8A, 0x42707982)])
 _P = np.array([_f(b) for b in (0x3EFF40C5, 0x40D284FA, 0x41EF4B9C, 0x4273CC76, 0x426473AD, 0x41A05101)])
@@ -48,20 +42,7 @@ _P0 = np.float32(4.527e-05)
 @njit(**JIT)
 def log1p_neg(u: Any) -> Any:
     """ln(1 − u) for 0 ≤ u < 1 as XLA:CPU computes ``log1p(-u)`` in float32 (the module docstring)."""
-    # large |x|: ln(v), v = 1 − u, as m·2^e with m in [½, 1) (m < √½: 2m − 1 and e − 1)
-    v = F1 - u
-    bits = np.int32(np.float32(max(v, _TINY)).view(np.int32))
-    m = np.int32((bits & np.int32(-2139095041)) | np.int32(0x3F000000)).view(np.float32)
-    lt = m < _SQRTH
-    y = (m - F1) + (m if lt else F0)
-    e = (np.float32((bits >> 23) - 127) + F1) - (F1 if lt else F0)
-    y2 = y * y
-    y3 = y2 * y
-    a = fma32(fma32(y, _L1, _L2), y, _L7)
-    b = fma32(fma32(y, _L3, _L4), y, _L8)
-    c = fma32(fma32(y, _L5, _L6), y, _L9)
-    c = fma32(fma32(a, y3, b), y3, c)
-    large = fma32(e, _LN2_HI, (y - y2 * HALF) + fma32(c, y3, e * _LN2_LO))
+    large = log32(max(F1 - u, _TINY))  # large |x|: ln(1 − u)
     # small |x| (x = −u): x + (−x²/2 + x³·P(x)/Q(x))
     q, p = F1, _P0
     for k in range(6):

@@ -1,6 +1,7 @@
 # mypy: ignore-errors
 # (Numba-compiled code: the stubs do not type intrinsics and decorator options)
-"""The rings of the native loop: filing an ACK in the ACK wheel (:func:`..wheels.insert_ack`) and arming a flow's
+"""The rings of the native loop: filing an ACK in the ACK wheel (:func:`..wheels.insert_ack`; :func:`ack_entry` and
+:func:`fill_ack` for an ACK with telemetry beside it, :func:`.int_law.file_ack_int`) and arming a flow's
 timer in the timer wheel or its overflow list (:func:`..wheels.arm`), kept as the reference keeps them."""
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from numba import njit
 
 from .core import DENSE, JIT, NEVER, NS, OVN, TWLOST, TWOVER, WAKE
 
-__all__ = ["insert_ack", "arm"]
+__all__ = ["ack_entry", "fill_ack", "insert_ack", "arm"]
 
 
 @njit(**JIT)
-def insert_ack(ackw: Any, R: int, La: int, s: int, f: int, flags: int, nloss: int, n: int, sent: int) -> int:
-    """File an ACK (or Scout ACK: ``n`` is its number) arriving in slot ``s`` in the first free lane of its row;
-    a full row pushes it to the next slot. Returns the slots it was pushed by (the reference's ``spill``)."""
+def ack_entry(ackw: Any, R: int, La: int, s: int) -> tuple[int, int]:
+    """The entry (row·La + lane) where an ACK arriving in slot ``s`` is filed: the first free lane of its row, or
+    of a later row when the row is full; and the slot of that row."""
     s1 = s
     while True:
         rb = (s1 & (R - 1)) * La
@@ -25,11 +26,23 @@ def insert_ack(ackw: Any, R: int, La: int, s: int, f: int, flags: int, nloss: in
         while lane < La and ackw[(rb + lane) * 6] == s1:
             lane += 1
         if lane < La:
-            break
+            return rb + lane, s1
         s1 += 1
-    e = rb + lane
+
+
+@njit(**JIT)
+def fill_ack(ackw: Any, e: int, s1: int, f: int, flags: int, nloss: int, n: int, sent: int) -> None:
+    """Write an ACK into entry ``e`` of the ACK wheel (stamp ``s1``)."""
     ackw[e * 6], ackw[e * 6 + 1], ackw[e * 6 + 2] = s1, f, flags
     ackw[e * 6 + 3], ackw[e * 6 + 4], ackw[e * 6 + 5] = nloss, n, sent
+
+
+@njit(**JIT)
+def insert_ack(ackw: Any, R: int, La: int, s: int, f: int, flags: int, nloss: int, n: int, sent: int) -> int:
+    """File an ACK (or Scout ACK: ``n`` is its number) arriving in slot ``s`` in the first free lane of its row;
+    a full row pushes it to the next slot. Returns the slots it was pushed by (the reference's ``spill``)."""
+    e, s1 = ack_entry(ackw, R, La, s)
+    fill_ack(ackw, e, s1, f, flags, nloss, n, sent)
     return s1 - s
 
 
