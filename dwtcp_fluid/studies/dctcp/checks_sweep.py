@@ -14,8 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...params import BOUNDS, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams, LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep
-from ...units import parse_time
+from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
 from .checks import CHECK, REFERENCE
 
 __all__ = ["SWEEP", "MIN_RUN_RTTS", "MAX_DURATION"]
@@ -46,19 +45,8 @@ def _setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> DctcpParam
 
 
 def _options(fixed: Mapping[str, str]) -> dict[str, Any]:
-    link = _link(fixed)
-    try:
-        T = parse_time(fixed["duration"])
-    except ValueError:
-        raise ValueError(
-            f'duration={fixed["duration"]!r} is invalid: accepted a time such as "100ms"'
-        ) from None
-    lo = MIN_RUN_RTTS * link.d
-    if not lo <= T <= MAX_DURATION:
-        raise ValueError(
-            f"duration={fixed['duration']!r} is out of range: accepted {MIN_RUN_RTTS:g} base RTTs "
-            f"({lo * 1e3:g} ms) <= duration <= {MAX_DURATION:g} s"
-        )
+    T = run_duration(fixed["duration"], _link(fixed).d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION,
+                     example="100ms")  # fmt: skip
     return {"duration": T}
 
 

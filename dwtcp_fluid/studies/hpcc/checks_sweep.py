@@ -14,8 +14,7 @@ from typing import Any
 
 from ...bounds import Bound
 from ...params import BOUNDS, LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep
-from ...units import parse_time
+from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
 from .checks import CHECK, PINT_CHECK
 from .checks_runs import Setting
 
@@ -35,19 +34,8 @@ _QUANTITIES = (
 
 def _rtts(fixed: Mapping[str, str]) -> int:
     d = LinkParams(capacity=fixed["capacity"], rtt=fixed["rtt"]).d
-    try:
-        T = parse_time(fixed["duration"])
-    except ValueError:
-        raise ValueError(
-            f'duration={fixed["duration"]!r} is invalid: accepted a time such as "15ms"'
-        ) from None
-    n = round(T / d)
-    if not MIN_RUN_RTTS <= n <= MAX_RUN_RTTS:
-        raise ValueError(
-            f"duration={fixed['duration']!r} is out of range: accepted {MIN_RUN_RTTS} to {MAX_RUN_RTTS} base RTTs "
-            f"({MIN_RUN_RTTS * d * 1e3:g} ms to {MAX_RUN_RTTS * d:g} s)"
-        )
-    return n
+    T = run_duration(fixed["duration"], d, min_rtts=MIN_RUN_RTTS, max_rtts=MAX_RUN_RTTS, example="15ms")
+    return round(T / d)
 
 
 def _sweep(law: str, check: Any, extra: dict[str, Any]) -> JudgedSweep:
