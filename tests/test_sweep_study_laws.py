@@ -21,8 +21,8 @@ from dwtcp_fluid.units import parse_time
 SMALL = {
     "dcqcn": ({"rtt": [20e-6], "flows": [2, 10]}, {"capacity": "10Gbps", "duration": "2ms"}),
     "swift": ({"beta": [0.8], "flows": [2, 4]}, {"capacity": "1Gbps", "rtt": "50us", "duration": "4ms"}),
-    "timely": ({"rtt": [20e-6], "flows": [2, 4]}, {"capacity": "1Gbps", "duration": "2ms"}),
-    "timely-patched": ({"rtt": [20e-6], "flows": [2, 4]}, {"capacity": "1Gbps", "duration": "2ms"}),
+    "timely": ({"rtt": [20e-6], "flows": [2, 4]}, {"capacity": "10Gbps", "duration": "1ms"}),
+    "timely-patched": ({"rtt": [20e-6], "flows": [2, 4]}, {"capacity": "10Gbps", "duration": "1ms"}),
 }
 
 #: The point of each default grid that is one of the check's own settings (by name in the check's SETTINGS).

@@ -88,6 +88,9 @@ def _grid(law: str, raw: dict[str, Any], given: set[str], others: dict[str, Any]
         for f in sw.fixed:
             if msg.startswith((f"{f.name}=", f"{f.name}:")):
                 raise UsageError(f.flag, fixed.get(f.name, f.default), accepted_of(e)) from None
+        for a in sw.axes:  # a value the study refuses (the packet core's shortest RTT)
+            if msg.startswith(f"{a.name}=") and a.flag in given:
+                raise UsageError(a.flag, raw[a.flag], accepted_of(e)) from None
         raise
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ...packet.build import check_rtt
 from ...params import BOUNDS
 from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
 from .checks import CHECK, Setting
@@ -38,7 +39,7 @@ def _setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> Setting:
     d, n = float(point["rtt"]), int(point["flows"])
     T = run_duration(fixed["duration"], d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION, example="40ms")
     s = Setting(f"{fixed['capacity']}-{d * 1e6:g}us-N{n}", fixed["capacity"], f"{d!r}s", n, duration=T)
-    s.params()  # the link is checked here, before any work
+    check_rtt(d, s.params().link)  # the link and the packet core's shortest RTT, before any work
     return s
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...bounds import Bound
+from ...packet.build import check_rtt
 from ...packet.laws import LAWS
 from ...params import LinkParams
 from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
@@ -40,7 +41,8 @@ _QUANTITIES = (
 
 def _setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> Setting:
     beta, n = float(point["beta"]), int(point["flows"])
-    d = LinkParams(capacity=fixed["capacity"], rtt=fixed["rtt"]).d
+    link = LinkParams(capacity=fixed["capacity"], rtt=fixed["rtt"])
+    d = check_rtt(link.d, link)
     T = run_duration(fixed["duration"], d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION, example="40ms")
     return Setting(f"N{n}-{fixed['capacity']}-{fixed['rtt']}-beta{beta:g}", (n // 2, n - n // 2), fixed["capacity"],
                    fixed["rtt"], beta=beta, duration=T)  # fmt: skip

@@ -7,9 +7,10 @@ own settings), through the packet core and :class:`~dwtcp_fluid.models.TimelyFlu
 base RTT is the feedback delay. ``proofs/timely.md``: Patched TIMELY's unique fixed point (R* = C/N) is stable
 only below a critical feedback delay, τ_c ≈ 3.5 µs at 10 Gbps, N = 4 (step 16; it rises with N), and oscillates
 at d = 20 µs (step 17); TIMELY has no fixed point to be stable, a continuum of equilibria whose rate split the
-start rates set (step 5), so its sweep runs the same grid to show where that split holds. The default grid, d = 2
-and 20 µs at N = 4 and 10 Gbps, puts Patched TIMELY on each side of τ_c:
-``dwtcp-fluid sweep --law timely-patched --rtt 2us,5us,10us,20us --flows 4,10,16``.
+start rates set (step 5), so its sweep runs the same grid to show where that split holds. The default grid, d = 3
+and 20 µs at N = 4 and 10 Gbps, puts Patched TIMELY on each side of τ_c (3 µs: 2.5 slots, near the packet core's
+shortest RTT, :data:`~dwtcp_fluid.packet.build.MIN_RTT_SLOTS`):
+``dwtcp-fluid sweep --law timely-patched --rtt 3us,5us,10us,20us --flows 4,10,16``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 
 from ...bounds import Bound
 from ...judge import CrossCheck
+from ...packet.build import check_rtt
 from ...params import BOUNDS, LinkParams
 from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
 from .checks import CHECKS, Setting, run_class
@@ -43,6 +45,7 @@ def _sweep(law: str, check: CrossCheck[Setting]) -> JudgedSweep:
     def setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> Setting:
         d, n = float(point["rtt"]), int(point["flows"])
         link = LinkParams(capacity=fixed["capacity"], rtt=d)
+        check_rtt(d, link)
         T = run_duration(fixed["duration"], link.d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION,
                          example="100ms")  # fmt: skip
         n1 = n // 2
@@ -54,7 +57,7 @@ def _sweep(law: str, check: CrossCheck[Setting]) -> JudgedSweep:
             law=law,
             check=check,
             axes=(
-                Axis("rtt", "--rtt", "base RTT d (the feedback delay)", "s", BOUNDS["rtt"], (2e-6, 20e-6)),
+                Axis("rtt", "--rtt", "base RTT d (the feedback delay)", "s", BOUNDS["rtt"], (3e-6, 20e-6)),
                 Axis("flows", "--flows", "number of flows N", "1", FLOWS, (4.0,)),
             ),
             fixed=(Fixed("capacity", "--capacity", "10Gbps"), Fixed("duration", "--duration", "100ms")),
