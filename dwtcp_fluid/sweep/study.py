@@ -30,6 +30,7 @@ from ..bounds import Bound
 from ..judge import CrossCheck, Tolerances
 from ..judge.classes import PacketClass
 from ..judge.tolerance import AGREE, DISAGREE
+from ..params import BOUNDS
 from ..registry import Registry
 from ..units import parse_time
 
@@ -42,6 +43,11 @@ __all__ = [
     "get_sweep",
     "sweep_laws",
     "run_duration",
+    "flows_axis",
+    "rtt_axis",
+    "split_flows",
+    "MIN_RUN_RTTS",
+    "MAX_RUN_SECONDS",
     "FAILED",
     "REPORTED",
     "WITHIN",
@@ -183,13 +189,20 @@ class JudgedSweep:
         )
 
 
+#: A point's run is at least this many base RTTs unless its study says otherwise: a check compares the last half,
+#: and the judge's classifier reads at least 20 RTTs there.
+MIN_RUN_RTTS = 40.0
+#: The longest run of a sweep point (s) unless its study says otherwise.
+MAX_RUN_SECONDS = 10.0
+
+
 def run_duration(
     text: str,
     d: float,
     *,
-    min_rtts: float,
+    min_rtts: float = MIN_RUN_RTTS,
     max_rtts: float | None = None,
-    max_seconds: float | None = None,
+    max_seconds: float | None = MAX_RUN_SECONDS,
     example: str = "20ms",
 ) -> float:
     """A sweep point's run length ``text`` (``"40ms"``) in seconds, checked against the point's base RTT ``d`` (s):
@@ -216,6 +229,25 @@ def run_duration(
             + f" at the base RTT {d * 1e6:g} µs"
         )
     return T
+
+
+def flows_axis(default: tuple[float, ...], *, groups: int = 1) -> Axis:
+    """The axis N (``--flows``, :data:`~dwtcp_fluid.params.BOUNDS`' range) with its ``default`` values; with
+    ``groups`` > 1, N flows split into that many groups that start apart (:func:`split_flows`), at least one each."""
+    b = BOUNDS["flows"]
+    if groups > 1:
+        b = Bound(groups, b.hi, integer=True, why=f"flows in {groups} groups that start apart")
+    return Axis("flows", "--flows", "number of flows N", "1", b, default)
+
+
+def rtt_axis(default: tuple[float, ...]) -> Axis:
+    """The axis d (``--rtt``, times with their unit): the base RTT, which is the feedback delay, in seconds."""
+    return Axis("rtt", "--rtt", "base RTT d (the feedback delay)", "s", BOUNDS["rtt"], default)
+
+
+def split_flows(n: int, groups: int = 2) -> tuple[int, ...]:
+    """``n`` flows in ``groups`` groups, as even as whole flows allow (the later groups take the remainder)."""
+    return tuple(n // groups + (1 if i >= groups - n % groups else 0) for i in range(groups))
 
 
 def _accept(sweep: Any) -> JudgedSweep:

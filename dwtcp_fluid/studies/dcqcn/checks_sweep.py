@@ -15,16 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...packet.build import check_rtt
-from ...params import BOUNDS
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
+from ...sweep.study import Fixed, JudgedSweep, flows_axis, register_sweep, rtt_axis, run_duration
 from .checks import CHECK, Setting
 
-__all__ = ["SWEEP", "MIN_RUN_RTTS", "MAX_DURATION"]
-
-#: Run lengths accepted, in base RTTs: the judge's classifier reads at least 20 RTTs in the compared last half.
-MIN_RUN_RTTS = 40.0
-#: The longest run of a sweep point (s).
-MAX_DURATION = 10.0
+__all__ = ["SWEEP"]
 
 _QUANTITIES = (
     ("queue_mean", "mean queue", "packets"),
@@ -37,7 +31,7 @@ _QUANTITIES = (
 
 def _setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> Setting:
     d, n = float(point["rtt"]), int(point["flows"])
-    T = run_duration(fixed["duration"], d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION, example="40ms")
+    T = run_duration(fixed["duration"], d, example="40ms")
     s = Setting(f"{fixed['capacity']}-{d * 1e6:g}us-N{n}", fixed["capacity"], f"{d!r}s", n, duration=T)
     check_rtt(d, s.params().link)  # the link and the packet core's shortest RTT, before any work
     return s
@@ -49,8 +43,8 @@ SWEEP: JudgedSweep = register_sweep(
         law="dcqcn",
         check=CHECK,
         axes=(
-            Axis("rtt", "--rtt", "base RTT τ* (the feedback delay)", "s", BOUNDS["rtt"], (50e-6, 100e-6)),
-            Axis("flows", "--flows", "number of flows N", "1", BOUNDS["flows"], (10.0,)),
+            rtt_axis((50e-6, 100e-6)),
+            flows_axis((10.0,)),
         ),
         fixed=(Fixed("capacity", "--capacity", "100Gbps"), Fixed("duration", "--duration", "40ms")),
         setting=_setting,

@@ -14,15 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...params import BOUNDS, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams, LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
+from ...sweep.study import Axis, Fixed, JudgedSweep, flows_axis, register_sweep, run_duration
 from .checks import CHECK, REFERENCE
 
-__all__ = ["SWEEP", "MIN_RUN_RTTS", "MAX_DURATION"]
+__all__ = ["SWEEP", "MIN_RUN_RTTS"]
 
 #: A run shorter than this many base RTTs has no last half to compare (its half holds a few DCTCP cycles at most).
 MIN_RUN_RTTS = 20.0
-#: The longest run of a sweep point (s).
-MAX_DURATION = 10.0
 
 _QUANTITIES = (
     ("queue_mean", "mean queue", "packets"),
@@ -45,7 +43,7 @@ def _setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> DctcpParam
 
 
 def _options(fixed: Mapping[str, str]) -> dict[str, Any]:
-    T = run_duration(fixed["duration"], _link(fixed).d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION,
+    T = run_duration(fixed["duration"], _link(fixed).d, min_rtts=MIN_RUN_RTTS,
                      example="100ms")  # fmt: skip
     return {"duration": T}
 
@@ -58,7 +56,7 @@ SWEEP: JudgedSweep = register_sweep(
         axes=(
             Axis("K", "--marking-threshold", "ECN marking threshold K", "packets", BOUNDS["K"], (65.0,)),
             Axis("g", "--g", "DCTCP EWMA gain g, [DCTCP-A] eq. (3)", "1", BOUNDS["g"], (DEFAULT_G,)),
-            Axis("flows", "--flows", "number of flows N", "1", BOUNDS["flows"], (float(DEFAULT_FLOWS),)),
+            flows_axis((float(DEFAULT_FLOWS),)),
         ),
         fixed=(
             Fixed("capacity", "--capacity", DEFAULT_CAPACITY),

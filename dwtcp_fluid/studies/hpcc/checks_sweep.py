@@ -13,16 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...bounds import Bound
-from ...params import BOUNDS, LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
+from ...params import LinkParams
+from ...sweep.study import Axis, Fixed, JudgedSweep, flows_axis, register_sweep, run_duration
 from .checks import CHECK, PINT_CHECK
 from .checks_runs import Setting
 
-__all__ = ["SWEEP", "PINT_SWEEP", "MIN_RUN_RTTS", "MAX_RUN_RTTS"]
+__all__ = ["SWEEP", "PINT_SWEEP", "MAX_RUN_RTTS"]
 
-#: Run lengths accepted, in base RTTs: the last half is compared, and the flows need N RTTs to drain the queue their
-#: line-rate start builds.
-MIN_RUN_RTTS, MAX_RUN_RTTS = 40, 100_000
+#: Run lengths accepted, in base RTTs (the engine's shortest, :data:`~dwtcp_fluid.sweep.study.MIN_RUN_RTTS`: the last
+#: half is compared, and the flows need N RTTs to drain the queue their line-rate start builds).
+MAX_RUN_RTTS = 100_000
 
 _QUANTITIES = (
     ("queue_mean", "mean queue", "packets"),
@@ -34,7 +34,7 @@ _QUANTITIES = (
 
 def _rtts(fixed: Mapping[str, str]) -> int:
     d = LinkParams(capacity=fixed["capacity"], rtt=fixed["rtt"]).d
-    T = run_duration(fixed["duration"], d, min_rtts=MIN_RUN_RTTS, max_rtts=MAX_RUN_RTTS, example="15ms")
+    T = run_duration(fixed["duration"], d, max_rtts=MAX_RUN_RTTS, example="15ms")
     return round(T / d)
 
 
@@ -57,7 +57,7 @@ def _sweep(law: str, check: Any, extra: dict[str, Any]) -> JudgedSweep:
                     Bound(1e-3, 1.0, why="[HPCC] η"),
                     (0.95,),
                 ),
-                Axis("flows", "--flows", "number of flows N", "1", BOUNDS["flows"], (2.0, 10.0)),
+                flows_axis((2.0, 10.0)),
             ),
             fixed=(
                 Fixed("capacity", "--capacity", "25Gbps"),

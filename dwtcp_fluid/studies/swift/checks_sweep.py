@@ -14,21 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...bounds import Bound
 from ...packet.build import check_rtt
 from ...packet.laws import LAWS
 from ...params import LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
+from ...sweep.study import Axis, Fixed, JudgedSweep, flows_axis, register_sweep, run_duration, split_flows
 from .checks import CHECK, Setting
 
-__all__ = ["SWEEP", "MIN_RUN_RTTS", "MAX_DURATION", "FLOWS"]
-
-#: Run lengths accepted, in base RTTs (the last half is compared).
-MIN_RUN_RTTS = 40.0
-#: The longest run of a sweep point (s).
-MAX_DURATION = 10.0
-#: N: two groups that start apart, so at least one flow each.
-FLOWS = Bound(2, 10**4, integer=True, why="flows in two groups that start at different windows")
+__all__ = ["SWEEP"]
 
 _QUANTITIES = (
     ("w_1", "mean window of the group that starts at the smaller window", "packets"),
@@ -43,8 +35,8 @@ def _setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> Setting:
     beta, n = float(point["beta"]), int(point["flows"])
     link = LinkParams(capacity=fixed["capacity"], rtt=fixed["rtt"])
     d = check_rtt(link.d, link)
-    T = run_duration(fixed["duration"], d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION, example="40ms")
-    return Setting(f"N{n}-{fixed['capacity']}-{fixed['rtt']}-beta{beta:g}", (n // 2, n - n // 2), fixed["capacity"],
+    T = run_duration(fixed["duration"], d, example="40ms")
+    return Setting(f"N{n}-{fixed['capacity']}-{fixed['rtt']}-beta{beta:g}", split_flows(n), fixed["capacity"],
                    fixed["rtt"], beta=beta, duration=T)  # fmt: skip
 
 
@@ -59,7 +51,7 @@ SWEEP: JudgedSweep = register_sweep(
             Axis(
                 "beta", _BETA.flag, "Swift multiplicative decrease constant β", "1", _BETA.bound, (0.8, 3.0)
             ),
-            Axis("flows", "--flows", "number of flows N", "1", FLOWS, (10.0,)),
+            flows_axis((10.0,), groups=2),
         ),
         fixed=(
             Fixed("capacity", "--capacity", "10Gbps"),

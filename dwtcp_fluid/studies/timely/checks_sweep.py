@@ -17,21 +17,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...bounds import Bound
 from ...judge import CrossCheck
 from ...packet.build import check_rtt
-from ...params import BOUNDS, LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep, run_duration
+from ...params import LinkParams
+from ...sweep.study import (
+    Fixed,
+    JudgedSweep,
+    flows_axis,
+    register_sweep,
+    rtt_axis,
+    run_duration,
+    split_flows,
+)
 from .checks import CHECKS, Setting, run_class
 
-__all__ = ["SWEEPS", "MIN_RUN_RTTS", "MAX_DURATION", "FLOWS"]
-
-#: Run lengths accepted, in base RTTs (the last half is compared).
-MIN_RUN_RTTS = 40.0
-#: The longest run of a sweep point (s).
-MAX_DURATION = 10.0
-#: N: two groups that start apart, so at least one flow each.
-FLOWS = Bound(2, 10**4, integer=True, why="flows in two groups that start at different rates")
+__all__ = ["SWEEPS"]
 
 _QUANTITIES = (
     ("rate_1", "mean rate of the group that starts slower", "1"),
@@ -46,10 +46,9 @@ def _sweep(law: str, check: CrossCheck[Setting]) -> JudgedSweep:
         d, n = float(point["rtt"]), int(point["flows"])
         link = LinkParams(capacity=fixed["capacity"], rtt=d)
         check_rtt(d, link)
-        T = run_duration(fixed["duration"], link.d, min_rtts=MIN_RUN_RTTS, max_seconds=MAX_DURATION,
-                         example="100ms")  # fmt: skip
-        n1 = n // 2
-        return Setting(f"{law}-{fixed['capacity']}-{d * 1e6:g}us-N{n}", law, (n1, n - n1), (0.1 / n1, 0.8 / (n - n1)),
+        T = run_duration(fixed["duration"], link.d, example="100ms")
+        n1, n2 = split_flows(n)
+        return Setting(f"{law}-{fixed['capacity']}-{d * 1e6:g}us-N{n}", law, (n1, n2), (0.1 / n1, 0.8 / n2),
                        duration=T, capacity=fixed["capacity"], rtt=f"{d!r}s")  # fmt: skip
 
     return register_sweep(
@@ -57,8 +56,8 @@ def _sweep(law: str, check: CrossCheck[Setting]) -> JudgedSweep:
             law=law,
             check=check,
             axes=(
-                Axis("rtt", "--rtt", "base RTT d (the feedback delay)", "s", BOUNDS["rtt"], (3e-6, 20e-6)),
-                Axis("flows", "--flows", "number of flows N", "1", FLOWS, (4.0,)),
+                rtt_axis((3e-6, 20e-6)),
+                flows_axis((4.0,), groups=2),
             ),
             fixed=(Fixed("capacity", "--capacity", "10Gbps"), Fixed("duration", "--duration", "100ms")),
             setting=setting,
