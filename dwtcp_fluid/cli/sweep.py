@@ -164,7 +164,7 @@ def sweep(
         None,
         "--rtt",
         help='Judged sweeps: base RTT of every point (dctcp: "100us", hpcc: "50us", swift: '
-        '"100us"), or the RTT axis (dcqcn, timely, timely-patched: "3us,20us", each value with its unit).',
+        '"100us"), or the RTT axis (dcqcn, timely, timely-patched: "2.4us,20us", each value with its unit).',
     ),
     duration: str | None = typer.Option(
         None, "--duration", help='Judged sweeps: length of every packet and fluid run (dctcp: "100ms").'

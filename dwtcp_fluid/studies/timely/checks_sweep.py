@@ -7,10 +7,10 @@ own settings), through the packet core and :class:`~dwtcp_fluid.models.TimelyFlu
 base RTT is the feedback delay. ``proofs/timely.md``: Patched TIMELY's unique fixed point (R* = C/N) is stable
 only below a critical feedback delay, τ_c ≈ 3.5 µs at 10 Gbps, N = 4 (step 16; it rises with N), and oscillates
 at d = 20 µs (step 17); TIMELY has no fixed point to be stable, a continuum of equilibria whose rate split the
-start rates set (step 5), so its sweep runs the same grid to show where that split holds. The default grid, d = 3
-and 20 µs at N = 4 and 10 Gbps, puts Patched TIMELY on each side of τ_c (3 µs: 2.5 slots, near the packet core's
-shortest RTT, :data:`~dwtcp_fluid.packet.build.MIN_RTT_SLOTS`):
-``dwtcp-fluid sweep --law timely-patched --rtt 3us,5us,10us,20us --flows 4,10,16``.
+start rates set (step 5), so its sweep runs the same grid to show where that split holds. The default grid, d = 2.4
+and 20 µs at N = 4 and 10 Gbps, puts Patched TIMELY on each side of τ_c (2.4 µs: two packet slots, the packet
+core's shortest RTT, :data:`~dwtcp_fluid.packet.build.MIN_RTT_SLOTS`; an RTT is a whole number of slots):
+``dwtcp-fluid sweep --law timely-patched --rtt 2.4us,6us,12us,20us --flows 4,10,16``.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _sweep(law: str, check: CrossCheck[Setting]) -> JudgedSweep:
             law=law,
             check=check,
             axes=(
-                rtt_axis((3e-6, 20e-6)),
+                rtt_axis((2.4e-6, 20e-6)),
                 flows_axis((4.0,), groups=2),
             ),
             fixed=(Fixed("capacity", "--capacity", "10Gbps"), Fixed("duration", "--duration", "100ms")),
