@@ -136,7 +136,7 @@ def test_bad_grid_names_the_parameter(axes, fixed, word):
 @pytest.mark.parametrize(
     ("argv", "word"),
     [
-        (["--law", "nope"], "--law 'nope' is invalid: accepted dwtcp | dctcp"),
+        (["--law", "nope"], "--law 'nope' is invalid: accepted dwtcp | dcqcn | dctcp"),
         (["--law", "dctcp", "--beta", "0.1"], "--beta '0.1' is invalid: accepted the flags of --law dctcp"),
         (["--law", "dctcp", "--packet-buffer", "9"], "--packet-buffer 9 is invalid"),
         (["--g", "0.1"], "--g '0.1' is invalid: accepted the flags of --law dwtcp"),

@@ -84,7 +84,8 @@ DWTCP_FLAGS = {"beta": "--beta", "bdp": "--bdp", "kbar_ratio": "--kbar-ratio", "
                "packet_max_rtts": "--packet-max-rtts", "target": "--target", "figure": "--figure"}  # fmt: skip
 #: The flags of the judged sweeps' axes and settings (which law has which: its study's declaration), by parameter.
 JUDGED_FLAGS = {"flows": "--flows", "marking_threshold": "--marking-threshold", "g": "--g", "eta": "--eta",
-                "capacity": "--capacity", "rtt": "--rtt", "packet_size": "--packet-size", "duration": "--duration"}  # fmt: skip
+                "capacity": "--capacity", "rtt": "--rtt", "packet_size": "--packet-size", "duration": "--duration",
+                "swift_beta": "--swift-beta"}  # fmt: skip
 
 
 @app.command("sweep")
@@ -94,7 +95,8 @@ def sweep(
         "dwtcp",
         "--law",
         help="The law swept: dwtcp (the condition sweep, default) or a law whose study declares a judged sweep "
-        "(dctcp: --marking-threshold × --g × --flows; hpcc, hpcc-pint: --eta × --flows), each point judged by the "
+        "(dctcp: --marking-threshold × --g × --flows; hpcc, hpcc-pint: --eta × --flows; dcqcn, timely, "
+        "timely-patched: --rtt × --flows; swift: --swift-beta × --flows), each point judged by the "
         "law's packet-vs-fluid cross-check.",
     ),
     beta: str = typer.Option(
@@ -159,10 +161,16 @@ def sweep(
         None, "--eta", help="hpcc, hpcc-pint: target utilizations η (list or range; default 0.95)."
     ),
     rtt: str | None = typer.Option(
-        None, "--rtt", help='Judged sweeps: base RTT of every point (dctcp: "100us", hpcc: "50us").'
+        None,
+        "--rtt",
+        help='Judged sweeps: base RTT of every point (dctcp: "100us", hpcc: "50us", swift: '
+        '"100us"), or the RTT axis (dcqcn, timely, timely-patched: "2.4us,20us", each value with its unit).',
     ),
     duration: str | None = typer.Option(
         None, "--duration", help='Judged sweeps: length of every packet and fluid run (dctcp: "100ms").'
+    ),
+    swift_beta: str | None = typer.Option(
+        None, "--swift-beta", help="swift: decrease constants β (list or range; default 0.8,3)."
     ),
     json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
 ) -> None:
@@ -184,7 +192,7 @@ def sweep(
                      workers=workers, scheduler=scheduler, resume=resume, refuse_damaged=refuse_damaged,
                      force=force, yes=yes, seed=seed, json=json)  # fmt: skip
         return
-    for p in ("marking_threshold", "g", "eta", "rtt", "duration"):
+    for p in ("marking_threshold", "g", "eta", "rtt", "duration", "swift_beta"):
         if p in given:
             raise UsageError(JUDGED_FLAGS[p], ctx.params[p], "the flags of --law dwtcp: --beta | --bdp | --flows | "
                              "--kbar-ratio | --capacity | --packet-size and the packet pass's")  # fmt: skip

@@ -40,6 +40,24 @@ def estimate(grid: Any) -> tuple[float, float]:
     return grid.size * (_SECONDS_PER_POINT + _SECONDS_PER_SLOT * slots), 3.0 * grid.size * per_point
 
 
+def _axis_values(flag: str, text: str) -> Any:
+    """An axis's values as typed: numbers (:func:`parse_list`), or for a time, rate or size flag of the vocabulary
+    each value and range end with its unit ("20us,50us", "20us:100us:5"), in the flag's unit (s, bit/s, bytes)."""
+    from .flags import _value, vocabulary
+
+    spec = vocabulary().get(flag)
+    if spec is None or spec.kind not in ("time", "rate", "size"):
+        return parse_list(flag, text)
+    parts = str(text).split(":")
+    try:
+        if len(parts) == 3:
+            lo, hi = (_value(flag, spec, p.strip()) for p in parts[:2])
+            return parse_list(flag, f"{lo!r}:{hi!r}:{parts[2]}")
+        return parse_list(flag, ",".join(repr(_value(flag, spec, t.strip())) for t in str(text).split(",")))
+    except ValueError:
+        raise UsageError(flag, text, spec.accepted(flag)) from None
+
+
 def _grid(law: str, raw: dict[str, Any], given: set[str], others: dict[str, Any], seed: int) -> Any:
     """The law's checked grid from the flags its study declares; a flag of another law is refused."""
     from ..reports.sweep_study import judged_grid, judged_sweep_laws
@@ -57,7 +75,7 @@ def _grid(law: str, raw: dict[str, Any], given: set[str], others: dict[str, Any]
     axes: dict[str, Any] = {}
     for a in sw.axes:
         if a.flag in given:
-            values = parse_list(a.flag, raw[a.flag])
+            values = _axis_values(a.flag, raw[a.flag])
             try:
                 axes[a.name] = a.values(values)
             except ValueError as e:
@@ -70,6 +88,9 @@ def _grid(law: str, raw: dict[str, Any], given: set[str], others: dict[str, Any]
         for f in sw.fixed:
             if msg.startswith((f"{f.name}=", f"{f.name}:")):
                 raise UsageError(f.flag, fixed.get(f.name, f.default), accepted_of(e)) from None
+        for a in sw.axes:  # a value the study refuses (the packet core's shortest RTT)
+            if msg.startswith(f"{a.name}=") and a.flag in given:
+                raise UsageError(a.flag, raw[a.flag], accepted_of(e)) from None
         raise
 
 

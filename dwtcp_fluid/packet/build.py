@@ -24,7 +24,7 @@ from .scouts import scout_period
 from .state import INFINITE_SIZE, PacketConfig, Scenario
 from .switch import mark_threshold
 
-__all__ = ["PacketRun", "build"]
+__all__ = ["PacketRun", "build", "check_rtt", "MIN_RTT_SLOTS"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,19 @@ def _time(name: str, v: Any) -> float:
     t = parse_time(v) if isinstance(v, str) else float(v)
     check_range(name, t, lo=0.0, why="seconds")
     return t
+
+
+#: The shortest base RTT the core represents, in slots: an RTT is a whole number of slots, at least one each way.
+MIN_RTT_SLOTS = 2
+
+
+def check_rtt(rtt: float, link: LinkParams) -> float:
+    """``rtt`` (s), or ValueError naming it below :data:`MIN_RTT_SLOTS` slots of ``link`` (L/C each): the core
+    refuses what it cannot represent instead of running another RTT than the one reported."""
+    slot = 1.0 / link.C
+    return check_range(
+        "rtt", rtt, lo=MIN_RTT_SLOTS * slot, why=f"seconds: at least 2 slots of L/C = {slot:.3g} s"
+    )
 
 
 def build(
@@ -210,10 +223,8 @@ def build(
     chunk = max(1, int(math.ceil(n_slots / max(1, trace_points))))
     n_chunks = int(math.ceil(n_slots / chunk))
     rtt_s = _per_flow("rtts", rtts, flows, link.rtt)
-    # an RTT is a whole number of slots, at least 2 (one each way): refuse what the core cannot represent
-    # instead of running another RTT than the one reported
     for v in np.unique(rtt_s):
-        check_range("rtt", float(v), lo=2 * slot, why=f"seconds: at least 2 slots of L/C = {slot:.3g} s")
+        check_rtt(float(v), link)
     rtt = np.rint(rtt_s / slot).astype(np.int64)
     start = np.rint(_per_flow("starts", starts, flows, 0.0) / slot).astype(np.int64)
     rng = np.random.default_rng(seed)

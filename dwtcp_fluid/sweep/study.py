@@ -19,6 +19,7 @@ fluid side raises is ``failed`` (never agreement); the other points of its chunk
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +30,9 @@ from ..bounds import Bound
 from ..judge import CrossCheck, Tolerances
 from ..judge.classes import PacketClass
 from ..judge.tolerance import AGREE, DISAGREE
+from ..params import BOUNDS
 from ..registry import Registry
+from ..units import parse_time
 
 __all__ = [
     "Axis",
@@ -39,6 +42,12 @@ __all__ = [
     "register_sweep",
     "get_sweep",
     "sweep_laws",
+    "run_duration",
+    "flows_axis",
+    "rtt_axis",
+    "split_flows",
+    "MIN_RUN_RTTS",
+    "MAX_RUN_SECONDS",
     "FAILED",
     "REPORTED",
     "WITHIN",
@@ -118,7 +127,8 @@ class JudgedSweep:
         The settings shared by every point.
     setting : callable
         ``setting(point, fixed) -> setting of the check``: ``point`` maps each axis name to its value, ``fixed``
-        each fixed name to its text.
+        each fixed name to its text. It refuses a setting it cannot run (ValueError naming the parameter): the grid
+        calls it at its corners before any work (:func:`run_duration` checks a run length).
     options : callable
         ``options(fixed) -> dict``: the options of :func:`~dwtcp_fluid.judge.run_check` (the run length).
     models : tuple of str
@@ -179,6 +189,67 @@ class JudgedSweep:
         )
 
 
+#: A point's run is at least this many base RTTs unless its study says otherwise: a check compares the last half,
+#: and the judge's classifier reads at least 20 RTTs there.
+MIN_RUN_RTTS = 40.0
+#: The longest run of a sweep point (s) unless its study says otherwise.
+MAX_RUN_SECONDS = 10.0
+
+
+def run_duration(
+    text: str,
+    d: float,
+    *,
+    min_rtts: float = MIN_RUN_RTTS,
+    max_rtts: float | None = None,
+    max_seconds: float | None = MAX_RUN_SECONDS,
+    example: str = "20ms",
+) -> float:
+    """A sweep point's run length ``text`` (``"40ms"``) in seconds, checked against the point's base RTT ``d`` (s):
+    at least ``min_rtts`` base RTTs (the check compares a last part of the run), at most ``max_rtts`` base RTTs or
+    ``max_seconds``. ValueError naming ``duration``, its value and the accepted range otherwise: the one check of
+    the ``duration`` setting every study's ``setting``/``options`` makes."""
+    try:
+        T = parse_time(text)
+    except ValueError:
+        raise ValueError(f"duration={text!r} is invalid: accepted a time such as {example!r}") from None
+    lo = min_rtts * d
+    hi = max_rtts * d if max_rtts is not None else max_seconds
+    if not (lo <= T and (hi is None or T <= hi)):
+        upper = (
+            ""
+            if hi is None
+            else f" <= {max_rtts:g} base RTTs ({hi:g} s)"
+            if max_rtts is not None
+            else f" <= {hi:g} s"
+        )
+        raise ValueError(
+            f"duration={text!r} is out of range: accepted {min_rtts:g} base RTTs ({lo * 1e3:g} ms) <= duration"
+            + upper
+            + f" at the base RTT {d * 1e6:g} µs"
+        )
+    return T
+
+
+def flows_axis(default: tuple[float, ...], *, groups: int = 1) -> Axis:
+    """The axis N (``--flows``, :data:`~dwtcp_fluid.params.BOUNDS`' range) with its ``default`` values; with
+    ``groups`` > 1, N flows split into that many groups that start apart (:func:`split_flows`), at least one each."""
+    b = BOUNDS["flows"]
+    if groups > 1:
+        b = Bound(groups, b.hi, integer=True, why=f"flows in {groups} groups that start apart")
+    return Axis("flows", "--flows", "number of flows N", "1", b, default)
+
+
+def rtt_axis(default: tuple[float, ...]) -> Axis:
+    """The axis d (``--rtt``, times with their unit): the base RTT, which is the feedback delay, in seconds."""
+    return Axis("rtt", "--rtt", "base RTT d (the feedback delay)", "s", BOUNDS["rtt"], default)
+
+
+def split_flows(n: int, groups: int = 2) -> tuple[int, ...]:
+    """``n`` flows in ``groups`` groups, as even as whole flows allow (the later groups take the remainder)."""
+    return tuple(n // groups + (1 if i >= groups - n % groups else 0) for i in range(groups))
+
+
 def _accept(sweep: Any) -> JudgedSweep:
     if not isinstance(sweep, JudgedSweep):
         raise TypeError(f"register_sweep takes a JudgedSweep, not {type(sweep).__name__}")
@@ -237,9 +308,9 @@ class JudgedGrid:
         object.__setattr__(self, "fixed", {f.name: str(self.fixed.get(f.name, f.default)) for f in sw.fixed})
         if not (isinstance(self.seed, int) and 0 <= self.seed < 2**32):
             raise ValueError(f"seed={self.seed!r} is out of range: accepted an integer 0 <= seed < 2**32")
-        sw.setting(
-            self.point((0,) * len(sw.axes)), self.fixed
-        )  # the study checks its settings once, up front
+        # the study checks its settings up front, at the grid's corners (the extremes of every axis)
+        for corner in itertools.product(*({0, n - 1} for n in self.shape)):
+            sw.setting(self.point(tuple(corner)), self.fixed)
         sw.options(self.fixed)
 
     @property

@@ -14,16 +14,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...params import BOUNDS, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams, LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep
-from ...units import parse_time
+from ...sweep.study import Axis, Fixed, JudgedSweep, flows_axis, register_sweep, run_duration
 from .checks import CHECK, REFERENCE
 
-__all__ = ["SWEEP", "MIN_RUN_RTTS", "MAX_DURATION"]
+__all__ = ["SWEEP", "MIN_RUN_RTTS"]
 
 #: A run shorter than this many base RTTs has no last half to compare (its half holds a few DCTCP cycles at most).
 MIN_RUN_RTTS = 20.0
-#: The longest run of a sweep point (s).
-MAX_DURATION = 10.0
 
 _QUANTITIES = (
     ("queue_mean", "mean queue", "packets"),
@@ -46,19 +43,8 @@ def _setting(point: Mapping[str, float], fixed: Mapping[str, str]) -> DctcpParam
 
 
 def _options(fixed: Mapping[str, str]) -> dict[str, Any]:
-    link = _link(fixed)
-    try:
-        T = parse_time(fixed["duration"])
-    except ValueError:
-        raise ValueError(
-            f'duration={fixed["duration"]!r} is invalid: accepted a time such as "100ms"'
-        ) from None
-    lo = MIN_RUN_RTTS * link.d
-    if not lo <= T <= MAX_DURATION:
-        raise ValueError(
-            f"duration={fixed['duration']!r} is out of range: accepted {MIN_RUN_RTTS:g} base RTTs "
-            f"({lo * 1e3:g} ms) <= duration <= {MAX_DURATION:g} s"
-        )
+    T = run_duration(fixed["duration"], _link(fixed).d, min_rtts=MIN_RUN_RTTS,
+                     example="100ms")  # fmt: skip
     return {"duration": T}
 
 
@@ -70,7 +56,7 @@ SWEEP: JudgedSweep = register_sweep(
         axes=(
             Axis("K", "--marking-threshold", "ECN marking threshold K", "packets", BOUNDS["K"], (65.0,)),
             Axis("g", "--g", "DCTCP EWMA gain g, [DCTCP-A] eq. (3)", "1", BOUNDS["g"], (DEFAULT_G,)),
-            Axis("flows", "--flows", "number of flows N", "1", BOUNDS["flows"], (float(DEFAULT_FLOWS),)),
+            flows_axis((float(DEFAULT_FLOWS),)),
         ),
         fixed=(
             Fixed("capacity", "--capacity", DEFAULT_CAPACITY),

@@ -13,17 +13,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...bounds import Bound
-from ...params import BOUNDS, LinkParams
-from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep
-from ...units import parse_time
+from ...params import LinkParams
+from ...sweep.study import Axis, Fixed, JudgedSweep, flows_axis, register_sweep, run_duration
 from .checks import CHECK, PINT_CHECK
 from .checks_runs import Setting
 
-__all__ = ["SWEEP", "PINT_SWEEP", "MIN_RUN_RTTS", "MAX_RUN_RTTS"]
+__all__ = ["SWEEP", "PINT_SWEEP", "MAX_RUN_RTTS"]
 
-#: Run lengths accepted, in base RTTs: the last half is compared, and the flows need N RTTs to drain the queue their
-#: line-rate start builds.
-MIN_RUN_RTTS, MAX_RUN_RTTS = 40, 100_000
+#: Run lengths accepted, in base RTTs (the engine's shortest, :data:`~dwtcp_fluid.sweep.study.MIN_RUN_RTTS`: the last
+#: half is compared, and the flows need N RTTs to drain the queue their line-rate start builds).
+MAX_RUN_RTTS = 100_000
 
 _QUANTITIES = (
     ("queue_mean", "mean queue", "packets"),
@@ -35,19 +34,8 @@ _QUANTITIES = (
 
 def _rtts(fixed: Mapping[str, str]) -> int:
     d = LinkParams(capacity=fixed["capacity"], rtt=fixed["rtt"]).d
-    try:
-        T = parse_time(fixed["duration"])
-    except ValueError:
-        raise ValueError(
-            f'duration={fixed["duration"]!r} is invalid: accepted a time such as "15ms"'
-        ) from None
-    n = round(T / d)
-    if not MIN_RUN_RTTS <= n <= MAX_RUN_RTTS:
-        raise ValueError(
-            f"duration={fixed['duration']!r} is out of range: accepted {MIN_RUN_RTTS} to {MAX_RUN_RTTS} base RTTs "
-            f"({MIN_RUN_RTTS * d * 1e3:g} ms to {MAX_RUN_RTTS * d:g} s)"
-        )
-    return n
+    T = run_duration(fixed["duration"], d, max_rtts=MAX_RUN_RTTS, example="15ms")
+    return round(T / d)
 
 
 def _sweep(law: str, check: Any, extra: dict[str, Any]) -> JudgedSweep:
@@ -69,7 +57,7 @@ def _sweep(law: str, check: Any, extra: dict[str, Any]) -> JudgedSweep:
                     Bound(1e-3, 1.0, why="[HPCC] η"),
                     (0.95,),
                 ),
-                Axis("flows", "--flows", "number of flows N", "1", BOUNDS["flows"], (2.0, 10.0)),
+                flows_axis((2.0, 10.0)),
             ),
             fixed=(
                 Fixed("capacity", "--capacity", "25Gbps"),

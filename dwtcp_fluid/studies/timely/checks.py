@@ -43,6 +43,7 @@ import numpy as np
 
 from ...judge import CrossCheck, Tolerance, Tolerances, fluid_row, judge, register_check, run_check
 from ...models.timely import TimelyFluid, TimelyParams
+from ...params import LinkParams
 
 __all__ = ["TOLERANCES", "CLASS_TOLERANCES", "SETTINGS", "CHECKS", "Setting", "packet_rates", "fluid_rates",
            "compare_timely", "judged"]  # fmt: skip
@@ -74,7 +75,7 @@ CLASS_TOLERANCES = {
 @dataclass(frozen=True)
 class Setting:
     """One comparison: ``law`` ("timely" or "timely-patched"), flows per group, start rates (fraction of line
-    rate) per group, duration (s)."""
+    rate) per group, duration (s), the link (capacity, base RTT d: the feedback delay)."""
 
     name: str
     law: str
@@ -84,6 +85,8 @@ class Setting:
     #: gains other than [TIMELY]'s published ones, as :class:`~dwtcp_fluid.models.TimelyParams` fields (e.g.
     #: ``(("beta", 0.4),)``); both cores get the same values (the sensitivity check, ``tests/test_timely_gains.py``)
     gains: tuple[tuple[str, Any], ...] = ()
+    capacity: str = "10Gbps"
+    rtt: str = "20us"
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -95,7 +98,7 @@ SETTINGS: tuple[Setting, ...] = (
 
 
 def _params(s: Setting) -> TimelyParams:
-    return TimelyParams(flows=s.flows, **dict(s.gains))
+    return TimelyParams(link=LinkParams(capacity=s.capacity, rtt=s.rtt), flows=s.flows, **dict(s.gains))
 
 
 def _engine_gains(P: TimelyParams, s: Setting) -> dict[str, float]:
