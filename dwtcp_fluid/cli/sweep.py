@@ -30,7 +30,7 @@ from .limits import check_budget, check_scheduler
 from .outputs import check_dir
 from .sweep_errors import _Interrupts, _sweep_error
 from .sweep_print import print_summary
-from .sweep_results import draw_maps, finished, reuse, unrecorded
+from .sweep_results import draw_maps, finished, refresh_reason, reuse
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..sweep import SweepGrid
@@ -254,10 +254,10 @@ def sweep(
     config_json = _json.dumps(config, sort_keys=True)
 
     def keep() -> list[str]:
-        # --resume continues the stores; the finished result of this very configuration is reused (exit 0), and
-        # one written before results recorded their configuration is refreshed (its name is this configuration's)
+        # --resume continues the stores; the finished result of this very configuration and code is reused (exit
+        # 0), and another result under its name (another configuration or code) is refreshed
         nc = Path(out) / f"{stem}.nc"
-        return products if resume or finished(nc, config_json) or unrecorded(nc) else []
+        return products if resume or finished(nc, config_json) or refresh_reason(nc, config_json) else []
 
     out = check_dir("--out", out, products, force=force, keep=keep())
     if scheduler is not None:
@@ -275,6 +275,11 @@ def sweep(
             if not force and not resume and finished(out / f"{stem}.nc", config_json):
                 reuse(out, stem, figure=figure, full=full, json=json)
                 return
+            why = None if force else refresh_reason(out / f"{stem}.nc", config_json)
+            if why and not is_quiet():
+                Console(stderr=True).print(
+                    f"refreshing {out / f'{stem}.nc'}: {why}", highlight=False, soft_wrap=True
+                )
             _run(
                 grid=grid,
                 plan=plan,
@@ -400,7 +405,7 @@ def _run(
     ds.attrs["sweep_config"] = config_json
     try:
         path = write_netcdf_atomic(ds, out / f"{stem}.nc")
-        fig_path = draw_maps(ds, out, stem, full=full) if figure else None
+        maps = draw_maps(ds, out, stem, full=full) if figure else []
     except KeyboardInterrupt:  # every chunk is in the store: the results are one --resume away
         raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
     except OSError as e:
@@ -411,12 +416,13 @@ def _run(
     # finished: the stores served the resume and go; the results are the NetCDF and the maps
     remove_tree(store)
     remove_tree(store.with_suffix(".packet.zarr"))
-    print_written([path, *sorted(out.glob(f"{stem}*.png"))] if figure else [path])
+    print_written([path, *maps])
     summary = sweep_report(
         ds,
         dataset=path,
         store=None,
-        figure=fig_path,
+        figure=maps[0] if maps else None,
+        figures=maps,
         seconds=elapsed,
         packet_report=report,
         workers=workers,
