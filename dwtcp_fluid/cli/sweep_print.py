@@ -49,8 +49,8 @@ def print_summary(s: dict) -> None:
     named = ", ".join(files[:-1]) + f" and {files[-1]}" if len(files) > 1 else files[0]
     if s.get("reused"):
         con.print(
-            f"reused {named} (the finished result of this sweep, computed by this code: {s['code']}; --force "
-            "recomputes it)",
+            f"reused {named} (the finished result of this sweep, computed from these very sources: {s['code']}; "
+            "--force recomputes it)",
             soft_wrap=True,
         )
     else:

@@ -219,7 +219,11 @@ def _print(doc: dict[str, Any]) -> None:
     """The agreement counts by run class and by packet class, as one table."""
     from rich.table import Table
 
-    when = f"reused, computed by this code: {doc['code']}" if doc.get("reused") else f"{doc['seconds']} s"
+    when = (
+        f"reused, computed from these very sources: {doc['code']}"
+        if doc.get("reused")
+        else f"{doc['seconds']} s"
+    )
     t = Table(title=f"sweep --law {doc['law']}: {doc['points']} points judged by the {doc['check']} check "
               f"({', '.join(doc['judged_models'])}; {when})")  # fmt: skip
     for col in ("class", "points", "agree", "disagree", "not scored"):
