@@ -341,7 +341,10 @@ def _run(
             if not resume:  # a store this run created and filled with nothing: not left behind
                 remove_tree(store)
                 remove_tree(store.with_suffix(".packet.zarr"))
-            return "nothing was kept"
+            earlier = out / f"{stem}.nc"  # a result this run was refreshing stays as it was
+            return "nothing was kept" + (
+                f" ({earlier}, the earlier result, is unchanged)" if earlier.is_file() else ""
+            )
         return f"{chunks_done[0]} of {chunks_done[1]} chunks kept in {store}: rerun the same command with --resume"
 
     def note(line: str) -> None:
