@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from ..atomic import remove_tree
 from .app import app
@@ -353,7 +360,8 @@ def _run(
     with Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
-        TextColumn("{task.completed:.0f}/{task.total:.0f} {task.fields[unit]}"),
+        MofNCompleteColumn(),  # whole chunks done (the bar moves by fractions of one)
+        TextColumn("{task.fields[unit]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
