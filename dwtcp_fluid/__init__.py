@@ -77,7 +77,8 @@ Swift
     ``SwiftFluid``, ``SwiftParams``, ``swift_fixed_point``, ``compare_swift``, ``SWIFT_TOLERANCES``.
 Networks (several bottlenecks)
     ``DctcpNetwork``, ``NetworkParams``, ``parking_lot_routes``, ``parking_lot_fixed_point``,
-    ``parking_lot_spectrum``, ``fluid_lot_run``, ``compare_chain``, ``NetworkGrid``, ``run_network_sweep``;
+    ``parking_lot_spectrum``, ``fluid_lot_run``, ``compare_chain``, ``ChainSetting``, ``NetworkGrid``,
+    ``run_network_sweep``;
     leaf-spine ``compare_fabric``, ``FabricSetting``, ``network_fixed_point``.
 """
 
@@ -140,6 +141,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "char_roots_multi": ("analysis.charroots", "char_roots_multi"),
     "run_topology": ("packet.multihop_run", "run_topology"),
     "compare_chain": ("studies.networks.checks_multihop", "compare_chain"),
+    "ChainSetting": ("studies.networks.checks_multihop", "ChainSetting"),
     "parse_topology": ("packet.topology", "parse_topology"),
     "leaf_spine_traffic": ("packet.leafspine", "leaf_spine_traffic"),
     "compare_fabric": ("studies.networks.checks_leafspine", "compare_fabric"),

@@ -96,6 +96,9 @@ def test_sweep_json_and_files(capsys, tmp_path):
     assert d["packet_cost"]["seconds"] > 0 and d["packet_cost"]["per_flows"]
     assert Path(d["figure"]).with_name(f"{stem}-outcomes.png").exists()
     assert Path(d["figure"]).with_name(f"{stem}-packet.png").exists()
+    # every map it wrote is in the document, the condition map first
+    maps = [str(tmp_path / f"{stem}{s}.png") for s in ("", "-outcomes", "-packet")]
+    assert d["figures"] == maps and d["figure"] == maps[0]
     # a finished run leaves its results only; running it again (`make sweep` twice) reuses them: exit 0, same summary
     assert not list(tmp_path.glob("*.zarr")) and d["store"] is None and d["reused"] is False
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
@@ -120,6 +123,65 @@ def test_sweep_json_and_files(capsys, tmp_path):
     assert code == 0 and err.count("warning:") == 1 and "packet_simplified" in err, err
     third = json.loads(out)
     assert {k: v for k, v in third.items() if k not in drop} == {k: v for k, v in d.items() if k not in drop}
+    # the human form's closing line names every file of the result: the dataset and the three maps
+    code, out, err = run(capsys, "sweep", *args, "--out", str(tmp_path))
+    closing = out.strip().splitlines()[-1]
+    assert code == 0 and closing.startswith("reused "), closing
+    for f in (d["dataset"], *maps):
+        assert f in closing, (f, closing)
+
+
+def _package_digest() -> str:
+    """The package's sources and data files hashed here (paths and bytes, sorted), as a result records them."""
+    import hashlib
+
+    import dwtcp_fluid
+
+    root = Path(dwtcp_fluid.__file__).resolve().parent
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.suffix in (".py", ".csv") and "__pycache__" not in p.parts:
+            h.update(p.relative_to(root).as_posix().encode() + p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def test_sweep_twice_reuses_this_codes_result_and_refreshes_another(capsys, tmp_path):
+    """`make sweep` twice: the second run reuses the finished result and says which code computed it; a result
+    under the same name from other code, or holding another grid (another version's defaults), is recomputed and
+    the run says why, naming the code that computed it; exit 0 every time."""
+    import xarray as xr
+
+    argv = ["sweep", "--bdp", "100", "--flows", "10", "--kbar-ratio", "0.5,2", "--frozen-only", "--no-figure",
+            "--out", str(tmp_path)]  # fmt: skip
+    code, out, err = run(capsys, *argv)
+    (nc,) = tmp_path.glob("*.nc")
+    assert code == 0 and out.strip().splitlines()[-1].startswith(f"wrote {nc}")
+    digest = _package_digest()
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        assert ds.attrs["source_digest"] == digest
+
+    code, out, err = run(capsys, *argv)
+    closing = out.strip().splitlines()[-1]
+    assert code == 0 and closing.startswith(f"reused {nc} ") and f"sources {digest}" in closing, closing
+
+    def rewrite(**attrs: str) -> None:
+        ds = xr.load_dataset(nc, engine="h5netcdf")
+        ds.attrs.update(attrs)
+        ds.to_netcdf(nc, engine="h5netcdf")
+
+    # the result of an older revision of the code: recomputed, and the run names that revision
+    rewrite(source_digest="0123456789abcdef", git_revision="f" * 40, git_dirty="false")
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and "reused" not in out and out.strip().splitlines()[-1].startswith(f"wrote {nc}"), out
+    assert f"refreshing {nc}: it was computed by other code (git revision ffffffffffff" in err, err
+    assert "sources 0123456789abcdef" in err and "this code: " in err and f"sources {digest})" in err, err
+    with xr.open_dataset(nc, engine="h5netcdf") as ds:
+        assert ds.attrs["source_digest"] == digest
+    # another grid under this name (the defaults of another version): recomputed as well
+    rewrite(sweep_config='{"grid": "another"}')
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and out.strip().splitlines()[-1].startswith(f"wrote {nc}"), out
+    assert f"refreshing {nc}: it holds another grid or other settings under this name" in err, err
 
 
 BAD = [

@@ -306,3 +306,16 @@ def test_unequal_rtt_per_group_delays_desynchronize_where_one_delay_does_not():
     assert c.long_share == pytest.approx(rec["common"], abs=RECORD_ABS)
     assert g.desync > 1.0 > c.desync and rec["desync per-group"] > 1.0 > rec["desync common"]
     assert _packet_long_share(2, "100ms", "200us") == pytest.approx(rec["packet"], abs=RECORD_PACKET_ABS)
+
+
+def test_every_hop_start_displaces_each_link_by_a_different_amount():
+    """The default start displaces the first link only (the other links of a symmetric chain stay equal, and
+    exchanging them is still a symmetry); every_hop gives link l asymmetry·(k − 1 − l)/(k − 1) more, all distinct,
+    the same start as the default for two links."""
+    from dwtcp_fluid.studies.networks.analysis_multihop_dde import start_queues
+
+    assert start_queues(65.0, 3, 1e-3) == (65.001, 65.0, 65.0)
+    every = start_queues(65.0, 3, 1e-3, every_hop=True)
+    assert every == pytest.approx((65.001, 65.0005, 65.0), abs=1e-12) and len(set(every)) == 3
+    assert start_queues(65.0, 2, 1e-3, every_hop=True) == start_queues(65.0, 2, 1e-3)
+    assert start_queues(65.0, 1, 1e-3, every_hop=True) == (65.001,)

@@ -162,7 +162,26 @@ def _check_swift(text: str) -> None:
     assert p and abs(float(p.group(1)) - float(p.group(2))) <= max(0.15 * float(p.group(2)), 3.0), p
 
 
+def _check_multihop(text: str) -> None:
+    pk = re.search(
+        r"packet chain: long flow marked ([\d.]+), independent hops ([\d.]+), long share ([\d.]+)", text
+    )
+    row = r"fluid, {} displaced: long flow marked ([\d.]+), independent hops ([\d.]+), long share ([\d.]+), closest two hops apart by ([\d.]+) packets"
+    first, every = re.search(row.format("first hop"), text), re.search(row.format("every hop"), text)
+    assert pk and first and every, "the notebook no longer prints the marked fractions at k = 3"
+    # what the prose says: the packet chain's long flow is marked about as often as independent hops would mark it
+    # (within 25 %, a short quick-mode run included), the fluid DDE's far less often (below 80 %) from either start;
+    # the default start leaves two hops in lockstep, every hop displaced none; the fluid share is the higher
+    assert abs(float(pk.group(1)) / float(pk.group(2)) - 1) <= 0.25, pk.group(0)
+    for m in (first, every):
+        assert float(m.group(1)) < 0.8 * float(m.group(2)) and float(m.group(3)) > float(pk.group(3)), (
+            m.group(0)
+        )
+    assert float(first.group(4)) == 0.0 and float(every.group(4)) > 0.0, (first.group(0), every.group(0))
+
+
 CHECKS = {
+    "multihop": _check_multihop,
     "dcqcn": _check_dcqcn,
     "hpcc": _check_hpcc,
     "swift": _check_swift,

@@ -176,6 +176,17 @@ def test_cli_dask_and_in_process_write_the_same_numbers(tmp_path, capsys):
     assert main([*argv, "--out", str(tmp_path / "a")]) == 0  # a second run reuses the finished result
     again = json.loads(capsys.readouterr().out)
     assert again["reused"] is True and again["outcomes"] == doc["outcomes"]
+    # the same grid's result computed by other code is recomputed, and the run names that code
+    ds = xr.load_dataset(a, engine="h5netcdf")
+    ds.attrs.update(source_digest="0123456789abcdef", git_revision="f" * 40)
+    ds.to_netcdf(a, engine="h5netcdf")
+    assert main([*argv, "--out", str(tmp_path / "a")]) == 0
+    cap = capsys.readouterr()
+    assert (
+        not json.loads(cap.out).get("reused") and f"refreshing {a}: it was computed by other code" in cap.err
+    )
+    assert "git revision ffffffffffff" in cap.err and "sources 0123456789abcdef" in cap.err, cap.err
+    assert xr.load_dataset(a, engine="h5netcdf").attrs["source_digest"] != "0123456789abcdef"
 
 
 @pytest.mark.slow

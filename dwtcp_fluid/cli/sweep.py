@@ -10,7 +10,14 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from ..atomic import remove_tree
 from .app import app
@@ -30,7 +37,7 @@ from .limits import check_budget, check_scheduler
 from .outputs import check_dir
 from .sweep_errors import _Interrupts, _sweep_error
 from .sweep_print import print_summary
-from .sweep_results import draw_maps, finished, reuse, unrecorded
+from .sweep_results import draw_maps, finished, refresh_reason, reuse
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..sweep import SweepGrid
@@ -262,10 +269,10 @@ def sweep(
     config_json = _json.dumps(config, sort_keys=True)
 
     def keep() -> list[str]:
-        # --resume continues the stores; the finished result of this very configuration is reused (exit 0), and
-        # one written before results recorded their configuration is refreshed (its name is this configuration's)
+        # --resume continues the stores; the finished result of this very configuration and code is reused (exit
+        # 0), and another result under its name (another configuration or code) is refreshed
         nc = Path(out) / f"{stem}.nc"
-        return products if resume or finished(nc, config_json) or unrecorded(nc) else []
+        return products if resume or finished(nc, config_json) or refresh_reason(nc, config_json) else []
 
     out = check_dir("--out", out, products, force=force, keep=keep())
     if scheduler is not None:
@@ -283,6 +290,11 @@ def sweep(
             if not force and not resume and finished(out / f"{stem}.nc", config_json):
                 reuse(out, stem, figure=figure, full=full, json=json)
                 return
+            why = None if force else refresh_reason(out / f"{stem}.nc", config_json)
+            if why and not is_quiet():
+                Console(stderr=True).print(
+                    f"refreshing {out / f'{stem}.nc'}: {why}", highlight=False, soft_wrap=True
+                )
             _run(
                 grid=grid,
                 plan=plan,
@@ -344,7 +356,10 @@ def _run(
             if not resume:  # a store this run created and filled with nothing: not left behind
                 remove_tree(store)
                 remove_tree(store.with_suffix(".packet.zarr"))
-            return "nothing was kept"
+            earlier = out / f"{stem}.nc"  # a result this run was refreshing stays as it was
+            return "nothing was kept" + (
+                f" ({earlier}, the earlier result, is unchanged)" if earlier.is_file() else ""
+            )
         return f"{chunks_done[0]} of {chunks_done[1]} chunks kept in {store}: rerun the same command with --resume"
 
     def note(line: str) -> None:
@@ -353,7 +368,8 @@ def _run(
     with Progress(
         TextColumn("[bold]sweep[/] {task.description}"),
         BarColumn(),
-        TextColumn("{task.completed:.0f}/{task.total:.0f} {task.fields[unit]}"),
+        MofNCompleteColumn(),  # whole chunks done (the bar moves by fractions of one)
+        TextColumn("{task.fields[unit]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
@@ -408,7 +424,7 @@ def _run(
     ds.attrs["sweep_config"] = config_json
     try:
         path = write_netcdf_atomic(ds, out / f"{stem}.nc")
-        fig_path = draw_maps(ds, out, stem, full=full) if figure else None
+        maps = draw_maps(ds, out, stem, full=full) if figure else []
     except KeyboardInterrupt:  # every chunk is in the store: the results are one --resume away
         raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
     except OSError as e:
@@ -419,12 +435,13 @@ def _run(
     # finished: the stores served the resume and go; the results are the NetCDF and the maps
     remove_tree(store)
     remove_tree(store.with_suffix(".packet.zarr"))
-    print_written([path, *sorted(out.glob(f"{stem}*.png"))] if figure else [path])
+    print_written([path, *maps])
     summary = sweep_report(
         ds,
         dataset=path,
         store=None,
-        figure=fig_path,
+        figure=maps[0] if maps else None,
+        figures=maps,
         seconds=elapsed,
         packet_report=report,
         workers=workers,

@@ -45,11 +45,16 @@ def print_summary(s: dict) -> None:
     print_outcomes(con, s)
     for b, r in s["kbar_crit_over_bdp"].items():
         con.print(f"β = {b}: k̄* = {r:.1f}·BDP — far above real switch buffers (a few hundred packets).")
-    figure = f" and {s['figure']}" if s["figure"] else ""
+    files = [s["dataset"], *s.get("figures", ())]
+    named = ", ".join(files[:-1]) + f" and {files[-1]}" if len(files) > 1 else files[0]
     if s.get("reused"):
-        con.print(f"reused {s['dataset']}{figure} (the finished result of this sweep; --force recomputes it)")
+        con.print(
+            f"reused {named} (the finished result of this sweep, computed from these very sources: {s['code']}; "
+            "--force recomputes it)",
+            soft_wrap=True,
+        )
     else:
-        con.print(f"wrote {s['dataset']}{figure} ({s['seconds']:.2f} s)")
+        con.print(f"wrote {named} ({s['seconds']:.2f} s)", soft_wrap=True)
 
 
 def print_outcomes(con: Console, s: dict) -> None:

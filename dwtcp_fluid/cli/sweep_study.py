@@ -13,6 +13,7 @@ from ..atomic import remove_tree
 from .common import UsageError, WorkError, accepted_of, emit_json, is_quiet, parse_list, print_written
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
+from .sweep_results import same_code
 
 __all__ = ["judged_sweep", "estimate"]
 
@@ -134,7 +135,9 @@ def judged_sweep(
     if not force and not resume and _finished(Path(out) / f"{stem}.nc", grid):
         _reuse(Path(out) / f"{stem}.nc", json)  # a second run of a finished sweep reuses its result (exit 0)
         return
-    out = check_dir("--out", out, products, force=force, keep=products if resume else ())
+    # this grid's result computed by other code is refreshed, and the run says so
+    why = _other_code(Path(out) / f"{stem}.nc", grid)
+    out = check_dir("--out", out, products, force=force, keep=products if resume or why else ())
     if scheduler is not None:
         check_scheduler(scheduler)
     store = out / f"{stem}.zarr"
@@ -151,9 +154,11 @@ def judged_sweep(
             f"{int(done[0])} of {int(done[1])} chunks kept in {store}: rerun the same command with --resume"
         )
 
+    if why and not force and not is_quiet():
+        err.print(f"refreshing {out / f'{stem}.nc'}: {why}", highlight=False, soft_wrap=True)
     try:
         with output_lock(out / f".{stem}.lock"):
-            check_dir("--out", out, products, force=force, keep=products if resume else ())
+            check_dir("--out", out, products, force=force, keep=products if resume or why else ())
             for p in remove_stale(out, stem):
                 if not is_quiet():
                     err.print(f"removed {p} (left by a killed run)", highlight=False)
@@ -188,31 +193,43 @@ def judged_sweep(
     print_written([doc["dataset"]])
 
 
-def _finished(nc: Path, grid: Any) -> bool:
-    """Whether ``nc`` is the readable, finished result of this very grid (its recorded parameters are the grid's)."""
+def _of_grid(nc: Path, grid: Any) -> dict | None:
+    """The attributes of ``nc`` when it is a readable result of this very grid (its recorded parameters are the
+    grid's), else None."""
     import json
 
     if not nc.is_file():
-        return False
+        return None
     try:
         import xarray as xr
 
         with xr.open_dataset(nc, engine="h5netcdf") as ds:
-            return "outcome" in ds and ds.attrs.get("parameters") == json.dumps(
-                grid.to_dict(), sort_keys=True
-            )
+            ok = "outcome" in ds and ds.attrs.get("parameters") == json.dumps(grid.to_dict(), sort_keys=True)
+            return dict(ds.attrs) if ok else None
     except Exception:  # unreadable: not a finished result (refused unless --force replaces it)
-        return False
+        return None
+
+
+def _finished(nc: Path, grid: Any) -> bool:
+    """Whether ``nc`` is the finished result of this very grid, computed by this code."""
+    attrs = _of_grid(nc, grid)
+    return attrs is not None and same_code(attrs) is None
+
+
+def _other_code(nc: Path, grid: Any) -> str | None:
+    """Why ``nc``, a result of this very grid computed by other code, is refreshed; None otherwise."""
+    attrs = _of_grid(nc, grid)
+    return None if attrs is None else same_code(attrs)
 
 
 def _reuse(nc: Path, json: bool) -> None:
     import xarray as xr
 
+    from .._provenance import code_label
     from ..reports.sweep_study import judged_sweep_report
 
-    doc = judged_sweep_report(xr.load_dataset(nc, engine="h5netcdf"), dataset=nc, seconds=0.0) | {
-        "reused": True
-    }
+    ds = xr.load_dataset(nc, engine="h5netcdf")
+    doc = judged_sweep_report(ds, dataset=nc, seconds=0.0) | {"reused": True, "code": code_label(ds.attrs)}
     if json:
         emit_json(doc)
         return
@@ -223,7 +240,11 @@ def _print(doc: dict[str, Any]) -> None:
     """The agreement counts by run class and by packet class, as one table."""
     from rich.table import Table
 
-    when = "reused" if doc.get("reused") else f"{doc['seconds']} s"
+    when = (
+        f"reused, computed from these very sources: {doc['code']}"
+        if doc.get("reused")
+        else f"{doc['seconds']} s"
+    )
     t = Table(title=f"sweep --law {doc['law']}: {doc['points']} points judged by the {doc['check']} check "
               f"({', '.join(doc['judged_models'])}; {when})")  # fmt: skip
     for col in ("class", "points", "agree", "disagree", "not scored"):

@@ -31,6 +31,7 @@ from typing import Any
 
 import jax
 
+from .._provenance import tree_digest
 from ..atomic import write_bytes
 
 __all__ = ["compile_packet", "hoisting_active", "cache_dir", "SMALL_LOOP_THRESHOLD", "PINNED_OPTIONS"]
@@ -137,12 +138,7 @@ def _source_hash() -> str:
     """Hash of the packet core's source files (engine, switch, laws, ...): part of every cache key."""
     global _SOURCE_HASH
     if _SOURCE_HASH is None:
-        h = hashlib.sha256()
-        root = Path(__file__).resolve().parent
-        for p in sorted(root.rglob("*.py")):
-            h.update(p.relative_to(root).as_posix().encode())
-            h.update(p.read_bytes())
-        _SOURCE_HASH = h.hexdigest()[:16]
+        _SOURCE_HASH = tree_digest(Path(__file__).resolve().parent)
     return _SOURCE_HASH
 
 

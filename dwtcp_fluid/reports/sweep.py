@@ -37,6 +37,7 @@ def sweep_report(
     dataset: str | Path | None = None,
     store: str | Path | None = None,
     figure: str | Path | None = None,
+    figures: list[str | Path] | None = None,
     seconds: float | None = None,
     packet_report: dict[str, Any] | None = None,
     workers: int | None = None,
@@ -52,6 +53,8 @@ def sweep_report(
         A sweep (:func:`dwtcp_fluid.run_sweep`) or its dataset (also one read back from its NetCDF).
     dataset, store, figure : str or Path, optional
         Where the NetCDF, the Zarr store and the condition map were written (recorded, not read).
+    figures : list of str or Path, optional
+        Every map written next to the dataset (the condition map first).
     seconds : float, optional
         Wall-clock seconds of the run.
     packet_report : dict, optional
@@ -66,10 +69,12 @@ def sweep_report(
     -------
     dict
         :func:`dwtcp_fluid.sweep.summarize`'s counts and agreement rates, then ``dataset``, ``store``, ``figure``,
-        ``seconds``, ``packet_seconds``, ``packet_cost`` and ``engine``.
+        ``figures``, ``seconds``, ``packet_seconds``, ``packet_cost``, ``engine``, ``reused`` and ``code`` (the code
+        that computed the dataset, from its provenance attributes).
     """
     import xarray as xr
 
+    from .._provenance import code_label
     from ..sweep import summarize
     from ..sweep.predictors import migrate_names
 
@@ -82,6 +87,7 @@ def sweep_report(
             "dataset": None if dataset is None else str(dataset),
             "store": None if store is None else str(store),
             "figure": None if figure is None else str(figure),
+            "figures": [str(f) for f in figures or ()],
             "seconds": seconds,
             "packet_seconds": rep.get("seconds"),
             "packet_cost": packet_cost(rep) if rep.get("batches") else None,
@@ -89,6 +95,7 @@ def sweep_report(
             if workers is None and scheduler is None
             else f"dask ({workers or scheduler})",
             "reused": bool(reused),
+            "code": code_label(ds.attrs),
         }
     )
     return to_jsonable(doc)

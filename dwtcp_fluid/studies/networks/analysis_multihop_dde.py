@@ -33,7 +33,11 @@ class LotRun:
     ``long_share``/``cross_share``: one long flow's and one cross flow's (mean over the cross groups) rate over C;
     ``queue_mean``/``queue_std``/``utilization``: per link (packets, packets, 1); ``desync``: max over the half
     of max_l |q_l − q_1| (packets; 0 on the synchronized subspace); ``run_class``: ``steady``, ``oscillating``
-    or ``failed`` (the solver's status is not OK; nothing else is then meaningful).
+    or ``failed`` (the solver's status is not OK; nothing else is then meaningful). ``hop_marked``: per link, the
+    fraction of the half its queue is at or above K (the step marks every packet then, [DCTCP-A] eq. (6));
+    ``long_marked``: the fraction at least one link marks, the long flow's mark fraction (independent hops would
+    give 1 − Π(1 − hop_marked), in sync max(hop_marked)); ``closest_pair``: over pairs of links, the smallest
+    max over the half of |q_l − q_m| (packets; 0: two links in lockstep; NaN for one link).
     """
 
     hops: int
@@ -45,6 +49,9 @@ class LotRun:
     desync: float
     run_class: str
     status: Status
+    hop_marked: np.ndarray | None = None
+    long_marked: float = float("nan")
+    closest_pair: float = float("nan")
 
 
 #: Packets added to the first link's starting queue by default: enough to leave the synchronized subspace within
@@ -52,13 +59,20 @@ class LotRun:
 START_ASYMMETRY = 1e-3
 
 
-def start_queues(K: float, links: int, asymmetry: float = START_ASYMMETRY) -> tuple[float, ...]:
+def start_queues(
+    K: float, links: int, asymmetry: float = START_ASYMMETRY, *, every_hop: bool = False
+) -> tuple[float, ...]:
     """Starting queues of a network run (packets): K at every link, ``asymmetry`` packets more at the first.
 
     0 is the exactly symmetric start: on a symmetric chain the synchronized subspace (equal hops) is invariant and
-    the run never leaves it, whatever its stability (proofs/multihop.md); any asymmetry shows the generic motion.
+    the run never leaves it, whatever its stability (proofs/multihop.md). ``asymmetry`` at the first link alone
+    leaves the other links of a symmetric chain equal, and exchanging them is still a symmetry: from 3 links on they
+    stay in lockstep. ``every_hop`` gives link l (from 0) ``asymmetry``·(links − 1 − l)/(links − 1) packets more
+    instead, a different amount at every link (the same start for 2 links).
     """
     asymmetry = check_range("asymmetry", asymmetry, lo=0.0, why="packets")
+    if every_hop and links > 1:
+        return tuple(K + asymmetry * (links - 1 - l) / (links - 1) for l in range(links))
     return (K + asymmetry,) + (K,) * (links - 1)
 
 
@@ -75,6 +89,7 @@ def fluid_lot_run(
     duration: float = 0.1,
     asymmetry: float = START_ASYMMETRY,
     method: str = "reference",
+    every_hop: bool = False,
 ) -> LotRun:
     """Run the step-marking :class:`~dwtcp_fluid.models.dctcp_network.DctcpNetwork` parking lot from its
     independent-marks fixed point and summarize the second half ([DCTCP-A] eqs. (5)-(8) per link).
@@ -102,6 +117,9 @@ def fluid_lot_run(
         synchronized subspace).
     method : {"reference", "jax"}
         DDE solver.
+    every_hop : bool
+        Spread ``asymmetry`` over every link, a different amount each (:func:`start_queues`); False: the first
+        link only, where the other links of a chain of 3 or more stay in lockstep.
     """
     from ...dde import solve
     from ...dde.summary import time_mean
@@ -116,7 +134,11 @@ def fluid_lot_run(
     C = p["C_1"]
     fp = parking_lot_fixed_point(hops, C, K, p["d_2"], flows, n_cross, d_long=p["d_1"])
     hist = (
-        (fp.W_long,) + (fp.W_cross,) * hops + (fp.P_long,) + (fp.p,) * hops + start_queues(K, hops, asymmetry)
+        (fp.W_long,)
+        + (fp.W_cross,) * hops
+        + (fp.P_long,)
+        + (fp.p,) * hops
+        + start_queues(K, hops, asymmetry, every_hop=every_hop)
     )
     sol = solve(m, P, hist, (0.0, duration), method=method)
     status = Status(int(sol.status[0]))
@@ -139,4 +161,10 @@ def fluid_lot_run(
         desync=float(np.max(np.abs(q - q[0]))),
         run_class=cls,
         status=status,
+        hop_marked=(q >= K).mean(axis=1),
+        long_marked=float((q >= K).any(axis=0).mean()),
+        closest_pair=min(
+            (float(np.max(np.abs(q[a] - q[b]))) for a in range(hops) for b in range(a + 1, hops)),
+            default=float("nan"),
+        ),
     )

@@ -105,7 +105,9 @@ SETTINGS: tuple[ChainSetting, ...] = (
 
 @dataclass(frozen=True)
 class ChainComparison:
-    """Packet vs fluid for one setting: run class, measured and predicted values, errors, pass/fail."""
+    """Packet vs fluid for one setting: run class, measured and predicted values, errors, pass/fail; ``marked``:
+    per group (long group first), the fraction of its delivered packets that were marked over the run's second half
+    (a long flow crossing hops that mark independently of each other gets 1 − Π(1 − cross groups' fractions))."""
 
     setting: ChainSetting
     run_class: str
@@ -118,6 +120,7 @@ class ChainComparison:
     sync_long_share: float
     errors: dict
     passed: bool | None
+    marked: np.ndarray | None = None
 
 
 def classify_chain(
@@ -236,6 +239,12 @@ def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
     (r,) = run_check(CHECK, [setting], seed=seed).rows
     s, pk, v = r.packet["run"], r.packet["summary"], r.verdicts["mean-field"]
     mf, sy = r.fluid["mean-field"], r.fluid["synchronized"]
+    half = s.records["marks"].shape[0] // 2
+    groups = np.asarray(s.groups)
+    marks, sent = s.records["marks"][half:].sum(axis=0), s.records["delivered"][half:].sum(axis=0)
+    marked = np.array(
+        [marks[groups == g].sum() / max(sent[groups == g].sum(), 1) for g in range(setting.hops + 1)]
+    )
     return ChainComparison(
         setting,
         r.run_class,
@@ -248,6 +257,7 @@ def compare_chain(setting: ChainSetting, *, seed: int = 0) -> ChainComparison:
         sy["long_share"],
         dict(v.measured),
         v.passed,
+        marked,
     )
 
 
