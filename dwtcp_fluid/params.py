@@ -88,6 +88,7 @@ BOUNDS: dict[str, Bound] = {
     "g": Bound(1e-6, 1.0, why="EWMA gain, [DCTCP-A] eq. (3)"),
     "beta": Bound(1e-9, 1.0, why="decrease gain; the decrease factor must stay a fraction"),
     "k": Bound(0.0, 1e8, why="target queue in packets, [DWTCP] eq. (2)"),
+    "eta": Bound(1e-3, 1.0, why="[HPCC] target utilization η"),
     "scout_size": Bound(1.0, 65536.0, why="bytes"),
     "alpha0": Bound(0.0, 1e6, lo_open=True, why="initial Scout coefficient"),
     "wbar": Bound(1e-6, 1e8, why="w̄ = (C·d + K)/N in packets"),

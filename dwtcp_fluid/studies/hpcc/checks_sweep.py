@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...bounds import Bound
 from ...params import BOUNDS, LinkParams
 from ...sweep.study import Axis, Fixed, JudgedSweep, register_sweep
 from ...units import parse_time
@@ -61,14 +60,7 @@ def _sweep(law: str, check: Any, extra: dict[str, Any]) -> JudgedSweep:
             law=law,
             check=check,
             axes=(
-                Axis(
-                    "eta",
-                    "--eta",
-                    "HPCC target utilization η",
-                    "1",
-                    Bound(1e-3, 1.0, why="[HPCC] η"),
-                    (0.95,),
-                ),
+                Axis("eta", "--eta", "HPCC target utilization η", "1", BOUNDS["eta"], (0.95,)),
                 Axis("flows", "--flows", "number of flows N", "1", BOUNDS["flows"], (2.0, 10.0)),
             ),
             fixed=(
