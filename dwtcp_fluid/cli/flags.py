@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 import typer
 
 from ..params import (
+    BETA_HELP,
     BOUNDS,
     DEFAULT_BETA,
     DEFAULT_CAPACITY,
@@ -32,6 +33,7 @@ from ..params import (
     DEFAULT_G,
     DEFAULT_RTT,
     DWTCP_TARGET,
+    G_HELP,
     TARGET_HELP,
     Bound,
 )
@@ -159,14 +161,8 @@ FLAGS: dict[str, Flag] = {
         _b("eta"),
         "HPCC target utilization η, 0 < η ≤ 1 ([HPCC]: 0.95).",
     ),
-    "--g": Flag("DCTCP EWMA gain g", "number", _b("g"), "DCTCP EWMA gain g, 0 < g ≤ 1.", DEFAULT_G),
-    "--beta": Flag(
-        "DWTCP decrease gain β",
-        "number",
-        _b("beta"),
-        "DWTCP decrease gain β, 0 < β ≤ 1 (byte convention).",
-        DEFAULT_BETA,
-    ),
+    "--g": Flag("DCTCP EWMA gain g", "number", _b("g"), G_HELP, DEFAULT_G),
+    "--beta": Flag("DWTCP decrease gain β", "number", _b("beta"), BETA_HELP, DEFAULT_BETA),
     "--target": Flag("DWTCP target queue K", "number", _b("k"), TARGET_HELP, DWTCP_TARGET),
     "--marking-threshold": Flag(
         "ECN marking threshold K", "number", _b("K"), "ECN marking threshold K, packets.", 65.0

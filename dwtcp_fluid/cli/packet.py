@@ -34,18 +34,18 @@ def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
     ),
     flows=Use(default="2,10,100", note="Here comma-separated N values, one comparison per N."),
     rtt=Use(note='With --law dwtcp a list ("100us,1ms").'),
-    marking_threshold=Use(note="DCTCP."),
-    g=Use(note="DCTCP."),
-    duration=Use(note="DCTCP: the last half is compared."),
-    beta=Use(note="DWTCP."),
-    target=Use(note="DWTCP."),
+    marking_threshold=Use(note="With --law dctcp."),
+    g=Use(note="With --law dctcp."),
+    duration=Use(note="With --law dctcp: the last half is compared."),
+    beta=Use(note="With --law dwtcp."),
+    target=Use(note="With --law dwtcp."),
     buffer=Use(
         default=5000,
-        note="DWTCP: 5000, no drops, as the fluid models it is compared with have no buffer; packet run's 250 is "
+        note="With --law dwtcp 5000: no drops, as the fluid models it is compared with have no buffer; packet run's 250 is "
         "[DWTCP]'s switch buffer.",
     ),
-    packet_rtts=Use(note="DWTCP."),
-    fluid_rtts=Use(note="DWTCP."),
+    packet_rtts=Use(note="With --law dwtcp."),
+    fluid_rtts=Use(note="With --law dwtcp."),
     plot=Use(note="Here the packet-vs-fluid overlay."),
 )
 def compare_fluid(
