@@ -20,7 +20,7 @@ PACKAGE = Path(dwtcp_fluid.__file__).parent
 
 #: The modules that may build a Typer option: the generator itself, the packet laws' flags (from the law registry's
 #: LawOption declarations) and the root command's own options (--version, --quiet).
-GENERATORS = {"cli/flags.py", "cli/packet_laws.py", "cli/packet_run.py", "cli/app.py"}
+GENERATORS = {"cli/flags.py", "cli/packet_laws.py", "cli/app.py"}
 
 
 ROOT = {"--help", "-h", "--version", "-V", "--quiet", "-q", "--install-completion", "--show-completion"}

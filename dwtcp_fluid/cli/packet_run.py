@@ -31,7 +31,7 @@ from .common import (
 from .flags import Use, declared, parameter
 from .limits import check_budget
 from .outputs import check_figure
-from .packet_laws import check, choice_param, example, law_flags, laws_from_flags
+from .packet_laws import check, law_flags, law_param, laws_from_flags
 from .packet_noise import check_noise_dist, rtt_noise_use
 from .progress import progress_bar, status
 
@@ -175,9 +175,6 @@ def build_run_command() -> Any:
     """The ``packet run`` callback with one flag per registered law option (rebuilt when a law registers)."""
     from ..packet.laws import LAWS
 
-    O = typer.Option  # noqa: N806  (a law's flags: generated from its LawOption declarations)
-    P = inspect.Parameter  # noqa: N806
-    kw = P.KEYWORD_ONLY
     names = ", ".join(LAWS)
     params = [
         parameter(name, annotation, use)
@@ -205,32 +202,7 @@ def build_run_command() -> Any:
             ("rtt_noise_dist", str, None),
         )
     ]
-    for flag, (opt, owners) in law_flags().items():
-        help_ = f"{opt.help} (law: {', '.join(owners)})"
-        if opt.choices is not None:
-            params.append(choice_param(flag, opt, owners))
-        elif opt.option is not None:
-            params.append(P(opt.dest, kw, default=O(False, flag, help=help_), annotation=bool))
-        elif opt.quantity is not None:  # a time or a rate: typed with its unit
-            params.append(
-                P(
-                    opt.dest,
-                    kw,
-                    default=O(None, flag, help=f"{help_} Default {example(opt)[1:-1]}."),
-                    annotation=str | None,
-                )
-            )
-        else:
-            params.append(
-                P(
-                    opt.dest,
-                    kw,
-                    default=O(
-                        None, flag, help=f"{help_} Default {opt.default_note or format(opt.default, 'g')}."
-                    ),
-                    annotation=float | None,
-                )
-            )
+    params += [law_param(flag, opt, owners) for flag, (opt, owners) in law_flags().items()]
     params += [
         parameter("plot", str | None, Use(note="Here a queue/window trace.")),
         parameter("json", bool),
