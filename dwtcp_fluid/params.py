@@ -25,6 +25,8 @@ __all__ = [
     "DEFAULT_RTT",
     "DWTCP_TARGET",
     "TARGET_HELP",
+    "G_HELP",
+    "BETA_HELP",
     "LinkParams",
     "DctcpParams",
     "DwtcpParams",
@@ -73,6 +75,10 @@ TARGET_HELP = (
     f"Target queue K of d_t = τ + K·L/C, packets ≥ 0 ({DWTCP_TARGET:g}: [DWTCP]'s evaluation; "
     "0: d_t = τ, the analysis of eq. (6))."
 )
+#: Help text of every ``--g`` flag (the command-line vocabulary's and the DCTCP laws' option).
+G_HELP = "DCTCP EWMA gain g, 1e-6 ≤ g ≤ 1."
+#: Help text of every ``--beta`` flag (the command-line vocabulary's and the DWTCP law's option).
+BETA_HELP = "DWTCP decrease gain β, 0 < β ≤ 1 (the paper's byte convention)."
 
 
 #: The declared range of every shared parameter, by its library name (:class:`LinkParams`, :class:`DctcpParams`,
@@ -88,6 +94,8 @@ BOUNDS: dict[str, Bound] = {
     "g": Bound(1e-6, 1.0, why="EWMA gain, [DCTCP-A] eq. (3)"),
     "beta": Bound(1e-9, 1.0, why="decrease gain; the decrease factor must stay a fraction"),
     "k": Bound(0.0, 1e8, why="target queue in packets, [DWTCP] eq. (2)"),
+    "eta": Bound(1e-3, 1.0, why="[HPCC] target utilization η"),
+    "swift_beta": Bound(0.0, 1e3, lo_open=True, why="[Swift] multiplicative decrease constant β"),
     "scout_size": Bound(1.0, 65536.0, why="bytes"),
     "alpha0": Bound(0.0, 1e6, lo_open=True, why="initial Scout coefficient"),
     "wbar": Bound(1e-6, 1e8, why="w̄ = (C·d + K)/N in packets"),

@@ -200,3 +200,19 @@ def test_command_lists_show_one_line_summaries():
 
     walk(_command(), ())
     assert seen >= 20 and broken == [], broken
+
+
+def test_every_option_is_generated_from_its_declaration(tree):
+    """Walks every command's options: each flag's help is its one declaration's (tests/test_cli_declarations.py;
+    ``packet run``'s law flags are generated from their own declarations, the laws' LawOption)."""
+    from dwtcp_fluid.cli.packet_laws import law_flags
+    from tests.test_cli_declarations import second_declarations
+
+    commands, _ = tree
+    laws = set(law_flags())
+    own = [
+        b
+        for b in second_declarations(commands, set())
+        if not (b.startswith("packet run: ") and b[12:] in laws)
+    ]
+    assert own == []

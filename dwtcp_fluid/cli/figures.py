@@ -10,35 +10,27 @@ from rich.table import Table
 
 from .app import app
 from .common import WorkError, emit_json, print_written, usage_from
+from .flags import Use, declared
 from .outputs import check_dir
 from .progress import steps
 
 
 @app.command("figures")
+@declared(
+    check=Use(note="Here in a temp dir: assert the claims, compare the images."),
+    out=Use(default=None, note="Default: ./figures under the working directory."),
+    name=Use(note="Figure names."),
+    fmt=Use(flag="--format"),
+)
 def figures(
-    check: bool = typer.Option(
-        False, "--check", help="Rebuild in a temp dir, assert claims, compare images."
-    ),
-    out: Path | None = typer.Option(
-        None, "--out", help="Directory (default: ./figures under the working directory)."
-    ),
-    name: list[str] | None = typer.Option(None, "--name", help="Only these figures (repeatable)."),
-    fmt: str = typer.Option(
-        "png", "--format", help="png | pdf | svg (--check always compares the committed PNGs)."
-    ),
-    dpi: float | None = typer.Option(None, "--dpi", help="Raster resolution in dots per inch (default 110)."),
-    jobs: int = typer.Option(
-        1,
-        "--jobs",
-        "-j",
-        help="Build in this many processes (figures are independent; results are the same).",
-    ),
-    tier: str = typer.Option(
-        "all",
-        "--tier",
-        help="all | fast | slow: every figure, or those whose build takes seconds (make test), or minutes.",
-    ),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    check: bool,
+    out: Path | None,
+    name: list[str] | None,
+    fmt: str,
+    dpi: float | None,
+    jobs: int,
+    tier: str,
+    json: bool,
 ) -> None:
     """Build every registered figure into figures/, or with --check verify claims and committed images."""
     from contextlib import ExitStack

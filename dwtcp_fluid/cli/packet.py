@@ -6,15 +6,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import typer
-
-from ..params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_G, DEFAULT_RTT, DWTCP_TARGET, TARGET_HELP
-
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
 from .common import UsageError, check_duration, emit_json, link_from_flags, print_written, require_unit
 from .compare_table import check_tables, compare_console
+from .flags import Use, declared
 from .limits import check_budget
 from .outputs import check_figure
 from .progress import progress_bar
@@ -30,47 +27,46 @@ def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
 
 
 @packet_app.command("compare-fluid")
+@declared(
+    law=Use(
+        note="Here dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid "
+        "model), d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model), swift (its fluid model)."
+    ),
+    flows=Use(default="2,10,100", note="Here comma-separated N values, one comparison per N."),
+    rtt=Use(note='With --law dwtcp a list ("100us,1ms").'),
+    marking_threshold=Use(note="With --law dctcp."),
+    g=Use(note="With --law dctcp."),
+    duration=Use(note="With --law dctcp: the last half is compared."),
+    beta=Use(note="With --law dwtcp."),
+    target=Use(note="With --law dwtcp."),
+    buffer=Use(
+        default=5000,
+        note="With --law dwtcp 5000: no drops, as the fluid models it is compared with have no buffer; packet run's 250 is "
+        "[DWTCP]'s switch buffer.",
+    ),
+    packet_rtts=Use(note="With --law dwtcp."),
+    fluid_rtts=Use(note="With --law dwtcp."),
+    plot=Use(note="Here the packet-vs-fluid overlay."),
+)
 def compare_fluid(
-    law: str = typer.Option(
-        "dctcp",
-        "--law",
-        help="dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid model), "
-        "d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model), swift (its fluid model).",
-    ),
-    flows: str = typer.Option("2,10,100", "--flows", help="Comma-separated N values."),
-    capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps").'),
-    rtt: str = typer.Option(
-        DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"); with --law dwtcp a list ("100us,1ms").'
-    ),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size L in bytes."),
-    marking_threshold: float = typer.Option(
-        65.0, "--marking-threshold", help="DCTCP: ECN threshold K, packets."
-    ),
-    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP: EWMA gain g, 0 < g ≤ 1."),
-    duration: str = typer.Option(
-        "100ms", "--duration", help="DCTCP: simulated time; the last half is compared."
-    ),
-    beta: float = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP: β (byte convention), 0 < β ≤ 1."),
-    target: float = typer.Option(DWTCP_TARGET, "--target", help="DWTCP: " + TARGET_HELP),
-    buffer: int = typer.Option(
-        5000,
-        "--buffer",
-        help="DWTCP: data buffer of the packet run, packets (5000: no drops, as the fluid models it is compared "
-        "with have no buffer; packet run's 250 is [DWTCP]'s switch buffer).",
-    ),
-    models: str = typer.Option(
-        None, "--models", help="DWTCP: comma-separated fluid predictors (default: all)."
-    ),
-    packet_rtts: float = typer.Option(
-        200.0, "--packet-rtts", help="DWTCP: measured RTTs after a 20-RTT warm-up."
-    ),
-    fluid_rtts: float = typer.Option(
-        1000.0, "--fluid-rtts", help="DWTCP: fluid run length in RTTs (last half)."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the packet run."),
-    plot: str = typer.Option(None, "--plot", help="Write the packet-vs-fluid overlay figure to FILE."),
-    yes: bool = typer.Option(False, "--yes", help="Run a comparison estimated to need over 1 h or 2 GiB."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    law: str,
+    flows: str,
+    capacity: str,
+    rtt: str,
+    packet_size: str,
+    marking_threshold: float,
+    g: float,
+    duration: str,
+    beta: float,
+    target: float,
+    buffer: int,
+    models: str,
+    packet_rtts: float,
+    fluid_rtts: float,
+    seed: int,
+    plot: str,
+    yes: bool,
+    json: bool,
 ) -> None:
     """The packet core next to fluid models at the same parameters.
 

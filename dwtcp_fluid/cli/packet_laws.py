@@ -11,7 +11,7 @@ import typer
 
 from .common import UsageError, echo_inputs, require_unit
 
-__all__ = ["law_flags", "laws_from_flags", "choice_param", "check", "example"]
+__all__ = ["law_flags", "laws_from_flags", "law_param", "choice_param", "check", "example"]
 
 
 def check(flag: str, value: Any, ok: bool, accepted: str) -> None:
@@ -101,3 +101,23 @@ def choice_param(flag: str, opt: Any, owners: list[str]) -> inspect.Parameter:
         default=typer.Option(None, flag, metavar="[" + "|".join(every) + "]", help=f"{opt.help} ({laws})."),
         annotation=str | None,
     )
+
+
+def law_param(flag: str, opt: Any, owners: list[str]) -> inspect.Parameter:
+    """``packet run``'s parameter of a law's option, generated from its LawOption declaration: a choice, a switch,
+    a time or rate typed with its unit, or a number; the laws that own it and its default (a law's, applied after
+    parsing: None on the command line) in the help."""
+    if opt.choices is not None:
+        return choice_param(flag, opt, owners)
+    help_ = f"{opt.help} (law: {', '.join(owners)})"
+    if opt.option is not None:
+        default, annotation = typer.Option(False, flag, help=help_), bool
+    elif opt.quantity is not None:
+        default, annotation = (
+            typer.Option(None, flag, help=f"{help_} Default {example(opt)[1:-1]}."),
+            str | None,
+        )
+    else:
+        text = f"{help_} Default {opt.default_note or format(opt.default, 'g')}."
+        default, annotation = typer.Option(None, flag, help=text), float | None
+    return inspect.Parameter(opt.dest, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)

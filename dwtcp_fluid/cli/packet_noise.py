@@ -4,31 +4,17 @@ The checks and the scenario's noisy runs are the library's (:mod:`dwtcp_fluid.re
 
 from __future__ import annotations
 
-from typing import Any
-
-import typer
-
 from .common import UsageError
+from .flags import Use
 
-__all__ = ["rtt_noise_option", "rtt_noise_dist_option", "check_noise_dist"]
+__all__ = ["rtt_noise_use", "check_noise_dist"]
 
 
-def rtt_noise_option() -> Any:
-    """The ``--rtt-noise`` option."""
+def rtt_noise_use() -> Use:
+    """How ``packet run`` and ``packet scenario`` read ``--rtt-noise``: the laws that read the RTT, named."""
     from ..reports.packet import rtt_laws
 
-    return typer.Option(
-        "0s",
-        "--rtt-noise",
-        help="Per-ACK RTT measurement noise (laws that read the RTT: "
-        + ", ".join(rtt_laws())
-        + '): the width x of uniform noise in [0, x], or the standard deviation of Gaussian noise ("25us").',
-    )
-
-
-def rtt_noise_dist_option() -> Any:
-    """The ``--rtt-noise-dist`` option."""
-    return typer.Option("uniform", "--rtt-noise-dist", help="RTT noise distribution: uniform | gauss.")
+    return Use(note="Read by: " + ", ".join(rtt_laws()) + ".")
 
 
 def check_noise_dist(dist: str) -> None:

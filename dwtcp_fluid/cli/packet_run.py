@@ -15,7 +15,6 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from ..params import DEFAULT_CAPACITY, DEFAULT_RTT
 from .app import packet_app
 from .common import (
     UsageError,
@@ -29,10 +28,11 @@ from .common import (
     warn,
     warn_implausible,
 )
+from .flags import Use, declared, parameter
 from .limits import check_budget
 from .outputs import check_figure
-from .packet_laws import check, choice_param, example, law_flags, laws_from_flags
-from .packet_noise import check_noise_dist, rtt_noise_dist_option, rtt_noise_option
+from .packet_laws import check, law_flags, law_param, laws_from_flags
+from .packet_noise import check_noise_dist, rtt_noise_use
 from .progress import progress_bar, status
 
 __all__ = ["build_run_command"]
@@ -175,185 +175,41 @@ def build_run_command() -> Any:
     """The ``packet run`` callback with one flag per registered law option (rebuilt when a law registers)."""
     from ..packet.laws import LAWS
 
-    O = typer.Option  # noqa: N806
-    P = inspect.Parameter  # noqa: N806
-    kw = P.KEYWORD_ONLY
     names = ", ".join(LAWS)
     params = [
-        P(
-            "law",
-            kw,
-            default=O(
-                "dctcp", "--law", help=f"Law: {names}; comma-separated to mix laws (flows split evenly)."
-            ),
-            annotation=str,
-        ),
-        P("flows", kw, default=O(10, "--flows", help="Number of long-lived flows N ≥ 1."), annotation=int),
-        P(
-            "capacity",
-            kw,
-            default=O(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").'),
-            annotation=str,
-        ),
-        P("rtt", kw, default=O(DEFAULT_RTT, "--rtt", help='Base RTT ("100us", "20ms").'), annotation=str),
-        P(
-            "packet_size",
-            kw,
-            default=O("1500", "--packet-size", help="Packet size L in bytes."),
-            annotation=str,
-        ),
-        P(
-            "marking_threshold",
-            kw,
-            default=O(65.0, "--marking-threshold", help="ECN threshold K, packets."),
-            annotation=float,
-        ),
-        P("duration", kw, default=O("100ms", "--duration", help='Simulated time ("100ms").'), annotation=str),
-        P(
-            "seed",
-            kw,
-            default=O(0, "--seed", help="Seed (start jitter, send order, impairments)."),
-            annotation=int,
-        ),
-        P("buffer", kw, default=O(250, "--buffer", help="Data buffer, packets (drop-tail)."), annotation=int),
-        P(
-            "mark_at",
-            kw,
-            default=O("enqueue", "--mark-at", help="ECN marking at 'enqueue' or 'dequeue'."),
-            annotation=str,
-        ),
-        P(
-            "mark_cmp",
-            kw,
-            default=O("ge", "--mark-cmp", help="Mark when queue 'ge' (≥) or 'gt' (>) K."),
-            annotation=str,
-        ),
-        P(
-            "jitter",
-            kw,
-            default=O(
-                "0s", "--jitter", help="ACK-path jitter: largest delay (uniform) or mean (exponential)."
-            ),
-            annotation=str,
-        ),
-        P(
-            "jitter_dist",
-            kw,
-            default=O("uniform", "--jitter-dist", help="Jitter distribution: uniform | exponential."),
-            annotation=str,
-        ),
-        P(
-            "reorder",
-            kw,
-            default=O(False, "--reorder", help="Jittered ACKs of a flow may overtake each other."),
-            annotation=bool,
-        ),
-        P(
-            "loss",
-            kw,
-            default=O(0.0, "--loss", help="Probability of losing a data packet after the bottleneck."),
-            annotation=float,
-        ),
-        P(
-            "delack",
-            kw,
-            default=O(1, "--delack", help="Delayed ACKs: one ACK per this many packets (1: off)."),
-            annotation=int,
-        ),
-        P(
-            "delack_timeout",
-            kw,
-            default=O("1ms", "--delack-timeout", help="Delayed-ACK timeout."),
-            annotation=str,
-        ),
-        P(
-            "rto_min",
-            kw,
-            default=O("1ms", "--rto-min", help="Retransmission timeout of every sender (Linux's rto_min)."),
-            annotation=str,
-        ),
-        P(
-            "min_cwnd",
-            kw,
-            default=O(
-                None,
-                "--min-cwnd",
-                help="Window floor after a decrease, packets (default: the law's, 2 for DCTCP, Reno and CUBIC, "
-                "1 for DWTCP).",
-            ),
-            annotation=float | None,
-        ),
-        P("rtt_noise", kw, default=rtt_noise_option(), annotation=str),
-        P("rtt_noise_dist", kw, default=rtt_noise_dist_option(), annotation=str),
+        parameter(name, annotation, use)
+        for name, annotation, use in (
+            ("law", str, Use(note=f"Here: {names}; comma-separated to mix laws (flows split evenly).")),
+            ("flows", int, None),
+            ("capacity", str, None),
+            ("rtt", str, None),
+            ("packet_size", str, None),
+            ("marking_threshold", float, None),
+            ("duration", str, None),
+            ("seed", int, Use(note="Here also of the start jitter, the send order and the impairments.")),
+            ("buffer", int, None),
+            ("mark_at", str, None),
+            ("mark_cmp", str, None),
+            ("jitter", str, None),
+            ("jitter_dist", str, None),
+            ("reorder", bool, None),
+            ("loss", float, None),
+            ("delack", int, None),
+            ("delack_timeout", str, None),
+            ("rto_min", str, None),
+            ("min_cwnd", float | None, None),
+            ("rtt_noise", str, rtt_noise_use()),
+            ("rtt_noise_dist", str, None),
+        )
     ]
-    for flag, (opt, owners) in law_flags().items():
-        help_ = f"{opt.help} (law: {', '.join(owners)})"
-        if opt.choices is not None:
-            params.append(choice_param(flag, opt, owners))
-        elif opt.option is not None:
-            params.append(P(opt.dest, kw, default=O(False, flag, help=help_), annotation=bool))
-        elif opt.quantity is not None:  # a time or a rate: typed with its unit
-            params.append(
-                P(
-                    opt.dest,
-                    kw,
-                    default=O(None, flag, help=f"{help_} Default {example(opt)[1:-1]}."),
-                    annotation=str | None,
-                )
-            )
-        else:
-            params.append(
-                P(
-                    opt.dest,
-                    kw,
-                    default=O(
-                        None, flag, help=f"{help_} Default {opt.default_note or format(opt.default, 'g')}."
-                    ),
-                    annotation=float | None,
-                )
-            )
+    params += [law_param(flag, opt, owners) for flag, (opt, owners) in law_flags().items()]
     params += [
-        P(
-            "plot",
-            kw,
-            default=O(None, "--plot", help="Write a queue/window trace figure to FILE."),
-            annotation=str | None,
-        ),
-        P("json", kw, default=O(False, "--json", help="Print exactly one JSON object."), annotation=bool),
-        P(
-            "yes",
-            kw,
-            default=O(False, "--yes", help="Run even if estimated over 1 h or 2 GiB."),
-            annotation=bool,
-        ),
-        P(
-            "topology",
-            kw,
-            default=O(
-                "single",
-                "--topology",
-                help="single | path:K | parking-lot:K (multi-hop chain) | leaf-spine:LxS (--flows per leaf pair).",
-            ),
-            annotation=str,
-        ),
-        P(
-            "traffic",
-            kw,
-            default=O(
-                "all-to-all", "--traffic", help="leaf-spine traffic: all-to-all | permutation (seeded)."
-            ),
-            annotation=str,
-        ),
-        P(
-            "engine",
-            kw,
-            default=O(
-                "auto",
-                "--engine",
-                help="auto (the native loop where it is bit-identical to the JAX reference) | jax | native.",
-            ),
-            annotation=str,
-        ),
+        parameter("plot", str | None, Use(note="Here a queue/window trace.")),
+        parameter("json", bool),
+        parameter("yes", bool),
+        parameter("topology", str),
+        parameter("traffic", str),
+        parameter("engine", str),
     ]
 
     def run(**kwargs: Any) -> None:
@@ -377,13 +233,14 @@ def _register(_: Any = None) -> None:
 
 
 @packet_app.command("scenario")
+@declared(rtt_noise=rtt_noise_use())
 def scenario_cmd(
+    list_: bool,
+    quick: bool,
+    json: bool,
+    rtt_noise: str,
+    rtt_noise_dist: str,
     name: str = typer.Argument(None, help="A registered scenario (omit with --list)."),
-    list_: bool = typer.Option(False, "--list", help="List the registered scenarios."),
-    quick: bool = typer.Option(False, "--quick", help="The short version (as CI runs it)."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
-    rtt_noise: str = rtt_noise_option(),
-    rtt_noise_dist: str = rtt_noise_dist_option(),
 ) -> None:
     """Run a registered scenario (``dwtcp_fluid.packet.SCENARIOS``) and print each run's summary.
 

@@ -6,29 +6,26 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import typer
-
 from .app import app
 from .common import WorkError, emit_json, usage_from
+from .flags import Use, declared
 from .outputs import check_dir
 from .progress import status
 
 
 @app.command("proofs")
+@declared(
+    out=Use(default=None, note="Default: ./proofs under the working directory."),
+    name=Use(
+        note="Here a derivation's file (e.g. dctcp_rtt_fairness): README.md and INDEX.md, which summarize every "
+        "derivation, are then neither written nor checked."
+    ),
+)
 def proofs(
-    check: bool = typer.Option(
-        False, "--check", help="Re-run every check and compare with the committed files."
-    ),
-    out: Path = typer.Option(
-        None, "--out", help="Directory of the proofs (default: ./proofs under the working directory)."
-    ),
-    name: list[str] | None = typer.Option(
-        None,
-        "--name",
-        help="Only this derivation's file (repeatable; e.g. dctcp_rtt_fairness): README.md and INDEX.md, which "
-        "summarize every derivation, are then neither written nor checked.",
-    ),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    check: bool,
+    out: Path,
+    name: list[str] | None,
+    json: bool,
 ) -> None:
     """Render proofs/ from the SymPy-checked derivations; with --check, fail (exit 1) on a failed step or a stale file."""
     from ..reports.proofs import default_proofs_out, proofs_report

@@ -5,17 +5,8 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-import typer
-
 from .. import units
 from ..params import (
-    DEFAULT_BETA,
-    DEFAULT_CAPACITY,
-    DEFAULT_FLOWS,
-    DEFAULT_G,
-    DEFAULT_RTT,
-    DWTCP_TARGET,
-    TARGET_HELP,
     DctcpParams,
     DwtcpParams,
 )
@@ -30,22 +21,15 @@ from .common import (
     require_unit,
     warn_implausible,
 )
+from .flags import Use, declared
 from .outputs import check_figure
 from .progress import progress_bar
 
+#: ``--plot`` of the simulate commands: a time series.
+_PLOT = Use(note="Here a time-series plot of the run.")
+
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..models.dwtcp import DwtcpFluid
-
-_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d = τ ("100us", "0.1ms", "1e-4s").')
-_PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
-_FLOWS = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1.")
-_DUR = typer.Option("100ms", "--duration", help='Simulated time ("100ms", "0.1s").')
-_SOLVER = typer.Option(
-    "reference", "--solver", help="reference (SciPy, event-exact) or jax (fixed-step RK4)."
-)
-_PLOT = typer.Option(None, "--plot", help="Write a time-series plot to FILE (.png, .svg or .pdf).")
-_JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
 
 
 def _duration(text: str, link: Any = None, queue: float = 0.0) -> float:
@@ -81,12 +65,6 @@ def check_span(flag: str, text: str, duration: float, delay: float) -> None:
             f"at most {MAX_SPAN_RTTS:.0e} RTTs ({n:.3g} RTTs of {delay:.3g} s at the operating point asked: the "
             "solvers take at least one step per RTT)",
         )
-
-
-def _flows(flows: int) -> int:
-    if not (isinstance(flows, int) and flows >= 1):
-        raise UsageError("--flows", flows, "an integer >= 1")
-    return flows
 
 
 def _solver(solver: str) -> str:
@@ -138,17 +116,18 @@ def _plot(sol: Any, path: str, title: str, marks: dict[str, float]) -> None:
 
 
 @dctcp_app.command("simulate")
+@declared(plot=_PLOT)
 def dctcp_simulate(
-    capacity: str = _CAP,
-    rtt: str = _RTT,
-    packet_size: str = _PKT,
-    flows: int = _FLOWS,
-    marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="ECN threshold K in packets."),
-    g: float = typer.Option(DEFAULT_G, "--g", help="EWMA gain g, 0 < g ≤ 1."),
-    duration: str = _DUR,
-    solver: str = _SOLVER,
-    plot: str | None = _PLOT,
-    json: bool = _JSON,
+    capacity: str,
+    rtt: str,
+    packet_size: str,
+    flows: int,
+    marking_threshold: float,
+    g: float,
+    duration: str,
+    solver: str,
+    plot: str | None,
+    json: bool,
 ) -> None:
     """Simulate the DCTCP fluid model (5)-(8) of [DCTCP-A] with the physical queue floor.
 
@@ -160,11 +139,7 @@ def dctcp_simulate(
     if plot:
         check_figure("--plot", plot)
     link = link_from_flags(capacity, rtt, packet_size)
-    if not (math.isfinite(marking_threshold) and marking_threshold >= 0):
-        raise UsageError("--marking-threshold", marking_threshold, "a number of packets >= 0")
-    if not (math.isfinite(g) and 0 < g <= 1):
-        raise UsageError("--g", g, "a number with 0 < g <= 1")
-    P = DctcpParams(link=link, flows=_flows(flows), K=marking_threshold, g=g)
+    P = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g)
     T = _duration(duration, link, queue=P.K)
     # the run and its figure under the bar: a failed status or a failed write leaves only its error line
     with progress_bar("dctcp simulate", "simulated µs") as bar:
@@ -189,27 +164,20 @@ def dwtcp_model(variant: str, delay: bool) -> DwtcpFluid:
 
 
 @dwtcp_app.command("simulate")
+@declared(plot=_PLOT, variant=Use(note="Here also paper-scout | sqrt-scout (the Scout-faithful models)."))
 def dwtcp_simulate(
-    capacity: str = _CAP,
-    rtt: str = _RTT,
-    packet_size: str = _PKT,
-    flows: int = _FLOWS,
-    beta: float = typer.Option(
-        DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1 (byte convention)."
-    ),
-    target: float = typer.Option(DWTCP_TARGET, "--target", help=TARGET_HELP),
-    delay: bool = typer.Option(
-        True,
-        "--delay/--no-delay",
-        help="Scout feedback one RTT late (default) or the paper's undelayed model.",
-    ),
-    variant: str = typer.Option(
-        "paper", "--variant", help="paper (6) | sqrt (3) | paper-scout | sqrt-scout."
-    ),
-    duration: str = _DUR,
-    solver: str = _SOLVER,
-    plot: str | None = _PLOT,
-    json: bool = _JSON,
+    capacity: str,
+    rtt: str,
+    packet_size: str,
+    flows: int,
+    beta: float,
+    target: float,
+    delay: bool,
+    variant: str,
+    duration: str,
+    solver: str,
+    plot: str | None,
+    json: bool,
 ) -> None:
     """Simulate the DWTCP fluid model (3)-(7) of [DWTCP] with the physical queue floor.
 
@@ -219,11 +187,7 @@ def dwtcp_simulate(
     if plot:
         check_figure("--plot", plot)
     link = link_from_flags(capacity, rtt, packet_size)
-    if not (math.isfinite(beta) and 0 < beta <= 1):
-        raise UsageError("--beta", beta, "a number with 0 < beta <= 1")
-    if not (math.isfinite(target) and target >= 0):
-        raise UsageError("--target", target, "a queue target in packets >= 0")
-    P = DwtcpParams(link=link, flows=_flows(flows), beta=beta, k=target)
+    P = DwtcpParams(link=link, flows=flows, beta=beta, k=target)
     from ..studies.dwtcp.report import run_dwtcp_simulate
 
     model = dwtcp_model(variant, delay)

@@ -33,6 +33,7 @@ from .common import (
     require_unit,
     warn,
 )
+from .flags import Use, declared
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
 from .sweep_errors import _Interrupts, _sweep_error
@@ -96,90 +97,67 @@ JUDGED_FLAGS = {"flows": "--flows", "marking_threshold": "--marking-threshold", 
 
 
 @app.command("sweep")
-def sweep(
-    ctx: typer.Context,
-    law: str = typer.Option(
-        "dwtcp",
-        "--law",
-        help="The law swept: dwtcp (the condition sweep, default) or a law whose study declares a judged sweep "
+@declared(
+    law=Use(
+        default="dwtcp",
+        note="Here the law swept: dwtcp (the condition sweep, default) or a law whose study declares a judged sweep "
         "(dctcp: --marking-threshold × --g × --flows; hpcc, hpcc-pint: --eta × --flows; dcqcn, timely, "
         "timely-patched: --rtt × --flows; swift: --swift-beta × --flows), each point judged by the "
         "law's packet-vs-fluid cross-check.",
     ),
-    beta: str = typer.Option(
-        "0.001", "--beta", help='β values: "0.001" or "0.001,0.01" or "1e-4:1e-1:4log".'
+    beta=Use(default="0.001", note='Here β values: "0.001" or "0.001,0.01" or "1e-4:1e-1:4log".'),
+    flows=Use(default="1,2,5,10,20,50,100,200,500,1000", note="Here the numbers of flows N (list or range)."),
+    capacity=Use(note="Here τ = BDP/C along the grid."),
+    resume=Use(note="Here the complete chunks, each one verified first."),
+    packet=Use(
+        note="Here packet-level DWTCP at every (β, BDP, N) point (all, default), a seeded sample, or none "
+        "(--frozen-only implies none)."
     ),
-    bdp: str = typer.Option("10:10000:25log", "--bdp", help="BDP values in packets (list or range)."),
-    flows: str = typer.Option("1,2,5,10,20,50,100,200,500,1000", "--flows", help="Numbers of flows N."),
-    kbar_ratio: str = typer.Option("0.01:10:25log", "--kbar-ratio", help="k̄/k̄* values (list or range)."),
-    capacity: str = typer.Option("10Gbps", "--capacity", help="Link capacity; τ = BDP/C along the grid."),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
-    out: Path = typer.Option(Path("results"), "--out", help="Output directory."),
-    workers: int | None = typer.Option(
-        None, "--workers", help="Run chunks on a new Dask LocalCluster of N workers."
+    target=Use(default=0.0, note="Here of the sweep's packet runs (d_t = τ + K/C; 0: d_t = τ)."),
+    seed=Use(note="Here also of the sample."),
+    marking_threshold=Use(default=None, note="dctcp: marking thresholds K (list or range; default 65)."),
+    g=Use(default=None, note="dctcp: EWMA gains g (list or range; default 1/16)."),
+    eta=Use(note="hpcc, hpcc-pint: target utilizations η (list or range; default 0.95)."),
+    rtt=Use(
+        default=None,
+        note='Judged sweeps: of every point (dctcp: "100us", hpcc: "50us", swift: "100us"), or the RTT axis (dcqcn, '
+        'timely, timely-patched: "2.4us,20us", each value with its unit).',
     ),
-    scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Run chunks on the Dask scheduler at ADDR."
-    ),
-    resume: bool = typer.Option(
-        False, "--resume", help="Keep the complete chunks of an interrupted run (each one verified first)."
-    ),
-    refuse_damaged: bool = typer.Option(
-        False,
-        "--refuse-damaged",
-        help="With --resume: stop if a stored chunk fails verification (default: recompute it).",
-    ),
-    force: bool = typer.Option(
-        False, "--force", help="Replace the results of an earlier run of the same sweep."
-    ),
-    yes: bool = typer.Option(False, "--yes", help="Run a sweep estimated to need over 1 h or 2 GiB."),
-    full: bool = typer.Option(
-        True, "--full/--frozen-only", help="Add delayed fluid runs and delay-aware roots (default) or not."
-    ),
-    packet: str | None = typer.Option(
-        None,
-        "--packet",
-        help="Packet-level DWTCP at every (β, BDP, N) point (all, default), a seeded sample, or none "
-        "(--frozen-only implies none).",
-    ),
-    packet_sample: int | None = typer.Option(
-        None,
-        "--packet-sample",
-        help="Points of the sample (implies --packet sample unless --packet is given).",
-    ),
-    packet_buffer: int = typer.Option(
-        250, "--packet-buffer", help="Data buffer of the packet runs, packets."
-    ),
-    packet_max_rtts: float = typer.Option(
-        400.0, "--packet-max-rtts", help="Cap on a packet run's measured RTTs (3 oscillation periods)."
-    ),
-    target: float = typer.Option(
-        0.0, "--target", help="DWTCP target queue K of the packet runs, packets (d_t = τ + K/C; 0: d_t = τ)."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the packet runs and of the sample."),
-    figure: bool = typer.Option(
-        True, "--figure/--no-figure", help="Write the condition map next to the dataset."
-    ),
-    marking_threshold: str | None = typer.Option(
-        None, "--marking-threshold", help="dctcp: marking thresholds K, packets (list or range; default 65)."
-    ),
-    g: str | None = typer.Option(None, "--g", help="dctcp: EWMA gains g (list or range; default 1/16)."),
-    eta: str | None = typer.Option(
-        None, "--eta", help="hpcc, hpcc-pint: target utilizations η (list or range; default 0.95)."
-    ),
-    rtt: str | None = typer.Option(
-        None,
-        "--rtt",
-        help='Judged sweeps: base RTT of every point (dctcp: "100us", hpcc: "50us", swift: '
-        '"100us"), or the RTT axis (dcqcn, timely, timely-patched: "2.4us,20us", each value with its unit).',
-    ),
-    duration: str | None = typer.Option(
-        None, "--duration", help='Judged sweeps: length of every packet and fluid run (dctcp: "100ms").'
-    ),
-    swift_beta: str | None = typer.Option(
-        None, "--swift-beta", help="swift: decrease constants β (list or range; default 0.8,3)."
-    ),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
+    duration=Use(default=None, note='Judged sweeps: of every packet and fluid run (dctcp: "100ms").'),
+    swift_beta=Use(default=None, note="swift: decrease constants β (list or range; default 0.8,3)."),
+    json=Use(note="Here the sweep's summary."),
+)
+def sweep(
+    ctx: typer.Context,
+    law: str,
+    beta: str,
+    bdp: str,
+    flows: str,
+    kbar_ratio: str,
+    capacity: str,
+    packet_size: str,
+    out: Path,
+    workers: int | None,
+    scheduler: str | None,
+    resume: bool,
+    refuse_damaged: bool,
+    force: bool,
+    yes: bool,
+    full: bool,
+    packet: str | None,
+    packet_sample: int | None,
+    packet_buffer: int,
+    packet_max_rtts: float,
+    target: float,
+    seed: int,
+    figure: bool,
+    marking_threshold: str | None,
+    g: str | None,
+    eta: str | None,
+    rtt: str | None,
+    duration: str | None,
+    swift_beta: str | None,
+    json: bool,
 ) -> None:
     """Check the DWTCP condition k̄ < 2·BDP/√β ([DWTCP] eq. (14)) against the eigenvalues of
     the frozen Jacobian (8) at every grid point, the delayed fluid runs and delay-aware roots, and against the

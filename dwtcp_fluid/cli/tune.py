@@ -14,6 +14,7 @@ from ..analysis.tune_objectives import DWTCP_OBJECTIVES, OBJECTIVES
 from ..units import parse_time
 from .app import app
 from .common import UsageError, emit_json
+from .flags import Use, declared
 from .progress import progress_bar
 
 tune_app = typer.Typer(
@@ -82,13 +83,15 @@ _HELP = (
 )
 
 
-#: One declaration of ``--max-seconds`` for both tuners (their ``max_seconds``).
-_MAX_SECONDS = typer.Option(
-    None,
-    "--max-seconds",
-    help="Time budget in seconds, 0 < x <= 1e6 (default: derived from the first evaluation); when it runs out the best"
-    " point so far is reported with status BUDGET.",
-)
+#: The operating range both tuners cover: ranges of RTT and N.
+_RANGE = {
+    "rtt": Use(default="100us:300us", note='Here a range LO:HI ("100us:300us") or one value.'),
+    "flows": Use(default="2:100", note='Here a range LO:HI ("2:100") or one value.'),
+}
+
+
+def _objectives(table: dict[str, str]) -> Use:
+    return Use(note="; ".join(f"{k}: {v}" for k, v in table.items()) + ".")
 
 
 def _max_seconds(value: float | None) -> float | None:
@@ -101,34 +104,23 @@ def _max_seconds(value: float | None) -> float | None:
 
 
 @tune_app.command("dctcp", help=_HELP)
+@declared(**_RANGE, objective=_objectives(OBJECTIVES))
 def dctcp(
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
-    rtt: str = typer.Option(
-        "100us:300us", "--rtt", help='Base-RTT range LO:HI ("100us:300us") or one value.'
-    ),
-    flows: str = typer.Option("2:100", "--flows", help='Flow-count range LO:HI ("2:100") or one value.'),
-    objective: str = typer.Option(
-        "mean-queue",
-        "--objective",
-        help="What to minimize at the worst point: "
-        + "; ".join(f"{k}: {v}" for k, v in OBJECTIVES.items())
-        + ".",
-    ),  # fmt: skip
-    throughput_min: float = typer.Option(0.99, "--throughput-min", help="Required throughput, 0 < x <= 1."),
-    rho_max: float = typer.Option(0.9, "--rho-max", help="Largest allowed multiplier rho, 1e-6 <= x < 1."),
-    points: int = typer.Option(3, "--points", help="Operating points per axis, 2..9 (2: corners only)."),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
-    max_seconds: float | None = _MAX_SECONDS,
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    capacity: str,
+    rtt: str,
+    flows: str,
+    objective: str,
+    throughput_min: float,
+    rho_max: float,
+    points: int,
+    packet_size: str,
+    max_seconds: float | None,
+    json: bool,
 ) -> None:
     from ..reports.tune import tune_dctcp_report
 
     if objective not in OBJECTIVES:
         raise UsageError("--objective", objective, "one of " + ", ".join(OBJECTIVES))
-    if not (math.isfinite(throughput_min) and 0 < throughput_min <= 1):
-        raise UsageError("--throughput-min", throughput_min, "a fraction with 0 < x <= 1")
-    if not (2 <= points <= 9):
-        raise UsageError("--points", points, "an integer in 2..9")
     rng = _range(capacity, rtt, flows, points, packet_size)
     with progress_bar("tune dctcp: SLSQP over K and g", "iterations (at most)") as bar:
         s = tune_dctcp_report(
@@ -180,38 +172,23 @@ _HELP_DWTCP = (
 
 
 @tune_app.command("dwtcp", help=_HELP_DWTCP)
+@declared(**_RANGE, objective=_objectives(DWTCP_OBJECTIVES))
 def dwtcp(
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Bottleneck capacity ("10Gbps").'),
-    rtt: str = typer.Option(
-        "100us:300us", "--rtt", help='Base-RTT range LO:HI ("100us:300us") or one value.'
-    ),
-    flows: str = typer.Option("2:100", "--flows", help='Flow-count range LO:HI ("2:100") or one value.'),
-    objective: str = typer.Option(
-        "mean-queue",
-        "--objective",
-        help="What to minimize at the worst point: "
-        + "; ".join(f"{k}: {v}" for k, v in DWTCP_OBJECTIVES.items())
-        + ".",
-    ),  # fmt: skip
-    utilization_min: float = typer.Option(
-        0.99, "--utilization-min", help="Required utilization at every point, 0 < x <= 1."
-    ),
-    allow_oscillation: bool = typer.Option(
-        False, "--allow-oscillation", help="Drop the steady-queue constraint."
-    ),
-    points: int = typer.Option(3, "--points", help="Operating points per axis, 2..9 (2: corners only)."),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
-    max_seconds: float | None = _MAX_SECONDS,
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    capacity: str,
+    rtt: str,
+    flows: str,
+    objective: str,
+    utilization_min: float,
+    allow_oscillation: bool,
+    points: int,
+    packet_size: str,
+    max_seconds: float | None,
+    json: bool,
 ) -> None:
     from ..reports.tune import tune_dwtcp_report
 
     if objective not in DWTCP_OBJECTIVES:
         raise UsageError("--objective", objective, "one of " + ", ".join(DWTCP_OBJECTIVES))
-    if not (math.isfinite(utilization_min) and 0 < utilization_min <= 1):
-        raise UsageError("--utilization-min", utilization_min, "a fraction with 0 < x <= 1")
-    if not (2 <= points <= 9):
-        raise UsageError("--points", points, "an integer in 2..9")
     rng = _range(capacity, rtt, flows, points, packet_size)
     with progress_bar("tune dwtcp: compass search over beta and K", "polls (at most)") as bar:
         s = tune_dwtcp_report(

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import jax.numpy as jnp
 
-from ...params import BOUNDS, DEFAULT_G
+from ...params import BOUNDS, DEFAULT_G, G_HELP
 from .base import FLOAT, INT, Events, Law, LawOption, reno_increase, window_closed, window_init
 from .recovery import PRR_RULES, REDUCTION_OPTION, check_reduction, prr_step, reduction_init
 from .registry import register_law
@@ -70,9 +70,7 @@ AI_COUNT_OPTION: LawOption = LawOption(
 )
 
 #: ``--g``: DCTCP's EWMA gain, shared by the DCTCP laws.
-G_OPTION: LawOption = LawOption(
-    "--g", "DCTCP EWMA gain g, 1e-6 ≤ g ≤ 1.", DEFAULT_G, param="g", bound=BOUNDS["g"]
-)
+G_OPTION: LawOption = LawOption("--g", G_HELP, DEFAULT_G, param="g", bound=BOUNDS["g"])
 
 
 @register_law

@@ -51,7 +51,7 @@ from typing import Any, ClassVar, Literal
 
 import jax.numpy as jnp
 
-from ...params import BOUNDS, DEFAULT_BETA, DWTCP_TARGET, TARGET_HELP, Bound
+from ...params import BETA_HELP, BOUNDS, DEFAULT_BETA, DWTCP_TARGET, TARGET_HELP, Bound
 from .base import FLOAT, INT, NEVER, Events, Law, LawOption, window_closed
 from .registry import register_law
 from .reno import SSTHRESH_INF
@@ -96,7 +96,7 @@ class Dwtcp(Law):
     options: ClassVar[tuple[LawOption, ...]] = (
         LawOption(
             "--beta",
-            "DWTCP β (paper's byte convention), 0 < β ≤ 1.",
+            BETA_HELP,
             DEFAULT_BETA,
             param="beta_p",
             bound=BOUNDS["beta"],

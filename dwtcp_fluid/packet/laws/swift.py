@@ -51,6 +51,7 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 
 from ...formulas import swift_flow_scaling
+from ...params import BOUNDS
 from .base import FLOAT, INT, Events, Law, LawOption
 from .registry import register_law
 from .timely import _link, _us
@@ -128,7 +129,7 @@ class Swift(Law):
         LawOption("--swift-ai", "Swift additive increment ai (packets per RTT), > 0. htsim's value.", 1.0,
                   param="ai", lo=0.0, hi=1e3, lo_open=True),
         LawOption("--swift-beta", "Swift multiplicative decrease constant β, > 0. htsim's value.", 0.8,
-                  param="beta", lo=0.0, hi=1e3, lo_open=True),
+                  param="beta", bound=BOUNDS["swift_beta"]),
         LawOption("--max-mdf", "Swift largest multiplicative decrease factor max_mdf, 0 < max_mdf < 1. htsim's.",
                   0.5, param="max_mdf", lo=0.0, hi=1.0, lo_open=True, hi_open=True),
         LawOption("--base-target", 'Swift base target delay, a time ("30us").', 100.0, param="base_target",

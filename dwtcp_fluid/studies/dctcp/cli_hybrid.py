@@ -4,31 +4,32 @@ from __future__ import annotations
 
 import math
 
-import typer
 from rich.console import Console
 from rich.table import Table
 
 from ...cli.app import dctcp_app
 from ...cli.common import UsageError, emit_json, link_from_flags
-from ...params import DEFAULT_G, DEFAULT_RTT, DctcpParams
+from ...cli.flags import Use, declared
+from ...params import DctcpParams
 
 
 @dctcp_app.command("hybrid")
+@declared(
+    flows=Use(default=2, note="Here N of the convergence run (and of W* from the physical flags)."),
+    capacity=Use(default=None, note="With --rtt and --marking-threshold: W* from (C·d + K)/N."),
+    rtt=Use(note="With --capacity."),
+    marking_threshold=Use(note="With --capacity."),
+    packet_size=Use(note="With --capacity."),
+)
 def hybrid(
-    wstar: float = typer.Option(None, "--wstar", help="Fair-share window W* = (C·d + K)/N in packets (> 0)."),
-    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
-    flows: int = typer.Option(
-        2, "--flows", help="N for the convergence run (and for W* from physical flags)."
-    ),
-    capacity: str = typer.Option(
-        None, "--capacity", help='With --rtt and --marking-threshold: W* from (C·d + K)/N ("10Gbps").'
-    ),
-    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us"), used with --capacity.'),
-    marking_threshold: float = typer.Option(
-        65.0, "--marking-threshold", help="K in packets, with --capacity."
-    ),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes, with --capacity."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    wstar: float,
+    g: float,
+    flows: int,
+    capacity: str,
+    rtt: str,
+    marking_threshold: float,
+    packet_size: str,
+    json: bool,
 ) -> None:
     """Hybrid model of section 4 of [DCTCP-A]: α* (23), rates (25)/(26), Theorem 3 bounds.
 
@@ -37,18 +38,12 @@ def hybrid(
     from . import analysis_hybrid as hy
     from .report import hybrid_report
 
-    if not (isinstance(flows, int) and flows >= 1):
-        raise UsageError("--flows", flows, "an integer >= 1")
-    if not (math.isfinite(g) and 0 < g <= 1):
-        raise UsageError("--g", g, "a number with 0 < g <= 1")
     if wstar is None:
         if capacity is None:
             raise UsageError(
                 "--wstar", None, "a window in packets > 0, or --capacity/--rtt/--marking-threshold"
             )
         link = link_from_flags(capacity, rtt, packet_size)
-        if not (math.isfinite(marking_threshold) and marking_threshold >= 0):
-            raise UsageError("--marking-threshold", marking_threshold, "packets >= 0")
         wstar = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g).W_star
     if not (math.isfinite(wstar) and wstar > 0):
         raise UsageError("--wstar", wstar, "a window in packets > 0")

@@ -4,35 +4,34 @@ from __future__ import annotations
 
 import math
 
-import typer
 from rich.console import Console
 from rich.table import Table
 
 from ...cli.app import dctcp_app
 from ...cli.common import UsageError, WorkError, emit_json, link_from_flags, print_quantities
+from ...cli.flags import REQUIRED, Use, declared
 from ...cli.progress import progress_bar
-from ...params import DEFAULT_FLOWS, DEFAULT_G, DEFAULT_RTT, DctcpParams
+from ...params import DctcpParams
 
 
 @dctcp_app.command("limit-cycle")
+@declared(
+    wbar=Use(note="Or the physical flags."),
+    capacity=Use(default=None, note="With --rtt, --flows, --marking-threshold."),
+    flows=Use(note="With --capacity."),
+    marking_threshold=Use(note="With --capacity."),
+    packet_size=Use(note="With --capacity."),
+)
 def limit_cycle(
-    wbar: float = typer.Option(
-        None, "--wbar", help="w̄ = (C·d + K)/N in packets (> 0); or use physical flags."
-    ),
-    g: float = typer.Option(DEFAULT_G, "--g", help="DCTCP EWMA gain, 0 < g ≤ 1."),
-    psi: float = typer.Option(
-        None, "--psi", help="ψ = K/(C·d) > 0: queue floor for the throughput (with --wbar)."
-    ),
-    capacity: str = typer.Option(
-        None, "--capacity", help='Bottleneck capacity ("10Gbps"); with --rtt, --flows, --marking-threshold.'
-    ),
-    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT d ("100us").'),
-    flows: int = typer.Option(DEFAULT_FLOWS, "--flows", help="N, with --capacity."),
-    marking_threshold: float = typer.Option(
-        65.0, "--marking-threshold", help="K in packets, with --capacity."
-    ),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes, with --capacity."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    wbar: float,
+    g: float,
+    psi: float,
+    capacity: str,
+    rtt: str,
+    flows: int,
+    marking_threshold: float,
+    packet_size: str,
+    json: bool,
 ) -> None:
     """Limit cycle of the normalized DCTCP model (11)-(14) of [DCTCP-A] and Theorem 1's ρ.
 
@@ -42,15 +41,11 @@ def limit_cycle(
     """
     from .report import limit_cycle_report
 
-    if not (isinstance(g, int | float) and math.isfinite(g) and 0 < g <= 1):
-        raise UsageError("--g", g, "a number with 0 < g <= 1")
     physical = None
     if wbar is None:
         if capacity is None:
             raise UsageError("--wbar", None, "packets > 0, or --capacity/--rtt/--flows/--marking-threshold")
         link = link_from_flags(capacity, rtt, packet_size)
-        if not (isinstance(flows, int) and flows >= 1):
-            raise UsageError("--flows", flows, "an integer >= 1")
         if not (math.isfinite(marking_threshold) and marking_threshold > 0):
             raise UsageError("--marking-threshold", marking_threshold, "packets > 0")
         physical = DctcpParams(link=link, flows=flows, K=marking_threshold, g=g)
@@ -82,19 +77,22 @@ def limit_cycle(
 
 
 @dctcp_app.command("guide")
+@declared(
+    capacity=Use(default=REQUIRED),
+    rtt=Use(default=REQUIRED),
+    flows=Use(default=None, note="Default: the worst case over N."),
+)
 def guide(
-    capacity: str = typer.Option(..., "--capacity", help='Bottleneck capacity ("10Gbps").'),
-    rtt: str = typer.Option(..., "--rtt", help='Base RTT d ("300us").'),
-    flows: int = typer.Option(None, "--flows", help="N long-lived flows (default: worst case over N)."),
-    packet_size: str = typer.Option("1500", "--packet-size", help="Packet size in bytes."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    capacity: str,
+    rtt: str,
+    flows: int,
+    packet_size: str,
+    json: bool,
 ) -> None:
     """K and the g range from our limit cycles and the hybrid model, next to the paper's (17), (18), (27)."""
     from .report import guide_report
 
     link = link_from_flags(capacity, rtt, packet_size)
-    if flows is not None and not (isinstance(flows, int) and flows >= 1):
-        raise UsageError("--flows", flows, "an integer >= 1")
     if link.bdp < 2.0:
         raise UsageError("--rtt", rtt, f"a C·d of at least 2 packets (got {link.bdp:.3g})")
     with progress_bar("dctcp guide: limit cycles", "iterations (at most)") as bar:

@@ -4,32 +4,19 @@ from __future__ import annotations
 
 import math
 
-import typer
 from rich.console import Console
 from rich.table import Table
 
 from ...cli.app import dwtcp_app
 from ...cli.common import UsageError, emit_json, link_from_flags
-from ...params import DEFAULT_BETA, DEFAULT_CAPACITY, DEFAULT_FLOWS, DEFAULT_RTT, DwtcpParams
-
-_CAP = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Bottleneck capacity ("10Gbps", "833333pps").')
-_RTT = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT τ ("100us", "0.1ms", "1e-4s").')
-_PKT = typer.Option("1500", "--packet-size", help="Packet size L in bytes.")
-_FLOWS = typer.Option(DEFAULT_FLOWS, "--flows", help="Number of flows N ≥ 1.")
-_BETA = typer.Option(DEFAULT_BETA, "--beta", help="DWTCP decrease gain β, 0 < β ≤ 1.")
-_JSON = typer.Option(False, "--json", help="Print exactly one JSON object.")
+from ...cli.flags import declared
+from ...params import DwtcpParams
 
 
 def _params(
     beta: float, capacity: str, rtt: str, packet_size: str, flows: int, k: float = 0.0
 ) -> DwtcpParams:
     link = link_from_flags(capacity, rtt, packet_size)
-    if not (isinstance(flows, int) and flows >= 1):
-        raise UsageError("--flows", flows, "an integer >= 1")
-    if not (math.isfinite(beta) and 0 < beta <= 1):
-        raise UsageError("--beta", beta, "a number with 0 < beta <= 1")
-    if not (math.isfinite(k) and k >= 0):
-        raise UsageError("--target", k, "a queue target in packets >= 0")
     return DwtcpParams(link=link, flows=flows, beta=beta, k=k)
 
 
@@ -43,13 +30,14 @@ def _table(title: str, rows: list[tuple[str, str]]) -> None:
 
 
 @dwtcp_app.command("condition")
+@declared()
 def condition(
-    beta: float = _BETA,
-    capacity: str = _CAP,
-    rtt: str = _RTT,
-    flows: int = _FLOWS,
-    packet_size: str = _PKT,
-    json: bool = _JSON,
+    beta: float,
+    capacity: str,
+    rtt: str,
+    flows: int,
+    packet_size: str,
+    json: bool,
 ) -> None:
     """The paper's condition k̄ < k̄* = 2·BDP/√β ([DWTCP] eq. (14)) in numbers."""
     from .report import condition_report
@@ -77,21 +65,18 @@ def condition(
 
 
 @dwtcp_app.command("eigen")
+@declared()
 def eigen(
-    phase: str = typer.Option("decrease", "--phase", help="decrease (eq. (6)) or increase (eq. (7))."),
-    kbar: float | None = typer.Option(
-        None, "--kbar", help="Queue ahead of the Scout k̄ in packets (decrease)."
-    ),
-    window: float | None = typer.Option(
-        None, "--window", help="Per-flow window w in packets (default BDP/N)."
-    ),
-    variant: str = typer.Option("paper", "--variant", help="paper (eqs. (5)/(6)) or sqrt (eq. (3))."),
-    beta: float = _BETA,
-    capacity: str = _CAP,
-    rtt: str = _RTT,
-    flows: int = _FLOWS,
-    packet_size: str = _PKT,
-    json: bool = _JSON,
+    phase: str,
+    kbar: float | None,
+    window: float | None,
+    variant: str,
+    beta: float,
+    capacity: str,
+    rtt: str,
+    flows: int,
+    packet_size: str,
+    json: bool,
 ) -> None:
     """Jacobian, eigenvalues and class of the DWTCP fluid model frozen at (w, q = k̄), eqs. (8)-(16)."""
     import numpy as np
@@ -103,8 +88,6 @@ def eigen(
     if variant not in ("paper", "sqrt"):
         raise UsageError("--variant", variant, "paper or sqrt")
     P = _params(beta, capacity, rtt, packet_size, flows)
-    if window is not None and not (math.isfinite(window) and window > 0):
-        raise UsageError("--window", window, "a window in packets > 0")
     if phase == "decrease":
         if kbar is None:
             raise UsageError("--kbar", kbar, "a queue in packets > 0 (required with --phase decrease)")

@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...bounds import Bound
-from ...params import LinkParams
+from ...params import BOUNDS, LinkParams
 from ...sweep.study import Axis, Fixed, JudgedSweep, flows_axis, register_sweep, run_duration
 from .checks import CHECK, PINT_CHECK
 from .checks_runs import Setting
@@ -49,14 +48,7 @@ def _sweep(law: str, check: Any, extra: dict[str, Any]) -> JudgedSweep:
             law=law,
             check=check,
             axes=(
-                Axis(
-                    "eta",
-                    "--eta",
-                    "HPCC target utilization η",
-                    "1",
-                    Bound(1e-3, 1.0, why="[HPCC] η"),
-                    (0.95,),
-                ),
+                Axis("eta", "--eta", "HPCC target utilization η", "1", BOUNDS["eta"], (0.95,)),
                 flows_axis((2.0, 10.0)),
             ),
             fixed=(

@@ -5,40 +5,42 @@ from __future__ import annotations
 
 from typing import Any
 
-import typer
-
 from ...cli.app import dctcp_app
 from ...cli.common import UsageError, check_duration, echo_inputs, emit_json, link_from_flags, usage_from
+from ...cli.flags import Use, declared
 from ...cli.progress import progress_bar
-from ...params import DEFAULT_CAPACITY, DEFAULT_RTT
 
 __all__ = ["network"]
 
 
 @dctcp_app.command("network")
+@declared(
+    topology=Use(
+        default="parking-lot:2", note="Here path:K | parking-lot:K (K hops) | leaf-spine:LxS (ECMP fabric)."
+    ),
+    flows=Use(
+        default=1, note="Here flows per group (1..256); leaf-spine: flows per talking leaf pair (1..64)."
+    ),
+    traffic=Use(note="Leaf-spine only."),
+    seed=Use(default=1, note="Leaf-spine only: the seed of the permutation and the ECMP hash."),
+    capacity=Use(note="Of every link."),
+    rtt=Use(note="Of every flow."),
+    marking_threshold=Use(note="Of every link."),
+    duration=Use(note="Of the fluid (and packet) run."),
+    packet=Use(default=False, note="Here a switch: also run the packet chain and compare."),
+)
 def network(
-    topology: str = typer.Option(
-        "parking-lot:2", "--topology", help="path:K | parking-lot:K (K hops) | leaf-spine:LxS (ECMP fabric)."
-    ),
-    flows: int = typer.Option(
-        1, "--flows", help="Flows per group (1..256); leaf-spine: flows per talking leaf pair (1..64)."
-    ),
-    traffic: str = typer.Option(
-        "all-to-all", "--traffic", help="Leaf-spine only: all-to-all | permutation (a seeded one)."
-    ),
-    seed: int = typer.Option(1, "--seed", help="Leaf-spine only: seed of the permutation and the ECMP hash."),
-    capacity: str = typer.Option(DEFAULT_CAPACITY, "--capacity", help='Rate of every link ("10Gbps").'),
-    rtt: str = typer.Option(DEFAULT_RTT, "--rtt", help='Base RTT of every flow ("100us").'),
-    marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="K of every link, packets."),
-    duration: str = typer.Option("100ms", "--duration", help='Fluid (and packet) run length ("100ms").'),
-    perturb: float | None = typer.Option(
-        None,
-        "--perturb",
-        help="Chains: packets added to the first link's starting queue, in [0, 1]; 0 starts exactly symmetric, "
-        "where the fluid hops stay synchronized (proofs/multihop.md). Default 1e-3.",
-    ),
-    packet: bool = typer.Option(False, "--packet", help="Also run the packet chain and compare."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    topology: str,
+    flows: int,
+    traffic: str,
+    seed: int,
+    capacity: str,
+    rtt: str,
+    marking_threshold: float,
+    duration: str,
+    perturb: float | None,
+    packet: bool,
+    json: bool,
 ) -> None:
     """DCTCP over several bottlenecks ([DCTCP-A] (5)-(8) per link): fixed points, a reference-solver run, and
     with --packet the packet chain (or fabric) at the same setting. On leaf-spine:LxS the routing (ports as links)

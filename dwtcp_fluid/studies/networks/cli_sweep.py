@@ -10,8 +10,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import typer
-
 from ...cli.app import dctcp_app
 from ...cli.common import (
     UsageError,
@@ -22,6 +20,7 @@ from ...cli.common import (
     print_written,
     require_unit,
 )
+from ...cli.flags import Use, declared
 from ...cli.limits import check_budget
 from ...cli.outputs import check_dir
 
@@ -69,26 +68,28 @@ def int_axis(flag: str, text: str, lo: int, hi: int) -> list[int]:
 
 
 @dctcp_app.command("network-sweep")
+@declared(
+    capacity=Use(note="Of every link."),
+    rtt=Use(note="Of every cross flow."),
+    marking_threshold=Use(note="Of every link."),
+    duration=Use(note="Of the fluid and packet runs."),
+    resume=Use(note="Here its verified points."),
+    json=Use(note="Here the sweep's summary."),
+)
 def network_sweep(
-    hops: str = typer.Option(
-        "1:6", "--hops", help='Links of the parking lot: a range "1:6" or a list "2,4".'
-    ),
-    cross_load: str = typer.Option("1,2,4", "--cross-load", help="Cross flows per hop (list or range)."),
-    long_flows: int = typer.Option(1, "--long-flows", help="Flows of the long group (1..256)."),
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Rate of every link ("10Gbps").'),
-    rtt: str = typer.Option("100us", "--rtt", help='Base RTT of every cross flow ("100us").'),
-    rtt_long: str | None = typer.Option(
-        None, "--rtt-long", help="Base RTT of the long flows (default --rtt)."
-    ),
-    marking_threshold: float = typer.Option(65.0, "--marking-threshold", help="K of every link, packets."),
-    duration: str = typer.Option("100ms", "--duration", help='Fluid and packet run length ("100ms").'),
-    out: Path = typer.Option(Path("results"), "--out", help="Output directory."),
-    resume: bool = typer.Option(False, "--resume", help="Keep the verified points of an interrupted run."),
-    force: bool = typer.Option(
-        False, "--force", help="Replace the results of an earlier run of the same sweep."
-    ),
-    yes: bool = typer.Option(False, "--yes", help="Run a sweep estimated to need over 1 h or 2 GiB."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON summary object."),
+    hops: str,
+    cross_load: str,
+    long_flows: int,
+    capacity: str,
+    rtt: str,
+    rtt_long: str | None,
+    marking_threshold: float,
+    duration: str,
+    out: Path,
+    resume: bool,
+    force: bool,
+    yes: bool,
+    json: bool,
 ) -> None:
     """Hops × cross-flow load of the DCTCP parking lot ([DCTCP-A] (5)-(8) per link): per point the fluid network
     model (per-group delays) and the packet chain — long-flow share, per-link queue and utilization, run classes —

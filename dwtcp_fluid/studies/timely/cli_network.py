@@ -7,6 +7,7 @@ import typer
 
 from ...cli.app import CONTEXT, app
 from ...cli.common import UsageError, emit_json, link_from_flags
+from ...cli.flags import Use, declared
 
 __all__ = ["timely_app", "network"]
 
@@ -22,22 +23,30 @@ _SIGNALS = ("sum", "max", "sum_squ")
 
 
 @timely_app.command("network")
+@declared(
+    topology=Use(default="parking-lot:2", note="Here parking-lot:K (K hops, 1..6)."),
+    law=Use(default="patched", note="Here timely | patched (Patched TIMELY)."),
+    signal=Use(default="sum", note="Here sum (an RTT) | max | sum_squ."),
+    flows=Use(default=1, note="Here the flows of the long group (1..64)."),
+    capacity=Use(note="Of every link."),
+    rtt=Use(default="20us", note="Of every flow; TIMELY's below T_low = 50 µs."),
+    duration=Use(
+        default="200ms", note="Of the fluid (and packet) run: TIMELY's additive start fills the links."
+    ),
+    packet=Use(default=False, note="Here a switch: also run the packet parking lot and score the pair."),
+)
 def network(
-    topology: str = typer.Option("parking-lot:2", "--topology", help="parking-lot:K (K hops, 1..6)."),
-    law: str = typer.Option("patched", "--law", help="timely | patched (Patched TIMELY)."),
-    signal: str = typer.Option(
-        "sum", "--signal", help="Hop signal f of [PROXY] §3.2: sum (an RTT) | max | sum_squ."
-    ),
-    flows: int = typer.Option(1, "--flows", help="Flows of the long group (1..64)."),
-    cross_flows: int = typer.Option(1, "--cross-flows", help="Flows of each cross group (1..64)."),
-    capacity: str = typer.Option("10Gbps", "--capacity", help='Rate of every link ("10Gbps").'),
-    rtt: str = typer.Option("20us", "--rtt", help='Base RTT of every flow ("20us", below T_low = 50 µs).'),
-    duration: str = typer.Option("200ms", "--duration", help='Fluid (and packet) run length ("200ms").'),
-    packet: bool = typer.Option(
-        False, "--packet", help="Also run the packet parking lot and score the pair."
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the packet run."),
-    json: bool = typer.Option(False, "--json", help="Print exactly one JSON object."),
+    topology: str,
+    law: str,
+    signal: str,
+    flows: int,
+    cross_flows: int,
+    capacity: str,
+    rtt: str,
+    duration: str,
+    packet: bool,
+    seed: int,
+    json: bool,
 ) -> None:
     """TIMELY or Patched TIMELY over a parking lot, each group driven by d + f(its hops' queueing delays): the
     Patched fixed point (TIMELY has a continuum), a JAX DDE run, and with --packet the packet law (timely-hops or
