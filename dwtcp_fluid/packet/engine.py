@@ -51,6 +51,7 @@ from .receiver import depart, serve_scouts
 from .records import chunk_records, debug_residual
 from .state import EngineSpec, PacketConfig, Scenario, pow2
 from .switch import hash32, is_service_slot
+from .topology import SINGLE, check_law_on
 
 __all__ = ["spec_for", "prepare"]
 
@@ -62,6 +63,7 @@ def _laws_tuple(law: Law | tuple[Law, ...]) -> tuple[Law, ...]:
 def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> EngineSpec:
     """The static shape for a batch (``sc`` stacked, leading batch axis) of this configuration and law(s)."""
     laws = _laws_tuple(law)
+    check_law_on(laws, SINGLE)
     a = {k: np.asarray(v) for k, v in sc._asdict().items() if k != "law"}
     n = int(a["rtt"].shape[-1])
     if n > cfg.n_flows:

@@ -22,7 +22,7 @@ from .laws.base import Law
 from .leafspine import LeafSpineTraffic, fabric_routes, leaf_spine_traffic
 from .multihop import LONG_LIVED, run_network
 from .switch import hash32, mark_threshold
-from .topology import Topology, parse_topology
+from .topology import Topology, check_law_on, parse_topology
 
 __all__ = ["ChainSummary", "run_topology"]
 
@@ -139,19 +139,6 @@ def run_topology(
         raise ValueError("topology='single' is invalid here: the single bottleneck runs on packet.build/run")
     link = LinkParams() if link is None else link
     lw = get_law(law) if isinstance(law, str) else law
-    if lw.uses_scouts:  # the multi-port core carries data and ACKs only
-        from .laws import LAWS
-
-        usable = [n for n, cls in LAWS.items() if not cls.uses_scouts]
-        raise ValueError(
-            f"law={lw.name!r} is invalid on {topo.name}: it needs Scouts, which the multi-port core does not "
-            f"carry (single bottleneck only); accepted {' | '.join(usable)}"
-        )
-    if lw.switch_width:  # the multi-port core has no per-switch law state
-        raise ValueError(
-            f"law={lw.name!r} is invalid on {topo.name}: it keeps state at the switch, which the multi-port core "
-            "does not carry (single bottleneck only)"
-        )
     ls = None
     if topo.kind == "leaf-spine":
         if not isinstance(flows, int):
@@ -190,6 +177,7 @@ def run_topology(
         flow_rtt = np.array([g_slots[g] for g in grp], np.int32)
     p = lw.default_params(link=link)
     p.update(law_params or {})
+    check_law_on(lw, topo, p)
     kth = np.full(topo.hops, mark_threshold(check_range("K", K, lo=0.0, why="packets"), mark_cmp), np.int32)
     rec = run_network(
         lw,
