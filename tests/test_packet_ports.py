@@ -187,3 +187,21 @@ def test_bad_routes_are_refused():
     for route in ([[0, 2], [1, -1]], [[-1, 0], [1, -1]], [[0, -1, 1], [1, -1, -1]]):
         with pytest.raises(ValueError, match="route=.* is invalid"):
             routed(pr, route, [1000, 1000], [10, 10], [5, 5])
+
+
+def test_dwtcp_on_a_parking_lot_runs_with_scouts_through_every_hop():
+    """``run_topology("parking-lot:2", "dwtcp")`` runs on routed ports: every Scout sent is served at the last port
+    of its route, dropped at a full Scout queue of some port on it, or still queued (at most one Scout buffer of
+    10 per port, plus those forwarded in the last slot); the busy ports drop many (a Scout waits for an idle slot:
+    DWTCP's loss signal) and serve some; DWTCP keeps both queues well below the 250-packet buffer with the ports
+    busy, and the two-hop flows get less than the one-hop flows."""
+    from dwtcp_fluid.packet.multihop_run import run_topology
+
+    s = run_topology("parking-lot:2", "dwtcp", flows=4, duration="20ms", seed=1)
+    rec = s.records
+    sent, served, dropped = (int(rec[k].sum()) for k in ("scouts_sent", "scouts_served", "scouts_dropped"))
+    assert sent > 12 * 0.8 * 0.02 / 100e-6  # one Scout per base RTT (83 slots), 12 flows, most of 20 ms
+    assert 0 <= sent - served - dropped <= 2 * 10 + 10
+    assert served > 0.1 * sent and dropped > 0
+    assert np.all(s.queue_mean < 50) and np.all(s.utilization > 0.9)
+    assert s.group_share[0] < 0.75 * s.group_share[1]

@@ -224,6 +224,9 @@ def chain_document(s: Any) -> dict[str, Any]:
         "ports": [topo.port_name(h) for h in range(len(s.queue_mean))],
         "routes": [list(r) for r in s.routes],
     }
+    for k in ("scouts_sent", "scouts_served", "scouts_dropped", "scouts_lost"):  # a Scout law's runs
+        if k in s.records:
+            out[k] = int(s.records[k].sum())
     if s.traffic is not None:
         out["flow_src_dst_spine"] = [
             [int(a), int(b), int(c)]
