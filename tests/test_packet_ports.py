@@ -205,3 +205,5 @@ def test_dwtcp_on_a_parking_lot_runs_with_scouts_through_every_hop():
     assert served > 0.1 * sent and dropped > 0
     assert np.all(s.queue_mean < 50) and np.all(s.utilization > 0.9)
     assert s.group_share[0] < 0.75 * s.group_share[1]
+    ds = s.to_dataset()
+    assert ds["queue_mean"].shape == (len(rec["q_mean"]), 2) and ds["delivered"].shape[1] == 12

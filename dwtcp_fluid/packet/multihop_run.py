@@ -220,7 +220,7 @@ def run_topology(
         throughput_share=share,
         group_share=gshare,
         cwnd_mean=rec["cwnd_mean"][w:].mean(axis=0),
-        marks=int(rec["marks"].sum()),
+        marks=int(rec["marks"].sum() if "marks" in rec else rec["marks_total"].sum()),
         drops=int(rec["drops"][-1].sum()),
         fluid_rtt_s=(flow_rtt + hops_crossed - 1) * slot_s,
         records=rec,
@@ -255,8 +255,8 @@ def _run_routed(
     """A Scout law's run on the event engine's routed ports (:mod:`.ports`: a Scout queue at every port, served in
     that port's idle slots), its records in :func:`~.multihop.run_network`'s layout (``q_mean``, ``q_end``,
     ``busy`` per port; ``delivered``, ``cwnd_mean``, ``drops`` (cumulative), ``finish`` per flow) plus the
-    Scout counters (``scouts_sent``, ``scouts_served``, ``scouts_dropped``, ``scouts_lost``) and ``marks`` per
-    chunk. Every port runs at the link rate with the same buffer and threshold."""
+    Scout counters (``scouts_sent``, ``scouts_served``, ``scouts_dropped``, ``scouts_lost``) and ``marks_total``
+    per chunk. Every port runs at the link rate with the same buffer and threshold."""
     from .batch import run_one
     from .build import build
     from .multihop import route_array
@@ -303,6 +303,8 @@ def _run_routed(
         "cwnd_mean": r["cwnd_sum"] / act,
         "drops": np.cumsum(r["drops"], axis=0),
         "finish": np.broadcast_to(fin, r["delivered"].shape),
-        "marks": r["marks"],
+        "marks_total": r[
+            "marks"
+        ],  # per chunk, all flows together (the per-slot engine's "marks" is per flow)
         **{k: r[k] for k in ("scouts_sent", "scouts_served", "scouts_dropped", "scouts_lost")},
     }
