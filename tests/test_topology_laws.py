@@ -11,7 +11,10 @@ from __future__ import annotations
 import pytest
 
 from dwtcp_fluid.cli import main
-from dwtcp_fluid.packet.laws import LAWS
+from dwtcp_fluid.packet.laws import LAWS as _REGISTRY
+
+#: The package's laws (other test modules register laws of their own)
+LAWS = {n: c for n, c in _REGISTRY.items() if c.__module__.startswith("dwtcp_fluid.")}
 
 MULTI = ("path:2", "parking-lot:2", "leaf-spine:2x1")
 #: Laws that read what only the single bottleneck provides (INT, a switch table, a RED congestion point).
