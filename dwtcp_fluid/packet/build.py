@@ -23,6 +23,7 @@ from .laws.base import check_law_params
 from .scouts import scout_period
 from .state import INFINITE_SIZE, PacketConfig, Scenario
 from .switch import mark_threshold
+from .topology import SINGLE, check_law_on
 
 __all__ = ["PacketRun", "build", "check_rtt", "MIN_RTT_SLOTS"]
 
@@ -203,6 +204,7 @@ def build(
     laws = tuple(get_law(x) if isinstance(x, str) else x for x in names)
     if not laws:
         raise ValueError("law=[] is invalid: accepted a law name, a Law, or a non-empty sequence of them")
+    check_law_on(laws, SINGLE)
     link = link or (dctcp.link if dctcp else (dwtcp.link if dwtcp else LinkParams()))
     flows = int(check_range("flows", flows, lo=1, hi=100000, integer=True))
     dctcp = dctcp or DctcpParams(link=link, flows=flows, K=DCTCP_ANALYSIS.K, g=DCTCP_ANALYSIS.g)

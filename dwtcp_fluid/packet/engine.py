@@ -9,7 +9,7 @@ One slot (one data packet's transmission time at the highest rate) proceeds as f
 4. Flows in the ready list send one packet each, in a seeded rotating order; an accepted packet is filed in the
    departure ring at its departure slot (the FIFO is a counter, :mod:`.switch`).
 5. One slot of service: the head packet leaves (its receiver files the ACK at its arrival slot) or, when the
-   data queue is empty, every queued Scout is served.
+   data queue is empty, every queued Scout is served (with routed ports, at every port; see below).
 
 **Semantics**: one packet per busy slot, drop-tail, ECN at enqueue or dequeue, a strict-priority Scout queue
 served in idle slots, a per-flow access link at line rate, a retransmission timeout after every outstanding packet
@@ -22,6 +22,18 @@ is lost, losses reported by the flow's next delivered packet — checked by hand
   after each;
 * an access link slower than the bottleneck (``access`` < 1), and a rate-based law, pace on a fractional
   schedule: the long-run rate is exactly the pacing rate.
+
+**Routed ports** (feature ``"ports"``, :mod:`.ports`; inputs ``route``, ``port_rate``, ``port_buffer``,
+``port_kth`` of :class:`~.state.Scenario`): each flow crosses a list of ports; each port has its own rate
+(served on the fractional grid of :func:`~.switch.is_service_slot`, the slot being the highest rate), drop-tail
+FIFO, step ECN at enqueue and strict-priority Scout queue served in its own idle service slots; a packet served at
+a port that is not the last of its route reaches the next one at the start of the next slot (step 0, before the
+starts), and the last port hands it to the receiver (:func:`~.receiver.deliver`). Step 5 is then one slot of
+service at every port in port id order. A one-port route is the single bottleneck record for record
+(``tests/test_packet_ports.py``); the records gain per-port ``port_*`` keys. Not combined with marking at dequeue,
+RED, a capacity schedule, in-band telemetry, per-datapath Scouts, a switch table or the debug residual (refused).
+The per-hop signals (``"hops"``, per-hop INT) are not carried yet, and the native loop does not run routed ports
+(:func:`.batch.choose_engine` picks this engine for them).
 
 A run is ``lax.scan`` over record chunks around a ``while`` over the slots of a chunk; the whole slot loop is
 compiled into one native kernel (:mod:`.xla`). At each chunk end a vectorised pass over the flows records
@@ -49,10 +61,12 @@ from jax import lax
 from .events import AE, DE, IE, Ctx, on_ack, on_start, on_wake, send
 from .flows import FIN_COLS, Layout, f2i, rd
 from .laws.base import FLOAT, INT, NEVER, Law
+from .ports import PE, SE, arrivals, serve_ports
 from .receiver import depart, serve_scouts
 from .records import chunk_records, debug_residual
 from .state import EngineSpec, PacketConfig, Scenario, pow2
 from .switch import hash32, is_service_slot
+from .topology import SINGLE, check_law_on
 
 __all__ = ["spec_for", "prepare"]
 
@@ -64,6 +78,7 @@ def _laws_tuple(law: Law | tuple[Law, ...]) -> tuple[Law, ...]:
 def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> EngineSpec:
     """The static shape for a batch (``sc`` stacked, leading batch axis) of this configuration and law(s)."""
     laws = _laws_tuple(law)
+    check_law_on(laws, SINGLE)
     a = {k: np.asarray(v) for k, v in sc._asdict().items() if k != "law"}
     n = int(a["rtt"].shape[-1])
     if n > cfg.n_flows:
@@ -95,6 +110,24 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
         feats.add("mixed")
     if np.any(a["red_pmax"] > 0):
         feats.add("red")
+    ports = sc.route is not None
+    if ports:
+        a.update({k: np.asarray(getattr(sc, k)) for k in ("route", "port_rate", "port_buffer", "port_kth")})
+        feats.add("ports")
+        if np.any(a["mark_dequeue"]):
+            raise ValueError("mark_at='dequeue' is invalid with routed ports: accepted 'enqueue'")
+        P, r = int(a["port_rate"].shape[-1]), a["route"]
+        if a["port_rate"].min() < 1 or a["port_rate"].max() > 1000:
+            raise ValueError(
+                f"port_rate={a['port_rate'].tolist()} is out of range: accepted 1..1000 per mille"
+            )
+        if a["port_buffer"].min() < 1 or a["port_buffer"].shape[-1] != P or a["port_kth"].shape[-1] != P:
+            raise ValueError(f"port_buffer={a['port_buffer'].tolist()} is invalid: accepted {P} buffers >= 1")
+        pad = np.cumsum(r < 0, axis=-1) > 0  # -1 only as trailing padding
+        if r.shape[-1] < 1 or np.any(r[..., 0] < 0) or np.any((r < 0) != pad) or r.max() >= P or r.min() < -1:
+            raise ValueError(
+                f"route={r.tolist()} is invalid: accepted port ids 0..{P - 1} per flow, -1 padded"
+            )
     if any(law.switch_width for law in laws):
         if len(laws) > 1:
             raise ValueError(
@@ -102,6 +135,12 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
                 "runs alone (accepted one law)"
             )
         feats.add("switch")
+    clash = feats & {"capacity", "red", "int", "switch", "paths"} | ({"debug"} if cfg.debug else set())
+    clash = clash if ports else set()
+    if clash:
+        raise ValueError(
+            f"route is invalid with {', '.join(sorted(clash))}: accepted routed ports without them"
+        )
     rtt_max = int(a["rtt"].max())
     jit = int(np.ceil(a["jitter_table"].max()))
     rtts = a["rtt"].reshape(-1, n)
@@ -110,7 +149,11 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
     if "jitter" in feats:  # jittered ACKs share slots; without reordering a late ACK holds back a burst
         lanes = max(lanes + 3, 16)
     rmin = int(a["cap_rate"].min()) if "capacity" in feats else 1000
-    dep = int(a["buffer"].max()) * math.ceil(1000 / max(rmin, 1)) + math.ceil(1000 / max(rmin, 1)) + 2
+    buf = int(a["buffer"].max())
+    if ports:  # every port's ACKs may share a slot; the slowest port's queue sets the ring
+        lanes *= int(a["port_rate"].shape[-1])
+        rmin, buf = int(a["port_rate"].min()), int(a["port_buffer"].max())
+    dep = buf * math.ceil(1000 / max(rmin, 1)) + math.ceil(1000 / max(rmin, 1)) + 2
     return EngineSpec(
         n_flows=pow2(cfg.n_flows),
         n_chunks=pow2(cfg.n_chunks),
@@ -125,6 +168,8 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
         laws=laws,
         features=frozenset(feats),
         debug=cfg.debug,
+        n_ports=int(a["port_rate"].shape[-1]) if ports else 1,
+        route_len=int(a["route"].shape[-1]) if ports else 1,
     )
 
 
@@ -181,6 +226,13 @@ def prepare(spec: EngineSpec, sc: Scenario) -> dict[str, np.ndarray]:
         "cap_opp",
     ):
         out[k] = np.asarray(getattr(sc, k))
+    if spec.has("ports"):  # padding flows have no route (they never start)
+        route = np.full((N, spec.route_len), -1, np.int32)
+        r = np.asarray(sc.route, np.int32)
+        route[:n, : r.shape[1]] = r
+        out["route"] = route.reshape(-1)
+        for k in ("port_rate", "port_buffer", "port_kth"):
+            out[k] = np.asarray(getattr(sc, k), np.int32)
     out["law"] = tuple({k: np.float32(v) for k, v in p.items()} for p in sc.law)
     return out
 
@@ -251,9 +303,30 @@ def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
         c["intw"] = jnp.zeros(((spec.ack_rows + 1) * spec.ack_lanes * IE,), INT)
         c["int_now"] = jnp.zeros((IE,), INT)
         c["txc"] = z
+    if spec.has("ports"):  # per port: queue, departure ring, Scout queue; the packets forwarded to next slot
+        P, R, Cs = spec.n_ports, spec.dep_rows, spec.scout_cap
+        c.update(
+            pq=jnp.zeros((P + 1,), INT),
+            pdep=jnp.zeros(((P * R + 1) * PE,), INT),
+            fw=jnp.zeros(((P + 1) * PE,), INT),
+            fwn=z,
+            psq=jnp.zeros(((P * Cs + 1) * SE,), INT),
+            psqn=jnp.zeros((P + 1,), INT),
+            sfw=jnp.zeros(((P * Cs + 1) * SE,), INT),
+            sfwn=z,
+            **_port_acc(spec),
+        )
     if spec.has("switch"):
         c["sw"] = jnp.zeros((N + 1, spec.laws[0].switch_width), FLOAT)  # the spare row N takes void writes
     return c
+
+
+def _port_acc(spec: EngineSpec) -> dict[str, Any]:
+    """Per-port accumulators of a record chunk: queue after service summed over slots, busy slots, service
+    slots, drops (index ``n_ports`` takes void updates)."""
+    P = spec.n_ports
+    z = jnp.zeros((P + 1,), INT)
+    return {"pq_sum": jnp.zeros((P + 1,), FLOAT), "pbusy": z, "popps": z, "pdrops": z}
 
 
 def _overflow_due(x: Ctx, c: dict, t: Any, dl: Any, k: Any) -> tuple[dict, Any, Any]:
@@ -292,6 +365,8 @@ def _slot(x: Ctx, t: Any, c: dict) -> dict:
         c = on_start(x, c, lax.dynamic_slice(s["order"], (c["sptr"],), (1,))[0], t)
         return dict(c, sptr=c["sptr"] + 1)
 
+    if spec.has("ports"):  # 0. the packets forwarded last slot reach the next port of their route
+        c = arrivals(x, c, t)
     c = lax.while_loop(start_cond, start_body, c)
     # a wheel row's live entries (stamp == t) fill lanes 0, 1, ... (each insert takes the first other lane)
     R, La = spec.ack_rows, spec.ack_lanes
@@ -330,6 +405,8 @@ def _slot(x: Ctx, t: Any, c: dict) -> dict:
     c, kept = lax.fori_loop(0, n, send_body, (c, c["kept0"]))
     c = dict(c, rbase=other, rn=kept)
     # 5. service
+    if spec.has("ports"):
+        return serve_ports(x, c, t)
     if spec.has("capacity"):
         opp = is_service_slot(t, s["cap_start"], s["cap_rate"], s["cap_opp"])
     else:
@@ -366,6 +443,8 @@ def _run_one(spec: EngineSpec, s: dict[str, Any]) -> dict[str, Any]:
             "busy": jnp.zeros((), INT),
             "opps": jnp.zeros((), INT),
         }
+        if spec.has("ports"):
+            acc.update(_port_acc(spec))
         c = {**c, **acc}
         _, c = lax.while_loop(lambda st: st[0] < t1, lambda st: (st[0] + 1, _slot(x, st[0], st[1])), (t0, c))
         c, rec = chunk_records(x, c, t0, t1)

@@ -22,6 +22,7 @@ from jax import lax
 
 from .flows import FIN_COLS, IN_READY, STARTED, active, call_law, inputs, integrate, wr
 from .laws.base import FLOAT, INT, NEVER, Events
+from .ports import enqueue, port_of, put_scout
 from .scouts import scout_receive
 from .switch import departure_slot, red_probability, uniform
 from .wheels import (
@@ -240,6 +241,9 @@ def _scout_send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dic
     if not x.has("scouts"):
         return c, F
     due = (fi["scouts"] > 0) & active(F, fi, t) & (t == fi["start"] + F["s_sent"] * fi["scouts"])
+    if x.has("ports"):  # the Scout queue of the first port of the flow's route
+        c = put_scout(x, c, port_of(x, f, 0), f, F["s_sent"], 0, due)
+        return c, dict(F, s_sent=F["s_sent"] + due.astype(INT))
     room = c["sqn"] < x.sc["scout_buffer"]
     put = due & room
     off = jnp.where(put, c["sqn"] * 2, x.spec.scout_cap * 2)
@@ -309,9 +313,12 @@ def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dic
     sc, spec = x.sc, x.spec
     F = dict(F)
     ok = _window_open(F, fi, t) & _pace_ok(x, F, t)
+    if spec.has("ports"):  # the first port of the flow's route
+        e = jnp.stack([_i(f), _i(0), F["pend"], _i(t), _i(0)])
+        c, acc, _ = enqueue(x, c, port_of(x, f, 0), e, t, ok)
+        return _sent(x, c, f, F, fi, t, ok, acc)
     seen = c["qlen"]
     acc = ok & (seen < sc["buffer"])
-    drop = ok & ~acc
     if x.has("red"):
         u = uniform(sc["seed"], t, f, _RED)
         mark = (
@@ -330,13 +337,20 @@ def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dic
     c["qlen"] = c["qlen"] + acc.astype(INT)
     if spec.has("switch"):
         c, F = _at_switch(x, c, f, F, fi, t, acc)
+    return _sent(x, c, f, F, fi, t, ok, acc)
+
+
+def _sent(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any, ok: Any, acc: Any) -> tuple[dict, dict, Any]:
+    """The sender's side of a send attempt (``ok``: it sent; ``acc``: the first port accepted the packet)."""
+    drop = ok & ~acc
+    F = dict(F)
     # drops ride on the flow's next accepted packet
     F["pend"] = jnp.where(acc, 0, F["pend"] + drop.astype(INT))
     F["drops"] = F["drops"] + drop.astype(INT)
     F["last"] = jnp.where(ok & (F["infl"] == 0), t, F["last"])  # an idle flow arms its timer when it sends
     F["infl"] = F["infl"] + ok.astype(INT)
     F["nxt"] = F["nxt"] + ok.astype(INT)
-    if spec.has("pacing"):
+    if x.has("pacing"):
         # keep the schedule while the flow keeps up with it (the long-run rate is exactly the pacing rate);
         # restart it from now after an idle spell of more than one slot (no burst credit)
         ns_int, ns_frac = pace_schedule(F["ns_int"], F["ns_frac"], t, _pace_inv(x, F, fi, t, f))

@@ -4,11 +4,15 @@ Units: the link rate and base RTT as for the single bottleneck (:class:`~dwtcp_f
 port runs at the link rate; a slot is one packet time. The summary averages over the run after
 ``warmup_fraction`` of it. Chains (``path:K``, ``parking-lot:K``) take flows per group; a ``leaf-spine:LxS``
 fabric takes a traffic pattern and flows per leaf pair (:func:`~.leafspine.leaf_spine_traffic`), its groups being
-the distinct ECMP routes. Finite flows (``sizes``, ``starts``) report their completion times.
+the distinct ECMP routes. Finite flows (``sizes``, ``starts``) report their completion times. A Scout law (DWTCP,
+the Scout probe) runs on the event engine's routed ports (:mod:`.ports`: a Scout queue at every port, served in
+that port's idle slots), the other laws on the per-slot engine :func:`~.multihop.run_network`; the summary is the
+same.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +26,7 @@ from .laws.base import Law
 from .leafspine import LeafSpineTraffic, fabric_routes, leaf_spine_traffic
 from .multihop import LONG_LIVED, run_network
 from .switch import hash32, mark_threshold
-from .topology import Topology, parse_topology
+from .topology import Topology, check_law_on, parse_topology
 
 __all__ = ["ChainSummary", "run_topology"]
 
@@ -139,19 +143,6 @@ def run_topology(
         raise ValueError("topology='single' is invalid here: the single bottleneck runs on packet.build/run")
     link = LinkParams() if link is None else link
     lw = get_law(law) if isinstance(law, str) else law
-    if lw.uses_scouts:  # the multi-port core carries data and ACKs only
-        from .laws import LAWS
-
-        usable = [n for n, cls in LAWS.items() if not cls.uses_scouts]
-        raise ValueError(
-            f"law={lw.name!r} is invalid on {topo.name}: it needs Scouts, which the multi-port core does not "
-            f"carry (single bottleneck only); accepted {' | '.join(usable)}"
-        )
-    if lw.switch_width:  # the multi-port core has no per-switch law state
-        raise ValueError(
-            f"law={lw.name!r} is invalid on {topo.name}: it keeps state at the switch, which the multi-port core "
-            "does not carry (single bottleneck only)"
-        )
     ls = None
     if topo.kind == "leaf-spine":
         if not isinstance(flows, int):
@@ -190,8 +181,11 @@ def run_topology(
         flow_rtt = np.array([g_slots[g] for g in grp], np.int32)
     p = lw.default_params(link=link)
     p.update(law_params or {})
+    check_law_on(lw, topo, p)
     kth = np.full(topo.hops, mark_threshold(check_range("K", K, lo=0.0, why="packets"), mark_cmp), np.int32)
-    rec = run_network(
+    # a Scout law runs on the event engine's routed ports (a Scout queue at every port); others on run_network
+    run = functools.partial(_run_routed, link=link) if lw.uses_scouts else run_network
+    rec = run(
         lw,
         p,
         routes=routes,
@@ -226,7 +220,7 @@ def run_topology(
         throughput_share=share,
         group_share=gshare,
         cwnd_mean=rec["cwnd_mean"][w:].mean(axis=0),
-        marks=int(rec["marks"].sum()),
+        marks=int(rec["marks"].sum() if "marks" in rec else rec["marks_total"].sum()),
         drops=int(rec["drops"][-1].sum()),
         fluid_rtt_s=(flow_rtt + hops_crossed - 1) * slot_s,
         records=rec,
@@ -237,3 +231,80 @@ def run_topology(
         traffic=ls,
         chunk=int(chunk),
     )
+
+
+def _run_routed(
+    law: Law,
+    p: Mapping[str, float],
+    *,
+    routes: Sequence[tuple[int, ...]],
+    rtt: np.ndarray,
+    start: np.ndarray,
+    n_ports: int,
+    kth: np.ndarray,
+    buffer: int,
+    rto: int,
+    seed: int,
+    n_chunks: int,
+    chunk: int,
+    size: np.ndarray | None,
+    link: LinkParams,
+    progress: Any = None,
+    **_: Any,
+) -> dict[str, np.ndarray]:
+    """A Scout law's run on the event engine's routed ports (:mod:`.ports`: a Scout queue at every port, served in
+    that port's idle slots), its records in :func:`~.multihop.run_network`'s layout (``q_mean``, ``q_end``,
+    ``busy`` per port; ``delivered``, ``cwnd_mean``, ``drops`` (cumulative), ``finish`` per flow) plus the
+    Scout counters (``scouts_sent``, ``scouts_served``, ``scouts_dropped``, ``scouts_lost``) and ``marks_total``
+    per chunk. Every port runs at the link rate with the same buffer and threshold."""
+    from .batch import run_one
+    from .build import build
+    from .multihop import route_array
+
+    slot_s = 1.0 / link.C
+    F = len(routes)
+    pr = build(
+        law,
+        link=link,
+        flows=F,
+        duration=n_chunks * chunk * slot_s,
+        trace_points=n_chunks,
+        seed=seed,
+        rtts=rtt * slot_s,
+        starts=start * slot_s,
+        start_jitter=False,
+        sizes=None if size is None else size.astype(float),
+        buffer=buffer,
+        rto=rto * slot_s,
+        law_params=dict(p),
+    )
+    route, _ = route_array(routes)
+    sc = pr.scenario._replace(
+        route=route,
+        port_rate=np.full(n_ports, 1000, np.int32),
+        port_buffer=np.full(n_ports, buffer, np.int32),
+        port_kth=np.asarray(kth, np.int32),
+    )
+    if (pr.cfg.chunk, pr.cfg.n_chunks) != (chunk, n_chunks):
+        raise RuntimeError(
+            f"routed run in {pr.cfg.n_chunks} chunks of {pr.cfg.chunk}, not {n_chunks} of {chunk}"
+        )
+    r = run_one(pr.cfg, pr.engine_laws, sc)
+    if progress is not None:
+        progress(n_chunks, n_chunks)
+    ch = pr.cfg.chunk
+    act = np.maximum(r["active"], 1)
+    fin = np.where(r["finish"] >= 0, r["finish"], -1)
+    return {
+        "q_mean": r["port_q_sum"] / ch,
+        "q_end": r["port_q_end"],
+        "busy": r["port_busy"] / ch,
+        "delivered": r["delivered"],
+        "cwnd_mean": r["cwnd_sum"] / act,
+        "drops": np.cumsum(r["drops"], axis=0),
+        "finish": np.broadcast_to(fin, r["delivered"].shape),
+        "marks_total": r[
+            "marks"
+        ],  # per chunk, all flows together (the per-slot engine's "marks" is per flow)
+        **{k: r[k] for k in ("scouts_sent", "scouts_served", "scouts_dropped", "scouts_lost")},
+    }

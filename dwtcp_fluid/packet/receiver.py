@@ -18,7 +18,7 @@ from .laws.base import INT, NEVER
 from .switch import red_probability, uniform
 from .wheels import _JITTER, _LOSS, _RED, DE, MARK_BIT, SCOUT_BIT, Ctx, _i, _wake_due, arm, insert_ack
 
-__all__ = ["delack_receive", "emit", "depart", "serve_scouts"]
+__all__ = ["delack_receive", "emit", "depart", "deliver", "serve_scouts", "ack_scout"]
 
 
 def emit(
@@ -90,6 +90,15 @@ def depart(x: Ctx, c: dict, t: Any, qpre: Any) -> dict:
         mark = (d[1] > 0) | (sc["mark_dequeue"] & red)
     else:
         mark = (d[1] > 0) | (sc["mark_dequeue"] & (qpre >= sc["kth"]))
+    return deliver(x, c, t, f, mark, nloss, sent)
+
+
+def deliver(x: Ctx, c: dict, t: Any, f: Any, mark: Any, nloss: Any, sent: Any) -> dict:
+    """Data packet of flow ``f`` (ECN ``mark``, reporting ``nloss`` losses, sent in slot ``sent``) leaves the
+    last port of its route in slot ``t``: its receiver acknowledges it (now, or later with delayed ACKs) unless
+    it is lost after that port."""
+    sc, spec = x.sc, x.spec
+    carried = nloss
     if not (spec.has("loss") or spec.has("delack") or spec.has("jitter")):
         fi = {"rtt": inputs(sc["fin"], f)["rtt"]}
         return insert_ack(
@@ -103,7 +112,7 @@ def depart(x: Ctx, c: dict, t: Any, qpre: Any) -> dict:
         c = dict(c)
         c["rlosses"] = c["rlosses"] + lost.astype(INT)
         nloss = jnp.where(lost, 0, nloss + F["r_loss"])
-        F["r_loss"] = jnp.where(lost, F["r_loss"] + 1 + d[2], 0)  # its own loss and the ones it carried
+        F["r_loss"] = jnp.where(lost, F["r_loss"] + 1 + carried, 0)  # its own loss and the ones it carried
         got = ~lost
     if spec.has("delack"):
         r = delack_receive(
@@ -132,20 +141,25 @@ def serve_scouts(x: Ctx, c: dict, t: Any, on: Any) -> dict:
 
     def body(i: Any, c: dict) -> dict:
         e = rd(c["sq"], i * 2, 2)
-        f, seq = e[0], e[1]
-        fi = inputs(x.sc["fin"], f)
-        rtt = fi["rtt"]
-        arr = t + rtt
-        if x.has("jitter"):
-            u = uniform(x.sc["seed"], t, f, _JITTER, 7)
-            J = x.spec.jitter_points
-            q = lax.dynamic_slice(x.sc["jitter_table"], (jnp.minimum((u * J).astype(INT), J - 1),), (1,))[0]
-            arr = arr + jnp.floor(q + 0.5).astype(INT)
-        c = dict(c, s_wait=c["s_wait"] + (t - (fi["start"] + seq * fi["scouts"])))  # slots in the Scout queue
-        return insert_ack(x, c, arr, f, SCOUT_BIT, 0, seq, t, jnp.asarray(True))
+        return ack_scout(x, c, t, e[0], e[1], jnp.asarray(True))
 
     c = lax.fori_loop(0, n, body, c)
     c = dict(c)
     c["s_served"] = c["s_served"] + n
     c["sqn"] = c["sqn"] - n
     return c
+
+
+def ack_scout(x: Ctx, c: dict, t: Any, f: Any, seq: Any, on: Any) -> dict:
+    """Scout ``seq`` of flow ``f`` leaves the last port of its route in slot ``t`` (when ``on``): its ACK returns
+    one base RTT later (plus seeded ACK-path jitter); ``s_wait`` adds its slots since it was sent."""
+    fi = inputs(x.sc["fin"], f)
+    arr = t + fi["rtt"]
+    if x.has("jitter"):
+        u = uniform(x.sc["seed"], t, f, _JITTER, 7)
+        J = x.spec.jitter_points
+        q = lax.dynamic_slice(x.sc["jitter_table"], (jnp.minimum((u * J).astype(INT), J - 1),), (1,))[0]
+        arr = arr + jnp.floor(q + 0.5).astype(INT)
+    wait = t - (fi["start"] + seq * fi["scouts"])
+    c = dict(c, s_wait=c["s_wait"] + jnp.where(on, wait, 0))  # slots since it was sent
+    return insert_ack(x, c, arr, f, SCOUT_BIT, 0, seq, t, on)

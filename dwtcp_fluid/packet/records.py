@@ -9,7 +9,9 @@ service, summed/min/max over the chunk's slots), ``busy`` (slots with a departur
 ``q_end``, ``delivered``, ``sent``, ``drops``, ``timeouts``, ``active`` (active slots), ``cwnd_sum`` and
 ``alpha_sum`` (window and the law's traced field summed over active slots), ``cwnd_end``, ``alpha_end``,
 ``inflight_end``, ``pending_end``, ``marks``, ``scouts_sent``, ``scouts_served``, ``scouts_dropped``,
-``scouts_lost``, ``scouts_wait`` (slots the served Scouts spent in the Scout queue, summed), ``random_losses``; per flow ``finish`` (slot of the last ACK of a finite flow, else -1); per run
+``scouts_lost``, ``scouts_wait`` (slots the served Scouts spent in the Scout queue, summed), ``random_losses``;
+with routed ports (``[chunk, P]``) ``port_q_sum``, ``port_busy``, ``port_opps``, ``port_drops`` and ``port_q_end``
+(the scalar queue records then stay zero); per flow ``finish`` (slot of the last ACK of a finite flow, else -1); per run
 ``spill`` (ACKs pushed to a later slot by a full wheel row), ``timer_overflows`` (timers kept in the overflow
 list) and ``timers_lost`` (always 0: a full overflow list); ``residual`` in debug mode.
 """
@@ -85,6 +87,15 @@ def chunk_records(x: Any, c: dict, t0: Any, t1: Any) -> tuple[dict, dict]:
         "pending_end": pend,
         "scouts_sent_cum": jnp.sum(F["s_sent"]) if "s_sent" in F else jnp.zeros((), INT),
     }
+    if x.spec.has("ports"):  # per port, [chunk, P]
+        P = x.spec.n_ports
+        rec.update(
+            port_q_sum=c["pq_sum"][:P],
+            port_busy=c["pbusy"][:P],
+            port_opps=c["popps"][:P],
+            port_drops=c["pdrops"][:P],
+            port_q_end=c["pq"][:P],
+        )
     for key, src in _PER_FLOW_CUM.items():
         rec[f"{key}_cum"] = F[src]
     for key, src in _SUMMED_CUM.items():
@@ -134,7 +145,7 @@ def finish_records(raw: dict[str, np.ndarray], n_chunks: int, n_flows: int) -> d
             out[{"tw_over": "timer_overflows", "tw_lost": "timers_lost"}.get(k, k)] = a
         else:
             a = a[:, :n_chunks]
-            out[k] = a[..., :n_flows] if a.ndim == 3 else a
+            out[k] = a[..., :n_flows] if a.ndim == 3 and not k.startswith("port_") else a
 
     def diff(a: np.ndarray) -> np.ndarray:
         a = a.astype(np.int64)

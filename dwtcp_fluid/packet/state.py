@@ -166,6 +166,12 @@ class Scenario(NamedTuple):
     scout_lead : int [N], optional
         Per-datapath Scouts ([DWTCP] §3.3): the flow whose Scout stream each flow reads (itself: its own Scouts;
         None: every flow its own).
+    route : int [N, H], optional
+        Routed ports (feature ``"ports"``, :mod:`.ports`): the port ids each flow crosses, in order, padded with
+        -1 (None: every flow crosses the one bottleneck above).
+    port_rate, port_buffer, port_kth : int [P], optional
+        With ``route``: each port's rate (1000 = the highest rate, which defines the slot), data buffer (packets)
+        and integer step-marking threshold (mark when the queue found ≥ it).
     red_kmax, red_pmax : float
         RED-like marking ([DCQCN]'s CP, :func:`~.switch.red_probability`) between K_min = ``K`` and ``red_kmax``
         packets with slope up to ``red_pmax``; ``red_pmax`` = 0 (default): the step marker at ``kth``.
@@ -203,6 +209,10 @@ class Scenario(NamedTuple):
     red_kmax: Any = 0.0
     red_pmax: Any = 0.0
     scout_lead: Any = None
+    route: Any = None
+    port_rate: Any = None
+    port_buffer: Any = None
+    port_kth: Any = None
 
 
 #: Features a run may switch on; each adds code to the compiled slot loop only when used.
@@ -223,6 +233,7 @@ FEATURES = frozenset(
         "int",
         "switch",
         "paths",
+        "ports",
     }
 )
 
@@ -253,6 +264,8 @@ class EngineSpec:
         Subset of :data:`FEATURES`.
     debug : bool
         Per-flow conservation check every chunk.
+    n_ports, route_len : int
+        Routed ports (feature ``"ports"``): number of ports and the longest route (1 and 1 otherwise).
     """
 
     n_flows: int
@@ -268,6 +281,8 @@ class EngineSpec:
     laws: tuple[Law, ...]
     features: frozenset[str]
     debug: bool = False
+    n_ports: int = 1
+    route_len: int = 1
 
     def has(self, feature: str) -> bool:
         """The run uses ``feature``."""

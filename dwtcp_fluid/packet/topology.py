@@ -18,17 +18,41 @@ for every topology; the multi-port slot engine is :mod:`.multihop`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-__all__ = ["Topology", "parse_topology", "TOPOLOGY_FORMS"]
+__all__ = ["Topology", "parse_topology", "TOPOLOGY_FORMS", "PROVIDES", "SINGLE", "check_law_on"]
 
 #: What ``--topology`` accepts, for help texts and errors.
 TOPOLOGY_FORMS = "single, path:K or parking-lot:K (K = 1..16 hops), leaf-spine:LxS (L = 2..16 leaves, S = 1..4 spines, 2·L·S ≤ 64)"
 MAX_HOPS = 16
 MAX_LEAVES = 16
 MAX_SPINES = 4
+
+#: The law signals (:data:`~.laws.base.SIGNALS`) each kind of topology provides: the single bottleneck runs on the
+#: event engine (:mod:`.engine`: ECN, RTT samples, Scouts in a strict-priority queue, the port's in-band
+#: telemetry); the chains and the fabric run a Scout law on the event engine's routed ports (:mod:`.ports`: a
+#: Scout queue at every port) and the other laws on the multi-port slot engine (:mod:`.multihop`: ECN, RTT
+#: samples, the queue found at every hop).
+PROVIDES: dict[str, frozenset[str]] = {
+    "single": frozenset({"ecn", "rtt", "scout", "int"}),
+    "path": frozenset({"ecn", "rtt", "hops", "scout"}),
+    "parking-lot": frozenset({"ecn", "rtt", "hops", "scout"}),
+    "leaf-spine": frozenset({"ecn", "rtt", "hops", "scout"}),
+}
+#: Kinds whose port keeps a law's per-flow switch table (:attr:`~.laws.base.Law.switch_width`) and a law's own
+#: RED congestion point (``cp_pmax`` > 0).
+SWITCH_STATE = frozenset({"single"})
+_SIGNAL_WORDS = {
+    "ecn": "ECN marks",
+    "rtt": "RTT samples",
+    "scout": "Scouts",
+    "int": "in-band telemetry",
+    "hops": "the per-hop queues",
+}
 
 
 @dataclass(frozen=True)
@@ -86,6 +110,56 @@ class Topology:
         return f"S{s}→L{leaf}"
 
 
+#: The single bottleneck: one port, one group.
+SINGLE = Topology("single", 1, ((0,),))
+
+
+def check_law_on(law: Any, topo: Topology, params: Mapping[str, float] | None = None) -> None:
+    """``ValueError`` naming the law and the topology unless ``topo`` provides every signal ``law`` reads
+    (:data:`PROVIDES`) and, for a law that keeps state at the switch or brings its own RED congestion point
+    (``params["cp_pmax"]`` > 0), a port that keeps it (:data:`SWITCH_STATE`): a run that would silently lack
+    them is refused, never run.
+
+    Parameters
+    ----------
+    law : Law or sequence of Law
+        The law(s) of the run.
+    topo : Topology
+        Where they would run.
+    params : mapping, optional
+        The law's numeric parameters (its congestion point is read from them).
+    """
+    from .laws import LAWS  # here: the laws package imports modules that import this one
+
+    laws = tuple(law) if isinstance(law, list | tuple) else (law,)
+    has = PROVIDES[topo.kind]
+    where = f"topology {topo.name}"
+    ok = [
+        n
+        for n, cls in LAWS.items()
+        if cls.signals <= has and (topo.kind in SWITCH_STATE or not cls.switch_width)
+    ]
+    for lw in laws:
+        missing = sorted(set(lw.signals) - has)
+        if missing:
+            what = ", ".join(f"{_SIGNAL_WORDS[m]} (signal {m!r})" for m in missing)
+            raise ValueError(
+                f"law={lw.name!r} is invalid on {where}: it reads {what}, which {topo.name} does not provide; "
+                f"accepted on {topo.name}: {' | '.join(ok)}"
+            )
+        if topo.kind not in SWITCH_STATE and lw.switch_width:
+            raise ValueError(
+                f"law={lw.name!r} is invalid on {where}: it keeps state at the switch, which {topo.name} "
+                f"does not carry; accepted on {topo.name}: {' | '.join(ok)}"
+            )
+    if topo.kind not in SWITCH_STATE and params is not None and float(params.get("cp_pmax", 0.0)) > 0:
+        raise ValueError(
+            f"law={laws[0].name!r} is invalid on {where}: its congestion point marks by RED "
+            f"(cp_pmax={float(params['cp_pmax']):g}), which the ports of {topo.name} do not provide (step marking "
+            "at K only); accepted cp_pmax=0 there"
+        )
+
+
 def parse_topology(text: str) -> Topology:
     """``single``, ``path:K``, ``parking-lot:K`` or ``leaf-spine:LxS`` as a :class:`Topology`; ValueError naming
     the value otherwise. A leaf-spine fabric comes without groups (they follow from the traffic pattern).
@@ -97,7 +171,7 @@ def parse_topology(text: str) -> Topology:
     """
     s = str(text).strip().lower()
     if s == "single":
-        return Topology("single", 1, ((0,),))
+        return SINGLE
     m = re.fullmatch(r"leaf-spine:(\d+)x(\d+)", s, re.ASCII)
     if m:
         L, S = int(m.group(1)), int(m.group(2))

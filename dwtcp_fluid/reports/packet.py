@@ -224,6 +224,9 @@ def chain_document(s: Any) -> dict[str, Any]:
         "ports": [topo.port_name(h) for h in range(len(s.queue_mean))],
         "routes": [list(r) for r in s.routes],
     }
+    for k in ("scouts_sent", "scouts_served", "scouts_dropped", "scouts_lost"):  # a Scout law's runs
+        if k in s.records:
+            out[k] = int(s.records[k].sum())
     if s.traffic is not None:
         out["flow_src_dst_spine"] = [
             [int(a), int(b), int(c)]
@@ -293,7 +296,7 @@ def plan_packet_run(
         takes the native loop where it is proven bit-identical to the JAX reference, else JAX; results do not
         depend on it. Multi-port runs use the JAX engine ("native" is refused).
     """
-    from ..packet.topology import parse_topology
+    from ..packet.topology import check_law_on, parse_topology
 
     _check("engine", engine, engine in ("auto", "jax", "native"), "auto | jax | native")
     link = LinkParams() if link is None else link
@@ -329,6 +332,7 @@ def plan_packet_run(
     echo["rto_min_s"] = float(rto_min)
     check_rtt_noise(rtt_noise, laws)
     topo = parse_topology(topology)
+    check_law_on(laws, topo, params[0] if len(laws) == 1 else None)
     common = {"flows": flows, "buffer": buffer, "mark_cmp": mark_cmp, "packet_size_bytes": link.L}
     base = dict(
         link=link,
