@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
+from ...numtext import num
 from ...symbolic.derivation import Derivation, Finding, Step, eq, identity, predicate, solutions
 from ...symbolic.recorded import recorded
 from .analysis_regime import COLLAPSE, IDLE, OSCILLATION, REGIMES, RIPPLE, STANDING, DwtcpRegimeModel
@@ -136,7 +137,8 @@ def _closed_form_check() -> tuple[bool, str]:
     ok_n = np.array_equal(stand[free], (n > n_star)[free])
     ok = err < 1e-12 and t_err < 1e-12 and ok_reg and ok_n
     return ok, (
-        f"{beta.size} points: max |w_model/w_closed − 1| = {err:.1e}, max |T_model/T_closed − 1| = {t_err:.1e};"
+        f"{beta.size} points: max |w_model/w_closed − 1| = {num(err, 2, atol=1e-12)}, max |T_model/T_closed − 1| = "
+        f"{num(t_err, 2, atol=1e-12)};"
         " collapse and standing regimes as the closed"
         f" forms say at every point: {ok_reg}; standing ⇔ N > BDP·β_w^(2/3) where the floor is not binding: {ok_n}"
     )
@@ -152,7 +154,10 @@ def _idle_check() -> tuple[bool, str]:
     u = (2 * n / (bw * (bdp / n) ** 1.5)) ** (2 / 7)
     err = float(np.max(np.abs(out["utilization"][idle] - u[idle]))) if idle.any() else np.nan
     ok = bool(idle.any()) and err < 1e-9 and bool(np.all(u[idle] < 1))
-    return ok, f"{int(idle.sum())} idle-link points of {beta.size}: max |u_model − u_closed| = {err:.1e}"
+    return (
+        ok,
+        f"{int(idle.sum())} idle-link points of {beta.size}: max |u_model − u_closed| = {num(err, 2, atol=1e-9)}",
+    )
 
 
 def _oscillation_check() -> tuple[bool, str]:
