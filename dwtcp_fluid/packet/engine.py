@@ -68,8 +68,8 @@ from .receiver import depart, serve_scouts
 from .records import chunk_records, debug_residual
 from .state import EngineSpec, PacketConfig, Scenario, pow2
 from .switch import hash32, is_service_slot
-from .wheels import int_width
 from .topology import SINGLE, check_law_on
+from .wheels import int_width
 
 __all__ = ["spec_for", "prepare"]
 
@@ -147,7 +147,9 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
             f"route is invalid with {', '.join(sorted(clash))}: accepted routed ports without them"
         )
     if ports and "int" in feats:  # a telemetry law keeps the previous ACK's record of every hop of the route
-        laws = tuple(lw.with_int_hops(int(a["route"].shape[-1])) if "int" in lw.signals else lw for lw in laws)
+        laws = tuple(
+            lw.with_int_hops(int(a["route"].shape[-1])) if "int" in lw.signals else lw for lw in laws
+        )
     rtt_max = int(a["rtt"].max())
     jit = int(np.ceil(a["jitter_table"].max()))
     rtts = a["rtt"].reshape(-1, n)

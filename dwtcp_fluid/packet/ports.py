@@ -43,7 +43,17 @@ from .receiver import ack_scout, deliver
 from .switch import departure_slot, is_service_slot
 from .wheels import IH, Ctx, _i, _wake_due, arm
 
-__all__ = ["PE", "SE", "port_of", "entry_width", "data_entry", "enqueue", "arrivals", "serve_ports", "put_scout"]
+__all__ = [
+    "PE",
+    "SE",
+    "port_of",
+    "entry_width",
+    "data_entry",
+    "enqueue",
+    "arrivals",
+    "serve_ports",
+    "put_scout",
+]
 
 #: Port departure ring entry: flow, ECN mark so far, losses reported, send slot, hop index on the route.
 PE = 5

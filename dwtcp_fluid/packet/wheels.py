@@ -70,7 +70,8 @@ def insert_ack(
     off = jnp.where(on, ((s1 & (R - 1)) * La + lane) * AE, R * La * AE)  # spare row when off
     c = dict(c)
     c["ackw"] = wr(ackw, off, jnp.stack([s1, _i(flow), _i(flags), _i(nloss), _i(n), _i(sent)]))
-    if x.has("int"):  # the telemetry of the latest departure (:func:`~.receiver.depart`, :func:`~.ports.serve_ports`)
+    # the telemetry of the latest departure (:func:`~.receiver.depart`, :func:`~.ports.serve_ports`)
+    if x.has("int"):
         c["intw"] = wr(c["intw"], (off // AE) * int_width(x.spec), c["int_now"])
     c["spill"] = c["spill"] + jnp.where(on, s1 - s0, 0)
     return c

@@ -383,7 +383,9 @@ class Hpcc(Law):
     def __post_init__(self) -> None:
         _check(self)
         if not (isinstance(self.int_hops, int) and 1 <= self.int_hops <= 64):
-            raise ValueError(f"int_hops={self.int_hops!r} is out of range for law {self.name!r}: accepted 1..64")
+            raise ValueError(
+                f"int_hops={self.int_hops!r} is out of range for law {self.name!r}: accepted 1..64"
+            )
 
     def with_int_hops(self, hops: int) -> Hpcc:
         """This law keeping the telemetry L of ``hops`` hops (one record per hop of the route)."""
