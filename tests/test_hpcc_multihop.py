@@ -133,3 +133,10 @@ def test_closed_form_by_hand():
     np.testing.assert_allclose(fp["utilization"], [U0, 1.0], atol=1e-12)
     np.testing.assert_allclose(fp["group_share"], [0.1, U0 - 0.2, 0.1], atol=1e-12)
     assert abs(U0 - 0.9651) < 1e-4
+    # path:2 with 10 flows: hop 0 is the single bottleneck, hop 1 forwards its paced output (full, no queue)
+    fp = chain_fixed_point(((0, 1),), (10,), 2, bdp=250 / 3, w_ai=1.0, eta=0.95)
+    np.testing.assert_allclose(fp["queue"], [10 - 0.05 * 250 / 3, 0.0], atol=1e-9)
+    np.testing.assert_allclose(fp["utilization"], [1.0, 1.0], atol=1e-12)
+    np.testing.assert_allclose(fp["group_share"], [0.1], atol=1e-12)
+    with pytest.raises(ValueError, match="one most loaded hop"):
+        chain_fixed_point(((0, 1), (0,), (1,)), (2, 2, 2), 2, bdp=250 / 3, w_ai=1.0, eta=0.95)

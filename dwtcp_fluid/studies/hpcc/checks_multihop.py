@@ -6,15 +6,17 @@ Alg. 1 on the telemetry of every hop of its route (:mod:`~dwtcp_fluid.packet.por
 u'_j. At a fixed point every flow is in the multiplicative branch with W = W_c, so W·(U − η) = W_AI·U: two flows
 that read the same U hold the same window whatever their route. The closed form (:func:`chain_fixed_point`):
 
-* the hop b that the most flows cross, N_b of them, is the single bottleneck of ``proofs/hpcc.md`` with N = N_b:
+* the hop b that the most flows cross, N_b of them (the first on their route where hops carry the same flows),
+  is the single bottleneck of ``proofs/hpcc.md`` with N = N_b:
   U_b = η + κ_b, κ_b = N_b·W_AI/(C·d); its queue q_b = N_b·W_AI − (1 − η)·C·T when η + κ_b > 1 (else 0) and every
   flow through it gets the same rate x = min(η + κ_b, 1)·C/N_b (their windows are equal and, with the queue on one
   hop, so are their RTTs up to a forwarding slot per hop);
 * another hop j carries m_j of those flows at x and n_j flows of its own that read hop j only; with no queue there
   (u = utilization), their windows W_j = W_AI·U_j/(U_j − η) and U_j = m_j·x/C + n_j·W_j/(C·d) give
-  (U_j − a)(U_j − η) = k·U_j, a = m_j·x/C, k = n_j·W_AI/(C·d): U_j is the root above η (U_j = a when n_j = 0),
-  and each own flow gets (U_j − a)·C/n_j. The form holds while U_j < 1 and U_j ≤ U_b (hop b stays every long
-  flow's maximum); a setting outside it is refused.
+  (U_j − a)(U_j − η) = k·U_j, a = m_j·x/C, k = n_j·W_AI/(C·d): U_j is the root above η (U_j = a when n_j = 0:
+  the hop carries the bottleneck's paced output, fully used on a path but without a queue), and each own flow gets
+  (U_j − a)·C/n_j. The form holds for one most loaded hop, while U_j < 1 at a hop with flows of its own and
+  U_j ≤ U_b (hop b stays every long flow's maximum); a setting outside it is refused.
 
 So on a parking lot the long flows get the bottleneck's fair share 1/N_b, not less for crossing more hops: what the
 max over hops gives and a sum of per-hop signals (or the ECN OR of :mod:`..networks.checks_multihop`) would not.
@@ -103,7 +105,15 @@ def chain_fixed_point(
     for r, n in zip(routes, counts, strict=True):
         for j in r:
             n_hop[j] += n
-    b = int(np.argmax(n_hop))
+    tied = [j for j in range(hops) if n_hop[j] == n_hop.max()]
+    crossing = {frozenset(g for g, r in enumerate(routes) if j in r) for j in tied}
+    if len(crossing) > 1:
+        raise ValueError(
+            f"flows per hop {n_hop.tolist()} are outside the closed form: accepted one most loaded hop"
+        )
+    # hops that carry the same flows (a path): the first on their route queues, the next ones get its paced output
+    r0 = routes[min(crossing.pop())]
+    b = min(tied, key=r0.index)
     kappa = n_hop[b] * w_ai / bdp
     U_b = eta + kappa
     util_b = min(U_b, 1.0)
@@ -121,9 +131,10 @@ def chain_fixed_point(
         a, k = m * x, n * w_ai / bdp
         s = a + eta + k
         U = a if n == 0 else (s + math.sqrt(s * s - 4.0 * a * eta)) / 2.0
-        if U >= 1.0 or U > U_b:
+        if (n > 0 and U >= 1.0) or U > U_b:
             raise ValueError(
-                f"hop {j} would read U={U:.3g}: outside the closed form (accepted U < 1 and ≤ U_b)"
+                f"hop {j} would read U={U:.3g}: outside the closed form (accepted U < 1 with flows of its own, "
+                "and U ≤ U_b)"
             )
         util[j] = U
         for g in own:
