@@ -139,3 +139,24 @@ def test_closed_form_by_hand():
     np.testing.assert_allclose(fp["group_share"], [0.1], atol=1e-12)
     with pytest.raises(ValueError, match="one most loaded hop"):
         chain_fixed_point(((0, 1), (0,), (1,)), (2, 2, 2), 2, bdp=250 / 3, w_ai=1.0, eta=0.95)
+
+
+@pytest.mark.slow
+def test_cli_runs_hpcc_on_a_parking_lot():
+    """``packet run --law hpcc --topology parking-lot:2`` runs on routed ports: both ports busy, a flow's share
+    on every route, no drop at the default 250-packet buffer with 2 flows per group."""
+    import contextlib
+    import io
+    import json
+
+    from dwtcp_fluid.cli import main
+
+    argv = "packet run --law hpcc --topology parking-lot:2 --flows 2 --duration 3ms --json".split()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(argv)
+    assert rc == 0
+    doc = json.loads(out.getvalue())
+    assert doc["law"] == "hpcc" and doc["routes"] == [[0, 1], [0], [1]]
+    assert min(doc["utilization"]) > 0.9 and doc["drops"] == 0
+    assert all(s > 0.1 for s in doc["group_share"])
