@@ -7,6 +7,9 @@ one packet per slot). With L the telemetry of the flow's previous ACK and T the 
 * MeasureInflight, [HPCC] Alg. 1 lines 1-10: txRate = (ack.txBytes − L.txBytes)/(ack.ts − L.ts);
   u' = min(ack.qlen, L.qlen)/(B·T) + txRate/B (the maximum over hops is the one hop of a single bottleneck);
   τ = min(ack.ts − L.ts, T); U ← (1 − τ/T)·U + (τ/T)·u';
+  on routed ports (:mod:`~dwtcp_fluid.packet.ports`) the ACK carries one record per hop with that port's rate
+  B_j, L keeps one record per hop (``int_hops``, the route length, set by the engine), u is the largest u'_j and
+  τ that hop's (lines 3-7);
 * ComputeWind, lines 11-20: if U ≥ η or incStage ≥ maxStage, W = W_c/(U/η) + W_AI (multiplicative), else
   W = W_c + W_AI (additive); only when the reference is updated: W_c ← W and incStage ← 0 (multiplicative) or
   incStage + 1 (additive);
@@ -42,7 +45,9 @@ timeouts leave the law unchanged (HPCC runs on a lossless fabric); W is held at 
 per-ACK reference with the first ACK's telemetry compounds it without bound, as htsim's does).
 
 **HPCC-PINT** (:class:`HpccPint`): [PINT] carries one value per packet instead of a per-hop list: the maximum over
-the hops of the hop's utilization (the same u as above, filtered with τ/T), quantized to a power of
+the hops of the hop's utilization (the same u as above, filtered with τ/T; on routed ports the largest u'_j is
+taken before the filter, as Alg. 1 does, where PINT's switches filter per hop before the maximum: the two agree
+when one hop stays the largest), quantized to a power of
 ``--pint-base`` (1 + ε, the public code's 1.01), and only a fraction ``--pint-prob`` of packets carry it (chosen by a
 hash of the slot and the sequence number, seeded by ``--pint-seed``). The sender runs ComputeWind on that value;
 ACKs without it change nothing. On a single bottleneck the maximum over hops is the one hop, and the hop's value
