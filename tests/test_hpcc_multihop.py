@@ -160,3 +160,35 @@ def test_cli_runs_hpcc_on_a_parking_lot():
     assert doc["law"] == "hpcc" and doc["routes"] == [[0, 1], [0], [1]]
     assert min(doc["utilization"]) > 0.9 and doc["drops"] == 0
     assert all(s > 0.1 for s in doc["group_share"])
+
+
+@pytest.mark.slow
+def test_a_half_rate_second_hop_is_read_at_its_own_rate():
+    """10 HPCC flows over ports 0 (full rate) → 1 (half rate), 10 Gbps / 100 µs (T = C·d = 83.3 slots), W_AI = 1:
+    hop 1 reads u' = q/(B·T) + txRate/B with B = 1/2, so it is the single bottleneck of ``proofs/hpcc.md`` at
+    B·T = 41.7 packets: U* = η + N·W_AI/(B·T) = 1.19, q* = N·W_AI − (1 − η)·B·T = 7.92 packets, its service slots
+    all busy; hop 0 forwards half its rate without a queue. Tolerances as the ``hpcc-chains`` check's: queues within
+    0.02·C·d = 1.67 packets, busy fractions within 0.01, each flow's share within 0.01 of 1/20 of the full rate
+    (last half of 20 ms)."""
+    from dwtcp_fluid.packet import build
+    from dwtcp_fluid.packet.batch import run_one
+    from dwtcp_fluid.params import LinkParams
+
+    link = LinkParams(capacity="10Gbps", rtt="100us")
+    pr = build("hpcc", link=link, flows=10, duration="20ms", buffer=2000, K=1e6, trace_points=40,
+               start_jitter=False, law_params={"w_ai": 1.0})  # fmt: skip
+    sc = pr.scenario._replace(
+        route=np.tile(np.array([[0, 1]], np.int32), (10, 1)),
+        port_rate=np.array([1000, 500], np.int32),
+        port_buffer=np.array([2000, 2000], np.int32),
+        port_kth=np.array([10**6, 10**6], np.int32),
+    )
+    rec = run_one(pr.cfg, pr.engine_laws, sc, engine="jax")
+    w = rec["port_q_sum"].shape[0] // 2
+    n = (rec["port_q_sum"].shape[0] - w) * pr.cfg.chunk
+    BT, cd = 0.5 * link.C * link.d, link.C * link.d
+    q = rec["port_q_sum"][w:].sum(0) / n
+    np.testing.assert_allclose(q, [0.0, 10 * 1.0 - 0.05 * BT], atol=0.02 * cd)
+    np.testing.assert_allclose(rec["port_busy"][w:].sum(0) / n, [0.5, 0.5], atol=0.01)
+    np.testing.assert_allclose(rec["delivered"][w:].sum(0) / n, np.full(10, 0.05), atol=0.01)
+    assert rec["drops"].sum() == 0
