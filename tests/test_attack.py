@@ -95,7 +95,7 @@ NAMED = [
     ("dwtcp simulate --target 1e308", "--target"),
     ("dwtcp simulate --packet-size 1B", "--packet-size"),
     ("dwtcp eigen --kbar 100 --window 1e308", "--window"),
-    ("packet run --law hpcc --topology parking-lot:2", "--law"),
+    ("packet run --law d3 --topology parking-lot:2", "--law"),
     ("packet run --law timely --t-low 600us --t-high 500us", "--t-low"),
     ("packet run --law timely --t-low 1e308us", "--t-low"),
     ("packet run --law timely --t-low 50", "--t-low"),

@@ -2,8 +2,8 @@
 
 The expectations are written out by hand from what each engine carries (the single-bottleneck event engine: ECN,
 RTT samples, Scouts, in-band telemetry, a switch table, RED; on chains and fabrics the multi-port slot engine
-(ECN, RTT samples, the per-hop queues, step marking only) and, for Scout laws, the event engine's routed ports),
-not derived from the code's own table.
+(ECN, RTT samples, the per-hop queues, step marking only) and, for Scout laws and in-band telemetry laws, the
+event engine's routed ports, every port writing its own telemetry), not derived from the code's own table.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dwtcp_fluid.packet.laws import LAWS as _REGISTRY
 LAWS = {n: c for n, c in _REGISTRY.items() if c.__module__.startswith("dwtcp_fluid.")}
 
 MULTI = ("path:2", "parking-lot:2", "leaf-spine:2x1")
-#: Laws that read what only the single bottleneck provides (INT, a switch table, a RED congestion point).
-SINGLE_ONLY = {"hpcc", "hpcc-pint", "d3", "dcqcn"}
+#: Laws that read what only the single bottleneck provides (a switch table, a RED congestion point).
+SINGLE_ONLY = {"d3", "dcqcn"}
 #: Laws that read the per-hop queues, which only a multi-port topology provides.
 HOPS_ONLY = {"dctcp-hops", "timely-hops", "timely-patched-hops"}
 
@@ -32,7 +32,7 @@ def _plan(law: str, topology: str):
 def test_the_hand_table_covers_every_registered_law():
     # a new law must be placed here by hand (what it reads decides where it runs)
     known = SINGLE_ONLY | HOPS_ONLY | {
-        "dwtcp", "scout-probe", "reno", "dctcp", "dctcp-per-ack", "cubic", "d2tcp", "timely", "open-loop", "swift", "timely-patched",
+        "dwtcp", "scout-probe", "hpcc", "hpcc-pint", "reno", "dctcp", "dctcp-per-ack", "cubic", "d2tcp", "timely", "open-loop", "swift", "timely-patched",
     }  # fmt: skip
     assert set(LAWS) <= known, sorted(set(LAWS) - known)
 
@@ -55,8 +55,10 @@ def test_the_api_entry_points_refuse_too():
     from dwtcp_fluid.packet import build
     from dwtcp_fluid.packet.multihop_run import run_topology
 
-    with pytest.raises(ValueError, match=r"law='hpcc' is invalid on topology path:3: it reads in-band"):
-        run_topology("path:3", "hpcc", duration="1ms")
+    with pytest.raises(
+        ValueError, match=r"law='d3' is invalid on topology path:3: it keeps state at the switch"
+    ):
+        run_topology("path:3", "d3", duration="1ms")
     with pytest.raises(
         ValueError, match=r"law='timely-hops' is invalid on topology single: it reads the per-hop"
     ):
@@ -76,8 +78,7 @@ def test_dcqcn_without_its_red_point_is_accepted_on_a_chain():
 @pytest.mark.parametrize(
     ("law", "topology", "words"),
     [
-        ("hpcc-pint", "parking-lot:2", "in-band telemetry"),
-        ("hpcc", "leaf-spine:2x1", "in-band telemetry"),
+        ("d3", "leaf-spine:2x1", "state at the switch"),
         ("d3", "path:2", "state at the switch"),
         ("dctcp-hops", "single", "per-hop queues"),
     ],

@@ -31,9 +31,11 @@ a port that is not the last of its route reaches the next one at the start of th
 starts), and the last port hands it to the receiver (:func:`~.receiver.deliver`). Step 5 is then one slot of
 service at every port in port id order. A one-port route is the single bottleneck record for record
 (``tests/test_packet_ports.py``); the records gain per-port ``port_*`` keys. Not combined with marking at dequeue,
-RED, a capacity schedule, in-band telemetry, per-datapath Scouts, a switch table or the debug residual (refused).
-The per-hop signals (``"hops"``, per-hop INT) are not carried yet, and the native loop does not run routed ports
-(:func:`.batch.choose_engine` picks this engine for them).
+RED, a capacity schedule, per-datapath Scouts, a switch table or the debug residual (refused). Each port writes
+its in-band telemetry into the packets it serves, one record per hop, echoed by the ACK (:mod:`.ports`; a law
+reading it keeps one record per hop of the longest route, :meth:`~.laws.base.Law.with_int_hops`). The ``"hops"``
+signal is not carried yet, and the native loop does not run routed ports (:func:`.batch.choose_engine` picks this
+engine for them).
 
 A run is ``lax.scan`` over record chunks around a ``while`` over the slots of a chunk; the whole slot loop is
 compiled into one native kernel (:mod:`.xla`). At each chunk end a vectorised pass over the flows records
@@ -58,15 +60,16 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from .events import AE, DE, IE, Ctx, on_ack, on_start, on_wake, send
+from .events import AE, DE, Ctx, on_ack, on_start, on_wake, send
 from .flows import FIN_COLS, Layout, f2i, rd
 from .laws.base import FLOAT, INT, NEVER, Law
-from .ports import PE, SE, arrivals, serve_ports
+from .ports import SE, arrivals, entry_width, serve_ports
 from .receiver import depart, serve_scouts
 from .records import chunk_records, debug_residual
 from .state import EngineSpec, PacketConfig, Scenario, pow2
 from .switch import hash32, is_service_slot
 from .topology import SINGLE, check_law_on
+from .wheels import int_width
 
 __all__ = ["spec_for", "prepare"]
 
@@ -135,11 +138,17 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
                 "runs alone (accepted one law)"
             )
         feats.add("switch")
-    clash = feats & {"capacity", "red", "int", "switch", "paths"} | ({"debug"} if cfg.debug else set())
+    clash = feats & {"capacity", "red", "switch", "paths"} | ({"debug"} if cfg.debug else set())
+    if {"int", "delack"} <= feats:
+        clash.add("delack (with in-band telemetry)")
     clash = clash if ports else set()
     if clash:
         raise ValueError(
             f"route is invalid with {', '.join(sorted(clash))}: accepted routed ports without them"
+        )
+    if ports and "int" in feats:  # a telemetry law keeps the previous ACK's record of every hop of the route
+        laws = tuple(
+            lw.with_int_hops(int(a["route"].shape[-1])) if "int" in lw.signals else lw for lw in laws
         )
     rtt_max = int(a["rtt"].max())
     jit = int(np.ceil(a["jitter_table"].max()))
@@ -299,16 +308,16 @@ def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
         c[k] = z
     c["q_sum"] = jnp.zeros((), FLOAT)
     c["q_min"] = jnp.asarray(2**30, INT)
-    if spec.has("int"):  # in-band telemetry: a parallel wheel of IE ints per ACK entry, the port's tx counter
-        c["intw"] = jnp.zeros(((spec.ack_rows + 1) * spec.ack_lanes * IE,), INT)
-        c["int_now"] = jnp.zeros((IE,), INT)
+    if spec.has("int"):  # in-band telemetry: a parallel wheel per ACK entry (:func:`.wheels.int_width` ints)
+        c["intw"] = jnp.zeros(((spec.ack_rows + 1) * spec.ack_lanes * int_width(spec),), INT)
+        c["int_now"] = jnp.zeros((int_width(spec),), INT)
         c["txc"] = z
     if spec.has("ports"):  # per port: queue, departure ring, Scout queue; the packets forwarded to next slot
-        P, R, Cs = spec.n_ports, spec.dep_rows, spec.scout_cap
+        P, R, Cs, W = spec.n_ports, spec.dep_rows, spec.scout_cap, entry_width(spec)
         c.update(
             pq=jnp.zeros((P + 1,), INT),
-            pdep=jnp.zeros(((P * R + 1) * PE,), INT),
-            fw=jnp.zeros(((P + 1) * PE,), INT),
+            pdep=jnp.zeros(((P * R + 1) * W,), INT),
+            fw=jnp.zeros(((P + 1) * W,), INT),
             fwn=z,
             psq=jnp.zeros(((P * Cs + 1) * SE,), INT),
             psqn=jnp.zeros((P + 1,), INT),
@@ -316,6 +325,8 @@ def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
             sfwn=z,
             **_port_acc(spec),
         )
+        if spec.has("int"):  # each port's transmitted-packet counter (index P takes void updates)
+            c["ptx"] = jnp.zeros((P + 1,), INT)
     if spec.has("switch"):
         c["sw"] = jnp.zeros((N + 1, spec.laws[0].switch_width), FLOAT)  # the spare row N takes void writes
     return c
@@ -373,7 +384,8 @@ def _slot(x: Ctx, t: Any, c: dict) -> dict:
     row = rd(c["ackw"], (t & (R - 1)) * (La * AE), La * AE).reshape(La, AE)
     n_ack = jnp.sum(jnp.cumprod((row[:, 0] == t).astype(INT)))
     if spec.has("int"):  # each entry's telemetry rides after its AE ints
-        irow = rd(c["intw"], (t & (R - 1)) * (La * IE), La * IE).reshape(La, IE)
+        Wi = int_width(spec)
+        irow = rd(c["intw"], (t & (R - 1)) * (La * Wi), La * Wi).reshape(La, Wi)
         row = jnp.concatenate([row, irow], axis=1)
     Rt, Lt = spec.timer_rows, spec.timer_lanes
     trow = rd(c["tw"], (t & (Rt - 1)) * (Lt * 2), Lt * 2).reshape(Lt, 2)

@@ -11,6 +11,8 @@ nloss, n, sent``), ``tw`` (timer wheel: rows of ``lanes × 2`` ints ``stamp, flo
 ``flow, mark, nloss, sent``), ``rl``/``rbase``/``rn`` (ready list, two halves), ``sq``/``sqn`` (Scout queue),
 scalars (queue, counters); with the ``"int"`` feature, ``intw`` (the telemetry of each ACK wheel entry, ``IE`` ints
 at the same row and lane), ``int_now`` (the port's telemetry at its latest departure) and ``txc`` (packets sent). An entry of a wheel is live in the slot equal to its stamp; rows are never cleared.
+On routed ports each entry's telemetry is one record of ``IH`` ints per hop (:mod:`.ports`), read by the law as
+per-hop vectors (``ev.int_qlen``, ``ev.int_tx``, ``ev.int_ts``, ``ev.int_rate``).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from jax import lax
 
 from .flows import FIN_COLS, IN_READY, STARTED, active, call_law, inputs, integrate, wr
 from .laws.base import FLOAT, INT, NEVER, Events
-from .ports import enqueue, port_of, put_scout
+from .ports import data_entry, enqueue, port_of, put_scout
 from .scouts import scout_receive
 from .switch import departure_slot, red_probability, uniform
 from .wheels import (
@@ -31,6 +33,7 @@ from .wheels import (
     AE,
     DE,
     IE,
+    IH,
     MARK_BIT,
     SCOUT_BIT,
     Ctx,
@@ -64,7 +67,10 @@ def _law_event(x: Ctx, c: dict, F: dict, fi: dict, t: Any, **e: Any) -> tuple[di
     ev: dict[str, Any] = {"t": t, "snd_nxt": F["nxt"], "snd_una": F["una"], "rtt": fi["rtt"].astype(FLOAT)}
     ev.update({k: v for k, v in e.items() if k not in ("cnt", "seqp1", "flow")})
     if x.has("int") and "int_qlen" not in e:  # a timer event carries no telemetry
-        ev.update(int_qlen=_i(0), int_tx=_i(0), int_ts=_i(0))
+        z = jnp.zeros((x.spec.route_len,), INT) if x.has("ports") else _i(0)
+        ev.update(int_qlen=z, int_tx=z, int_ts=z)
+        if x.has("ports"):
+            ev.update(int_rate=z)
     if x.has("scouts"):
         st = {k: F["s_" + k] for k in ("sent", "unacked", "lostupto", "lastdelay", "lastgap", "lastrcv")}
         st = {"sent": st["sent"], "unacked": st["unacked"], "lost_upto": st["lostupto"]} | {
@@ -171,7 +177,10 @@ def _ack(x: Ctx, c: dict, F: dict, fi: dict, e: Any, t: Any) -> tuple[dict, dict
             draw = jnp.where(x.sc["rtt_noise_uniform"], draw, _gauss(x.sc["seed"], t, f))
         noise = x.sc["rtt_noise"] * draw
         extra["rtt_sample"] = jnp.maximum(sample + noise, 1.0)
-    if x.has("int"):  # the telemetry after the AE ints (:data:`IE`)
+    if x.has("int") and x.has("ports"):  # one record of IH ints per hop after the AE ints
+        h = e[AE : AE + IH * x.spec.route_len].reshape(x.spec.route_len, IH)
+        extra.update(int_qlen=h[:, 0], int_tx=h[:, 1], int_ts=h[:, 2], int_rate=h[:, 3])
+    elif x.has("int"):  # the telemetry after the AE ints (:data:`IE`)
         extra.update(int_qlen=e[AE], int_tx=e[AE + 1], int_ts=e[AE + 2])
     return _law_event(
         x,
@@ -314,8 +323,7 @@ def _send(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any) -> tuple[dict, dic
     F = dict(F)
     ok = _window_open(F, fi, t) & _pace_ok(x, F, t)
     if spec.has("ports"):  # the first port of the flow's route
-        e = jnp.stack([_i(f), _i(0), F["pend"], _i(t), _i(0)])
-        c, acc, _ = enqueue(x, c, port_of(x, f, 0), e, t, ok)
+        c, acc, _ = enqueue(x, c, port_of(x, f, 0), data_entry(x, f, F["pend"], t), t, ok)
         return _sent(x, c, f, F, fi, t, ok, acc)
     seen = c["qlen"]
     acc = ok & (seen < sc["buffer"])

@@ -6,7 +6,8 @@ port runs at the link rate; a slot is one packet time. The summary averages over
 fabric takes a traffic pattern and flows per leaf pair (:func:`~.leafspine.leaf_spine_traffic`), its groups being
 the distinct ECMP routes. Finite flows (``sizes``, ``starts``) report their completion times. A Scout law (DWTCP,
 the Scout probe) runs on the event engine's routed ports (:mod:`.ports`: a Scout queue at every port, served in
-that port's idle slots), the other laws on the per-slot engine :func:`~.multihop.run_network`; the summary is the
+that port's idle slots), and so does a law reading in-band telemetry (HPCC: every port writes its record into the
+packets it serves, [HPCC] Alg. 1 reads them per hop); the other laws on the per-slot engine :func:`~.multihop.run_network`; the summary is the
 same.
 """
 
@@ -183,8 +184,10 @@ def run_topology(
     p.update(law_params or {})
     check_law_on(lw, topo, p)
     kth = np.full(topo.hops, mark_threshold(check_range("K", K, lo=0.0, why="packets"), mark_cmp), np.int32)
-    # a Scout law runs on the event engine's routed ports (a Scout queue at every port); others on run_network
-    run = functools.partial(_run_routed, link=link) if lw.uses_scouts else run_network
+    # a Scout law runs on the event engine's routed ports (a Scout queue at every port), and so does a law reading
+    # in-band telemetry (every port's record per hop); others on run_network
+    routed = lw.uses_scouts or "int" in lw.signals
+    run = functools.partial(_run_routed, link=link) if routed else run_network
     rec = run(
         lw,
         p,
@@ -252,8 +255,8 @@ def _run_routed(
     progress: Any = None,
     **_: Any,
 ) -> dict[str, np.ndarray]:
-    """A Scout law's run on the event engine's routed ports (:mod:`.ports`: a Scout queue at every port, served in
-    that port's idle slots), its records in :func:`~.multihop.run_network`'s layout (``q_mean``, ``q_end``,
+    """A Scout law's or a telemetry law's run on the event engine's routed ports (:mod:`.ports`: a Scout queue at
+    every port, served in that port's idle slots; per-hop in-band telemetry), its records in :func:`~.multihop.run_network`'s layout (``q_mean``, ``q_end``,
     ``busy`` per port; ``delivered``, ``cwnd_mean``, ``drops`` (cumulative), ``finish`` per flow) plus the
     Scout counters (``scouts_sent``, ``scouts_served``, ``scouts_dropped``, ``scouts_lost``) and ``marks_total``
     per chunk. Every port runs at the link rate with the same buffer and threshold."""

@@ -17,8 +17,17 @@ its loss (and the losses it carried) ride on the flow's next packet accepted at 
 at the last port of its route is delivered (:func:`~.receiver.deliver`): the receiver and the ACK path are those of
 the single bottleneck. Scouts follow their flow's route and are acknowledged by its receiver.
 
+**In-band telemetry** (feature ``"int"``, [HPCC] §3.2 INT): a data packet carries one record of
+:data:`~.wheels.IH` ints per hop of the longest route after its :data:`PE` header ints. When port ``p`` serves it
+as the ``h``-th hop of its route, the port writes its record ``h``: the packets queued behind it, the port's
+transmitted-packet counter (this packet included), the departure slot and ``port_rate[p]``; the last port hands the
+records to the receiver, whose ACK echoes them (the ACK wheel's telemetry, :func:`~.wheels.insert_ack`). Hops past
+the end of a shorter route keep rate 0 (no hop). On a one-port route at the highest rate the record is the single
+bottleneck's telemetry (:func:`~.receiver.depart`) with the rate added.
+
 Not with routed ports (refused by :func:`~.engine.spec_for`): marking at dequeue, RED, a capacity schedule,
-in-band telemetry, per-datapath Scouts and a law's switch table.
+per-datapath Scouts, a law's switch table, and in-band telemetry with delayed ACKs (a timer-flushed ACK would
+have no packet's telemetry to echo).
 """
 
 from __future__ import annotations
@@ -32,14 +41,37 @@ from .flows import inputs, rd, wr
 from .laws.base import FLOAT, INT, NEVER
 from .receiver import ack_scout, deliver
 from .switch import departure_slot, is_service_slot
-from .wheels import Ctx, _i, _wake_due, arm
+from .wheels import IH, Ctx, _i, _wake_due, arm
 
-__all__ = ["PE", "SE", "port_of", "enqueue", "arrivals", "serve_ports", "put_scout"]
+__all__ = [
+    "PE",
+    "SE",
+    "port_of",
+    "entry_width",
+    "data_entry",
+    "enqueue",
+    "arrivals",
+    "serve_ports",
+    "put_scout",
+]
 
 #: Port departure ring entry: flow, ECN mark so far, losses reported, send slot, hop index on the route.
 PE = 5
 #: Port Scout queue entry: flow, Scout number, hop index.
 SE = 3
+
+
+def entry_width(spec: Any) -> int:
+    """Ints per data packet in the port rings: the :data:`PE` header, and with in-band telemetry one record of
+    :data:`~.wheels.IH` ints per hop of the longest route."""
+    return PE + (IH * spec.route_len if spec.has("int") else 0)
+
+
+def data_entry(x: Ctx, f: Any, pend: Any, t: Any) -> Any:
+    """A data packet of flow ``f`` sent in slot ``t`` (reporting ``pend`` losses), before its first port: not
+    marked, hop 0, its telemetry records empty."""
+    e = jnp.stack([_i(f), _i(0), _i(pend), _i(t), _i(0)])
+    return jnp.concatenate([e, jnp.zeros((entry_width(x.spec) - PE,), INT)])
 
 
 def port_of(x: Ctx, f: Any, hop: Any) -> Any:
@@ -62,12 +94,12 @@ def _departure(x: Ctx, p: Any, t: Any, seen: Any) -> Any:
 def enqueue(x: Ctx, c: dict, p: Any, e: Any, t: Any, ok: Any) -> tuple[dict, Any, Any]:
     """Offer data packet ``e`` (:data:`PE` ints) to port ``p`` in slot ``t`` when ``ok``: drop-tail, step mark by
     the packets found ahead, filed at its departure slot. Returns the carry, accepted, and the mark added."""
-    s, R = x.sc, x.spec.dep_rows
+    s, R, W = x.sc, x.spec.dep_rows, entry_width(x.spec)
     seen = rd(c["pq"], p, 1)[0]
     acc = ok & (seen < rd(s["port_buffer"], p, 1)[0])
     mark = acc & (seen >= rd(s["port_kth"], p, 1)[0])
     dslot = _departure(x, p, t, seen)
-    off = jnp.where(acc, (p * R + (dslot & (R - 1))) * PE, x.spec.n_ports * R * PE)
+    off = jnp.where(acc, (p * R + (dslot & (R - 1))) * W, x.spec.n_ports * R * W)
     c = dict(c)
     c["pdep"] = wr(c["pdep"], off, e.at[1].set(e[1] | mark.astype(INT)))
     c["pq"] = wr(c["pq"], jnp.where(acc, p, x.spec.n_ports), (seen + 1)[None])
@@ -92,8 +124,10 @@ def arrivals(x: Ctx, c: dict, t: Any) -> dict:
     """The packets served last slot at a port that is not the last of their route arrive at the next one: data
     packets first (a drop is added to the flow's unreported losses), then Scouts."""
 
+    W = entry_width(x.spec)
+
     def data(i: Any, c: dict) -> dict:
-        e = rd(c["fw"], i * PE, PE)
+        e = rd(c["fw"], i * W, W)
         f, hop = e[0], e[4]
         c, acc, _ = enqueue(x, c, port_of(x, f, hop), e, t, jnp.asarray(True))
 
@@ -120,20 +154,26 @@ def serve_ports(x: Ctx, c: dict, t: Any) -> dict:
     """One slot of service at every port, in port id order: a service slot of a port with queued data sends its
     head packet on (delivered at the last hop, forwarded otherwise); a service slot with no data serves the
     port's queued Scouts."""
-    s, R, P = x.sc, x.spec.dep_rows, x.spec.n_ports
+    s, R, P, W = x.sc, x.spec.dep_rows, x.spec.n_ports, entry_width(x.spec)
     z = jnp.zeros((1,), INT)
 
     def port(p: Any, c: dict) -> dict:
         opp = is_service_slot(t, z, _one(s["port_rate"], p), z)
         q = rd(c["pq"], p, 1)[0]
         busy = opp & (q > 0)
-        e = rd(c["pdep"], (p * R + (t & (R - 1))) * PE, PE)
+        e = rd(c["pdep"], (p * R + (t & (R - 1))) * W, W)
         nxt = port_of(x, e[0], e[4] + 1)
         last = busy & (nxt < 0)
         fwd = busy & (nxt >= 0)
+        if x.has("int"):  # the port's record for this hop: queue behind the packet, packets sent, slot, rate
+            c = dict(c)
+            c["ptx"] = c["ptx"].at[jnp.where(busy, p, P)].add(1)
+            rec = jnp.stack([q - 1, rd(c["ptx"], p, 1)[0], _i(t), rd(s["port_rate"], p, 1)[0]]).astype(INT)
+            e = lax.dynamic_update_slice(e, rec, (PE + IH * e[4],))
+            c["int_now"] = jnp.where(busy, e[PE:], c["int_now"])
         c = lax.fori_loop(0, last.astype(INT), lambda _, c: deliver(x, c, t, e[0], e[1] > 0, e[2], e[3]), c)
         c = dict(c)
-        c["fw"] = wr(c["fw"], jnp.where(fwd, c["fwn"], P) * PE, e.at[4].set(e[4] + 1))
+        c["fw"] = wr(c["fw"], jnp.where(fwd, c["fwn"], P) * W, e.at[4].set(e[4] + 1))
         c["fwn"] = c["fwn"] + fwd.astype(INT)
         q = q - busy.astype(INT)
         c["pq"] = wr(c["pq"], p, q[None])

@@ -34,14 +34,14 @@ MAX_SPINES = 4
 
 #: The law signals (:data:`~.laws.base.SIGNALS`) each kind of topology provides: the single bottleneck runs on the
 #: event engine (:mod:`.engine`: ECN, RTT samples, Scouts in a strict-priority queue, the port's in-band
-#: telemetry); the chains and the fabric run a Scout law on the event engine's routed ports (:mod:`.ports`: a
-#: Scout queue at every port) and the other laws on the multi-port slot engine (:mod:`.multihop`: ECN, RTT
-#: samples, the queue found at every hop).
+#: telemetry); the chains and the fabric run a Scout law and a telemetry law on the event engine's routed ports
+#: (:mod:`.ports`: a Scout queue at every port, every port's in-band telemetry per hop) and the other laws on the
+#: multi-port slot engine (:mod:`.multihop`: ECN, RTT samples, the queue found at every hop).
 PROVIDES: dict[str, frozenset[str]] = {
     "single": frozenset({"ecn", "rtt", "scout", "int"}),
-    "path": frozenset({"ecn", "rtt", "hops", "scout"}),
-    "parking-lot": frozenset({"ecn", "rtt", "hops", "scout"}),
-    "leaf-spine": frozenset({"ecn", "rtt", "hops", "scout"}),
+    "path": frozenset({"ecn", "rtt", "hops", "scout", "int"}),
+    "parking-lot": frozenset({"ecn", "rtt", "hops", "scout", "int"}),
+    "leaf-spine": frozenset({"ecn", "rtt", "hops", "scout", "int"}),
 }
 #: Kinds whose port keeps a law's per-flow switch table (:attr:`~.laws.base.Law.switch_width`) and a law's own
 #: RED congestion point (``cp_pmax`` > 0).

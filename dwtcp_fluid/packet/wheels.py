@@ -16,6 +16,10 @@ AE = 6  # ACK wheel entry: stamp, flow, flags, nloss, n (packets acknowledged, o
 #: In-band telemetry of an ACK entry (feature ``"int"``, kept in the parallel wheel ``intw`` at the same row and
 #: lane): the bottleneck port's queue after the packet left, its transmitted-packet counter, the departure slot.
 IE = 3
+#: In-band telemetry of one hop on routed ports (features ``"int"`` and ``"ports"``): the port's queue behind the
+#: packet as it left, its transmitted-packet counter, the departure slot and the port's rate (per mille of the
+#: highest rate); a packet and its ACK carry one such record per hop of the route (:func:`int_width`).
+IH = 4
 DE = 4  # departure ring entry: flow, ECN mark at enqueue, losses reported, send slot
 MARK_BIT, SCOUT_BIT = 1, 2
 # purposes of the random draws (hash keys)
@@ -31,6 +35,12 @@ class Ctx:
         self.spec, self.lay, self.sc = spec, lay, sc
         self.N = spec.n_flows
         self.has = spec.has
+
+
+def int_width(spec: Any) -> int:
+    """Ints of telemetry per ACK entry: :data:`IE` for the single bottleneck, :data:`IH` per hop of the longest
+    route on routed ports."""
+    return IH * spec.route_len if spec.has("ports") else IE
 
 
 def _i(x: Any) -> Any:
@@ -60,8 +70,9 @@ def insert_ack(
     off = jnp.where(on, ((s1 & (R - 1)) * La + lane) * AE, R * La * AE)  # spare row when off
     c = dict(c)
     c["ackw"] = wr(ackw, off, jnp.stack([s1, _i(flow), _i(flags), _i(nloss), _i(n), _i(sent)]))
-    if x.has("int"):  # the telemetry of the port's latest departure (:func:`~.receiver.depart` sets it)
-        c["intw"] = wr(c["intw"], (off // AE) * IE, c["int_now"])
+    # the telemetry of the latest departure (:func:`~.receiver.depart`, :func:`~.ports.serve_ports`)
+    if x.has("int"):
+        c["intw"] = wr(c["intw"], (off // AE) * int_width(x.spec), c["int_now"])
     c["spill"] = c["spill"] + jnp.where(on, s1 - s0, 0)
     return c
 

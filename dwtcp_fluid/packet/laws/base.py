@@ -19,7 +19,8 @@ scalars (the engine).
   signal is a new :class:`Events` field with a default, so existing laws do not change;
 * ``"int"``: in-band network telemetry of the bottleneck port, stamped on each data packet as it leaves
   (``ev.int_qlen``: packets queued behind it; ``ev.int_tx``: packets the port has sent, cumulative;
-  ``ev.int_ts``: the departure slot; the port's rate is one packet per slot), echoed by its ACK (HPCC's INT).
+  ``ev.int_ts``: the departure slot; the port's rate is one packet per slot), echoed by its ACK (HPCC's INT);
+  on routed ports every port of the route writes its own record (per-hop vectors, with ``ev.int_rate``).
 
 Every data ACK carries ``ev.ack``, ``ev.n_acked`` (packets it acknowledges, 1 without delayed ACKs), ``ev.nloss``
 (losses it reports) and the sequence state ``snd_nxt``/``snd_una``.
@@ -140,7 +141,10 @@ class Events(NamedTuple):
     int_qlen, int_tx, int_ts : int
         In-band telemetry echoed by this ACK (signal ``"int"``; 0 on a timer event; None where the engine has
         none): queue behind the packet at its departure (packets), the port's cumulative transmitted packets, the
-        departure slot.
+        departure slot. On routed ports, vectors with one entry per hop of the route.
+    int_rate : int
+        Routed ports only (None on the single bottleneck, whose port serves one packet per slot): each hop's port
+        rate in per mille of the highest rate (0: past the end of the flow's route).
     """
 
     t: Any
@@ -169,6 +173,7 @@ class Events(NamedTuple):
     int_qlen: Any = None
     int_tx: Any = None
     int_ts: Any = None
+    int_rate: Any = None
 
 
 #: Units of a law option that make it a quantity (a time or a rate): unit → (kind, the unit in seconds or bit/s).
@@ -315,6 +320,17 @@ class Law:
         """Numeric parameters (floats) for one scenario; ``context`` may hold ``dctcp``/``dwtcp`` parameter
         objects and ``init_cwnd``."""
         raise NotImplementedError
+
+    def with_int_hops(self, hops: int) -> Law:
+        """This law reading ``hops`` hops of in-band telemetry per ACK (signal ``"int"`` on routed ports: per-hop
+        vectors, :class:`Events`); a law that keeps per-hop state returns a copy sized for them. A law that reads
+        one hop only is refused (``ValueError``)."""
+        if "int" in self.signals:
+            raise ValueError(
+                f"law={self.name!r} is invalid on routed ports: it reads the in-band telemetry of one hop only "
+                "(accepted a law that reads per-hop telemetry, e.g. hpcc)"
+            )
+        return self
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
         """Initial per-flow state, a dict of ``[n]`` arrays that contains at least ``"cwnd"`` (packets), and

@@ -7,6 +7,9 @@ one packet per slot). With L the telemetry of the flow's previous ACK and T the 
 * MeasureInflight, [HPCC] Alg. 1 lines 1-10: txRate = (ack.txBytes − L.txBytes)/(ack.ts − L.ts);
   u' = min(ack.qlen, L.qlen)/(B·T) + txRate/B (the maximum over hops is the one hop of a single bottleneck);
   τ = min(ack.ts − L.ts, T); U ← (1 − τ/T)·U + (τ/T)·u';
+  on routed ports (:mod:`~dwtcp_fluid.packet.ports`) the ACK carries one record per hop with that port's rate
+  B_j, L keeps one record per hop (``int_hops``, the route length, set by the engine), u is the largest u'_j and
+  τ that hop's (lines 3-7);
 * ComputeWind, lines 11-20: if U ≥ η or incStage ≥ maxStage, W = W_c/(U/η) + W_AI (multiplicative), else
   W = W_c + W_AI (additive); only when the reference is updated: W_c ← W and incStage ← 0 (multiplicative) or
   incStage + 1 (additive);
@@ -42,7 +45,9 @@ timeouts leave the law unchanged (HPCC runs on a lossless fabric); W is held at 
 per-ACK reference with the first ACK's telemetry compounds it without bound, as htsim's does).
 
 **HPCC-PINT** (:class:`HpccPint`): [PINT] carries one value per packet instead of a per-hop list: the maximum over
-the hops of the hop's utilization (the same u as above, filtered with τ/T), quantized to a power of
+the hops of the hop's utilization (the same u as above, filtered with τ/T; on routed ports the largest u'_j is
+taken before the filter, as Alg. 1 does, where PINT's switches filter per hop before the maximum: the two agree
+when one hop stays the largest), quantized to a power of
 ``--pint-base`` (1 + ε, the public code's 1.01), and only a fraction ``--pint-prob`` of packets carry it (chosen by a
 hash of the slot and the sequence number, seeded by ``--pint-seed``). The sender runs ComputeWind on that value;
 ACKs without it change nothing. On a single bottleneck the maximum over hops is the one hop, and the hop's value
@@ -52,6 +57,7 @@ is computed here from the telemetry between two sampled packets (the switch's ow
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -212,23 +218,58 @@ def _check(law: Any) -> None:
         )
 
 
-def _telemetry(ev: Events, law: str) -> tuple[Any, Any, Any]:
+def _telemetry(ev: Events, law: str) -> tuple[Any, Any, Any, Any]:
+    """The ACK's telemetry ``(qlen, tx, ts, rate)``: scalars and rate None on the single bottleneck (one hop at
+    one packet per slot); per-hop vectors on routed ports, the rate in per mille of the highest (0: no hop)."""
     if ev.int_qlen is None:
         raise ValueError(
-            f"law={law!r} is invalid here: it needs the in-band telemetry of the single-bottleneck packet core"
+            f"law={law!r} is invalid here: it needs the in-band telemetry of the packet core's event engine"
         )
-    return (jnp.asarray(ev.int_qlen, INT), jnp.asarray(ev.int_tx, INT), jnp.asarray(ev.int_ts, INT))
+    rate = None if ev.int_rate is None else jnp.asarray(ev.int_rate, INT)
+    return (jnp.asarray(ev.int_qlen, INT), jnp.asarray(ev.int_tx, INT), jnp.asarray(ev.int_ts, INT), rate)
 
 
-def measure(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> Any:
-    """MeasureInflight, [HPCC] Alg. 1 lines 2-10, for one hop (B = 1 packet per slot): the new U.
+def hop_keys(hops: int) -> tuple[tuple[str, str, str], ...]:
+    """State fields of the telemetry L of each hop: ``(queue, tx counter, slot)``; hop 0 is ``lq``, ``ltx``,
+    ``lts`` (the single bottleneck's), hop j ``lq{j}``, ``ltx{j}``, ``lts{j}``."""
+    return tuple(("lq", "ltx", "lts") if j == 0 else (f"lq{j}", f"ltx{j}", f"lts{j}") for j in range(hops))
+
+
+def _last(s: Mapping[str, Any], hops: int, per_hop: bool) -> tuple[Any, Any, Any]:
+    """The stored telemetry L: scalars for the single bottleneck, per-hop vectors (last axis) on routed ports."""
+    if not per_hop:
+        return s["lq"], s["ltx"], s["lts"]
+    return tuple(jnp.stack([s[k[i]] for k in hop_keys(hops)], axis=-1) for i in range(3))  # type: ignore[return-value]
+
+
+def measure(
+    s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any, L: tuple | None = None, rate: Any = None
+) -> Any:
+    """MeasureInflight, [HPCC] Alg. 1 lines 1-10: the new U.
+
+    Single bottleneck (``rate`` None): one hop, B = 1 packet per slot, L = ``s``'s ``lq``, ``ltx``, ``lts``.
+    Routed ports: ``q``, ``tx``, ``ts``, ``rate`` (per mille) and ``L`` are per-hop vectors; each hop j with
+    B_j = rate_j/1000 gives u'_j = min(qlen_j, L.qlen_j)/(B_j·T) + txRate_j/B_j, and u is the largest u'_j, τ that
+    hop's ack.ts − L.ts (the first hop on ties: Alg. 1 line 7's strict ``u' > u``); hops with rate 0 are no hops.
+    At B = 1 every operation gives the single hop's bits (x/1 and 1·T are exact).
 
     The filter (1 − τ/T)·U + (τ/T)·u' is computed as U + (τ/T)·(u' − U): one product feeding a sum, which a
     compiler that contracts multiply-adds fuses the same way in every program (with two products it fuses either,
     and XLA's choice changed with the shapes of the engine's rings); the native loop fuses it explicitly."""
-    dts = jnp.maximum(ts - s["lts"], 1).astype(FLOAT)
-    tx_rate = (tx - s["ltx"]).astype(FLOAT) / dts
-    u = jnp.minimum(q, s["lq"]).astype(FLOAT) / T + tx_rate
+    lq, ltx, lts = (s["lq"], s["ltx"], s["lts"]) if L is None else L
+    dts = jnp.maximum(ts - lts, 1).astype(FLOAT)
+    tx_rate = (tx - ltx).astype(FLOAT) / dts
+    if rate is None:
+        u = jnp.minimum(q, lq).astype(FLOAT) / T + tx_rate
+    else:
+        B = rate.astype(FLOAT) / jnp.asarray(1000.0, FLOAT)
+        hop = rate > 0
+        Bs = jnp.where(hop, B, 1.0)
+        u_j = jnp.where(hop, jnp.minimum(q, lq).astype(FLOAT) / (Bs * T) + tx_rate / Bs, -jnp.inf)
+        j = jnp.argmax(u_j, axis=-1)[..., None]
+        u = jnp.take_along_axis(u_j, j, axis=-1)[..., 0]
+        dts = jnp.take_along_axis(dts, j, axis=-1)[..., 0]
+        u = jnp.where(jnp.any(hop, axis=-1), u, s["u"])  # an ACK without a hop (none here) leaves U
     tau = jnp.minimum(dts, T)
     return s["u"] + (tau / T) * (u - s["u"])
 
@@ -242,10 +283,12 @@ def compute_wind(s: Mapping[str, Any], U: Any, update: Any, w_ai: Any, p: Mappin
     return W, wc, stage
 
 
-def hpcc_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
+def hpcc_init(p: Mapping[str, Any], n: int, hops: int = 1) -> dict[str, Any]:
     """Per-flow state: cwnd cap and pacing rate (line rate until the first ACK), W, W_c, U, incStage,
-    lastUpdateSeq, the previous ACK's telemetry L and whether there is one."""
+    lastUpdateSeq, the previous ACK's telemetry L (one record per hop, :func:`hop_keys`) and whether there is
+    one."""
     z = jnp.zeros(n, INT)
+    extra = {k: z for hk in hop_keys(hops)[1:] for k in hk}
     return {
         "cwnd": jnp.full(
             n, jnp.where(p["init_cwnd"] < CWND_CAP, jnp.ceil(p["w0"] * p["init_cwnd"]), CWND_CAP), FLOAT
@@ -260,19 +303,27 @@ def hpcc_init(p: Mapping[str, Any], n: int) -> dict[str, Any]:
         "ltx": z,
         "lts": z,
         "have": z,
+        **extra,
     }
 
 
 def hpcc_step(law: Any, s: dict[str, Any], ev: Events, p: Mapping[str, Any], U_of: Any) -> dict[str, Any]:
-    """One event of HPCC; ``U_of(s, q, tx, ts, T)`` → (the filtered U to keep, the U ComputeWind uses, whether
-    this ACK carries it)."""
-    q, tx, ts = _telemetry(ev, law.name)
+    """One event of HPCC; ``U_of(s, q, tx, ts, T, L, rate)`` → (the filtered U to keep, the U ComputeWind uses,
+    whether this ACK carries it); ``L`` and ``rate`` as :func:`measure` takes them."""
+    q, tx, ts, rate = _telemetry(ev, law.name)
+    per_hop = rate is not None
+    if per_hop and q.shape[-1] != law.int_hops:
+        raise ValueError(
+            f"int_hops={law.int_hops} is invalid for law {law.name!r}: the ACKs carry {q.shape[-1]} hops "
+            "(accepted the route length, Law.with_int_hops)"
+        )
+    L = _last(s, law.int_hops, per_hop)
     T = jnp.where(p["t_base"] > 0, p["t_base"], jnp.maximum(jnp.asarray(ev.rtt, FLOAT), 1.0)).astype(FLOAT)
     w_init = p["w0"] * T  # w0·B·T, B = 1 packet per slot
     w_ai = jnp.where(p["w_ai"] > 0, p["w_ai"], w_ai_rule(p["eta"], w_init, p["n_exp"]))
     ack = jnp.asarray(ev.ack)
     first = ack & (s["have"] == 0)
-    U_new, U, carried = U_of(s, q, tx, ts, T)
+    U_new, U, carried = U_of(s, q, tx, ts, T, L, rate)
     go = ack & ~first & carried
     wc0 = jnp.where(s["have"] == 0, w_init, s["wc"])
     st = dict(s, wc=wc0)
@@ -285,6 +336,12 @@ def hpcc_step(law: Any, s: dict[str, Any], ev: Events, p: Mapping[str, Any], U_o
     keep = ack & (first | (carried & (law.telemetry == "previous")))
     cap = jnp.maximum(jnp.ceil(new_w), 1.0) if law.control == "window" else jnp.full_like(new_w, CWND_CAP)
     touched = first | go
+    hops = {}
+    for j, (kq, kx, kt) in enumerate(hop_keys(law.int_hops)):
+        qj, xj, tj = (q[..., j], tx[..., j], ts[..., j]) if per_hop else (q, tx, ts)
+        hops[kq] = jnp.where(keep, qj, s[kq]).astype(INT)
+        hops[kx] = jnp.where(keep, xj, s[kx]).astype(INT)
+        hops[kt] = jnp.where(keep, tj, s[kt]).astype(INT)
     return {
         "cwnd": jnp.where(touched, cap, s["cwnd"]).astype(FLOAT),
         "rate": jnp.where(touched, jnp.clip(new_w / T, p["rate_min"], 1.0), s["rate"]).astype(FLOAT),
@@ -293,10 +350,9 @@ def hpcc_step(law: Any, s: dict[str, Any], ev: Events, p: Mapping[str, Any], U_o
         "u": jnp.where(go, U_new, s["u"]).astype(FLOAT),
         "stage": jnp.where(go, stage, s["stage"]).astype(INT),
         "lus": lus.astype(INT),
-        "lq": jnp.where(keep, q, s["lq"]).astype(INT),
-        "ltx": jnp.where(keep, tx, s["ltx"]).astype(INT),
-        "lts": jnp.where(keep, ts, s["lts"]).astype(INT),
+        **{k: hops[k] for k in ("lq", "ltx", "lts")},
         "have": jnp.where(first, 1, s["have"]).astype(INT),
+        **{k: v for k, v in hops.items() if k not in ("lq", "ltx", "lts")},
     }
 
 
@@ -313,6 +369,9 @@ class Hpcc(Law):
         Alg. 1's window with pacing, or the public code's rate without a window.
     telemetry : {"previous", "first"}
         The telemetry L that MeasureInflight compares with: the previous ACK's (Alg. 1) or the flow's first (htsim).
+    int_hops : int
+        Hops of telemetry per ACK: 1 on the single bottleneck; on routed ports the route length, which the engine
+        sets (:meth:`with_int_hops`), not an option.
     """
 
     name: ClassVar[str] = "hpcc"
@@ -324,20 +383,29 @@ class Hpcc(Law):
     update: str = "per-rtt"
     control: str = "window"
     telemetry: str = "previous"
+    int_hops: int = 1
 
     def __post_init__(self) -> None:
         _check(self)
+        if not (isinstance(self.int_hops, int) and 1 <= self.int_hops <= 64):
+            raise ValueError(
+                f"int_hops={self.int_hops!r} is out of range for law {self.name!r}: accepted 1..64"
+            )
+
+    def with_int_hops(self, hops: int) -> Hpcc:
+        """This law keeping the telemetry L of ``hops`` hops (one record per hop of the route)."""
+        return dataclasses.replace(self, int_hops=int(hops))
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """[HPCC]'s parameters, T from the link (:func:`hpcc_params`)."""
         return _link_params(context)
 
     def init(self, p: Mapping[str, Any], n: int) -> dict[str, Any]:
-        return hpcc_init(p, n)
+        return hpcc_init(p, n, self.int_hops)
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
-        def U_of(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> tuple[Any, Any, Any]:
-            U = measure(s, q, tx, ts, T)
+        def U_of(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any, L: Any, rate: Any) -> tuple:
+            U = measure(s, q, tx, ts, T, L, rate)
             return U, U, jnp.asarray(True)
 
         return hpcc_step(self, s, ev, p, U_of)
@@ -379,9 +447,9 @@ class HpccPint(Hpcc):
     options: ClassVar[tuple[LawOption, ...]] = (*HPCC_OPTIONS, *PINT_OPTIONS)
 
     def step(self, s: dict[str, Any], ev: Events, p: Mapping[str, Any]) -> dict[str, Any]:
-        def U_of(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any) -> tuple[Any, Any, Any]:
+        def U_of(s: Mapping[str, Any], q: Any, tx: Any, ts: Any, T: Any, L: Any, rate: Any) -> tuple:
             carried = pint_sampled(ev.t, ev.snd_una, p["pint_prob"], p["pint_seed"])
-            U = measure(s, q, tx, ts, T)
+            U = measure(s, q, tx, ts, T, L, rate)
             return U, pint_quantize(U, p["pint_base"]), carried
 
         return hpcc_step(self, s, ev, p, U_of)

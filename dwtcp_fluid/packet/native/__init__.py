@@ -85,8 +85,8 @@ _OPTIONS = {
     Swift: ("split", "md_rtt"),
     OpenLoop: ("arrivals",),
     ScoutProbe: (),
-    Hpcc: ("update", "control", "telemetry"),
-    HpccPint: ("update", "control", "telemetry"),
+    Hpcc: ("update", "control", "telemetry", "int_hops"),
+    HpccPint: ("update", "control", "telemetry", "int_hops"),
 }
 #: The engine features the native loop runs, by law (every other feature is unsupported). A rate law paces (at
 #: its rate, and an access link slower than the bottleneck) and reads RTT samples, with uniform or Gaussian noise;
@@ -132,6 +132,8 @@ def unsupported(spec: EngineSpec) -> list[str]:
             extra = [f.name for f in dataclasses.fields(law) if f.name not in _OPTIONS[type(law)]]
             if extra:
                 out.append(f"{law.name} option(s) {extra}")
+    if {"int", "ports"} <= spec.features or any(getattr(law, "int_hops", 1) != 1 for law in spec.laws):
+        out.append("in-band telemetry on routed ports (per-hop INT)")
     if spec.debug:
         out.append("debug residual")
     return out

@@ -210,6 +210,15 @@ def hpcc() -> Derivation:
         ok = ok and bool(np.isfinite(rc[0]))
         return ok, f"d/T critical {np.round(rc, 3).tolist()}; counts at 0.9·, 1.1·: {reg['counts']}"
 
+    # a chain: a hop whose n own flows read it alone, a share a of its rate taken by the bottleneck's flows
+    a, n, Wj, Uj = sp.symbols("a n W_j U_j", positive=True)
+    kj = n * s.W_AI / (s.C * s.d)
+    Uj_roots = [(a + s.eta + kj + sg * sp.sqrt((a + s.eta + kj) ** 2 - 4 * a * s.eta)) / 2 for sg in (1, -1)]
+
+    def chain_roots() -> list:
+        sol = sp.solve([Wj * (Uj - s.eta) - s.W_AI * Uj, Uj - a - n * Wj / (s.C * s.d)], [Wj, Uj], dict=True)
+        return [v[Uj] for v in sol]
+
     rows = " ".join(
         f"κ = {k}: d/T = {fmt(r, 4, rtol=1e-3)};" if np.isfinite(r) else f"κ = {k}: stable up to d/T = 64;"
         for k, r in zip(KAPPAS, rc, strict=True)
@@ -297,6 +306,18 @@ def hpcc() -> Derivation:
             f" bisection on the abscissa, confirmed by the argument principle: 0 roots at 0.9× and 2 at 1.1×): {rows}",
             [],
             predicate(region_check, "a crossing of one complex pair at each finite critical d/T"),
+        ),
+        Step(
+            "On a chain each flow reacts to its most loaded hop",
+            "[HPCC] Alg. 1 lines 3-7 (u is the largest u' over the hops)",
+            "Every flow runs ComputeWind on its path's largest u'_j, and at rest W·(U − η) = W_AI·U: flows that read"
+            " the same U hold the same window whatever their route. So the hop the most flows cross is the single"
+            " bottleneck above with N = N_b (its flows, long ones included, get C/N_b each, q* = N_b·W_AI − (1 − η)·C·T)."
+            " A hop j whose n own flows read it alone, next to the share a of its rate that the bottleneck's flows"
+            " take, rests without a queue where U_j = a + n·W_j/(C·d): U_j is the root above η of"
+            " (U_j − a)(U_j − η) = κ_j·U_j, κ_j = n·W_AI/(C·d), and its flows get U_j − a (check ``hpcc-chains``).",
+            [eq("U_j", Uj_roots[0])],
+            solutions(chain_roots, Uj_roots),
         ),
     ]
     findings = [
