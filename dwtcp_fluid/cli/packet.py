@@ -59,7 +59,8 @@ def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
 @declared(
     law=Use(
         note="Here dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid "
-        "model), d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model), swift (its fluid model)."
+        "model), d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model), swift, hpcc, "
+        "hpcc-pint, dcqcn (their fluid models)."
     ),
     flows=Use(default="2,10,100", note="Here comma-separated N values, one comparison per N."),
     rtt=Use(note='With --law dwtcp a list ("100us,1ms").'),
@@ -107,6 +108,9 @@ def compare_fluid(
     --law dwtcp: every registered DWTCP fluid predictor (simplified (5)/(6) and sqrt (3), α fixed or a state, with
     and without the one-RTT Scout delay) at 10 Gbps, β = 0.001, K = 100, buffer 5000 by default, for every N × RTT;
     a table of mean queue, amplitude, period, utilization, window, α and each model's gaps to the packet run.
+
+    Every other law runs its registered check at the check's own stated settings: only --seed, --plot and --json
+    apply (a setting flag is refused).
     """
     from ..reports.compare import compare_check, compare_laws, run_compare_fluid
 
