@@ -128,7 +128,8 @@ def precompile(say: Callable[[str], None] | None = None, *, every: float = 30.0)
         run_prepared_native(spec, [scen], 1)
         return time.perf_counter() - t0
     say(
-        "compiling the native packet loop (one Numba function, every law inlined; minutes on a loaded machine)"
+        "native packet loop: one Numba function, every law inlined; compiled once (minutes on a loaded machine),"
+        " then loaded from the cache"
     )
     with _Listener(say, every) as lis:
         run_prepared_native(spec, [scen], 1)
