@@ -26,7 +26,7 @@ $(VENV)/bin/python:
 
 $(STAMP_RUN): pyproject.toml constraints.txt | $(VENV)/bin/python
 	$(PIP) -e .
-	JAX_PLATFORMS=cpu $(PY) -c "from dwtcp_fluid.packet.precompile import precompile; print(f'native packet loop compiled in {precompile():.0f} s')"
+	JAX_PLATFORMS=cpu $(PY) -m dwtcp_fluid.packet.precompile
 	@touch $@
 
 $(STAMP_TEST): $(STAMP_RUN) pyproject.toml constraints.txt

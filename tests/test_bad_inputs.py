@@ -98,6 +98,10 @@ CASES = [
     ("packet run --buffer 0", 2, "--buffer"),
     ("packet run --capacity 1e999Gbps", 2, "--capacity"),
     ("packet compare-fluid --plot /proc/x.png", 2, "/proc/x.png"),
+    # a setting the law does not read is refused, not ignored (swift runs its check's own settings)
+    ("packet compare-fluid --law swift --flows 4", 2, "--flows"),
+    ("packet compare-fluid --law dctcp --beta 0.01", 2, "--beta"),
+    ("packet compare-fluid --rtt 100us,1ms", 2, "--rtt"),
     # simulate / limit cycle / condition
     ("dwtcp simulate --solver jax --duration 1000s", 2, "--duration"),
     ("dwtcp simulate --solver rk45", 2, "--solver"),

@@ -69,9 +69,12 @@ def test_dctcp_and_dwtcp_tables_share_the_header_layout():
 
 def test_the_verdict_column_says_what_missed_and_what_is_not_scored():
     # the ACK-clocked model 20 packets off: the mean queue is marked, the period is not; the paper's model is
-    # reported beside it, not scored
+    # reported beside it, not scored; each measured gap in its tolerance's unit (packets; the period's relative
+    # gap in percent, 0.0012 s against 0.0014 s: 14.3 %)
     text = _text(_dctcp_table(SUMMARY | {"queue_mean": 60.0}))
-    assert "fail: queue_mean 20 ✗, period 0" in text and "reported, not scored" in text
+    assert "fail: queue_mean 20 packets ✗, period 0 %" in text and "reported, not scored" in text
+    text = _text(_dctcp_table(SUMMARY | {"period_s": 0.0014}))
+    assert "pass: queue_mean 0 packets, period 14.3 %" in text, text
     assert "ACK-clocked" in text and "[DCTCP-A]" in text
     # a packet run that says nothing is never scored
     assert "not scored: the packet run is collapse" in _text(_dwtcp_table("collapse"))

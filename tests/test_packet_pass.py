@@ -3,6 +3,8 @@ scored as agreement; batching does not change results; the dataset, summary and 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -305,3 +307,45 @@ def test_a_dataset_with_the_former_predictor_names_is_read_under_the_current_one
     assert a["simplified"] is not None
     with pytest.raises(ValueError, match="both the former and the current"):
         migrate_names(ds_old.merge(ds_new))
+
+
+def test_the_packet_summary_shows_as_a_short_table_and_stays_a_dict():
+    """``summary().packet`` in a notebook or a REPL is a few lines (classes, one row per predictor with its
+    agreement and its verdicts against the packet runs), not one nested dict; its numbers stay a plain dict.
+    The row is checked against counts made by hand from the four points below."""
+    import json
+
+    import xarray as xr
+    from IPython.lib.pretty import pretty
+
+    from dwtcp_fluid.sweep.packet_pass import summarize_packet
+
+    dims = ("beta", "bdp", "flows")
+
+    def v(*x, dtype=None):
+        return dims, np.array([[list(x)]], dtype=dtype)
+
+    ds = xr.Dataset(
+        {
+            "packet_class": v(0, 1, 0, 2, dtype=np.int8),  # steady, oscillating, steady, collapse
+            "packet_scored": v(True, True, True, False),
+            "packet_kbar_obs": v(3.0, 40.0, 5.0, 250.0),
+            "packet_utilization": v(0.9, 1.0, 0.8, 1.0),
+            "packet_window_rtts": v(200.0, 200.0, 200.0, 50.0),
+            "packet_capped": v(False, False, False, False),
+            "packet_flow_slots": v(10, 10, 10, 10),
+            # the condition says steady at points 0 and 3, not steady at 1 and 2: right at 0 and 1, wrong at 2
+            "packet_condition_predicts_steady": v(True, False, False, True),
+            "packet_condition_defined": v(True, True, True, True),
+            "packet_condition_agrees": v(True, True, False, False),
+        }
+    )
+    s = summarize_packet(ds)
+    text = repr(s)
+    assert pretty(s) == text and "{" not in text and len(text.splitlines()) <= 16, text
+    assert "4 points run (steady 2, oscillating 1, collapse 1, not stationary 0, failed 0), 3 scored" in text
+    # scored 3, agreement 2/3; says steady: 1 scored point, steady; says not steady: 2 scored, 1 of them steady
+    assert re.search(r"\n  condition\s+3\s+67 %\s+1/1\s+1/2\n", text), text
+    assert re.search(r"\n  sqrt\s+—\s+not evaluated\s", text), text
+    assert s["agreement"]["condition"]["scored"] == 3 and s["points"] == 4
+    assert json.loads(json.dumps(s)) == dict(s)

@@ -50,15 +50,39 @@ def compare_table(
     return t
 
 
-def outcome_text(v: Any) -> str:
+def outcome_text(v: Any, tolerances: dict[str, Any] | None = None) -> str:
     """A :class:`~dwtcp_fluid.judge.Verdict` in words: pass/fail with each scored tolerance's measured value (✗:
-    missed), or "not scored" with the run's class."""
+    missed), in its unit where ``tolerances`` (name → :class:`~dwtcp_fluid.judge.Tolerance`) has it, or "not
+    scored" with the run's class."""
     if v.passed is None:
         return f"not scored: the packet run is {v.run_class}"
     if not v.checks:
         return "fail: the model's solver failed"
-    parts = [f"{k} {fmt(v.measured[k], digits=3)}" + ("" if v.checks[k] else " ✗") for k in v.scored]
+    parts = []
+    for k in v.scored:
+        x, unit = v.measured[k], ""
+        t = (tolerances or {}).get(k)
+        if t is not None and x is not None:
+            x, unit = t.in_units(x)
+        parts.append(f"{k} {fmt(x, digits=3)}{unit}" + ("" if v.checks[k] else " ✗"))
     return ("pass: " if v.agree else "fail: ") + ", ".join(parts)
+
+
+def _units_by_name(check: Any) -> dict[str, Any]:
+    """The check's stated tolerances by name, where a name means one kind of bound in one unit in every set (a
+    callable choosing sets per run states them in ``stated_tolerances``)."""
+    sets = [check.stated_tolerances if check.stated_tolerances is not None else check.tolerances]
+    flat = []
+    while sets:
+        x = sets.pop()
+        if isinstance(x, dict):
+            sets.extend(x.values())
+        elif not callable(x) and x is not None:
+            flat.extend(x)
+    seen: dict[str, set] = {}
+    for t in flat:
+        seen.setdefault(t.name, set()).add((t.in_units(1.0)[1], t.rel is not None and t.abs is None))
+    return {t.name: t for t in flat if len(seen[t.name]) == 1}
 
 
 def check_tables(law: str, result: Any) -> list[Table]:
@@ -66,6 +90,7 @@ def check_tables(law: str, result: Any) -> list[Table]:
     class), then each fluid model with its verdict (a model the check does not score is reported as such)."""
     check = result.check
     columns = check.columns or COMPARE_COLUMNS
+    units = _units_by_name(check)
     out = []
     for r in result.rows:
         pk = r.packet.get("summary", r.packet)
@@ -74,7 +99,7 @@ def check_tables(law: str, result: Any) -> list[Table]:
         for m, side in r.fluid.items():
             summary = side.get("summary", side)
             v = r.verdicts.get(m)
-            text = outcome_text(v) if v is not None else "reported, not scored"
+            text = outcome_text(v, units) if v is not None else "reported, not scored"
             rows.append((check.model_labels.get(m, m), summary, text))
         title = f"{law}, {r.name}: packet core vs fluid model{'s' if len(r.fluid) > 1 else ''}"
         out.append(compare_table(title, rows, columns))

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import typer
+
 # ``packet run`` and ``packet scenario`` (flags from the law registry) live in their own module
 from . import packet_run as packet_run  # noqa: E402
 from .app import packet_app
@@ -21,6 +23,33 @@ from .progress import progress_bar
 _SECONDS_PER_COMPARISON = {"dwtcp": 47.0, "dctcp": 10.0}
 
 
+#: The setting flags each law whose settings come from the command line reads; a law without (its check's own
+#: stated settings) reads none of them.
+_SETTING_FLAGS = {
+    "dctcp": ("flows", "capacity", "rtt", "packet_size", "marking_threshold", "g", "duration"),
+    "dwtcp": ("flows", "capacity", "rtt", "packet_size", "beta", "target", "buffer", "models", "packet_rtts",
+              "fluid_rtts"),
+}  # fmt: skip
+_ALL_SETTINGS = frozenset(f for fl in _SETTING_FLAGS.values() for f in fl)
+
+
+def _check_given(ctx: typer.Context, law: str, own: bool) -> None:
+    """A setting flag given on the command line that ``law`` does not read (none when ``own``: the check runs its
+    own stated settings) is refused, not ignored."""
+    src = {p: ctx.get_parameter_source(p) for p in ctx.params}
+    given = [p for p in ctx.params if src[p] is not None and src[p].name == "COMMANDLINE"]
+    reads = () if own else _SETTING_FLAGS[law]
+    for p in given:
+        if p in _ALL_SETTINGS and p not in reads:
+            users = " | ".join(k for k, v in _SETTING_FLAGS.items() if p in v)
+            accepted = (
+                f"only with --law {users}; --law {law} runs its check's stated settings (only --seed, --plot, --json)"
+                if not reads
+                else f"only with --law {users}; --law {law} reads --{' | --'.join(f.replace('_', '-') for f in reads)}"
+            )
+            raise UsageError("--" + p.replace("_", "-"), ctx.params[p], accepted)
+
+
 def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
     if not ok:
         raise UsageError(flag, value, accepted)
@@ -30,7 +59,8 @@ def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
 @declared(
     law=Use(
         note="Here dctcp (two DCTCP fluid models), dwtcp (every DWTCP one), timely or timely-patched (their fluid "
-        "model), d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model), swift (its fluid model)."
+        "model), d2tcp (its fluid models at d = 0.5, 1, 2), cubic (its hybrid fluid model), swift, hpcc, "
+        "hpcc-pint, dcqcn (their fluid models)."
     ),
     flows=Use(default="2,10,100", note="Here comma-separated N values, one comparison per N."),
     rtt=Use(note='With --law dwtcp a list ("100us,1ms").'),
@@ -49,6 +79,7 @@ def _check(flag: str, value: float, ok: bool, accepted: str) -> None:
     plot=Use(note="Here the packet-vs-fluid overlay."),
 )
 def compare_fluid(
+    ctx: typer.Context,
     law: str,
     flows: str,
     capacity: str,
@@ -77,12 +108,16 @@ def compare_fluid(
     --law dwtcp: every registered DWTCP fluid predictor (simplified (5)/(6) and sqrt (3), α fixed or a state, with
     and without the one-RTT Scout delay) at 10 Gbps, β = 0.001, K = 100, buffer 5000 by default, for every N × RTT;
     a table of mean queue, amplitude, period, utilization, window, α and each model's gaps to the packet run.
+
+    Every other law runs its registered check at the check's own stated settings: only --seed, --plot and --json
+    apply (a setting flag is refused).
     """
     from ..reports.compare import compare_check, compare_laws, run_compare_fluid
 
     laws = compare_laws()
     _check("--law", law, law in laws, " | ".join(laws))
     check = compare_check(law)
+    _check_given(ctx, law, check.settings_from is None)
     if plot:
         check_figure("--plot", plot)
         _check("--plot", plot, check.figure is not None,
@@ -134,6 +169,10 @@ def _setting_flags(
     ns = parse_list("--flows", flows)
     if not all(n >= 1 and n == int(n) for n in ns):
         raise UsageError("--flows", flows, "comma-separated integers >= 1")
+    if law != "dwtcp" and "," in str(rtt):
+        raise UsageError(
+            "--rtt", rtt, f'one time such as "100us" with --law {law} (a list only with --law dwtcp)'
+        )
     rtts = [r.strip() for r in str(rtt).split(",") if r.strip()] if law == "dwtcp" else [rtt]
     check_budget(
         "--flows",

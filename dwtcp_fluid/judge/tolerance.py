@@ -146,6 +146,19 @@ class Tolerance:
         m = float(np.max(d)) if self.abs is not None else float(np.max(r))
         return m, bool(np.all(ok))
 
+    def in_units(self, value: float) -> tuple[float, str]:
+        """A value :meth:`measure` returned, with its unit for a reader: a relative difference (``rel`` alone) in
+        percent, a ratio with "×", a difference or a bounded value in the tolerance's unit (none for "1")."""
+        if self.ratio is not None:
+            return value, "×"
+        if (
+            self.abs is None
+            and self.rel is not None
+            and not (self.at_least is not None or self.at_most is not None)
+        ):
+            return 100.0 * value, " %"
+        return value, "" if self.unit == "1" else f" {self.unit}"
+
     def describe(self) -> str:
         """The bound in words (for tables and documents): ``name: |packet q − fluid q| ≤ 10 packets``."""
 

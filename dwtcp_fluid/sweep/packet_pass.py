@@ -45,7 +45,7 @@ from .outcomes_packet import (
     state_accuracy,
 )
 
-__all__ = ["PACKET_MODES", "sample_points", "packet_pass", "summarize_packet"]
+__all__ = ["PACKET_MODES", "sample_points", "packet_pass", "summarize_packet", "PacketPassSummary"]
 
 PACKET_MODES = ("none", "sample", "all")
 _D3 = ("beta", "bdp", "flows")
@@ -294,7 +294,67 @@ def packet_pass(
     return out
 
 
-def summarize_packet(ds: Any) -> dict[str, Any]:
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.0f} %"
+
+
+def _g(x: float | None, spec: str) -> str:
+    return "—" if x is None or not np.isfinite(x) else format(x, spec)
+
+
+class PacketPassSummary(dict):  # type: ignore[type-arg]
+    """The packet pass's summary (:func:`summarize_packet`): a plain dict of its numbers, shown as a short table
+    (its classes, and each predictor's agreement with the packet runs) where a notebook or a REPL displays it."""
+
+    def table(self) -> str:
+        """The summary as a few lines of text: points and classes, then one row per predictor."""
+        c = self.get("class_counts", {})
+        lines = [
+            f"packet pass: {self['points']} points run ("
+            + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in c.items())
+            + f"), {self['scored']} scored (steady or oscillating)",
+            f"peak queue {_g(self.get('kbar_obs_max'), '.0f')} packets"
+            f" = {_g(self.get('kbar_obs_over_kbar_crit_max'), '.3g')}·k̄* at most;"
+            f" scored utilization ≥ {_g(self.get('utilization_min_scored'), '.3f')};"
+            f" {self.get('capped', 0)} runs capped",
+        ]
+        rows = [("predictor", "scored", "agrees", "says steady: runs steady", "says not steady: runs steady")]
+        notes = []
+        for name, a in self.get("agreement", {}).items():
+            if a is None:
+                rows.append((name, "—", "not evaluated", "", ""))
+            elif a.get("classes"):
+                rows.append((f"{name} (every class)", str(a["scored"]), _pct(a["agreement"]), "", ""))
+                st = a["state"]
+                notes.append(
+                    f"  {name}: over {st['steady_points']} steady runs its mean queue is within tolerance at"
+                    f" {_pct(st['queue_within'])}, its utilization at {_pct(st['utilization_within'])}"
+                )
+            else:
+                v = a["by_verdict"]
+                rows.append(
+                    (name, str(a["scored"]), _pct(a["agreement"]),
+                     f"{v['steady']['packet_steady']}/{v['steady']['scored']}",
+                     f"{v['not_steady']['packet_steady']}/{v['not_steady']['scored']}")
+                )  # fmt: skip
+        width = [max(len(r[i]) for r in rows) for i in range(5)]
+        for r in rows:
+            cells = (
+                x.ljust(w) if i == 0 else x.rjust(w) for i, (x, w) in enumerate(zip(r, width, strict=True))
+            )
+            lines.append(("  " + "  ".join(cells)).rstrip())
+        lines += notes
+        lines.append(f"  (a dict: {', '.join(self)})")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return self.table() if "points" in self else dict.__repr__(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(repr(self))
+
+
+def summarize_packet(ds: Any) -> PacketPassSummary:
     """Counts per packet class, scored points, per-predictor agreement (over scored points where it predicts) and
     the scored points split by the predictor's verdict (``by_verdict``: scored, packet runs steady)."""
     from .predictors import predictors
@@ -326,22 +386,26 @@ def summarize_packet(ds: Any) -> dict[str, Any]:
             },
         }
     kobs = ds["packet_kbar_obs"].values[run]
-    return {
-        "points": int(run.sum()),
-        "class_counts": counts,
-        "scored": int(scored.sum()),
-        "agreement": agreement,
-        "kbar_obs_max": float(np.nanmax(kobs)) if kobs.size else None,
-        "kbar_obs_over_kbar_crit_max": float(np.nanmax((ds["packet_kbar_obs"] / ds["kbar_crit"]).values[run]))
-        if kobs.size and "kbar_crit" in ds
-        else None,
-        "utilization_min_scored": float(ds["packet_utilization"].values[scored].min())
-        if scored.any()
-        else None,
-        "window_rtts_min": float(np.nanmin(ds["packet_window_rtts"].values[run])) if kobs.size else None,
-        "capped": int(ds["packet_capped"].values.sum()),
-        "flow_slots": int(ds["packet_flow_slots"].values.sum()),
-    }
+    return PacketPassSummary(
+        {
+            "points": int(run.sum()),
+            "class_counts": counts,
+            "scored": int(scored.sum()),
+            "agreement": agreement,
+            "kbar_obs_max": float(np.nanmax(kobs)) if kobs.size else None,
+            "kbar_obs_over_kbar_crit_max": float(
+                np.nanmax((ds["packet_kbar_obs"] / ds["kbar_crit"]).values[run])
+            )
+            if kobs.size and "kbar_crit" in ds
+            else None,
+            "utilization_min_scored": float(ds["packet_utilization"].values[scored].min())
+            if scored.any()
+            else None,
+            "window_rtts_min": float(np.nanmin(ds["packet_window_rtts"].values[run])) if kobs.size else None,
+            "capped": int(ds["packet_capped"].values.sum()),
+            "flow_slots": int(ds["packet_flow_slots"].values.sum()),
+        }
+    )
 
 
 def _class_summary(ds: Any, key: str, cls: np.ndarray) -> dict[str, Any]:
