@@ -685,6 +685,8 @@ def main(argv: list[str] | None = None) -> int:
                 "core_min_cwnd": a.core_min_cwnd,
                 "core_loss_entry": loss_entry,
                 "core_ai_count": getattr(core_law(s, a.core_reduction), "ai_count", None),
+                "core_lost_retransmit": getattr(core_law(s, a.core_reduction), "lost_retransmit", None),
+                "core_hystart": getattr(core_law(s, a.core_reduction), "hystart", None),
                 "ns3_reduction": a.ns3_reduction,
                 "ns3_hystart": a.ns3_hystart,
                 "per_seed": {
@@ -729,6 +731,8 @@ def record(path: Path, key: str, results: list[dict[str, Any]], a: argparse.Name
                     "core_min_cwnd",
                     "core_loss_entry",
                     "core_ai_count",
+                    "core_lost_retransmit",
+                    "core_hystart",
                     "ns3_hystart",
                 )
             }

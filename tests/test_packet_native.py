@@ -166,9 +166,9 @@ SLOW_CASES = {
     ),
     # a lost retransmission recovered by the timer only: dropped stand-ins, their timeouts, ghost ACKs
     "reno-ns3-prr-dupack3-rto": (
-        Reno(reduction="ns3-prr", loss_entry="dupack3", lost_retransmit="rto"),
-        dict(flows=30, duration="6ms", buffer=20, K=10, seed=7, rto="200us", trace_points=10),
-        ("marks", "drops", "timeouts", "recovery", "prr", "dupack3", "rtx"),
+        Reno(ecn=False, reduction="ns3-prr", loss_entry="dupack3", lost_retransmit="rto"),
+        dict(flows=20, duration="6ms", buffer=30, K=31, seed=7, rto="300us", trace_points=10),
+        ("drops", "timeouts", "recovery", "prr", "dupack3", "rtx"),
     ),
     "dctcp-ns3-prr-ai-floor": (
         Dctcp(reduction="ns3-prr", ai_count="floor"),
