@@ -476,8 +476,8 @@ def explain(
     hystart = CORE_OPTIONS.get("hystart") == "ns3"
     if s.law == "cubic" and hystart and NS3_HYSTART and key != "alpha":
         why.append(
-            "both run HyStart (the core's hystart=ns3): the first slow start ends at the same rule, and the "
-            "flows' windows after it still decide the first cycles"
+            "both run HyStart (the core's hystart=ns3): the first slow start ends at the same rule and the drops "
+            "come to the same order; what keeps ns-3's cycle longer after it is not traced"
         )
     elif s.law == "cubic" and s.flows <= 2 and key != "alpha" and NS3_HYSTART:
         why.append(
