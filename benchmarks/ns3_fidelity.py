@@ -38,7 +38,8 @@ acknowledged) by ``hold`` (:data:`MATCHING_REDUCTION`). ns-3 runs are determinis
 setting against the same ns-3 runs costs only the core's time (``--fresh`` runs ns-3 again).
 
 Run: ``.venv/bin/python benchmarks/ns3_fidelity.py [--settings dctcp-n10-k65,...] [--seeds 3] [--duration 0.2]
-[--core-reduction prr] [--ns3-reduction prr] [--jobs 2] [--json out.json] [--fresh]``. Cost: an ns-3 run of
+[--core-reduction prr] [--ns3-reduction prr] [--core-loss-entry dupack3] [--core-ai-count floor]
+[--core-hystart ns3] [--core-lost-retransmit rto] [--core-min-cwnd 1] [--jobs 2] [--json out.json] [--fresh]``. Cost: an ns-3 run of
 200 ms at 10 Gbps takes tens of seconds of CPU (more with N); the default (10 settings × 3 seeds: 30 ns-3 and 30
 core runs) tens of minutes of CPU on a shared machine, once: later runs reuse the cached ns-3 runs.
 ``--seeds 1`` costs a third.

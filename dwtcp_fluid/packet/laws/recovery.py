@@ -82,8 +82,8 @@ is recovered only by the retransmission timer: ``TcpTxBuffer::NextSeg`` (RFC 667
 a segment whose ``m_retrans`` is set, the cumulative ACK stays below the hole, and ``ReTxTimeout`` fires (cwnd one
 segment, ssthresh from the law, every outstanding segment marked lost, ``TcpSocketBase::ReTxTimeout``; the timer is
 restarted only by new ACKs and the first partial ACK of a Recovery, ``NewAck(ack, m_isFirstPartialAck)``). In the
-engine: after a report of m losses, the flow's next m packets stand for their retransmissions (NextSeg sends lost
-segments before new data); a stand-in that is dropped is not reported, stays in flight, and at its send slot +
+engine: after a report of m losses, the next m packets the flow sends in Recovery (any packet, under a rule without
+the Recovery state) stand for their retransmissions (NextSeg sends lost segments before new data); a stand-in that is dropped is not reported, stays in flight, and at its send slot +
 RTO the flow times out with the law's timeout rule; the packets then in flight are taken out of the flight (ns-3's
 pipe is 0 after an RTO) and their ACKs only count as deliveries.
 
@@ -167,7 +167,7 @@ LOST_RETRANSMIT_OPTION: LawOption = LawOption(
     "What a lost retransmission costs: report = it is reported with the flow's next packet, as any loss (a sender "
     "that detects lost retransmissions, Linux RACK); rto = only the retransmission timer recovers it (ns-3 3.44: "
     "TcpTxBuffer::NextSeg never resends a retransmitted segment, TcpSocketBase::ReTxTimeout). With rto the packets "
-    "a flow sends next after a loss report stand for its retransmissions (single bottleneck, no delayed ACKs).",
+    "a flow sends in Recovery after a loss report stand for its retransmissions (single bottleneck, no delayed ACKs).",
     LOST_RETRANSMITS[0],
     option="lost_retransmit",
     choices=LOST_RETRANSMITS,
