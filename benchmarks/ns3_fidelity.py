@@ -38,7 +38,8 @@ acknowledged) by ``hold`` (:data:`MATCHING_REDUCTION`). ns-3 runs are determinis
 setting against the same ns-3 runs costs only the core's time (``--fresh`` runs ns-3 again).
 
 Run: ``.venv/bin/python benchmarks/ns3_fidelity.py [--settings dctcp-n10-k65,...] [--seeds 3] [--duration 0.2]
-[--core-reduction prr] [--ns3-reduction prr] [--jobs 2] [--json out.json] [--fresh]``. Cost: an ns-3 run of
+[--core-reduction prr] [--ns3-reduction prr] [--core-loss-entry dupack3] [--core-ai-count floor]
+[--core-hystart ns3] [--core-lost-retransmit rto] [--core-min-cwnd 1] [--jobs 2] [--json out.json] [--fresh]``. Cost: an ns-3 run of
 200 ms at 10 Gbps takes tens of seconds of CPU (more with N); the default (10 settings × 3 seeds: 30 ns-3 and 30
 core runs) tens of minutes of CPU on a shared machine, once: later runs reuse the cached ns-3 runs.
 ``--seeds 1`` costs a third.
@@ -345,7 +346,7 @@ def core_build(
         dctcp=DctcpParams(link=link, flows=s.flows, K=K, g=s.g),
         trace_points=max(100, n_slots // 12),
         delack=1,
-        law_params=None if min_cwnd is None else {"min_cwnd": min_cwnd},
+        law_params=None if min_cwnd is None or s.law != "dctcp" else {"min_cwnd": min_cwnd},
     )
 
 
@@ -461,13 +462,25 @@ def explain(
             else "ns-3 enters Recovery at the third duplicate ACK (the core at the first ACK that reports the "
             "loss: its loss_entry=first)"
         )
+        rtx = (
+            "ns-3 retransmits and a lost retransmission costs it an RFC 6298 timeout, as the core's "
+            "lost_retransmit=rto (whose timer runs from the stand-in's send, at the core's fixed 1 ms; ns-3's from "
+            "the first partial ACK, at srtt + max(1 ms clock granularity, 4·rttvar))"
+            if CORE_OPTIONS.get("lost_retransmit") == "rto"
+            else "ns-3 retransmits, and a lost retransmission costs it an RFC 6298 timeout; the core does not "
+            "retransmit and times out only when every packet in flight is lost (its lost_retransmit=report)"
+        )
         why.append(
             f"loss recovery differs: drops ns-3 {ns3['drops']:.0f} vs core {core['drops']:.0f}, timeouts ns-3 "
-            f"{ns3['timeouts']:.1f} vs core {core['timeouts']:.1f} per run ({entry}; ns-3 retransmits, and a lost "
-            "retransmission costs it an RFC 6298 timeout; the core does not retransmit and times out only when "
-            "every packet in flight is lost)"
+            f"{ns3['timeouts']:.1f} vs core {core['timeouts']:.1f} per run ({entry}; {rtx})"
         )
-    if s.law == "cubic" and s.flows <= 2 and key != "alpha" and NS3_HYSTART:
+    hystart = CORE_OPTIONS.get("hystart") == "ns3"
+    if s.law == "cubic" and hystart and NS3_HYSTART and key != "alpha":
+        why.append(
+            "both run HyStart (the core's hystart=ns3): the first slow start ends at the same rule and the drops "
+            "come to the same order; what keeps ns-3's cycle longer after it is not traced"
+        )
+    elif s.law == "cubic" and s.flows <= 2 and key != "alpha" and NS3_HYSTART:
         why.append(
             "ns-3's TcpCubic runs HyStart (the core's slow start has none): its first slow start ends before the "
             "buffer overflows and leaves the two flows at unequal windows (Jain's index, drops), which lengthens "
@@ -547,8 +560,8 @@ def main(argv: list[str] | None = None) -> int:
         "--core-min-cwnd",
         type=float,
         default=None,
-        help="the core law's window floor after a cut, packets, 1-10 (default: the law's own, 2 = Linux's"
-        " dctcp_ssthresh; ns-3's TcpDctcp::GetSsThresh sets none)",
+        help="the core DCTCP law's window floor after a cut, packets, 1-10 (default: the law's own, 2 = Linux's"
+        " dctcp_ssthresh; ns-3's TcpDctcp::GetSsThresh sets none; Reno and CUBIC keep theirs, 2 as ns-3's)",
     )
     ap.add_argument(
         "--core-loss-entry",
@@ -563,6 +576,19 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="the core DCTCP law's 'ai_count': the increase per ACK n/cwnd, or n/max(floor(cwnd), 1) as ns-3's"
         " TcpLinuxReno (TcpDctcp's); default: the law's own (cwnd)",
+    )
+    ap.add_argument(
+        "--core-lost-retransmit",
+        choices=("report", "rto"),
+        default=None,
+        help="the core law's 'lost_retransmit' (Reno, CUBIC): a lost retransmission reported with the next packet,"
+        " or recovered only by the retransmission timer as ns-3; default: the law's own (report)",
+    )
+    ap.add_argument(
+        "--core-hystart",
+        choices=("off", "ns3"),
+        default=None,
+        help="the core CUBIC law's 'hystart': none, or ns-3 3.44 TcpCubic's HyStart; default: the law's own (off)",
     )
     ap.add_argument(
         "--ns3-hystart",
@@ -603,7 +629,16 @@ def main(argv: list[str] | None = None) -> int:
     NS3_HYSTART = a.ns3_hystart == "on"
     CORE_OPTIONS.clear()
     CORE_OPTIONS.update(
-        {k: v for k, v in (("loss_entry", a.core_loss_entry), ("ai_count", a.core_ai_count)) if v is not None}
+        {
+            k: v
+            for k, v in (
+                ("loss_entry", a.core_loss_entry),
+                ("ai_count", a.core_ai_count),
+                ("lost_retransmit", a.core_lost_retransmit),
+                ("hystart", a.core_hystart),
+            )
+            if v is not None
+        }
     )
     for s in settings:
         core_law(s, a.core_reduction)  # refuse an unsupported --core-reduction before any work
@@ -651,6 +686,8 @@ def main(argv: list[str] | None = None) -> int:
                 "core_min_cwnd": a.core_min_cwnd,
                 "core_loss_entry": loss_entry,
                 "core_ai_count": getattr(core_law(s, a.core_reduction), "ai_count", None),
+                "core_lost_retransmit": getattr(core_law(s, a.core_reduction), "lost_retransmit", None),
+                "core_hystart": getattr(core_law(s, a.core_reduction), "hystart", None),
                 "ns3_reduction": a.ns3_reduction,
                 "ns3_hystart": a.ns3_hystart,
                 "per_seed": {
@@ -695,6 +732,8 @@ def record(path: Path, key: str, results: list[dict[str, Any]], a: argparse.Name
                     "core_min_cwnd",
                     "core_loss_entry",
                     "core_ai_count",
+                    "core_lost_retransmit",
+                    "core_hystart",
                     "ns3_hystart",
                 )
             }

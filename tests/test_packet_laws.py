@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
@@ -429,3 +430,59 @@ def test_reduction_flag_on_the_command_line(capsys):
     assert main(["packet", "run", "--law", "dwtcp", "--reduction", "prr", "--duration", "1ms"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--reduction" in err and "dctcp" in err and "Traceback" not in err
+
+
+def _cubic_ack(t: int, una: int, sample: float) -> Events:
+    """One data ACK of one packet in slot ``t`` with RTT sample ``sample`` slots (CUBIC's HyStart tests)."""
+    b = lambda v: jnp.asarray([v], bool)  # noqa: E731
+    i = lambda v: jnp.asarray([v], jnp.int32)  # noqa: E731
+    f = lambda v: jnp.asarray([v], F)  # noqa: E731
+    return Events(t=jnp.int32(t), ack=b(True), mark=b(False), nloss=i(0), timeout=b(False), snd_nxt=i(una + 40),
+                  snd_una=i(una), n_acked=i(1), rtt=f(83.0), rtt_sample=f(sample), active=b(True))  # fmt: skip
+
+
+def test_cubic_hystart_ack_train_as_ns3():
+    """``hystart="ns3"``, hand-computed from ns-3 3.44 ``TcpCubic::HystartUpdate`` (defaults: ``HyStartAckDelta``
+    2 ms, low window 16): ACKs one slot apart (1.2 µs ≤ 2 ms) form a train; with the least RTT 100 slots (every
+    sample 100, so srtt = 100), the first ACK more than 100 slots after the round began (slot 1000) ends slow
+    start: ACK 101 at slot 1101, cwnd 20 + 100 = 120 → ssthresh 120, then the cubic increase (no +1). Below 16
+    packets the check does not run (cwnd 10 → 15 over 250 slots); with ``hystart="off"`` slow start goes on; a timeout clears ``found``."""
+    rounds = {"cwnd": 20.0, "hs_round": 1000, "hs_last": 1000, "hs_end": 10**6}
+    law = get_law("cubic", reduction="ns3-prr", hystart="ns3")
+    step = jax.jit(law.step)
+    p, s = setup(law, **rounds)
+    for k in range(1, 102):
+        s = step(s, _cubic_ack(1000 + k, k, 100.0), p)
+        if k == 100:
+            assert val(s, "cwnd") == 120.0 and val(s, "ssthresh") == 1e9 and val(s, "hs_found") == 0
+    assert val(s, "ssthresh") == 120.0 and val(s, "hs_found") == 1
+    assert 120.0 < val(s, "cwnd") < 120.1 and val(s, "epoch") == 1101
+    s = step(s, Events(**{**_cubic_ack(1102, 102, 100.0)._asdict(), "ack": jnp.asarray([False]),
+                              "timeout": jnp.asarray([True])}), p)  # fmt: skip
+    assert val(s, "hs_found") == 0 and val(s, "hs_dmin") == 0.0 and val(s, "cwnd") == 1.0
+    p, s = setup(law, **{**rounds, "cwnd": 10.0})  # below HyStartLowWindow: ACKs 50 slots apart, no exit
+    for k in range(1, 6):
+        s = step(s, _cubic_ack(1000 + 50 * k, k, 100.0), p)
+    assert val(s, "hs_found") == 0 and val(s, "cwnd") == 15.0
+    off = get_law("cubic", reduction="ns3-prr")
+    p, s = setup(off, cwnd=20.0)
+    step = jax.jit(off.step)
+    for k in range(1, 102):
+        s = step(s, _cubic_ack(1000 + k, k, 100.0), p)
+    assert val(s, "cwnd") == 121.0 and "hs_found" not in s
+    with pytest.raises(ValueError, match="hystart='x' is invalid for law 'cubic'"):
+        get_law("cubic", hystart="x")
+
+
+def test_lost_retransmit_option_refusals():
+    """``lost_retransmit`` accepts its choices only, and ``"rto"`` only where the engine can run it (one law, a
+    single bottleneck, no delayed ACKs): one line naming the parameter."""
+    from dwtcp_fluid.packet import build
+    from dwtcp_fluid.packet import engine as E
+    from dwtcp_fluid.packet.batch import stack
+
+    with pytest.raises(ValueError, match="lost_retransmit='x' is invalid for law 'reno'"):
+        Reno(lost_retransmit="x")
+    r = build(Reno(lost_retransmit="rto"), flows=2, duration="1ms", delack=2)
+    with pytest.raises(ValueError, match="lost_retransmit='rto' is invalid with delack"):
+        E.spec_for(r.cfg, r.engine_laws, stack([r.scenario]))

@@ -164,6 +164,12 @@ SLOW_CASES = {
         dict(flows=30, duration="6ms", buffer=20, K=10, seed=7, rto="200us", trace_points=10),
         ("marks", "drops", "cwr", "recovery", "prr", "dupack3"),
     ),
+    # a lost retransmission recovered by the timer only: dropped stand-ins, their timeouts, ghost ACKs
+    "reno-ns3-prr-dupack3-rto": (
+        Reno(ecn=False, reduction="ns3-prr", loss_entry="dupack3", lost_retransmit="rto"),
+        dict(flows=20, duration="6ms", buffer=30, K=31, seed=7, rto="300us", trace_points=10),
+        ("drops", "timeouts", "recovery", "prr", "dupack3", "rtx"),
+    ),
     "dctcp-ns3-prr-ai-floor": (
         Dctcp(reduction="ns3-prr", ai_count="floor"),
         dict(flows=20, duration="6ms", K=20, seed=5, trace_points=30),
@@ -401,6 +407,13 @@ def _assert_exercised(raw: dict, what: tuple[str, ...], law=None, kw=None) -> No
         # Recovery at the third duplicate ACK gives other windows than at the first
         "dupack3": lambda: (
             not np.array_equal(raw["cwnd_sum"], _cwnd_as(law, kw, law.name, loss_entry="first"))
+        ),
+        # a lost retransmission recovered by the timer gives other windows than one reported with the next packet
+        "rtx": lambda: (
+            not np.array_equal(
+                raw["cwnd_sum"],
+                _cwnd_as(law, kw, law.name, loss_entry=law.loss_entry, lost_retransmit="report"),
+            )
         ),
         # a rate law's rate (the traced field; it starts at 0.1 of line rate, paced) moved
         "rate": lambda: len(np.unique(raw["alpha_end"])) > 3,

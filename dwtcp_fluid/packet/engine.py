@@ -131,6 +131,16 @@ def spec_for(cfg: PacketConfig, law: Law | tuple[Law, ...], sc: Scenario) -> Eng
             raise ValueError(
                 f"route={r.tolist()} is invalid: accepted port ids 0..{P - 1} per flow, -1 padded"
             )
+    if any(getattr(law, "lost_retransmit", "report") == "rto" for law in laws):
+        feats.add("rtx")
+        bad = sorted(feats & {"loss", "delack", "jitter", "mixed"} | ({"ports"} if ports else set()))
+        if any(getattr(law, "lost_retransmit", "report") != "rto" for law in laws):
+            bad.append("a law without it")
+        if bad:
+            raise ValueError(
+                f"lost_retransmit='rto' is invalid with {', '.join(bad)}: accepted one law at a single bottleneck "
+                "without random loss, delayed ACKs or jitter"
+            )
     if any(law.switch_width for law in laws):
         if len(laws) > 1:
             raise ValueError(
@@ -259,6 +269,8 @@ def _init(spec: EngineSpec, lay: Layout, s: dict[str, Any]) -> dict[str, Any]:
         cols["s_lastrcv"] = fin[:, 1]
     if "r_dl" in cols:
         cols["r_dl"] = never
+    if "rtx_dl" in cols:
+        cols["rtx_dl"] = never
     for li, law in enumerate(spec.laws):
         st = law.init(s["law"][li], N)
         sel = law_idx == li

@@ -24,6 +24,7 @@ from jax import lax
 
 from .flows import FIN_COLS, IN_READY, STARTED, active, call_law, inputs, integrate, wr
 from .laws.base import FLOAT, INT, NEVER, Events
+from .laws.recovery import RECOVERY
 from .ports import data_entry, enqueue, port_of, put_scout
 from .scouts import scout_receive
 from .switch import departure_slot, red_probability, uniform
@@ -158,11 +159,17 @@ def _ack(x: Ctx, c: dict, F: dict, fi: dict, e: Any, t: Any) -> tuple[dict, dict
     nl = jnp.where(data, e[3], 0)
     mark = data & ((e[2] & MARK_BIT) > 0)
     F = dict(F)
+    data0 = data
+    if x.has("rtx"):  # sent before the last timeout: a delivery only (:mod:`.laws.recovery`, lost_retransmit)
+        live = data & (e[5] >= F["rtx_ghost"])
+        F["acked"] = F["acked"] + jnp.where(data & ~live, k, 0)
+        k, nl, mark, data = jnp.where(live, k, 0), jnp.where(live, nl, 0), mark & live, live
+        F["rtx_owed"] = F["rtx_owed"] + nl
     F["infl"] = F["infl"] - k - nl
     F["una"] = F["una"] + k + nl
     F["acked"] = F["acked"] + k
     F["last"] = jnp.where(data, t, F["last"])
-    done = data & (F["acked"] >= fi["size"]) & (F["finish"] == NEVER)
+    done = data0 & (F["acked"] >= fi["size"]) & (F["finish"] == NEVER)
     F["finish"] = jnp.where(done, t, F["finish"])
     c = dict(c)
     if x.has("switch"):  # the FIN releases the flow's row of the switch table
@@ -273,8 +280,14 @@ def on_wake(x: Ctx, c: dict, f: Any, t: Any) -> dict:
     F = dict(F)
     F["wake"] = jnp.where(F["wake"] == t, NEVER, F["wake"])
     sc = x.sc
-    lost = F["pend"] + (F["r_loss"] if "r_loss" in F else 0)
+    lost = F["pend"] + (F["r_loss"] if "r_loss" in F else 0) + (F["rtx_holes"] if x.has("rtx") else 0)
     to = (F["infl"] > 0) & (F["infl"] == lost) & (t - F["last"] >= sc["rto"])
+    if x.has("rtx"):  # a dropped stand-in retransmission: the timeout at its send slot + RTO
+        to = to | ((F["rtx_holes"] > 0) & (t >= F["rtx_dl"]))
+        F["rtx_owed"] = jnp.where(to, 0, F["rtx_owed"])
+        F["rtx_holes"] = jnp.where(to, 0, F["rtx_holes"])
+        F["rtx_dl"] = jnp.where(to, NEVER, F["rtx_dl"])
+        F["rtx_ghost"] = jnp.where(to, t, F["rtx_ghost"])
     cleared = jnp.where(to, F["infl"], 0)
     F["infl"] = F["infl"] - cleared
     F["una"] = F["una"] + cleared
@@ -352,8 +365,18 @@ def _sent(x: Ctx, c: dict, f: Any, F: dict, fi: dict, t: Any, ok: Any, acc: Any)
     """The sender's side of a send attempt (``ok``: it sent; ``acc``: the first port accepted the packet)."""
     drop = ok & ~acc
     F = dict(F)
+    hole = jnp.asarray(False)
+    if x.has(
+        "rtx"
+    ):  # sent in Recovery, the packet stands for a retransmission owed; dropped, it is not reported
+        law = x.lay.law_state(0, F)
+        rtx = ok & (F["rtx_owed"] > 0) & ((law["ca"] == RECOVERY) if "ca" in law else True)
+        F["rtx_owed"] = F["rtx_owed"] - rtx.astype(INT)
+        hole = rtx & drop
+        F["rtx_dl"] = jnp.where(hole & (F["rtx_holes"] == 0), t + x.sc["rto"], F["rtx_dl"])
+        F["rtx_holes"] = F["rtx_holes"] + hole.astype(INT)
     # drops ride on the flow's next accepted packet
-    F["pend"] = jnp.where(acc, 0, F["pend"] + drop.astype(INT))
+    F["pend"] = jnp.where(acc, 0, F["pend"] + (drop & ~hole).astype(INT))
     F["drops"] = F["drops"] + drop.astype(INT)
     F["last"] = jnp.where(ok & (F["infl"] == 0), t, F["last"])  # an idle flow arms its timer when it sends
     F["infl"] = F["infl"] + ok.astype(INT)

@@ -77,6 +77,13 @@ _RECEIVER = (
     ("r_last", False),  # arrival slot of the flow's last ACK (jitter without reordering)
 )
 
+_RTX = (  # lost retransmissions recovered by the timer only (a law's ``lost_retransmit="rto"``)
+    ("rtx_owed", False),  # reported losses whose stand-in retransmission is not yet sent
+    ("rtx_holes", False),  # stand-ins dropped: not reported, in flight until the timeout
+    ("rtx_dl", False),  # slot of the timeout a dropped stand-in arms (NEVER: none)
+    ("rtx_ghost", False),  # slot of the last timeout: ACKs of packets sent before it only count as deliveries
+)
+
 
 def f2i(x: Any) -> Any:
     """float32 → its int32 bits."""
@@ -114,6 +121,8 @@ class Layout:
             fields += list(_PATHS)
         if spec.has("loss") or spec.has("delack") or spec.has("jitter"):
             fields += list(_RECEIVER)
+        if spec.has("rtx"):
+            fields += list(_RTX)
         self.law_fields: list[list[tuple[str, bool]]] = []
         width = 0
         for law in spec.laws:

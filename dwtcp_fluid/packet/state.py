@@ -234,6 +234,7 @@ FEATURES = frozenset(
         "switch",
         "paths",
         "ports",
+        "rtx",
     }
 )
 

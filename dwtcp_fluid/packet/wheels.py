@@ -184,9 +184,11 @@ def pace_schedule(ns_int: Any, ns_frac: Any, t: Any, inv: Any) -> tuple[Any, Any
 def _wake_due(x: Ctx, F: dict, fi: dict, t: Any, law_wake: Any) -> Any:
     """The flow's next timer: retransmission timeout, pacing, Scout send and timeout, delayed ACK, its law."""
     never = _i(NEVER)
-    lost = F["pend"] + (F["r_loss"] if "r_loss" in F else 0)
+    lost = F["pend"] + (F["r_loss"] if "r_loss" in F else 0) + (F["rtx_holes"] if x.has("rtx") else 0)
     rto = jnp.where((F["infl"] > 0) & (F["infl"] == lost), jnp.maximum(F["last"] + x.sc["rto"], t + 1), never)
     w = jnp.minimum(rto, law_wake)
+    if x.has("rtx"):  # a dropped stand-in retransmission's timeout
+        w = jnp.minimum(w, jnp.where(F["rtx_holes"] > 0, jnp.maximum(F["rtx_dl"], t + 1), never))
     if x.has("pacing"):
         wait = _window_open(F, fi, t + 1) & ~_pace_ok(x, F, t) & ((F["flags"] & IN_READY) == 0)
         due = F["ns_int"] + (F["ns_frac"] > 1e-6).astype(INT)

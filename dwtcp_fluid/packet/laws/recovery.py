@@ -74,6 +74,19 @@ counts them (a segment is marked lost only at the third duplicate ACK, RFC 6675 
 new segment per duplicate ACK (limited transmit, RFC 3042, ``LimitedTransmit`` on by default). The Recovery
 point and the targets are then those of the third ACK.
 
+What a lost retransmission costs is the law field ``lost_retransmit`` (flag ``--lost-retransmit``; the engine
+runs it, :mod:`..events`): ``"report"`` (default): the engine does not retransmit (it sends new packets in place of
+lost ones), and every lost packet is reported with the flow's next packet to arrive, as a sender that detects lost
+retransmissions does (Linux's RACK, RFC 8985). ``"rto"``: as ns-3 3.44, where a retransmission that is lost again
+is recovered only by the retransmission timer: ``TcpTxBuffer::NextSeg`` (RFC 6675 rule (1.a), HighRxt) never picks
+a segment whose ``m_retrans`` is set, the cumulative ACK stays below the hole, and ``ReTxTimeout`` fires (cwnd one
+segment, ssthresh from the law, every outstanding segment marked lost, ``TcpSocketBase::ReTxTimeout``; the timer is
+restarted only by new ACKs and the first partial ACK of a Recovery, ``NewAck(ack, m_isFirstPartialAck)``). In the
+engine: after a report of m losses, the next m packets the flow sends in Recovery (any packet, under a rule without
+the Recovery state) stand for their retransmissions (NextSeg sends lost segments before new data); a stand-in that is dropped is not reported, stays in flight, and at its send slot +
+RTO the flow times out with the law's timeout rule; the packets then in flight are taken out of the flight (ns-3's
+pipe is 0 after an RTO) and their ACKs only count as deliveries.
+
 The laws keep their ``"immediate"``/``"hold"`` code in their own modules (it is two lines of each law); this
 module holds the ``"prr"`` state machine they share.
 """
@@ -92,6 +105,9 @@ __all__ = [
     "REDUCTION_OPTION",
     "LOSS_ENTRIES",
     "LOSS_ENTRY_OPTION",
+    "LOST_RETRANSMITS",
+    "LOST_RETRANSMIT_OPTION",
+    "check_lost_retransmit",
     "check_loss_entry",
     "dupthresh",
     "PRR_RULES",
@@ -141,6 +157,30 @@ LOSS_ENTRY_OPTION: LawOption = LawOption(
     option="loss_entry",
     choices=LOSS_ENTRIES,
 )
+
+
+#: What a lost retransmission costs (the module docstring), the default first.
+LOST_RETRANSMITS = ("report", "rto")
+#: ``--lost-retransmit``: one definition, shared by the loss-based window laws (Reno, CUBIC).
+LOST_RETRANSMIT_OPTION: LawOption = LawOption(
+    "--lost-retransmit",
+    "What a lost retransmission costs: report = it is reported with the flow's next packet, as any loss (a sender "
+    "that detects lost retransmissions, Linux RACK); rto = only the retransmission timer recovers it (ns-3 3.44: "
+    "TcpTxBuffer::NextSeg never resends a retransmitted segment, TcpSocketBase::ReTxTimeout). With rto the packets "
+    "a flow sends in Recovery after a loss report stand for its retransmissions (single bottleneck, no delayed ACKs).",
+    LOST_RETRANSMITS[0],
+    option="lost_retransmit",
+    choices=LOST_RETRANSMITS,
+)
+
+
+def check_lost_retransmit(law: str, lost_retransmit: str) -> None:
+    """``ValueError`` naming the law's ``lost_retransmit`` unless it is one of :data:`LOST_RETRANSMITS`."""
+    if lost_retransmit not in LOST_RETRANSMITS:
+        raise ValueError(
+            f"lost_retransmit={lost_retransmit!r} is invalid for law {law!r}: accepted one of "
+            f"{', '.join(LOST_RETRANSMITS)}"
+        )
 
 
 def check_loss_entry(law: str, loss_entry: str, reduction: str) -> None:

@@ -16,9 +16,11 @@ import jax.numpy as jnp
 from .base import FLOAT, Events, Law, LawOption, reno_increase, window_closed, window_init
 from .recovery import (
     LOSS_ENTRY_OPTION,
+    LOST_RETRANSMIT_OPTION,
     PRR_RULES,
     REDUCTION_OPTION,
     check_loss_entry,
+    check_lost_retransmit,
     check_reduction,
     dupthresh,
     prr_step,
@@ -51,18 +53,23 @@ class Reno(Law):
     loss_entry : {"first", "dupack3"}
         When a reported loss starts Recovery under ``"prr"``/``"ns3-prr"`` (:mod:`.recovery`): at the first ACK
         that reports it (default), or at the third duplicate ACK as ns-3 and Linux.
+    lost_retransmit : {"report", "rto"}
+        What a lost retransmission costs (:mod:`.recovery`, run by the engine): reported with the flow's next
+        packet as any loss (default), or recovered only by the retransmission timer, as ns-3 3.44.
     """
 
     name: ClassVar[str] = "reno"
     signals: ClassVar[frozenset[str]] = frozenset({"ecn"})
-    options: ClassVar[tuple[LawOption, ...]] = (REDUCTION_OPTION, LOSS_ENTRY_OPTION)
+    options: ClassVar[tuple[LawOption, ...]] = (REDUCTION_OPTION, LOSS_ENTRY_OPTION, LOST_RETRANSMIT_OPTION)
     ecn: bool = True
     reduction: str = "prr"
     loss_entry: str = "first"
+    lost_retransmit: str = "report"
 
     def __post_init__(self) -> None:
         check_reduction(self.name, self.reduction)
         check_loss_entry(self.name, self.loss_entry, self.reduction)
+        check_lost_retransmit(self.name, self.lost_retransmit)
 
     def default_params(self, **context: Any) -> dict[str, float]:
         """``init_cwnd`` (packets, default 10 as Linux IW10) and ``min_cwnd`` (packets, 2 after a halving)."""

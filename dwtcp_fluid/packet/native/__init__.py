@@ -78,7 +78,7 @@ _STATELESS = (OpenLoop, ScoutProbe)
 _OPTIONS = {
     Dctcp: ("reduction", "ai_count"),
     D2tcp: ("reduction", "ai_count"),
-    Reno: ("ecn", "reduction", "loss_entry"),
+    Reno: ("ecn", "reduction", "loss_entry", "lost_retransmit"),
     Dwtcp: ("data_increase", "slow_start", "ipg", "ssthresh_on_decrease", "scout_per"),
     Timely: (),
     TimelyPatched: (),
@@ -94,6 +94,7 @@ _OPTIONS = {
 _RATE = frozenset({"rtt", "rate", "pacing", "gauss-noise"})
 _INT = frozenset({"int", "rate", "pacing"})
 _FEATURES = {
+    Reno: frozenset({"rtx"}),
     Dwtcp: frozenset({"scouts", "paths"}),
     Timely: _RATE,
     TimelyPatched: _RATE,
@@ -157,12 +158,14 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     elif isinstance(law, Timely | TimelyPatched | OpenLoop | ScoutProbe):  # no options, no sender rule
         opt, red = 0, 0
     else:
-        from .window import OPT_AI_FLOOR, OPT_DUPACK3, OPT_ECN
+        from .window import OPT_AI_FLOOR, OPT_DUPACK3, OPT_ECN, OPT_RTO_RTX
 
         ecn = True if isinstance(law, Dctcp) else getattr(law, "ecn")  # noqa: B009 (a Reno option)
         dup3 = getattr(law, "loss_entry", "first") == "dupack3"
         floor = getattr(law, "ai_count", "cwnd") == "floor"
+        rto_rtx = getattr(law, "lost_retransmit", "report") == "rto"
         opt = (OPT_ECN if ecn else 0) | (OPT_DUPACK3 if dup3 else 0) | (OPT_AI_FLOOR if floor else 0)
+        opt |= OPT_RTO_RTX if rto_rtx else 0
         red = REDUCTIONS.index(law.reduction)
     kind = _KINDS[type(law)]
     noisy = kind in (LAW_TIMELY, LAW_TIMELY_PATCHED, LAW_SWIFT) and float(s["rtt_noise"]) != 0.0

@@ -59,7 +59,10 @@ SSENT, SUNACK, SLOST, SLRCV, SCOUTS, DET, DEADLINE, NSINT, SEGACK, NEGCNT, LAWK,
 SOKC, SLOSTC, SOKSEEN, SLOSTSEEN, LEAD = range(36, 41)
 # a window law's duplicate ACKs since a reported loss (:func:`..laws.recovery.prr_step`, ``loss_entry``)
 DUPACKS = 41
-NS = 42
+# a lost retransmission recovered by the timer only (``lost_retransmit="rto"``, :func:`..events._sent`): reported
+# losses whose stand-in is not yet sent, stand-ins dropped, the timeout slot they arm, the slot of the last timeout
+OWED, HOLES, RTXDL, GHOST = 42, 43, 44, 45
+NS = 46
 # fields of X (float32 per flow): window integrals, cwnd (the law's and the engine's mirror), ssthresh, the traced
 # field (DCTCP's and DWTCP's α; a rate law's rate, packets per slot, which it also paces at), PRR's prior_cwnd; the
 # last Scout delay and gap, the Scout target delay d_t (slots); the pacing schedule's fraction of a slot; a rate

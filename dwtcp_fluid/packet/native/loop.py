@@ -48,6 +48,7 @@ from .core import (
     ALPHA,
     AUXINT,
     BUFFER,
+    CA,
     CACHE,
     CHUNK,
     CWINT,
@@ -61,7 +62,9 @@ from .core import (
     F1,
     FINISH,
     GEO,
+    GHOST,
     HASSC,
+    HOLES,
     INFL,
     JIT,
     KIND,
@@ -72,6 +75,7 @@ from .core import (
     LAW_HPCC_PINT,
     LAW_OPEN,
     LAW_PROBE,
+    LAW_RENO,
     LAW_SWIFT,
     LAW_TIMELY,
     LAW_TIMELY_PATCHED,
@@ -85,14 +89,18 @@ from .core import (
     NSLOTS,
     NX,
     NXT,
+    OPT,
     OVN,
+    OWED,
     PACE,
     PEND,
     PRATE,
     PRIOR,
     READY,
+    RED,
     RTO,
     RTT,
+    RTXDL,
     SCOUTS,
     SDROPPED,
     SDT,
@@ -127,7 +135,7 @@ from .rate_law import rate_step, rtt_sample
 from .rings import arm, insert_ack
 from .scout_law import dwtcp_event
 from .scouts import scout_receive, scout_send, scout_wake, serve_scouts
-from .window import window_law
+from .window import CA_RECOVERY, OPT_RTO_RTX, RED_NS3, RED_PRR, window_law
 
 __all__ = ["run_scenario", "work_sizes", "N_REC"]
 
@@ -159,14 +167,19 @@ def _can(S: Any, X: Any, f: int, t: int, pace: bool) -> bool:
 
 
 @njit(**JIT)
-def _wake_due(S: Any, X: Any, rto: int, hassc: bool, pace: bool, f: int, t: int, law_wake: int) -> int:
-    """:func:`..wheels._wake_due`: the retransmission timeout, the law's wake-up, the next paced send, the Scout
-    send and timeout."""
+def _wake_due(
+    S: Any, X: Any, rto: int, rtx: bool, hassc: bool, pace: bool, f: int, t: int, law_wake: int
+) -> int:
+    """:func:`..wheels._wake_due`: the retransmission timeout (``rtx``: a dropped stand-in retransmission's too),
+    the law's wake-up, the next paced send, the Scout send and timeout."""
     w = NEVER
-    if S[f * NS + INFL] > 0 and S[f * NS + INFL] == S[f * NS + PEND]:
+    lost = S[f * NS + PEND] + (S[f * NS + HOLES] if rtx else 0)
+    if S[f * NS + INFL] > 0 and S[f * NS + INFL] == lost:
         due = ((S[f * NS + LAST] + rto + 0x80000000) & M32) - 0x80000000  # int32, wrapping as the reference's
         w = max(due, t + 1)
     w = min(w, law_wake)
+    if rtx and S[f * NS + HOLES] > 0:
+        w = min(w, max(S[f * NS + RTXDL], t + 1))
     if pace:
         w = pace_wake(S, X, f, t, w, _open(S, X, f, t + 1))
     if hassc:
@@ -208,18 +221,34 @@ def _event(
 
 
 @njit(**JIT)
+def _rtx(sc: Any) -> bool:
+    """The run's law recovers a lost retransmission by the timer only (Reno's ``lost_retransmit="rto"``)."""
+    return sc[KIND] == LAW_RENO and (sc[OPT] & OPT_RTO_RTX) != 0
+
+
+@njit(**JIT)
 def _send(
     S: Any, X: Any, lp: Any, dep: Any, sc: Any, pace: bool, f: int, t: int, qlen: int
 ) -> tuple[bool, int]:
     """:func:`..events._send`: drop-tail enqueue, ECN mark at enqueue, the packet filed at its departure slot, the
     pacing schedule advanced. Returns whether the flow may send again next slot, and the queue."""
     if _can(S, X, f, t, pace):
+        hole = False
+        rec = S[f * NS + CA] == CA_RECOVERY or not (sc[RED] == RED_PRR or sc[RED] == RED_NS3)
+        if _rtx(sc) and S[f * NS + OWED] > 0 and rec:  # sent in Recovery: it stands for a retransmission owed
+            S[f * NS + OWED] -= 1
+            hole = qlen >= sc[BUFFER]
         if qlen < sc[BUFFER]:
             d = (t + qlen) & (dep.shape[0] // 4 - 1)
             dep[d * 4], dep[d * 4 + 1] = f, 1 if (sc[MDEQ] == 0 and qlen >= sc[KTH]) else 0
             dep[d * 4 + 2], dep[d * 4 + 3] = S[f * NS + PEND], t
             qlen += 1
             S[f * NS + PEND] = 0
+        elif hole:  # a dropped stand-in: not reported, its timeout armed
+            if S[f * NS + HOLES] == 0:
+                S[f * NS + RTXDL] = t + sc[RTO]
+            S[f * NS + HOLES] += 1
+            S[f * NS + DROPS] += 1
         else:
             S[f * NS + PEND] += 1
             S[f * NS + DROPS] += 1
@@ -278,11 +307,12 @@ def run_scenario(
     ackw[::6] = -1  # stamps
     tw[::2] = -1
     cnt[DENSE] = NEVER
-    hassc, pace = sc[HASSC] != 0, sc[PACE] != 0
+    hassc, pace, rtx = sc[HASSC] != 0, sc[PACE] != 0, _rtx(sc)
     for f in range(N):
         b = f * NS
         S[b + RTT], S[b + START], S[b + STOP], S[b + SIZE] = fin[f, 0], fin[f, 1], fin[f, 2], fin[f, 3]
         S[b + LAST], S[b + WAKE], S[b + FINISH] = fin[f, 1], NEVER, NEVER
+        S[b + RTXDL] = NEVER
         S[b + SCOUTS], S[b + SLRCV], S[b + DET], S[b + DEADLINE] = fin[f, 5], fin[f, 1], -(2**30), fin[f, 6]
         S[b + LEAD] = fin[f, 7]
         S[b + LAWK], S[b + GEO] = lk[fin[f, 4]] & 255, lk[fin[f, 4]] >> 8
@@ -306,7 +336,7 @@ def run_scenario(
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt, pace)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, rtx, hassc, pace, f, t, NEVER), Rt, Lt, pace)
                 sptr += 1
             # the slot's live wheel entries fill lanes 0, 1, ...
             ra, rtb = (t & (R - 1)) * La, (t & (Rt - 1)) * Lt
@@ -332,14 +362,22 @@ def run_scenario(
                     fk = S[f * NS + LAWK]
                     rtt_law = fk == LAW_TIMELY or fk == LAW_TIMELY_PATCHED or fk == LAW_SWIFT
                     sample = rtt_sample(sc, lp[fin[f, 4]], f, t, ackw[e + 5]) if rtt_law else F0
+                    live = not (rtx and ackw[e + 5] < S[f * NS + GHOST])
+                    if not live:  # sent before the last timeout: a delivery only
+                        S[f * NS + ACKED] += kk
+                        nl, kk, mark = 0, 0, False
+                    elif rtx:
+                        S[f * NS + OWED] += nl
                     S[f * NS + INFL] -= kk + nl
                     S[f * NS + UNA] += kk + nl
                     S[f * NS + ACKED] += kk
-                    S[f * NS + LAST] = t
+                    if live:
+                        S[f * NS + LAST] = t
                     if S[f * NS + ACKED] >= S[f * NS + SIZE] and S[f * NS + FINISH] == NEVER:
                         S[f * NS + FINISH] = t
                     if mark:
                         marks += kk
+                    data = live
                 else:
                     nl, kk, mark, n_sc, seqp1, sample = 0, 0, False, 1, ackw[e + 4] + 1, F0
                     iq, itx, its = 0, 0, 0
@@ -356,7 +394,7 @@ def run_scenario(
                 elif fast and stay:
                     rl[other] = f
                     kept += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt, pace)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, rtx, hassc, pace, f, t, w), Rt, Lt, pace)
             # 3. timers: the wheel row's, then the overflow list's
             if t == cnt[DENSE]:
                 n_ov, nx = 0, NEVER
@@ -376,9 +414,18 @@ def run_scenario(
                     S[f * NS + WAKE] = NEVER
                 to = (
                     S[f * NS + INFL] > 0
-                    and S[f * NS + INFL] == S[f * NS + PEND]
+                    and S[f * NS + INFL] == S[f * NS + PEND] + (S[f * NS + HOLES] if rtx else 0)
                     and t - S[f * NS + LAST] >= rto
                 )
+                if rtx:  # a dropped stand-in retransmission: the timeout at its send slot + RTO
+                    to = to or (S[f * NS + HOLES] > 0 and t >= S[f * NS + RTXDL])
+                    if to:
+                        S[f * NS + OWED], S[f * NS + HOLES], S[f * NS + RTXDL], S[f * NS + GHOST] = (
+                            0,
+                            0,
+                            NEVER,
+                            t,
+                        )
                 if to:
                     S[f * NS + UNA] += S[f * NS + INFL]
                     S[f * NS + INFL], S[f * NS + PEND], S[f * NS + LAST] = 0, 0, t
@@ -391,14 +438,14 @@ def run_scenario(
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, w), Rt, Lt, pace)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, rtx, hassc, pace, f, t, w), Rt, Lt, pace)
             # 4. senders in a seeded rotating order; those that may send again go to the other half
             off = 0 if rn < 2 else hash32(seed, t, 4) % rn
             for j in range(rn):
                 i = off + j - (rn if off + j >= rn else 0)
                 f = rl[rbase + i]
                 stay, qlen = _send(S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen)
-                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, hassc, pace, f, t, NEVER), Rt, Lt, pace)
+                arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, rtx, hassc, pace, f, t, NEVER), Rt, Lt, pace)
                 if stay:
                     rl[other + kept] = f
                     kept += 1

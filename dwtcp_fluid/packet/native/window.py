@@ -60,8 +60,8 @@ _NS3_SEG, _NS3_SEG2 = np.float32(NS3_SEGMENT), np.float32(NS3_SEGMENT * NS3_SEGM
 RED_PRR, RED_IMMEDIATE, RED_HOLD, RED_NS3 = 0, 1, 2, 3
 CA_OPEN, CA_CWR, CA_RECOVERY = 0, 1, 2
 #: Bits of ``sc[OPT]`` for a window law: Reno's ``ecn`` (DCTCP and D2TCP: set), ``loss_entry="dupack3"``,
-#: DCTCP's ``ai_count="floor"``.
-OPT_ECN, OPT_DUPACK3, OPT_AI_FLOOR = 1, 2, 4
+#: DCTCP's ``ai_count="floor"``, Reno's ``lost_retransmit="rto"`` (run by the loop, :func:`.loop._rtx`).
+OPT_ECN, OPT_DUPACK3, OPT_AI_FLOOR, OPT_RTO_RTX = 1, 2, 4, 8
 
 
 _Q3 = np.float32(0.75)
