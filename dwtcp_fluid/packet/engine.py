@@ -32,8 +32,8 @@ starts), and the last port hands it to the receiver (:func:`~.receiver.deliver`)
 service at every port in port id order. A one-port route is the single bottleneck record for record
 (``tests/test_packet_ports.py``); the records gain per-port ``port_*`` keys. Not combined with marking at dequeue,
 RED, a capacity schedule, in-band telemetry, per-datapath Scouts, a switch table or the debug residual (refused).
-The per-hop signals (``"hops"``, per-hop INT) are not carried yet, and the native loop does not run routed ports
-(:func:`.batch.choose_engine` picks this engine for them).
+The per-hop signals (``"hops"``, per-hop INT) are not carried yet. The native loop runs routed ports for its laws
+(``tests/test_packet_native_ports.py``).
 
 A run is ``lax.scan`` over record chunks around a ``while`` over the slots of a chunk; the whole slot loop is
 compiled into one native kernel (:mod:`.xla`). At each chunk end a vectorised pass over the flows records

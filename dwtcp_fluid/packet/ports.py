@@ -18,7 +18,8 @@ at the last port of its route is delivered (:func:`~.receiver.deliver`): the rec
 the single bottleneck. Scouts follow their flow's route and are acknowledged by its receiver.
 
 Not with routed ports (refused by :func:`~.engine.spec_for`): marking at dequeue, RED, a capacity schedule,
-in-band telemetry, per-datapath Scouts and a law's switch table.
+in-band telemetry, per-datapath Scouts and a law's switch table. The native loop runs routed ports for its laws
+(:mod:`.native.ports`), bit-identically (``tests/test_packet_native_ports.py``).
 """
 
 from __future__ import annotations
