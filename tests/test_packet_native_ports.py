@@ -50,12 +50,12 @@ def _both(law, kw, ports, seeds=()):
 #: A chain 0 → 1 whose second port runs at half rate, marks at 6 and holds 12 packets (the first never marks and
 #: holds 100): six flows cross both ports, two (cross traffic) only the second.
 _CHAIN = ([[0, 1]] * 6 + [[1, -1]] * 2, [1000, 500], [100, 12], [_BIG, 6])
-#: A parking lot of three ports (the middle one at 0.7 of the slot rate): two long flows cross all three, two
-#: cross flows each port; small buffers drop at every port.
+#: A parking lot of three ports (the middle one at 0.7 of the slot rate), three times over: six long flows cross
+#: all three, six cross flows each port; 4-packet buffers drop at every port, and whole windows are lost.
 _LOT = (
-    [[0, 1, 2]] * 2 + [[0, -1, -1]] * 2 + [[1, -1, -1]] * 2 + [[2, -1, -1]] * 2,
+    ([[0, 1, 2]] * 2 + [[0, -1, -1]] * 2 + [[1, -1, -1]] * 2 + [[2, -1, -1]] * 2) * 3,
     [1000, 700, 1000],
-    [10, 10, 10],
+    [4, 4, 4],
     [_BIG, 4, 4],
 )
 #: The parking lot with every flow crossing at least two ports (a served Scout crossed several ports).
@@ -79,7 +79,7 @@ CASES = {
     ),
     "reno-lot": (
         "reno",
-        dict(flows=8, duration="4ms", seed=5, rto="200us", trace_points=16),
+        dict(flows=24, duration="4ms", seed=5, rto="300us", trace_points=16),
         _LOT,
         ("drops@0", "drops@1", "drops@2", "timeouts"),
     ),
