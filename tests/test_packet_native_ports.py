@@ -1,11 +1,12 @@
 """Routed ports in the native loop against the JAX reference engine: every raw record array bit-identical.
 
 Chains and a small fabric of ports at different rates (full, half, 0.7, a quarter of the slot rate), for DCTCP,
-Reno, DWTCP with Scout-only probes, TIMELY (paced) and open-loop senders; each case asserts what it exercises so
-that the equality is not vacuous: ECN marks at a port after the first hop (the first port never marks), drops at
-more than one port, retransmission timeouts, finished flows, Scouts served after crossing several ports, Scouts
-dropped by a full Scout queue and Scouts lost. The reference compiles once per shape (tens of seconds): the runs
-are ``slow``; the dispatch test is not.
+Reno, DWTCP with Scout-only probes, TIMELY and Swift (paced), open-loop Poisson senders with Scout-only probes;
+each case asserts what it exercises so that the equality is not vacuous: ECN marks at a port after the first hop
+(the first port of the chains never marks), drops at more than one port, retransmission timeouts, finished flows,
+Scouts served after crossing several ports, Scouts dropped by a full Scout queue and Scouts lost. Slot counts past
+2³¹/1000, where t·rate leaves int32, keep the ports' service grid exact. The reference compiles once per shape
+(tens of seconds): the runs are ``slow``; the dispatch test is not.
 """
 
 from __future__ import annotations
@@ -109,6 +110,28 @@ CASES = {
         _CHAIN,
         ("rate", "drops@1"),
     ),
+    "swift-lot": (
+        "swift",
+        dict(flows=24, duration="3ms", seed=7, rto="200us", trace_points=12),
+        _LOT,
+        ("rate", "drops@0", "drops@1", "drops@2"),
+    ),
+    # open-loop Poisson senders (geometric gaps) and Scout-only probes on the fabric: the probes' Scouts cross
+    # two and three ports
+    "open-loop-probes-fabric": (
+        (get_law("open-loop", arrivals="poisson"), get_law("scout-probe")),
+        dict(
+            flows=9,
+            law_of_flow=[0] * 7 + [1] * 2,
+            law_params=[{"rate": 0.12}, {}],
+            scout_buffer=23,
+            duration="3ms",
+            seed=2,
+            trace_points=12,
+        ),
+        _FABRIC,
+        ("scouts", "scout_drops", "drops@6"),
+    ),
 }
 
 
@@ -122,6 +145,7 @@ def _exercised(raw: dict, ports, what: tuple[str, ...]) -> None:
         # Scouts are served only at the last port of their route: with every route longer than one port, each
         # served Scout crossed several ports
         "scouts_far": lambda: raw["scouts_served_cum"][-1] > 0 and far.all(),
+        "scouts": lambda: raw["scouts_served_cum"][-1] > 0,
         "scout_drops": lambda: raw["scouts_dropped_cum"][-1] > 0,
         "scout_losses": lambda: raw["scouts_lost_cum"][-1] > 0,
         "rate": lambda: len(np.unique(raw["alpha_end"])) > 3,
@@ -166,3 +190,23 @@ def test_dispatch_runs_routed_ports_natively():
     assert choose_engine(spec) == "jax"
     with pytest.raises(ValueError, match="cubic"):
         choose_engine(spec, "native")
+
+
+@pytest.mark.slow
+def test_port_grid_stays_exact_past_two_to_the_31_over_the_rate_scale():
+    """Two flows start at 2.57 s (10 Gbps: slot 2.1·10⁶, where t·rate in per mille leaves int32 at 2³¹/1000 ≈
+    2 147 484) through a full-rate port and a 0.7-rate port: both engines give the same records, and the 0.7 port's
+    service slots in every chunk are those of ⌊t·700/1000⌋ in exact integers (the full-rate port serves every
+    slot, which gives the chunk boundaries); packets cross the 0.7 port in the chunk holding the overflow point."""
+    kw = dict(
+        flows=2, duration="2.6s", starts=["2.57s", "2.575s"], start_jitter=False, trace_points=26, seed=1
+    )
+    ref, nat, _ = _both("dctcp", kw, ([[0, 1], [1, -1]], [1000, 700], [50, 50], [_BIG, 10]))
+    _assert_identical(ref, nat)
+    r = ref[0]
+    t1 = np.cumsum(r["port_opps"][:, 0].astype(np.int64))
+    t0 = t1 - r["port_opps"][:, 0]
+    assert t1[-1] > 2**31 // 1000 + 10_000
+    np.testing.assert_array_equal(r["port_opps"][:, 1], (t1 * 700) // 1000 - (t0 * 700) // 1000)
+    k = int(np.searchsorted(t1, 2**31 // 1000, side="right"))
+    assert r["port_busy"][k, 1] > 0 and r["port_busy"][k, 0] > 0

@@ -4,8 +4,7 @@
 fractional service grid and departure slot (:func:`..switch.is_service_slot`, :func:`..switch.departure_slot` on
 one segment from slot 0), drop-tail enqueue with step marking (:func:`..ports.enqueue`), a Scout joining a port's
 Scout queue (:func:`..ports.put_scout`, :func:`..events._scout_send`) and an idle service slot serving it
-(:func:`..ports._serve_scouts`), in the reference's int32 operations (a product that leaves int32 wraps as the
-reference's does).
+(:func:`..ports._serve_scouts`), in the reference's integer operations.
 
 **State.** Each port ``p`` keeps its queue ``pq[p]``, its departure ring ``pdep`` (rows of :data:`PE` ints at
 ``(p·Rd + slot mod Rd)·PE``: flow, ECN mark so far, losses reported, send slot, hop index), its Scout queue
@@ -20,21 +19,15 @@ from typing import Any
 
 from numba import njit
 
-from .core import JIT, M32, NS, SCOUTS, SDROPPED, SSENT, START, active
+from .core import JIT, NS, SCOUTS, SDROPPED, SSENT, START, active
 
-__all__ = ["PE", "SE", "i32", "port_of", "service_slot", "port_enqueue", "put_scout", "port_scout_send"]
+__all__ = ["PE", "SE", "port_of", "service_slot", "port_enqueue", "put_scout", "port_scout_send"]
 
 #: Port departure ring entry: flow, ECN mark so far, losses reported, send slot, hop index (:data:`..ports.PE`).
 PE = 5
 #: Port Scout queue entry: flow, Scout number, hop index (:data:`..ports.SE`).
 SE = 3
 _SCALE = 1000  # :data:`..switch.CAP_SCALE`
-
-
-@njit(**JIT)
-def i32(x: int) -> int:
-    """``x`` wrapped to int32, as the reference's int32 arithmetic wraps."""
-    return ((x + 0x80000000) & M32) - 0x80000000
 
 
 @njit(**JIT)
@@ -46,13 +39,14 @@ def port_of(route: Any, H: int, f: int, hop: int) -> int:
 @njit(**JIT)
 def _count(t: int, r: int) -> int:
     """:func:`..switch.service_count` of one segment from slot 0 at rate ``r``: service slots before ``t``."""
-    return i32(t * r) // _SCALE
+    return (t // _SCALE) * r + ((t % _SCALE) * r) // _SCALE
 
 
 @njit(**JIT)
 def service_slot(t: int, r: int) -> bool:
-    """:func:`..switch.is_service_slot`: a transmission of a port at rate ``r`` completes in slot ``t``."""
-    return _count(i32(t + 1), r) > _count(t, r)
+    """:func:`..switch.is_service_slot`: a transmission of a port at rate ``r`` completes in slot ``t`` (every
+    slot at the highest rate)."""
+    return r == _SCALE or _count(t + 1, r) > _count(t, r)
 
 
 @njit(**JIT)
@@ -69,8 +63,11 @@ def port_enqueue(
         pdrops[p] += 1
         return False
     r = pp[p]
-    n = i32(_count(t, r) + seen + 1)
-    dslot = i32(-1 + i32(n * _SCALE + r - 1) // r)
+    if r == _SCALE:  # the highest rate: every slot serves
+        dslot = t + seen
+    else:
+        n = _count(t, r) + seen + 1
+        dslot = -1 + (n // r) * _SCALE + ((n % r) * _SCALE + r - 1) // r
     o = (p * Rd + (dslot & (Rd - 1))) * PE
     pdep[o], pdep[o + 1] = f, mark0 | (1 if seen >= pp[2 * P + p] else 0)
     pdep[o + 2], pdep[o + 3], pdep[o + 4] = nloss, sent, hop
