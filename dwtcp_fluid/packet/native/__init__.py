@@ -122,6 +122,8 @@ def unsupported(spec: EngineSpec) -> list[str]:
     mix_ok = len(stateful) == 0 or (len(stateful) == 1 and types_ - {ScoutProbe} == {type(*stateful)})
     ok = frozenset().union(*(_FEATURES.get(t, frozenset()) for t in types_)) | {"mixed", "ports"}
     out = [f"feature {f!r}" for f in sorted(spec.features - ok)]
+    if spec.has("ports") and spec.has("int"):  # the native ports stamp no telemetry
+        out.append("feature 'int' on routed ports")
     if not (types_ <= set(_KINDS) and mix_ok):
         names = ", ".join(law.name for law in _KINDS)
         out.append(
