@@ -1,5 +1,6 @@
-"""Routed ports in the event engine (:mod:`dwtcp_fluid.packet.ports`): hand-computed slots on two-port routes, a
-one-port route bit-identical to the single bottleneck, and chains against the per-slot multi-hop engine.
+"""Routed ports in the event engine (:mod:`dwtcp_fluid.packet.ports`): hand-computed slots on two-port routes (on
+the reference and on the native loop), a one-port route bit-identical to the single bottleneck, and chains against
+the per-slot multi-hop engine.
 
 Each run compiles the engine once per shape (seconds): every test here is ``slow``.
 """
@@ -16,15 +17,15 @@ pytestmark = pytest.mark.slow
 SLOT = 1500 * 8 / 10e9
 
 
-def routed(pr, routes, rates, buffers, kth):
-    """Run ``pr`` with every flow on its route of ports (port rates per mille of the slot rate)."""
+def routed(pr, routes, rates, buffers, kth, engine="jax"):
+    """Run ``pr`` with every flow on its route of ports (port rates per mille of the slot rate) on ``engine``."""
     sc = pr.scenario._replace(
         route=np.asarray(routes, np.int32),
         port_rate=np.asarray(rates, np.int32),
         port_buffer=np.asarray(buffers, np.int32),
         port_kth=np.asarray(kth, np.int32),
     )
-    return run_one(pr.cfg, pr.engine_laws, sc, engine="jax")
+    return run_one(pr.cfg, pr.engine_laws, sc, engine=engine)
 
 
 def _reno(flows=1, rtt=4, cwnd=2.0, **kw):
@@ -41,39 +42,42 @@ def _reno(flows=1, rtt=4, cwnd=2.0, **kw):
     )
 
 
-def test_two_hops_add_one_forwarding_slot_to_the_ack_clock_by_hand():
+@pytest.mark.parametrize("engine", ["jax", "native"])
+def test_two_hops_add_one_forwarding_slot_to_the_ack_clock_by_hand(engine):
     """One Reno flow over ports 0 → 1 at full rate, RTT 4, initial window 2: packets sent in slots 0, 1 leave
     port 0 in their send slot and port 1 one slot later (1, 2); their ACKs arrive at 1 + 4 = 5 and 6; slow start
     opens the window to 3, then 4: packets sent in slots 5, 6, 7, 8 (one per slot), the window full in slot 9;
     the packets of slots 5, 6 leave port 1 in 6, 7 and are acknowledged in slots 10, 11, which send again."""
     pr = _reno()
     assert pr.cfg.chunk == 1
-    rec = routed(pr, [[0, 1]], [1000, 1000], [100, 100], [10**6, 10**6])
+    rec = routed(pr, [[0, 1]], [1000, 1000], [100, 100], [10**6, 10**6], engine)
     assert rec["port_busy"][:, 0].tolist() == [1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1, 1]
     assert rec["port_busy"][:, 1].tolist() == [0, 1, 1, 0, 0, 0, 1, 1, 1, 1, 0, 1]
     assert rec["delivered"][:, 0].tolist() == [0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1]
     assert rec["port_q_end"].max() == 0
 
 
-def test_a_half_rate_port_serves_every_other_slot_by_hand():
+@pytest.mark.parametrize("engine", ["jax", "native"])
+def test_a_half_rate_port_serves_every_other_slot_by_hand(engine):
     """Ports 0 (full rate) → 1 (half rate), window 4, RTT 40: port 0 sends on one packet per slot (0-3), they
     reach port 1 in slots 1-4; port 1's service slots are the odd slots (one packet every 2 slots on the fixed
     grid), so it serves them in slots 1, 3, 5, 7 and its queue after service is 0, 1, 1, 2, 1, 1, 0 in slots 1-7."""
     pr = _reno(rtt=40, cwnd=4.0)
-    rec = routed(pr, [[0, 1]], [1000, 500], [100, 100], [10**6, 10**6])
+    rec = routed(pr, [[0, 1]], [1000, 500], [100, 100], [10**6, 10**6], engine)
     assert rec["port_busy"][:, 0].tolist() == [1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]
     assert rec["port_opps"][:, 1].tolist() == [0, 1] * 6
     assert rec["port_busy"][:, 1].tolist() == [0, 1, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0]
     assert rec["port_q_end"][:8, 1].tolist() == [0, 0, 1, 1, 2, 1, 1, 0]
 
 
-def test_a_drop_at_the_second_hop_by_hand():
+@pytest.mark.parametrize("engine", ["jax", "native"])
+def test_a_drop_at_the_second_hop_by_hand(engine):
     """As above with a 1-packet buffer at port 1: the arrivals of slots 1, 2, 3, 4 find 0, 0, 1, 0 packets ahead:
     the one of slot 3 is dropped (counted at port 1 and for the flow). Forwarded packets arrive before the hosts
     send, so the flow's fourth packet, sent in slot 3 after the drop, carries its report: nothing stays pending,
     and all four packets count as in flight until the ACK. Port 1 serves in slots 1, 3, 5."""
     pr = _reno(rtt=40, cwnd=4.0)
-    rec = routed(pr, [[0, 1]], [1000, 500], [100, 1], [10**6, 1])
+    rec = routed(pr, [[0, 1]], [1000, 500], [100, 1], [10**6, 1], engine)
     assert rec["port_drops"][:, 1].tolist() == [0, 0, 0, 1] + [0] * 8
     assert rec["port_drops"][:, 0].sum() == 0
     assert rec["drops"][:, 0].tolist() == [0, 0, 0, 1] + [0] * 8
@@ -81,7 +85,8 @@ def test_a_drop_at_the_second_hop_by_hand():
     assert rec["port_busy"][:, 1].tolist() == [0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0]
 
 
-def test_scouts_wait_for_an_idle_slot_at_every_hop_by_hand():
+@pytest.mark.parametrize("engine", ["jax", "native"])
+def test_scouts_wait_for_an_idle_slot_at_every_hop_by_hand(engine):
     """A Reno flow (window 4, RTT 40) and a Scout probe both on ports 0 → 1 (half rate), both starting at slot 0.
     The Scout joins port 0's Scout queue in slot 0; data keeps port 0 busy in slots 0-3, so the Scout leaves it
     in the idle slot 4 and reaches port 1 in slot 5; port 1's service slots 5 and 7 carry data (slots 1, 3, 5, 7),
@@ -97,7 +102,7 @@ def test_scouts_wait_for_an_idle_slot_at_every_hop_by_hand():
         start_jitter=False,
         law_params=[{"init_cwnd": 4.0}, {}],
     )
-    rec = routed(pr, [[0, 1], [0, 1]], [1000, 500], [100, 100], [10**6, 10**6])
+    rec = routed(pr, [[0, 1], [0, 1]], [1000, 500], [100, 100], [10**6, 10**6], engine)
     assert rec["scouts_sent"].sum() == 1
     assert rec["scouts_served"].tolist() == [0] * 9 + [1, 0, 0]
     assert rec["scouts_wait"].sum() == 9

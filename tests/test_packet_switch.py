@@ -60,6 +60,21 @@ def test_capacity_schedule_service_slots_by_hand():
     assert int(departure_slot(jnp.int32(17), jnp.int32(3), c1, r1, o1)) == 20
 
 
+def test_service_grid_is_exact_where_slot_times_rate_leaves_int32():
+    """Past t = 2³¹/1000 slots (2.6 s at 10 Gbps) t·rate in per mille leaves int32: the service count, the service
+    slots and the departure slots still equal ⌊t·r/1000⌋ and ceil((O(t) + seen + 1)·1000/r) − 1 in exact
+    integers, at rates 1000, 700 and 3 per mille."""
+    z = jnp.zeros((1,), jnp.int32)
+    for r in (1000, 700, 3):
+        rate = jnp.asarray([r], jnp.int32)
+        for t in (2**31 // 1000, 10**9):
+            ti = jnp.int32(t)
+            assert int(service_count(ti, z, rate, z)) == t * r // 1000, (r, t)
+            assert bool(is_service_slot(ti, z, rate, z)) == ((t + 1) * r // 1000 > t * r // 1000), (r, t)
+            want = -(-(t * r // 1000 + 8) * 1000 // r) - 1
+            assert int(departure_slot(ti, jnp.int32(7), z, rate, z)) == want, (r, t)
+
+
 def test_capacity_schedule_rejects_bad_values():
     with pytest.raises(ValueError, match="capacity_schedule rate"):
         capacity_schedule([(0.0, 20.0)], 10.0, 1500.0, 10)

@@ -12,7 +12,7 @@ and of the split.
 ``DWTCP_FLUID_PACKET_WORKERS`` sets the number of processes (default: the CPU count; 1 disables the workers).
 
 **Engines.** The JAX engine (:mod:`.engine`) is the reference. Where a run's spec is within the native loop's set
-(:mod:`.native`: single bottleneck, ACK-clocked DCTCP, D2TCP or Reno, DWTCP with its Scouts, paced TIMELY, Patched
+(:mod:`.native`: single bottleneck or routed ports, ACK-clocked DCTCP, D2TCP or Reno, DWTCP with its Scouts, paced TIMELY, Patched
 TIMELY or Swift, paced HPCC and HPCC-PINT with in-band telemetry, open-loop senders and Scout-only probes, no
 impairments),
 ``engine="auto"`` (the default) runs the native loop instead, proven bit-identical to the reference on that set;
@@ -93,7 +93,7 @@ def choose_engine(spec: EngineSpec, engine: str = "auto") -> str:
     bad = unsupported(spec)
     if engine == "native" and bad:
         raise ValueError(
-            f"engine='native' does not run {', '.join(bad)}: accepted a single bottleneck with dctcp, d2tcp, "
+            f"engine='native' does not run {', '.join(bad)}: accepted a single bottleneck or routed ports with dctcp, d2tcp, "
             "reno, dwtcp, timely, timely-patched, swift, hpcc, hpcc-pint, open-loop or scout-probe and no impairments "
             "(use engine='jax' or 'auto')"
         )

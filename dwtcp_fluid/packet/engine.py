@@ -34,8 +34,8 @@ service at every port in port id order. A one-port route is the single bottlenec
 RED, a capacity schedule, per-datapath Scouts, a switch table or the debug residual (refused). Each port writes
 its in-band telemetry into the packets it serves, one record per hop, echoed by the ACK (:mod:`.ports`; a law
 reading it keeps one record per hop of the longest route, :meth:`~.laws.base.Law.with_int_hops`). The ``"hops"``
-signal is not carried yet, and the native loop does not run routed ports (:func:`.batch.choose_engine` picks this
-engine for them).
+signal is not carried yet. The native loop runs routed ports for its laws (``tests/test_packet_native_ports.py``),
+without in-band telemetry (refused by name there; :func:`.batch.choose_engine` picks this engine for it).
 
 A run is ``lax.scan`` over record chunks around a ``while`` over the slots of a chunk; the whole slot loop is
 compiled into one native kernel (:mod:`.xla`). At each chunk end a vectorised pass over the flows records

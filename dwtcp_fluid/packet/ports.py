@@ -27,7 +27,8 @@ bottleneck's telemetry (:func:`~.receiver.depart`) with the rate added.
 
 Not with routed ports (refused by :func:`~.engine.spec_for`): marking at dequeue, RED, a capacity schedule,
 per-datapath Scouts, a law's switch table, and in-band telemetry with delayed ACKs (a timer-flushed ACK would
-have no packet's telemetry to echo).
+have no packet's telemetry to echo). The native loop runs routed ports for its laws (:mod:`.native.ports`),
+bit-identically (``tests/test_packet_native_ports.py``), without in-band telemetry.
 """
 
 from __future__ import annotations

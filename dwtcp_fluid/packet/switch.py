@@ -71,9 +71,12 @@ def _segment(edges: Any, x: Any) -> Any:
 
 
 def service_count(t: Any, cap_start: Any, cap_rate: Any, cap_opp: Any) -> Any:
-    """Service slots before slot ``t``: O(t) = cap_opp[g] + floor((t − cap_start[g])·rate_g / CAP_SCALE)."""
+    """Service slots before slot ``t``: O(t) = cap_opp[g] + floor((t − cap_start[g])·rate_g / CAP_SCALE), computed
+    as ⌊d/S⌋·rate + ⌊(d mod S)·rate/S⌋ (d = t − cap_start[g], S = CAP_SCALE) so that no int32 product overflows
+    (d·rate would beyond 2³¹/S ≈ 2.1·10⁶ slots)."""
     g = _segment(cap_start, t)
-    return cap_opp[g] + ((t - cap_start[g]) * cap_rate[g]) // CAP_SCALE
+    d, r = t - cap_start[g], cap_rate[g]
+    return cap_opp[g] + (d // CAP_SCALE) * r + ((d % CAP_SCALE) * r) // CAP_SCALE
 
 
 def is_service_slot(t: Any, cap_start: Any, cap_rate: Any, cap_opp: Any) -> Any:
@@ -84,12 +87,13 @@ def is_service_slot(t: Any, cap_start: Any, cap_rate: Any, cap_opp: Any) -> Any:
 def departure_slot(t: Any, seen: Any, cap_start: Any, cap_rate: Any, cap_opp: Any) -> Any:
     """Slot of the ``seen + 1``-th service slot at or after ``t``: the departure of a packet accepted in slot
     ``t`` behind ``seen`` packets. Smallest s with O(s + 1) ≥ n* = O(t) + seen + 1: in the segment g holding the
-    n*-th service slot, s = cap_start[g] − 1 + ceil((n* − cap_opp[g])·CAP_SCALE / rate_g)."""
+    n*-th service slot, s = cap_start[g] − 1 + ceil(m·CAP_SCALE / rate_g), m = n* − cap_opp[g] (computed as
+    ⌊m/rate⌋·S + ceil((m mod rate)·S/rate), with no int32 overflow)."""
     n = service_count(t, cap_start, cap_rate, cap_opp) + seen + 1
     g = jnp.sum((cap_opp[1:] < n).astype(INT))
     m = n - cap_opp[g]
     r = cap_rate[g]
-    return cap_start[g] - 1 + (m * CAP_SCALE + r - 1) // r
+    return cap_start[g] - 1 + (m // r) * CAP_SCALE + ((m % r) * CAP_SCALE + r - 1) // r
 
 
 def hash32(*xs: Any) -> Any:

@@ -6,11 +6,12 @@ single bottleneck with ACK-clocked DCTCP, D2TCP or Reno flows, DWTCP flows with 
 TIMELY or Swift flows (paced at their rate and their access link, RTT samples with uniform or Gaussian noise), HPCC
 and HPCC-PINT flows (paced at their rate, reading the port's in-band telemetry per ACK), open-loop senders
 (CBR or Poisson) and Scout-only probes needs: no jitter, random loss, delayed ACKs, capacity schedule, RED
-marking or switch state, and no debug residual. Several laws run together when they are
+marking or switch state, and no debug residual; on one bottleneck or on routed ports (:mod:`.ports`: chains
+and fabrics of ports with their own rates, buffers, thresholds and Scout queues). Several laws run together when they are
 open-loop senders and probes, or instances of one law (their parameters may differ) and probes. It returns the same
 raw records as the reference, so summaries and traces cannot tell which engine ran; ``tests/test_packet_native.py``
-(and ``tests/test_packet_native_hpcc.py`` for HPCC) checks every record array for equality with the reference
-engine's (drops, timeouts, finite flows, Scout sends, drops and losses, paced rates included).
+(``tests/test_packet_native_hpcc.py`` for HPCC, ``tests/test_packet_native_ports.py`` on routed ports) checks
+every record array for equality with the reference engine's (drops, timeouts, finite flows, Scout sends, drops and losses, paced rates included).
 This second copy of the slot semantics is the one exception to "one definition per mechanism", accepted only
 because it is proven bit-identical: a change of the reference engine must be made here too, or the tests fail.
 
@@ -120,8 +121,10 @@ def unsupported(spec: EngineSpec) -> list[str]:
     types_ = {type(law) for law in spec.laws}
     stateful = {law for law in spec.laws if not isinstance(law, _STATELESS)}  # equal laws: one element
     mix_ok = len(stateful) == 0 or (len(stateful) == 1 and types_ - {ScoutProbe} == {type(*stateful)})
-    ok = frozenset().union(*(_FEATURES.get(t, frozenset()) for t in types_)) | {"mixed"}
+    ok = frozenset().union(*(_FEATURES.get(t, frozenset()) for t in types_)) | {"mixed", "ports"}
     out = [f"feature {f!r}" for f in sorted(spec.features - ok)]
+    if spec.has("ports") and spec.has("int"):  # the native ports stamp no telemetry
+        out.append("feature 'int' on routed ports")
     if not (types_ <= set(_KINDS) and mix_ok):
         names = ", ".join(law.name for law in _KINDS)
         out.append(
@@ -185,11 +188,17 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
          for q in s["law"]],
         np.float32,
     )  # fmt: skip
+    P = spec.n_ports if spec.has("ports") else 0
     shape = np.array(
         [spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.n_chunks,
-         spec.scout_cap],
+         spec.scout_cap, P, spec.route_len],
         np.int64,
     )  # fmt: skip
+    if P:  # each flow's route (-1 padded), the ports' rates, buffers and thresholds
+        route = np.asarray(s["route"], np.int64)
+        pp = np.concatenate([np.asarray(s[k], np.int64) for k in ("port_rate", "port_buffer", "port_kth")])
+    else:
+        route, pp = np.zeros(1, np.int64), np.zeros(3, np.int64)
     fin = np.ascontiguousarray(s["fin"].reshape(spec.n_flows, -1))
     sdt = np.ascontiguousarray(fin[:, -1]).view(np.float32)
     order, start_at = np.asarray(s["order"], np.int64), np.asarray(s["start_at"], np.int64)
@@ -197,7 +206,7 @@ def _inputs(spec: EngineSpec, s: dict[str, Any]) -> tuple[np.ndarray, ...]:
     lk = np.array([_KINDS[type(x)] + (256 if x.poisson_pacing else 0) for x in spec.laws], np.int64)
     init = np.array([_initial(x, q) for x, q in zip(spec.laws, s["law"], strict=True)], np.float32)
     fx0 = np.ascontiguousarray(init[fin[:, 4]])
-    return fin, sdt, fx0, lk, order, start_at, sc, lawp, shape
+    return fin, sdt, fx0, lk, order, start_at, sc, lawp, shape, route, pp
 
 
 def _initial(law: Any, p: dict[str, Any]) -> tuple[float, float, float]:
@@ -227,12 +236,21 @@ def _run(spec: EngineSpec, s: dict[str, Any]) -> dict[str, np.ndarray]:
     out_q = np.zeros(C, np.float32)
     out_s = np.zeros(N_REC * C + N + 3, np.int32)
     sizes = (spec.ack_rows, spec.ack_lanes, spec.dep_rows, spec.timer_rows, spec.timer_lanes, spec.scout_cap)
-    ni, nf = work_sizes(N, *sizes)
-    fin, sdt, fx0, lk, order, start_at, sc, lp, shape = _inputs(spec, s)
+    fin, sdt, fx0, lk, order, start_at, sc, lp, shape, route, pp = _inputs(spec, s)
+    P = int(shape[7])
+    ni, nf = work_sizes(N, *sizes, P)
     wi, wf = np.empty(ni, np.int64), np.empty(nf, np.float32)
+    out_p, out_pi = np.zeros((C, max(P, 1)), np.float32), np.zeros((C, 4, max(P, 1)), np.int32)
     ex2 = exp2_table() if any(isinstance(x, Dwtcp) for x in spec.laws) else np.ones(1, np.float32)
-    run_scenario(fin, sdt, fx0, lk, order, start_at, sc, lp, ex2, shape, wi, wf, out_f, out_i, out_q, out_s)
+    run_scenario(
+        fin, sdt, fx0, lk, order, start_at, sc, lp, ex2, shape, wi, wf, out_f, out_i, out_q, out_s, route, pp,
+        out_p, out_pi,
+    )  # fmt: skip
     out: dict[str, np.ndarray] = {"q_sum": out_q}
+    if P:  # per port, [chunk, P]
+        out["port_q_sum"] = out_p.copy()
+        for j, k in enumerate(("port_busy", "port_opps", "port_drops", "port_q_end")):
+            out[k] = out_pi[:, j].copy()
     per_chunk = out_s[: N_REC * C].reshape(C, N_REC)
     for j, k in enumerate(("q_min", "q_max", "busy", "opps", "q_end") + _CUM):
         out[k] = per_chunk[:, j].copy()

@@ -10,7 +10,9 @@ Scout queue served in idle slots), or the rate laws :class:`~..laws.timely.Timel
 :class:`~..laws.timely_patched.TimelyPatched` (:mod:`.rate_law`) and :class:`~..laws.swift.Swift`
 (:mod:`.delay_target`) paced at their rate (:mod:`.pacing`), or :class:`~..laws.hpcc.Hpcc` and
 :class:`~..laws.hpcc.HpccPint` (:mod:`.int_law`: paced, reading the in-band telemetry the port stamps on each
-departing packet), open-loop senders and Scout-only probes, no impairments — keeping every ring as the reference
+departing packet), open-loop senders and Scout-only probes, no impairments, on one bottleneck or on routed ports
+(:mod:`.ports`: a chain or fabric of ports, each with its own rate, queue, marking threshold and Scout queue;
+:mod:`..ports`) — keeping every ring as the reference
 keeps it (ACK wheel lanes, timer wheel and overflow list, departure ring, Scout queue, the two halves of the ready
 list, the seeded rotation of simultaneous senders), so that every record is bit-identical. Step numbers below are those of
 :mod:`..engine`'s docstring.
@@ -101,6 +103,7 @@ from .core import (
     RTO,
     RTT,
     RTXDL,
+    SBUF,
     SCOUTS,
     SDROPPED,
     SDT,
@@ -131,6 +134,7 @@ from .core import (
 from .delay_target import swift_step
 from .int_law import IE, file_ack_int, hpcc_step
 from .pacing import pace_ok, pace_send, pace_wake
+from .ports import PE, SE, port_enqueue, port_of, port_scout_send, put_scout, service_slot
 from .rate_law import rate_step, rtt_sample
 from .rings import arm, insert_ack
 from .scout_law import dwtcp_event
@@ -144,9 +148,14 @@ __all__ = ["run_scenario", "work_sizes", "N_REC"]
 N_REC = 11
 
 
-def work_sizes(N: int, R: int, La: int, Rd: int, Rt: int, Lt: int, Sc: int) -> tuple[int, int]:
-    """Sizes of the work arrays of :func:`run_scenario` (int64, float32); ``Sc``: the Scout queue's capacity."""
-    return NS * N + R * La * 6 + Rt * Lt * 2 + Rd * 4 + 8 * N + Lt + N_CNT + 2 * Sc + R * La * IE, NX * N
+def work_sizes(N: int, R: int, La: int, Rd: int, Rt: int, Lt: int, Sc: int, P: int = 0) -> tuple[int, int]:
+    """Sizes of the work arrays of :func:`run_scenario` (int64, float32); ``Sc``: the Scout queue's capacity,
+    ``P``: the routed ports (0: the single bottleneck)."""
+    ports = P * (5 + Rd * PE + PE + 2 * Sc * SE)
+    return (
+        NS * N + R * La * 6 + Rt * Lt * 2 + Rd * 4 + 8 * N + Lt + N_CNT + 2 * Sc + R * La * IE + ports,
+        NX * N + P,
+    )
 
 
 @njit(**JIT)
@@ -228,30 +237,41 @@ def _rtx(sc: Any) -> bool:
 
 @njit(**JIT)
 def _send(
-    S: Any, X: Any, lp: Any, dep: Any, sc: Any, pace: bool, f: int, t: int, qlen: int
-) -> tuple[bool, int]:
+    S: Any, X: Any, lp: Any, dep: Any, sc: Any, pace: bool, f: int, t: int, qlen: int,
+    P: int, route: Any, H: int, pp: Any, pq: Any, pdep: Any, pdrops: Any, Rd: int,
+) -> tuple[bool, int]:  # fmt: skip
     """:func:`..events._send`: drop-tail enqueue, ECN mark at enqueue, the packet filed at its departure slot, the
-    pacing schedule advanced. Returns whether the flow may send again next slot, and the queue."""
+    pacing schedule advanced; with routed ports (``P`` > 0) at the first port of the flow's route. Returns whether
+    the flow may send again next slot, and the queue."""
     if _can(S, X, f, t, pace):
-        hole = False
-        rec = S[f * NS + CA] == CA_RECOVERY or not (sc[RED] == RED_PRR or sc[RED] == RED_NS3)
-        if _rtx(sc) and S[f * NS + OWED] > 0 and rec:  # sent in Recovery: it stands for a retransmission owed
-            S[f * NS + OWED] -= 1
-            hole = qlen >= sc[BUFFER]
-        if qlen < sc[BUFFER]:
-            d = (t + qlen) & (dep.shape[0] // 4 - 1)
-            dep[d * 4], dep[d * 4 + 1] = f, 1 if (sc[MDEQ] == 0 and qlen >= sc[KTH]) else 0
-            dep[d * 4 + 2], dep[d * 4 + 3] = S[f * NS + PEND], t
-            qlen += 1
-            S[f * NS + PEND] = 0
-        elif hole:  # a dropped stand-in: not reported, its timeout armed
-            if S[f * NS + HOLES] == 0:
-                S[f * NS + RTXDL] = t + sc[RTO]
-            S[f * NS + HOLES] += 1
-            S[f * NS + DROPS] += 1
+        if P > 0:
+            if port_enqueue(pq, pdep, pdrops, pp, P, Rd, route[f * H], t, f, 0, S[f * NS + PEND], t, 0):
+                S[f * NS + PEND] = 0
+            else:
+                S[f * NS + PEND] += 1
+                S[f * NS + DROPS] += 1
         else:
-            S[f * NS + PEND] += 1
-            S[f * NS + DROPS] += 1
+            hole = False
+            rec = S[f * NS + CA] == CA_RECOVERY or not (sc[RED] == RED_PRR or sc[RED] == RED_NS3)
+            if (
+                _rtx(sc) and S[f * NS + OWED] > 0 and rec
+            ):  # sent in Recovery: it stands for a retransmission owed
+                S[f * NS + OWED] -= 1
+                hole = qlen >= sc[BUFFER]
+            if qlen < sc[BUFFER]:
+                d = (t + qlen) & (dep.shape[0] // 4 - 1)
+                dep[d * 4], dep[d * 4 + 1] = f, 1 if (sc[MDEQ] == 0 and qlen >= sc[KTH]) else 0
+                dep[d * 4 + 2], dep[d * 4 + 3] = S[f * NS + PEND], t
+                qlen += 1
+                S[f * NS + PEND] = 0
+            elif hole:  # a dropped stand-in: not reported, its timeout armed
+                if S[f * NS + HOLES] == 0:
+                    S[f * NS + RTXDL] = t + sc[RTO]
+                S[f * NS + HOLES] += 1
+                S[f * NS + DROPS] += 1
+            else:
+                S[f * NS + PEND] += 1
+                S[f * NS + DROPS] += 1
         if S[f * NS + INFL] == 0:
             S[f * NS + LAST] = t
         S[f * NS + INFL] += 1
@@ -266,7 +286,8 @@ def _send(
 @njit(cache=CACHE, nogil=True)
 def run_scenario(
     fin: Any, sdt: Any, fx0: Any, lk: Any, order: Any, start_at: Any, sc: Any, lp: Any, ex2: Any, shape: Any,
-    wi: Any, wf: Any, out_f: Any, out_i: Any, out_q: Any, out_s: Any,
+    wi: Any, wf: Any, out_f: Any, out_i: Any, out_q: Any, out_s: Any, route: Any, pp: Any, out_p: Any,
+    out_pi: Any,
 ) -> None:  # fmt: skip
     """Run one prepared scenario (inputs of :func:`..engine.prepare`), filling the output arrays.
 
@@ -275,14 +296,20 @@ def run_scenario(
     paced with geometric gaps), indexed by the flow's law index; ``sc`` int64 scalars (indices
     of :mod:`.core`); ``lp`` [laws, :data:`.core.N_LP`] float32 each law's parameters (a flow reads its law's row); ``ex2`` the
     reference's 2⁻ⁿ (:func:`.scout_law.exp2_table`); ``shape`` int64 (ack_rows, ack_lanes, dep_rows, timer_rows,
-    timer_lanes, n_chunks, scout_cap); ``wi``, ``wf`` work arrays of :func:`work_sizes`. Outputs: ``out_f``
+    timer_lanes, n_chunks, scout_cap, ports P (0: the single bottleneck), route length H); ``wi``, ``wf`` work
+    arrays of :func:`work_sizes`; with routed ports ``route`` int64 [N·H] each flow's ports (-1 padded) and
+    ``pp`` int64 [3·P] the ports' rates, buffers and thresholds (:mod:`.ports`). Outputs: ``out_f``
     [chunk, 4, N] (cwnd_sum, alpha_sum, cwnd_end, alpha_end), ``out_i`` [chunk, 7, N] (active, inflight_end,
     pending_end and the cumulative delivered, sent, drops, timeouts), ``out_q`` [chunk] (q_sum), ``out_s`` int32
-    (per chunk the :data:`N_REC` scalar records; then finish [N], spill, timer overflows, timers lost).
+    (per chunk the :data:`N_REC` scalar records; then finish [N], spill, timer overflows, timers lost); with
+    routed ports ``out_p`` float32 [chunk, P] (port_q_sum) and ``out_pi`` int32 [chunk, 4, P] (port_busy,
+    port_opps, port_drops, port_q_end).
     """
     N = fin.shape[0]
     R, La, Rd, Rt, Lt, n_chunks, Sc = shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], shape[6]
+    P, H = shape[7], shape[8]
     fin, sdt, order, start_at = borrow(fin), borrow(sdt), borrow(order), borrow(start_at)
+    route, pp, out_p, out_pi = borrow(route), borrow(pp), borrow(out_p), borrow(out_pi)
     fx0, lk = borrow(fx0), borrow(lk)
     sc, lp, ex2 = borrow(sc), borrow(lp), borrow(ex2)
     out_f, out_i, out_q, out_s = borrow(out_f), borrow(out_i), borrow(out_q), borrow(out_s)
@@ -303,7 +330,18 @@ def run_scenario(
     cnt, sq = wi[o : o + N_CNT], wi[o + N_CNT : o + N_CNT + 2 * Sc]
     o += N_CNT + 2 * Sc
     intw = wi[o : o + R * La * IE]  # the in-band telemetry of each ACK wheel entry (HPCC)
+    o += R * La * IE
+    # routed ports (:mod:`.ports`): queues, chunk counters, departure rings, Scout queues, the packets and Scouts
+    # forwarded to the next slot
+    pq, pbusy, popps, pdrops, psqn = wi[o : o + P], wi[o + P : o + 2 * P], wi[o + 2 * P : o + 3 * P], wi[o + 3 * P : o + 4 * P], wi[o + 4 * P : o + 5 * P]  # fmt: skip
+    o += 5 * P
+    pdep = wi[o : o + P * Rd * PE]
+    o += P * Rd * PE
+    fw = wi[o : o + P * PE]
+    o += P * PE
+    psq, sfw = wi[o : o + P * Sc * SE], wi[o + P * Sc * SE : o + 2 * P * Sc * SE]
     X = wf[: NX * N]
+    pqs = wf[NX * N : NX * N + P]
     ackw[::6] = -1  # stamps
     tw[::2] = -1
     cnt[DENSE] = NEVER
@@ -320,18 +358,41 @@ def run_scenario(
         X[b + CWINT], X[b + AUXINT], X[b + CWND], X[b + SSTH], X[b + PRIOR] = F0, F0, fx0[f, 0], 1e9, F0
         X[b + ALPHA], X[b + PRATE], X[b + SDT], X[b + ECWND] = fx0[f, 1], fx0[f, 2], sdt[f], fx0[f, 1]
     rto, seed, n_slots, chunk = sc[RTO], sc[SEED], sc[NSLOTS], sc[CHUNK]
-    rbase, rn, qlen, sptr, marks, spill, txc = 0, 0, 0, 0, 0, 0, 0
+    rbase, rn, qlen, sptr, marks, spill, txc, fwn, sfwn = 0, 0, 0, 0, 0, 0, 0, 0, 0
     hint = sc[KIND] == LAW_HPCC or sc[KIND] == LAW_HPCC_PINT  # the port stamps in-band telemetry
     for k in range(n_chunks):
         t0 = min(k * chunk, n_slots)
         t1 = min(t0 + chunk, n_slots)
         q_sum, q_min, q_max, n_busy, opps = F0, 2**30, 0, 0, 0
+        for p in range(P):
+            pqs[p], pbusy[p], popps[p], pdrops[p] = F0, 0, 0, 0
         for t in range(t0, t1):
+            # 0. routed ports: the packets forwarded last slot reach the next port of their route, data first (a
+            # drop is added to the flow's unreported losses), then Scouts
+            if P > 0:
+                for i in range(fwn):
+                    e = i * PE
+                    f, hop = fw[e], fw[e + 4]
+                    p = port_of(route, H, f, hop)
+                    if not port_enqueue(
+                        pq, pdep, pdrops, pp, P, Rd, p, t, f, fw[e + 1], fw[e + 2], fw[e + 3], hop
+                    ):
+                        S[f * NS + PEND] += 1 + fw[e + 2]
+                        S[f * NS + DROPS] += 1
+                        due = _wake_due(S, X, rto, rtx, hassc, pace, f, t, NEVER)
+                        arm(tw, ov, cnt, S, f, t, due, Rt, Lt, pace)
+                for i in range(sfwn):
+                    e = i * SE
+                    f, hop = sfw[e], sfw[e + 2]
+                    put_scout(psq, psqn, cnt, sc[SBUF], Sc, port_of(route, H, f, hop), f, sfw[e + 1], hop)
+                fwn, sfwn = 0, 0
             # 1. starts (a Scout-using flow sends its first Scout now)
             while sptr < N and start_at[sptr] <= t:
                 f = order[sptr]
                 S[f * NS + STARTED], S[f * NS + TINT] = 1, t
-                if hassc:
+                if hassc and P > 0:
+                    port_scout_send(S, cnt, psq, psqn, sc[SBUF], Sc, route, H, f, t)
+                elif hassc:
                     scout_send(S, cnt, sq, sc, f, t)
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
@@ -387,7 +448,9 @@ def run_scenario(
                 )  # fmt: skip
                 stay = False
                 if fast:
-                    stay, qlen = _send(S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen)
+                    stay, qlen = _send(
+                        S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen, P, route, H, pp, pq, pdep, pdrops, Rd
+                    )
                 if (not fast) and S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
                     rn += 1
@@ -433,7 +496,9 @@ def run_scenario(
                 w = _event(
                     S, X, lp[fin[f, 4]], ex2, sc, cnt, S[f * NS + LAWK], f, t, False, False, 0, to, 1, 0, 0, F0, 0, 0, 0,
                 )  # fmt: skip
-                if hassc:
+                if hassc and P > 0:
+                    port_scout_send(S, cnt, psq, psqn, sc[SBUF], Sc, route, H, f, t)
+                elif hassc:
                     scout_send(S, cnt, sq, sc, f, t)
                 if S[f * NS + READY] == 0 and _can(S, X, f, t, pace):
                     rl[rbase + rn], S[f * NS + READY] = f, 1
@@ -444,14 +509,56 @@ def run_scenario(
             for j in range(rn):
                 i = off + j - (rn if off + j >= rn else 0)
                 f = rl[rbase + i]
-                stay, qlen = _send(S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen)
+                stay, qlen = _send(
+                    S, X, lp[fin[f, 4]], dep, sc, pace, f, t, qlen, P, route, H, pp, pq, pdep, pdrops, Rd
+                )
                 arm(tw, ov, cnt, S, f, t, _wake_due(S, X, rto, rtx, hassc, pace, f, t, NEVER), Rt, Lt, pace)
                 if stay:
                     rl[other + kept] = f
                     kept += 1
             rbase, rn = other, kept
             # 5. one slot of service: the head packet leaves, its ACK is filed at its arrival slot; an idle slot
-            # serves every queued Scout
+            # serves every queued Scout. With routed ports, at every port in port id order (:func:`..ports.serve_ports`):
+            # a packet leaving a port that is not the last of its route, and a Scout served there, are forwarded
+            # to the next slot
+            if P > 0:
+                for p in range(P):
+                    opp = service_slot(t, pp[p])
+                    q = pq[p]
+                    busy = opp and q > 0
+                    if busy:
+                        e = (p * Rd + (t & (Rd - 1))) * PE
+                        f = pdep[e]
+                        if port_of(route, H, f, pdep[e + 4] + 1) < 0:
+                            spill += insert_ack(
+                                ackw, R, La, t + S[f * NS + RTT], f, 1 if pdep[e + 1] > 0 else 0, pdep[e + 2], 1,
+                                pdep[e + 3],
+                            )  # fmt: skip
+                        else:
+                            b = fwn * PE
+                            fw[b], fw[b + 1], fw[b + 2], fw[b + 3] = f, pdep[e + 1], pdep[e + 2], pdep[e + 3]
+                            fw[b + 4] = pdep[e + 4] + 1
+                            fwn += 1
+                        q -= 1
+                        pq[p] = q
+                    pqs[p] = pqs[p] + np.float32(q)
+                    pbusy[p] += 1 if busy else 0
+                    popps[p] += 1 if opp else 0
+                    if hassc and opp and not busy:
+                        n_sq = psqn[p]
+                        for i in range(n_sq):
+                            e = (p * Sc + i) * SE
+                            f, seq, hop = psq[e], psq[e + 1], psq[e + 2]
+                            if port_of(route, H, f, hop + 1) < 0:
+                                cnt[SSERVED] += 1
+                                cnt[SWAIT] += t - (S[f * NS + START] + seq * S[f * NS + SCOUTS])
+                                spill += insert_ack(ackw, R, La, t + S[f * NS + RTT], f, 2, 0, seq, t)
+                            else:
+                                b = sfwn * SE
+                                sfw[b], sfw[b + 1], sfw[b + 2] = f, seq, hop + 1
+                                sfwn += 1
+                        psqn[p] = 0
+                continue
             busy = qlen > 0
             if busy:
                 d = t & (Rd - 1)
@@ -495,6 +602,14 @@ def run_scenario(
             X[f * NX + CWINT], X[f * NX + AUXINT], S[f * NS + TINT] = F0, F0, t1
             s_sent += S[f * NS + SSENT]
         out_q[k] = q_sum
+        for p in range(P):
+            out_p[k, p] = pqs[p]
+            out_pi[k, 0, p], out_pi[k, 1, p], out_pi[k, 2, p], out_pi[k, 3, p] = (
+                pbusy[p],
+                popps[p],
+                pdrops[p],
+                pq[p],
+            )
         b = N_REC * k
         out_s[b], out_s[b + 1], out_s[b + 2], out_s[b + 3], out_s[b + 4] = q_min, q_max, n_busy, opps, qlen
         out_s[b + 5], out_s[b + 6], out_s[b + 7] = marks, s_sent, cnt[SSERVED]
