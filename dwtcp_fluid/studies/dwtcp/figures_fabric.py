@@ -28,7 +28,10 @@ def build_fabric(s: dict[str, Any]) -> dict[str, Any]:
     law, without the per-flow slowdowns), ``summary[law][load]`` (the seeds pooled: :func:`~.checks_fabric.
     slowdown_stats` of every measured flow, the per-seed means and p99 as ``seed_mean`` / ``seed_p99``, and
     the means of the queues and Scout counters over the seeds) and ``ratio[load]`` (DCTCP's pooled statistic over
-    DWTCP's: above 1 where DWTCP is better)."""
+    DWTCP's: above 1 where DWTCP is better); ``wall_s`` the wall time of the runs."""
+    import time
+
+    t0 = time.perf_counter()
     out: dict[str, Any] = {"fabric": {k: v for k, v in vars(FABRIC).items()}}
     for cdf in s["fabric_cdfs"]:
         rows = fabric_table(
@@ -70,6 +73,7 @@ def build_fabric(s: dict[str, Any]) -> dict[str, Any]:
             r.pop("slowdowns")
             r.pop("bytes")
         out[cdf] = {"runs": rows, "summary": summary, "ratio": ratio}
+    out["wall_s"] = time.perf_counter() - t0  # the campaign's cost on the recording machine
     return out
 
 
