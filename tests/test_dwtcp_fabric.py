@@ -81,7 +81,7 @@ def test_a_lone_flow_finishes_on_its_timeline(law, monkeypatch):
 
 
 def test_campaign_refuses_bad_input_and_asks_for_yes(tmp_path, capsys):
-    from dwtcp_fluid.studies.dwtcp.campaign_fabric import (
+    from dwtcp_fluid.studies.dwtcp.checks_campaign import (
         FabricGrid,
         estimate_seconds,
         main,
@@ -105,7 +105,7 @@ def test_campaign_refuses_bad_input_and_asks_for_yes(tmp_path, capsys):
 def test_campaign_runs_and_resumes(tmp_path, monkeypatch):
     """A 2-load campaign into a store; a resume recomputes nothing and returns the same numbers; the stored
     slowdowns are fabric_run's."""
-    from dwtcp_fluid.studies.dwtcp import campaign_fabric as cf
+    from dwtcp_fluid.studies.dwtcp import checks_campaign as cf
     from dwtcp_fluid.studies.dwtcp.checks_fabric import fabric_run
 
     grid = cf.FabricGrid([0.3, 0.6], [0], arrivals=0.004, duration=0.008, warmup=0.0)

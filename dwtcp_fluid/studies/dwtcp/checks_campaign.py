@@ -9,7 +9,7 @@ of CPU (:func:`estimate_seconds`) runs only when confirmed (``yes``).
 
 Run::
 
-    python -m dwtcp_fluid.studies.dwtcp.campaign_fabric --loads 0.2,0.4,0.6,0.8 --seeds 0,1,2 \\
+    python -m dwtcp_fluid.studies.dwtcp.checks_campaign --loads 0.2,0.4,0.6,0.8 --seeds 0,1,2 \\
         --cdf websearch --store results/fabric.zarr [--resume] [--workers N | --scheduler ADDR] [--yes]
 """
 
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     import argparse
     import sys
 
-    ap = argparse.ArgumentParser(prog="python -m dwtcp_fluid.studies.dwtcp.campaign_fabric")
+    ap = argparse.ArgumentParser(prog="python -m dwtcp_fluid.studies.dwtcp.checks_campaign")
     ap.add_argument("--loads", default="0.2,0.4,0.6,0.8")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--laws", default=",".join(FABRIC_LAWS))
