@@ -94,8 +94,8 @@ def test_campaign_refuses_bad_input_and_asks_for_yes(tmp_path, capsys):
     assert main(["--laws", "reno", "--store", str(tmp_path / "s")]) == 2
     assert "law='reno'" in capsys.readouterr().err
     big = FabricGrid([0.2, 0.4, 0.6, 0.8], list(range(40)), duration=1.0)
-    # 320 runs of 1 s (3.3e6 slots of 0.3 µs) on 40 ports at 2.5e-7 s per port-slot
-    assert estimate_seconds(big) == pytest.approx(320 * (40e9 / 12000) * 40 * 2.5e-7, rel=1e-9)
+    # 320 runs of 1 s (3.3e6 slots of 0.3 µs) on 40 ports at 2.5e-7 s per port-slot, plus 5 s each
+    assert estimate_seconds(big) == pytest.approx(320 * (5 + (40e9 / 12000) * 40 * 2.5e-7), rel=1e-9)
     with pytest.raises(ValueError, match="--yes"):
         run_fabric_campaign(big, tmp_path / "big.zarr")
     assert not (tmp_path / "big.zarr").exists()

@@ -29,11 +29,20 @@ from ...sweep.engine import Evaluator, SweepPlan, run_plan
 from ...sweep.store import provenance
 from .checks_fabric import FABRIC, FABRIC_LAWS, SIZE_BINS, fabric_run
 
-__all__ = ["FabricGrid", "run_fabric_campaign", "estimate_seconds", "CPU_S_PER_PORT_SLOT", "main"]
+__all__ = [
+    "FabricGrid",
+    "run_fabric_campaign",
+    "estimate_seconds",
+    "CPU_S_PER_PORT_SLOT",
+    "CPU_S_PER_RUN",
+    "main",
+]
 
 #: Planning figure for :func:`estimate_seconds`: CPU seconds per simulated slot and routed port of the event
 #: engine on one core (the claims' 16-host, 40-port runs took about 10 µs per slot, i.e. 2.5e-7 per port-slot).
 CPU_S_PER_PORT_SLOT = 2.5e-7
+#: Planning figure: CPU seconds per run besides its slots (workload, routing, the engine's compile of a new shape).
+CPU_S_PER_RUN = 5.0
 #: A campaign estimated beyond this many CPU seconds asks for confirmation.
 CONFIRM_ABOVE_S = 3600.0
 
@@ -175,10 +184,11 @@ class FabricPlan(SweepPlan):
 
 
 def estimate_seconds(grid: FabricGrid) -> float:
-    """CPU seconds the campaign should take on one core: runs × slots × ports × :data:`CPU_S_PER_PORT_SLOT`."""
+    """CPU seconds the campaign should take on one core: runs × (:data:`CPU_S_PER_RUN` + slots × ports ×
+    :data:`CPU_S_PER_PORT_SLOT`)."""
     slots = grid.duration * FABRIC.core_gbps * 1e9 / (8 * 1500)
     runs = grid.loads.size * grid.seeds.size * len(grid.laws)
-    return runs * slots * FABRIC.n_ports * CPU_S_PER_PORT_SLOT
+    return runs * (CPU_S_PER_RUN + slots * FABRIC.n_ports * CPU_S_PER_PORT_SLOT)
 
 
 def campaign_stem(grid: FabricGrid) -> str:
@@ -240,6 +250,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--laws", default=",".join(FABRIC_LAWS))
     ap.add_argument("--cdf", default="websearch")
+    ap.add_argument("--arrivals", type=float, default=0.08, help="seconds of arrivals")
+    ap.add_argument("--duration", type=float, default=0.16, help="seconds per run")
+    ap.add_argument("--warmup", type=float, default=0.01, help="seconds of arrivals not measured")
     ap.add_argument("--store", default=None)
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--workers", type=int, default=None)
@@ -249,7 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         seeds = [int(v) for v in a.seeds.split(",") if v]
-        grid = FabricGrid(_floats(a.loads), seeds, tuple(a.laws.split(",")), cdf=a.cdf)
+        grid = FabricGrid(_floats(a.loads), seeds, tuple(a.laws.split(",")), cdf=a.cdf, arrivals=a.arrivals,
+                          duration=a.duration, warmup=a.warmup)  # fmt: skip
         store = Path(a.store or f"results/{campaign_stem(grid)}.zarr")
         ds = run_fabric_campaign(
             grid, store, resume=a.resume, workers=a.workers, scheduler=a.scheduler, yes=a.yes,
