@@ -57,9 +57,11 @@ def fabric_routes(topo: Topology) -> list[tuple[int, int]]:
     ]
 
 
-def ecmp_spine(seed: int, src: int, dst: int, k: int, spines: int) -> int:
-    """The spine ECMP gives flow ``k`` of the leaf pair (src, dst): a seeded per-flow hash mod ``spines``."""
-    return int(hash32(seed, src, dst, k, 0xEC)) % spines
+def ecmp_spine(seed: int, src: Any, dst: Any, k: Any, spines: int) -> Any:
+    """The spine ECMP gives flow ``k`` of the pair (src, dst): a seeded per-flow hash mod ``spines`` (an int; an
+    int64 array where ``src``, ``dst`` or ``k`` are arrays)."""
+    h = np.asarray(hash32(seed, src, dst, k, 0xEC)).astype(np.int64) % spines
+    return int(h) if h.ndim == 0 else h
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,14 @@ _Q = sp.Symbol(r"\bar Q", positive=True)
 
 
 @functools.cache
+def _mid_share(cdf: str) -> float:
+    """Fraction of a shipped flow-size CDF's flows between 1 MB and 10 MB (the CDF's linear interpolation)."""
+    from ...packet.workloads import load_cdf
+
+    x, p = load_cdf(cdf)
+    return float(np.interp(1e7, x, p) - np.interp(1e6, x, p))
+
+
 def _exprs() -> dict[str, sp.Expr]:
     rho, m2 = _rho, _m2
     EQ = m2 / (2 * (1 - rho))  # mean data queue after service (Lindley second-moment balance)
@@ -261,6 +269,23 @@ def dwtcp_scout_amplification() -> Derivation:
             "Ten 64-byte Scouts are 640 B and 5-10 Scouts are 320-640 B, so '600 bytes (5-10 Scouts)' and"
             " '10 Scouts ≈ 600 bytes' do not match their own counts; the packet core uses 10 Scouts (640 B).",
             "inconsistent",
+        ),
+        Finding(
+            "Data-mining mean gain over DCTCP: '1x', '97 %' or '1.5x' ([DWTCP] §1, §5, §5.3, Fig. 8)",
+            "§1 and the abstract: 'up to 1x (1.7x)' mean for data mining (DCTCP (HPCC)); §5's overview: 'up to"
+            " 1.5x at the mean'; §5.3: 'improves the mean by up to 97%'; Fig. 8's caption: 'up to 1x (2.4x)'",
+            "A 1× ratio is no gain; a 97 % gain is 1.97× if the gain is (old − new)/new and 33× if it is the"
+            " reduction (old − new)/old; 1.5× is neither. The HPCC figure is 1.7× in §1 and 2.4× in Fig. 8. The"
+            " leaf-spine claims of docs/dwtcp-claims.md judge the ratio of mean slowdowns against 2× and 1.5×.",
+            "inconsistent",
+        ),
+        Finding(
+            "Size bins skip (1 MB, 10 MB] ([DWTCP] §5.3, Figs. 8b-d and 14b-d)",
+            "'small flows (0, 100KB], medium flows (100KB, 1MB], and large flows (10MB, inf)'",
+            f"Flows of 1-10 MB are in no bin ({_mid_share('websearch'):.0%} of the web-search flows and"
+            f" {_mid_share('datamining'):.0%} of the data-mining flows by the packet core's CDFs); the leaf-spine"
+            " claims take large as > 1 MB.",
+            "gap",
         ),
     ]
     return Derivation(

@@ -1,7 +1,8 @@
 """[DWTCP]'s body, judged claim by claim in the packet core: the Scout premise (§2.1, §3.2) and the
 microbenchmark with the DCTCP-at-small-K question (§2.2, §2.3, §6.3 against [DCTCP-A] §3.3); the dynamics claims
 (§5.2, §5.4, App. B) come from :mod:`.figures_dynamics`, the overhead claims from :mod:`.figures_overhead`, the
-Scout-rate claims (§3.3, §5.4 Fig. 9b) from :mod:`.figures_scout_rate`.
+Scout-rate claims (§3.3, §5.4 Fig. 9b) from :mod:`.figures_scout_rate`, the at-scale FCT claims (§5.3, Figs. 8,
+14) from :mod:`.figures_fabric`.
 
 Each claim of the registered figure ``dwtcp_claims`` states the paper's number, ours, the verdict (reproduced /
 refuted / depends) and the setting; the data (:func:`build_dwtcp_claims`) are recorded into
@@ -21,6 +22,7 @@ from .analysis_priority import amplification_band
 from .checks_micro import k_sweep, micro_table
 from .checks_scouts import TOLERANCES, amplification_table, onset_table, theory_gaps
 from .figures_dynamics import DYNAMICS_CLAIMS, build_dynamics, plot_dynamics
+from .figures_fabric import FABRIC_CLAIMS, build_fabric, plot_fabric
 from .figures_overhead import OVERHEAD_CLAIMS, build_overhead, draw_overhead
 from .figures_scout_rate import SCOUT_RATE_CLAIMS, build_scout_rate
 
@@ -60,6 +62,12 @@ SETTINGS: dict[str, Any] = {
     "datapath_flows": (10, 20),
     "datapath_paths": 5,
     "datapath_duration_s": 0.1,
+    "fabric_cdfs": ("websearch", "datamining"),
+    "fabric_loads": (0.2, 0.4, 0.6, 0.8),
+    "fabric_seeds": (0, 1, 2),
+    "fabric_arrivals_s": 0.08,
+    "fabric_duration_s": 0.16,
+    "fabric_warmup_s": 0.01,
 }
 
 
@@ -101,6 +109,7 @@ def build_dwtcp_claims(quick: bool) -> dict[str, Any]:
         "dynamics": build_dynamics(),
         "overhead": build_overhead(s),
         "scout_rate": build_scout_rate(s),
+        "fabric": build_fabric(s),
     }
 
 
@@ -279,7 +288,7 @@ def plot_dwtcp_claims(data: dict[str, Any]) -> Any:
     a.set_title("DCTCP throughput vs K ([DCTCP-A] Fig. 10)")
     draw_overhead(ax[0, 2], ax[1, 2], data)
     plot_dynamics(ax[2, :2], data)
-    ax[2, 2].axis("off")
+    plot_fabric(ax[2, 2], data)
     fig.tight_layout()
     return fig
 
@@ -349,7 +358,8 @@ register(
             *OVERHEAD_CLAIMS,
             *SCOUT_RATE_CLAIMS,
         )
-        + DYNAMICS_CLAIMS,
+        + DYNAMICS_CLAIMS
+        + FABRIC_CLAIMS,
     )
 )
 

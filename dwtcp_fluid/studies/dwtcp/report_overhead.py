@@ -1,5 +1,5 @@
 """Recording of one part of the figure ``dwtcp_claims``'s data (the overhead claims of :mod:`.figures_overhead`, the
-Scout-rate claims of :mod:`.figures_scout_rate`) into the claims data ``docs/data/dwtcp-claims.json``, without
+Scout-rate claims of :mod:`.figures_scout_rate`, the leaf-spine FCT claims of :mod:`.figures_fabric`) into the claims data ``docs/data/dwtcp-claims.json``, without
 rebuilding the figure's other (slow) experiments."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["record_overhead", "record_scout_rate", "record_part"]
+__all__ = ["record_overhead", "record_scout_rate", "record_fabric", "record_part"]
 
 
 def record_part(key: str, build: Callable[[dict[str, Any]], Any], path: Any = None) -> Any:
@@ -52,7 +52,16 @@ def record_scout_rate(path: Any = None) -> Any:
     return record_part("scout_rate", build_scout_rate, path)
 
 
+def record_fabric(path: Any = None) -> Any:
+    """The ``fabric`` data (:func:`.figures_fabric.build_fabric`: the leaf-spine FCT runs). Run: ``python -m
+    dwtcp_fluid.studies.dwtcp.report_overhead fabric``."""
+    from .figures_fabric import build_fabric
+
+    return record_part("fabric", build_fabric, path)
+
+
 if __name__ == "__main__":
     import sys
 
-    print(record_scout_rate() if sys.argv[1:] == ["scout_rate"] else record_overhead())
+    parts = {"scout_rate": record_scout_rate, "fabric": record_fabric}
+    print(parts[sys.argv[1]]() if sys.argv[1:2] and sys.argv[1] in parts else record_overhead())
