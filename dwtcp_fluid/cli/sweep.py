@@ -296,7 +296,7 @@ def _bars(err: Console, grid, plan, packet: str, n_pk: int, json: bool) -> Itera
                 )
                 tasks["prog"] = prog
                 tasks["chunks"] = prog.add_task(
-                    f"{grid.size} points", total=grid.beta.size * plan.n_bdp_chunks, unit="chunks"
+                    f"{grid.size} points", total=grid.beta.size * plan.n_chunks, unit="chunks"
                 )
                 if packet != "none":
                     tasks["packet"] = prog.add_task("packet-level DWTCP", total=n_pk, unit="points")

@@ -242,7 +242,7 @@ def write_sweep(
             why = None if force else refresh_reason(nc, config_json)
             if why:
                 say(f"refreshing {nc}: {why}")
-            chunks_done = [0, grid.beta.size * plan.n_bdp_chunks]
+            chunks_done = [0, grid.beta.size * plan.n_chunks]
 
             def kept() -> str:
                 if chunks_done[0] == 0:

@@ -101,6 +101,6 @@ def estimate(
     nbytes = 3.0 * per
     if full:
         seconds += n_points * _SECONDS_PER_ROOTS_POINT + n_runs * _SECONDS_PER_FLUID_RUN
-        chunk_runs = min(plan.chunk_bdp, sizes["bdp"]) * sizes["flows"]
+        chunk_runs = min(plan.chunk, sizes["bdp"]) * sizes["flows"]
         nbytes += max(1, workers) * fluid_batch_bytes(chunk_runs, default_duration_rtts(plan.grid.beta))
     return seconds + n_packet * _SECONDS_PER_PACKET_RUN, nbytes
