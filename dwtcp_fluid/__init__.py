@@ -41,6 +41,8 @@ Reports
     ``sweep_report`` (of a sweep or its dataset), ``dctcp_network_report``, ``network_sweep_report``,
     ``timely_network_report``, ``figures_report``, ``proofs_report`` (``run_packet_report``: with the run's data,
     whose ``to_dataset()`` exports the records).
+    The sweep commands' orchestrators, each returning the document and the dataset: ``write_sweep``
+    (``sweep``), ``write_judged_sweep`` (``sweep --law X``), ``write_network_sweep`` (``dctcp network-sweep``).
 Figures and drawing
     ``style`` (context manager), ``apply_style``, ``save_figure``, ``plot_packet_vs_fluid``; subpackages ``plots``,
     ``experiments``.
@@ -261,6 +263,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "run_packet_report": ("reports.packet", "run_packet_report"),
     "packet_scenario_report": ("reports.packet_scenario", "packet_scenario_report"),
     "timely_network_report": ("studies.timely.report_network", "timely_network_report"),
+    "write_sweep": ("reports.sweep", "write_sweep"),
+    "write_judged_sweep": ("reports.sweep_study", "write_judged_sweep"),
+    "write_network_sweep": ("studies.networks.report", "write_network_sweep"),
     # DWTCP at packet level against its fluid models
     "compare_dwtcp": ("studies.dwtcp.checks", "compare_dwtcp"),
     "packet_outcomes": ("sweep.outcomes_packet", "packet_outcomes"),

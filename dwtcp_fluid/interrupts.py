@@ -1,4 +1,5 @@
-"""Interrupts of a command (SIGINT, SIGTERM): the status they exit with, and the re-delivery of one a finalizer or
+"""Interrupts of a command (SIGINT, SIGTERM): the status they exit with, the handler that tells an interrupt from the
+error a library raises when Ctrl-C lands inside it (:class:`Interrupts`), and the re-delivery of one a finalizer or
 GC callback swallowed.
 
 A signal's Python handler runs in whatever Python code the main thread is executing, which may be a garbage
@@ -19,7 +20,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["INTERRUPT_CODE", "redelivering", "swallowed_interrupt"]
+__all__ = ["INTERRUPT_CODE", "Interrupts", "redelivering", "swallowed_interrupt"]
 
 #: The exit status of the interrupt being handled: 130 for SIGINT (Ctrl-C), 143 for SIGTERM (set by the handler).
 INTERRUPT_CODE = [130]
@@ -57,3 +58,31 @@ def swallowed_interrupt() -> bool:
     for t in timers:
         t.cancel()
     return bool(timers)
+
+
+class Interrupts:
+    """A SIGINT and SIGTERM handler that remembers it fired (and the exit status the signal asks for, 130 or 143,
+    in :data:`INTERRUPT_CODE`) and then raises KeyboardInterrupt as the default SIGINT handler does. Ctrl-C can land
+    inside a library's lock or thread handshake, which then raises its own error (a Dask/threading wait: "RuntimeError:
+    release unlocked lock") instead of KeyboardInterrupt: calling the object tells that error from a failure.
+    Installed only in the main thread; :meth:`restore` puts the previous handlers back."""
+
+    def __init__(self) -> None:
+        self.fired = False
+        self._old: dict = {}
+        if threading.current_thread() is threading.main_thread():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._old[sig] = signal.signal(sig, self._handler)
+
+    def _handler(self, signum: int, frame: object) -> None:
+        self.fired = True
+        INTERRUPT_CODE[0] = 128 + signum
+        raise KeyboardInterrupt
+
+    def __call__(self) -> bool:
+        return self.fired
+
+    def restore(self) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dwtcp_fluid.cli.sweep import _Interrupts
+from dwtcp_fluid.interrupts import Interrupts as _Interrupts
 
 
 def test_handler_records_the_interrupt_and_restores_the_previous_handler():

@@ -3,23 +3,14 @@ default), or another law's judged sweep (``--law dctcp``: :mod:`.sweep_study`)."
 
 from __future__ import annotations
 
-import json as _json
-import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
-from ..atomic import remove_tree
 from .app import app
 from .common import (
     UsageError,
@@ -36,9 +27,8 @@ from .common import (
 from .flags import Use, declared
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
-from .sweep_errors import _Interrupts, _sweep_error
+from .sweep_errors import notes, resume_lines, stopped_error
 from .sweep_print import print_summary
-from .sweep_results import draw_maps, finished, refresh_reason, reuse
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
     from ..sweep import SweepGrid
@@ -181,11 +171,13 @@ def sweep(
         if p in given:
             raise UsageError(JUDGED_FLAGS[p], ctx.params[p], "the flags of --law dwtcp: --beta | --bdp | --flows | "
                              "--kbar-ratio | --capacity | --packet-size and the packet pass's")  # fmt: skip
-    from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
+    from ..reports.sweep import write_sweep
+    from ..sweep.integrity import OutputBusyError
+    from ..sweep.names import estimate, products_of, stem_of, sweep_config
+    from ..sweep.outputs import SweepStopped
     from ..sweep.packet_batch import PacketPassOptions
     from ..sweep.packet_pass import PACKET_MODES
     from ..sweep.run import FROZEN, make_plan
-    from .sweep_names import config_of, estimate, stem_of
 
     grid = _grid(beta, bdp, flows, kbar_ratio, capacity, packet_size)
     if workers is not None and workers < 1:
@@ -218,18 +210,6 @@ def sweep(
         raise UsageError("--target", target, "packets in [0, 1e8]")
     popts = PacketPassOptions(k=target, buffer=packet_buffer, max_rtts=packet_max_rtts, seed=seed)
     plan = make_plan(grid, "full" if full else (FROZEN,))
-    config = config_of(
-        grid,
-        full=full,
-        packet=packet,
-        packet_sample=packet_sample,
-        buffer=packet_buffer,
-        max_rtts=packet_max_rtts,
-        seed=seed,
-        # K enters the configuration only when set, so the default sweep's results keep their name
-        **({"target": target} if target else {}),
-    )
-    stem = stem_of(grid, config)
     # every check before any work: the grid's cost, the output location, the scheduler
     n_pk = 0 if packet == "none" else n3 if packet == "all" else packet_sample
     seconds, nbytes = estimate(plan, grid.size, n3, n_pk, full, workers or 1)
@@ -241,191 +221,93 @@ def sweep(
         nbytes=nbytes,
         yes=yes,
     )
-    products = [f"{stem}.nc", f"{stem}.zarr", f"{stem}.packet.zarr"]
-    if figure:
-        products += [f"{stem}.png", f"{stem}-outcomes.png", f"{stem}-packet.png"]
-    config_json = _json.dumps(config, sort_keys=True)
+    stem = stem_of(
+        grid, sweep_config(grid, full=full, packet=packet, packet_sample=packet_sample, options=popts)
+    )
+    products = products_of(stem, figure=figure)
+    err = Console(stderr=True)
+    checked = [False]
 
-    def keep() -> list[str]:
-        # --resume continues the stores; the finished result of this very configuration and code is reused (exit
-        # 0), and another result under its name (another configuration or code) is refreshed
-        nc = Path(out) / f"{stem}.nc"
-        return products if resume or finished(nc, config_json) or refresh_reason(nc, config_json) else []
+    def check(keep: list[str]) -> None:
+        check_dir("--out", out, products, force=force, keep=keep)
+        if not checked[0]:  # the first check: then the scheduler, and the warnings come before the work
+            checked[0] = True
+            if scheduler is not None:
+                check_scheduler(scheduler)
+            flush_warnings()
 
-    out = check_dir("--out", out, products, force=force, keep=keep())
-    if scheduler is not None:
-        check_scheduler(scheduler)
-    store = out / f"{stem}.zarr"
-    created = not out.exists()
-    flush_warnings()  # every check passed: the warnings come before the work
     try:
-        with output_lock(out / f".{stem}.lock"):
-            # again under the lock: another sweep may have finished between the first check and the lock
-            check_dir("--out", out, products, force=force, keep=keep())
-            for p in remove_stale(out, stem):
-                if not is_quiet():
-                    Console(stderr=True).print(f"removed {p} (left by a killed run)", highlight=False)
-            if not force and not resume and finished(out / f"{stem}.nc", config_json):
-                reuse(out, stem, figure=figure, full=full, json=json)
-                return
-            why = None if force else refresh_reason(out / f"{stem}.nc", config_json)
-            if why and not is_quiet():
-                Console(stderr=True).print(
-                    f"refreshing {out / f'{stem}.nc'}: {why}", highlight=False, soft_wrap=True
-                )
-            _run(
-                grid=grid,
-                plan=plan,
-                store=store,
-                stem=stem,
-                out=out,
-                resume=resume,
-                refuse_damaged=refuse_damaged,
-                workers=workers,
-                scheduler=scheduler,
-                packet=packet,
-                packet_sample=packet_sample,
-                popts=popts,
-                seed=seed,
-                figure=figure,
-                full=full,
-                json=json,
-                config_json=config_json,
-            )
+        with _bars(err, grid, plan, packet, n_pk, json) as (progress, packet_progress):
+            summary, _ds = write_sweep(
+                grid, out, full=full, packet=packet, packet_sample=packet_sample, packet_options=popts,
+                figure=figure, resume=resume, force=force, repair=not refuse_damaged, workers=workers,
+                scheduler=scheduler, progress=progress, packet_progress=packet_progress,
+                report=resume_lines(err),
+                note=notes(err),
+                warn=lambda line: (warn(line), flush_warnings()), check=check,
+            )  # fmt: skip
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
-    finally:
-        if created and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()  # a run that failed before writing anything leaves no empty directory behind
-
-
-def _run(
-    *,
-    grid,
-    plan,
-    store,
-    stem,
-    out,
-    resume,
-    refuse_damaged,
-    workers,
-    scheduler,
-    packet,
-    packet_sample,
-    popts,
-    seed,
-    figure,
-    full,
-    json,
-    config_json,
-) -> None:
-    """Run a checked sweep; every failure says what was kept. A finished sweep leaves its results only (the
-    NetCDF and the maps): its stores, kept while resumable work remains, are removed."""
-    from ..reports.sweep import sweep_report
-    from ..sweep import run_sweep, write_netcdf_atomic
-
-    err = Console(stderr=True)
-    t0 = time.perf_counter()
-    chunks_done = [0, grid.beta.size * plan.n_bdp_chunks]
-    n3 = grid.beta.size * grid.bdp.size * grid.flows.size
-
-    def kept() -> str:
-        if chunks_done[0] == 0:
-            if not resume:  # a store this run created and filled with nothing: not left behind
-                remove_tree(store)
-                remove_tree(store.with_suffix(".packet.zarr"))
-            earlier = out / f"{stem}.nc"  # a result this run was refreshing stays as it was
-            return "nothing was kept" + (
-                f" ({earlier}, the earlier result, is unchanged)" if earlier.is_file() else ""
-            )
-        return f"{chunks_done[0]} of {chunks_done[1]} chunks kept in {store}: rerun the same command with --resume"
-
-    def note(line: str) -> None:
-        err.print(f"resume: {line}", highlight=False, soft_wrap=True)
-
-    with Progress(
-        TextColumn("[bold]sweep[/] {task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),  # whole chunks done (the bar moves by fractions of one)
-        TextColumn("{task.fields[unit]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=json or not err.is_terminal,  # a log gets the one-line messages, not a frozen bar
-        disable=(not err.is_terminal and json) or is_quiet(),
-    ) as prog:
-        task = prog.add_task(f"{grid.size} points", total=grid.beta.size * plan.n_bdp_chunks, unit="chunks")
-        ptask = None
-        if packet != "none":
-            n_pk = n3 if packet == "all" else packet_sample
-            ptask = prog.add_task("packet-level DWTCP", total=n_pk, unit="points")
-        report: dict = {}
-
-        def packet_progress(done: int, total: int) -> None:
-            prog.update(ptask, completed=done, total=total)
-
-        def progress(done: int, total: int) -> None:
-            chunks_done[:] = [int(done), total]  # in-process, done also moves by fractions of a chunk
-            prog.update(task, completed=done, total=total)
-
-        # Ctrl-C can land inside a library's lock or thread handshake, which then raises its own error (seen:
-        # "RuntimeError: release unlocked lock" from a Dask/threading wait) instead of KeyboardInterrupt; the
-        # handler records the interrupt so that whatever it raises is reported as the interrupt it was.
-        interrupted = _Interrupts()
-        try:
-            ds = run_sweep(
-                grid,
-                plan=plan,
-                store=store,
-                resume=resume,
-                workers=workers,
-                scheduler=scheduler,
-                progress=progress,
-                packet=packet,
-                packet_sample=packet_sample,
-                packet_options=popts,
-                packet_progress=packet_progress,
-                packet_report=report,
-                seed=seed,
-                repair=not refuse_damaged,
-                report=note,
-            )
-        except KeyboardInterrupt:
-            raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
-        except Exception as e:
-            if interrupted():
-                raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
-            _sweep_error(e, store, refuse_damaged, kept)
-        finally:
-            interrupted.restore()
-    elapsed = time.perf_counter() - t0
-    ds.attrs["sweep_config"] = config_json
-    try:
-        path = write_netcdf_atomic(ds, out / f"{stem}.nc")
-        maps = draw_maps(ds, out, stem, full=full) if figure else []
-    except KeyboardInterrupt:  # every chunk is in the store: the results are one --resume away
-        raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
-    except OSError as e:
-        raise WorkError(
-            f"sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
-            f"every chunk is kept in {store}: free space and rerun the same command with --resume"
-        ) from e
-    # finished: the stores served the resume and go; the results are the NetCDF and the maps
-    remove_tree(store)
-    remove_tree(store.with_suffix(".packet.zarr"))
-    print_written([path, *maps])
-    summary = sweep_report(
-        ds,
-        dataset=path,
-        store=None,
-        figure=maps[0] if maps else None,
-        figures=maps,
-        seconds=elapsed,
-        packet_report=report,
-        workers=workers,
-        scheduler=scheduler,
-    )
+    except SweepStopped as e:
+        raise WorkError(str(e), code=e.code) from None
+    except (RuntimeError, ValueError) as e:
+        error = stopped_error(e, Path(out) / f"{stem}.zarr")
+        if error is e:
+            raise
+        raise error from None
+    if not summary["reused"]:
+        print_written([summary["dataset"], *summary["figures"]])
     if json:
         emit_json(summary)
         return
     print_summary(summary)
+
+
+@contextmanager
+def _bars(err: Console, grid, plan, packet: str, n_pk: int, json: bool) -> Iterator[tuple]:
+    """The sweep's progress bars on stderr (chunks; packet points when the packet pass runs), shown from the first
+    progress the sweep reports: a reused result shows none."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    tasks: dict[str, Any] = {}
+    with ExitStack() as stack:
+
+        def task(name: str) -> Any:
+            if not tasks:
+                prog = stack.enter_context(
+                    Progress(
+                        TextColumn("[bold]sweep[/] {task.description}"),
+                        BarColumn(),
+                        MofNCompleteColumn(),  # whole chunks done (the bar moves by fractions of one)
+                        TextColumn("{task.fields[unit]}"),
+                        TimeElapsedColumn(),
+                        TimeRemainingColumn(),
+                        console=err,
+                        transient=json or not err.is_terminal,  # a log gets the one-line messages, not a bar
+                        disable=(not err.is_terminal and json) or is_quiet(),
+                    )
+                )
+                tasks["prog"] = prog
+                tasks["chunks"] = prog.add_task(
+                    f"{grid.size} points", total=grid.beta.size * plan.n_chunks, unit="chunks"
+                )
+                if packet != "none":
+                    tasks["packet"] = prog.add_task("packet-level DWTCP", total=n_pk, unit="points")
+            return tasks[name]
+
+        def progress(done: float, total: int) -> None:
+            t = task("chunks")
+            tasks["prog"].update(t, completed=done, total=total)
+
+        def packet_progress(done: int, total: int) -> None:
+            t = task("packet")
+            tasks["prog"].update(t, completed=done, total=total)
+
+        yield progress, packet_progress

@@ -1,55 +1,41 @@
-"""What a failed or interrupted sweep says (every sweep command alike): the one-line error of a failure, and the
-signal handler that tells an interrupt from the error a library raises when Ctrl-C lands inside it."""
+"""What a sweep command says on stderr (every sweep command alike): its orchestrator's notes and the resumed store's
+verification, and the one-line error of what the orchestrator leaves to it (a damaged store that may not be
+repaired, a refused resume). An interrupt or a failure arrives as :class:`~dwtcp_fluid.sweep.outputs.SweepStopped`,
+its line already saying what was kept."""
 
 from __future__ import annotations
 
-from .common import UsageError, WorkError
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["_Interrupts", "_sweep_error"]
+from .common import UsageError, WorkError, is_quiet
+
+__all__ = ["notes", "resume_lines", "stopped_error"]
 
 
-def _sweep_error(e: Exception, store: object, refuse_damaged: bool, kept) -> None:
-    """The one-line error for a sweep that failed (not interrupted): a damaged store, a refused resume, a failure."""
+def stopped_error(e: Exception, store: object) -> Exception:
+    """The one-line error of a sweep that raised ``e``: a damaged store (:class:`StoreDamagedError`, with
+    ``--refuse-damaged``), a refused ``--resume`` of ``store``; any other error as it is."""
     from ..sweep.integrity import StoreDamagedError
 
     if isinstance(e, StoreDamagedError):
-        raise WorkError(f"{e} (rerun without --refuse-damaged to recompute those chunks)") from None
-    if isinstance(e, ValueError):
-        if str(e).startswith("resume="):
-            raise UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1]) from None
-        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
-    if isinstance(e, OSError | RuntimeError | ArithmeticError | MemoryError):
-        raise WorkError(f"sweep failed: {type(e).__name__}: {e}; {kept()}") from None
-    raise e
+        return WorkError(f"{e} (rerun without --refuse-damaged to recompute those chunks)")
+    if isinstance(e, ValueError) and str(e).startswith("resume="):
+        return UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1])
+    return e
 
 
-class _Interrupts:
-    """A SIGINT and SIGTERM handler that remembers it fired (and the exit status the signal asks for: 130, 143)
-    and then raises KeyboardInterrupt as the default SIGINT handler does."""
+def notes(err: Any) -> Callable[[str], None]:
+    """The sweep orchestrators' ``note`` hook: each line (a stale file removed, a result refreshed) on the stderr
+    console ``err``, unless ``--quiet``."""
 
-    def __init__(self) -> None:
-        import signal
-        import threading
+    def note(line: str) -> None:
+        if not is_quiet():
+            err.print(line, highlight=False, soft_wrap=not line.startswith("removed "))
 
-        self.fired = False
-        self._old: dict = {}
-        if threading.current_thread() is threading.main_thread():
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                self._old[sig] = signal.signal(sig, self._handler)
+    return note
 
-    def _handler(self, signum: int, frame: object) -> None:
-        from ..interrupts import INTERRUPT_CODE
 
-        self.fired = True
-        INTERRUPT_CODE[0] = 128 + signum
-        raise KeyboardInterrupt
-
-    def __call__(self) -> bool:
-        return self.fired
-
-    def restore(self) -> None:
-        import signal
-
-        for sig, old in self._old.items():
-            signal.signal(sig, old)
-        self._old = {}
+def resume_lines(err: Any) -> Callable[[str], None]:
+    """The sweep orchestrators' ``report`` hook: each line of a resumed store's verification, ``resume: ...``."""
+    return lambda line: err.print(f"resume: {line}", highlight=False, soft_wrap=True)

@@ -1,19 +1,19 @@
 """``dwtcp-fluid sweep --law X`` for a law with a judged sweep (:mod:`dwtcp_fluid.sweep.study`): the study's axes
-and settings from the flags its declaration names, checked before any work; the sweep with the DWTCP sweep's output
-lock, store, ``--resume`` and integrity checks; one NetCDF and the agreement counts by class."""
+and settings from the flags its declaration names, checked before any work; the sweep by its orchestrator
+(:func:`~dwtcp_fluid.reports.sweep_study.write_judged_sweep`: the DWTCP sweep's output lock, store, ``--resume`` and
+integrity checks); the agreement counts by class."""
 
 from __future__ import annotations
 
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
-from ..atomic import remove_tree
-from .common import UsageError, WorkError, accepted_of, emit_json, is_quiet, parse_list, print_written
+from .common import UsageError, WorkError, accepted_of, emit_json, parse_list, print_written
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
-from .sweep_results import same_code
 
 __all__ = ["judged_sweep", "estimate"]
 
@@ -111,17 +111,14 @@ def judged_sweep(
     seed: int,
     json: bool,
 ) -> None:
-    """Check the command line, run (or resume) the judged sweep of ``law``, write ``<out>/sweep-<law>-<hash>.nc`` and
-    print its agreement counts (``raw``: every judged flag's value; ``given``: those on the command line; ``others``:
-    the DWTCP sweep's flags given, refused)."""
-    import hashlib
-    import json as _json
-
-    from ..reports.sweep_study import run_judged_sweep
-    from ..sweep.integrity import OutputBusyError, output_lock, remove_stale
-    from ..sweep.study_run import make_plan
+    """Check the command line, run (or resume, or reuse) the judged sweep of ``law``
+    (:func:`~dwtcp_fluid.reports.sweep_study.write_judged_sweep`) and print its agreement counts (``raw``: every
+    judged flag's value; ``given``: those on the command line; ``others``: the DWTCP sweep's flags given, refused)."""
+    from ..reports.sweep_study import judged_stem, write_judged_sweep
+    from ..sweep.integrity import OutputBusyError
+    from ..sweep.outputs import SweepStopped
     from .progress import progress_bar
-    from .sweep_errors import _Interrupts, _sweep_error
+    from .sweep_errors import notes, resume_lines, stopped_error
 
     grid = _grid(law, raw, given, others, seed)
     if workers is not None and scheduler is not None:
@@ -129,111 +126,49 @@ def judged_sweep(
     seconds, nbytes = estimate(grid)
     axes = " × ".join(a.flag for a in grid.sweep.axes)
     check_budget(axes, f"{grid.size} points", f"this {law} sweep", seconds=seconds, nbytes=nbytes, yes=yes)
-    digest = hashlib.sha256(_json.dumps(grid.to_dict(), sort_keys=True).encode()).hexdigest()[:8]
-    stem = f"sweep-{law}-{digest}"
+    stem = judged_stem(grid)
     products = [f"{stem}.nc", f"{stem}.zarr"]
-    if not force and not resume and _finished(Path(out) / f"{stem}.nc", grid):
-        _reuse(Path(out) / f"{stem}.nc", json)  # a second run of a finished sweep reuses its result (exit 0)
-        return
-    # this grid's result computed by other code is refreshed, and the run says so
-    why = _other_code(Path(out) / f"{stem}.nc", grid)
-    out = check_dir("--out", out, products, force=force, keep=products if resume or why else ())
-    if scheduler is not None:
-        check_scheduler(scheduler)
-    store = out / f"{stem}.zarr"
     err = Console(stderr=True)
-    plan = make_plan(grid)
-    done = [0.0, float(plan.done_shape[0] * plan.done_shape[1])]
+    checked = [False]
 
-    def kept() -> str:
-        if int(done[0]) == 0:
-            if not resume:
-                remove_tree(store)
-            return "nothing was kept"
-        return (
-            f"{int(done[0])} of {int(done[1])} chunks kept in {store}: rerun the same command with --resume"
-        )
+    def check(keep: list[str]) -> None:
+        check_dir("--out", out, products, force=force, keep=keep)
+        if not checked[0] and scheduler is not None:
+            check_scheduler(scheduler)
+        checked[0] = True
 
-    if why and not force and not is_quiet():
-        err.print(f"refreshing {out / f'{stem}.nc'}: {why}", highlight=False, soft_wrap=True)
     try:
-        with output_lock(out / f".{stem}.lock"):
-            check_dir("--out", out, products, force=force, keep=products if resume or why else ())
-            for p in remove_stale(out, stem):
-                if not is_quiet():
-                    err.print(f"removed {p} (left by a killed run)", highlight=False)
-            interrupted = _Interrupts()
-            try:
-                with progress_bar(f"sweep {law}: {grid.size} points", "chunks") as bar:
+        with ExitStack() as stack:
+            bar: list[Any] = []
 
-                    def progress(d: float, t: int) -> None:
-                        done[:] = [d, t]
-                        bar(d, t)
+            def progress(d: float, t: int) -> None:
+                if not bar:  # shown from the sweep's first progress: a reused result shows none
+                    bar.append(
+                        stack.enter_context(progress_bar(f"sweep {law}: {grid.size} points", "chunks"))
+                    )
+                bar[0](d, t)
 
-                    doc, _ds = run_judged_sweep(
-                        grid, store, netcdf=out / f"{stem}.nc", resume=resume, workers=workers,
-                        scheduler=scheduler, progress=progress, repair=not refuse_damaged,
-                        report=lambda line: err.print(f"resume: {line}", highlight=False, soft_wrap=True),
-                    )  # fmt: skip
-            except KeyboardInterrupt:
-                raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
-            except Exception as e:
-                if interrupted():
-                    raise WorkError(f"sweep interrupted: {kept()}", code=130) from None
-                _sweep_error(e, store, refuse_damaged, kept)
-            finally:
-                interrupted.restore()
-            remove_tree(store)  # finished: the store served the resume; the result is the NetCDF
+            doc, _ds = write_judged_sweep(
+                grid, out, resume=resume, force=force, repair=not refuse_damaged, workers=workers,
+                scheduler=scheduler, progress=progress,
+                report=resume_lines(err),
+                note=notes(err), check=check,
+            )  # fmt: skip
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
+    except SweepStopped as e:
+        raise WorkError(str(e), code=e.code) from None
+    except (RuntimeError, ValueError) as e:
+        error = stopped_error(e, Path(out) / f"{stem}.zarr")
+        if error is e:
+            raise
+        raise error from None
     if json:
         emit_json(doc)
         return
     _print(doc)
-    print_written([doc["dataset"]])
-
-
-def _of_grid(nc: Path, grid: Any) -> dict | None:
-    """The attributes of ``nc`` when it is a readable result of this very grid (its recorded parameters are the
-    grid's), else None."""
-    import json
-
-    if not nc.is_file():
-        return None
-    try:
-        import xarray as xr
-
-        with xr.open_dataset(nc, engine="h5netcdf") as ds:
-            ok = "outcome" in ds and ds.attrs.get("parameters") == json.dumps(grid.to_dict(), sort_keys=True)
-            return dict(ds.attrs) if ok else None
-    except Exception:  # unreadable: not a finished result (refused unless --force replaces it)
-        return None
-
-
-def _finished(nc: Path, grid: Any) -> bool:
-    """Whether ``nc`` is the finished result of this very grid, computed by this code."""
-    attrs = _of_grid(nc, grid)
-    return attrs is not None and same_code(attrs) is None
-
-
-def _other_code(nc: Path, grid: Any) -> str | None:
-    """Why ``nc``, a result of this very grid computed by other code, is refreshed; None otherwise."""
-    attrs = _of_grid(nc, grid)
-    return None if attrs is None else same_code(attrs)
-
-
-def _reuse(nc: Path, json: bool) -> None:
-    import xarray as xr
-
-    from .._provenance import code_label
-    from ..reports.sweep_study import judged_sweep_report
-
-    ds = xr.load_dataset(nc, engine="h5netcdf")
-    doc = judged_sweep_report(ds, dataset=nc, seconds=0.0) | {"reused": True, "code": code_label(ds.attrs)}
-    if json:
-        emit_json(doc)
-        return
-    _print(doc)
+    if not doc.get("reused"):
+        print_written([doc["dataset"]])
 
 
 def _print(doc: dict[str, Any]) -> None:

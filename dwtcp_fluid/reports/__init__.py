@@ -12,6 +12,9 @@ stopped, no observables; the CLI prints it and exits 1.
 The commands that write a dataset (``sweep``, ``dctcp network-sweep``) print a summary of it: their functions take
 the dataset (``dw.sweep_report(dw.run_sweep(grid))``, or a NetCDF read back), so a notebook summarizes the run it
 already has, and what the dataset cannot know about its own run (paths written, seconds) enters as keywords.
+Each of those commands calls one orchestrator, which returns the document and the dataset: ``write_sweep``
+(``sweep``), ``write_judged_sweep`` (``sweep --law X``), ``write_network_sweep`` (``dctcp network-sweep``); the
+CLI parses the flags, shows progress and prints.
 ``figures`` and ``proofs`` run the figure catalog and the proof registry: their documents list each file written
 or compared, with its claims or checks.
 """

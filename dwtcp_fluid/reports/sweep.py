@@ -10,12 +10,14 @@ the packet pass's cost, the engine) enters as keywords; each is None when not gi
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from ._json import to_jsonable
 
-__all__ = ["packet_cost", "sweep_report"]
+__all__ = ["finished", "packet_cost", "refresh_reason", "sweep_report", "write_sweep"]
 
 
 def packet_cost(report: dict[str, Any]) -> dict[str, Any]:
@@ -99,3 +101,205 @@ def sweep_report(
         }
     )
     return to_jsonable(doc)
+
+
+def finished(nc: Path, config_json: str) -> bool:
+    """Whether ``nc`` is the finished result of the sweep configuration ``config_json``, computed by this code."""
+    from ..sweep.outputs import result_attrs, same_code
+
+    attrs = result_attrs(nc, "eig_class")
+    return attrs is not None and attrs.get("sweep_config") == config_json and same_code(attrs) is None
+
+
+def refresh_reason(nc: Path, config_json: str) -> str | None:
+    """Why the readable sweep result ``nc``, named as this sweep's result, is not its finished result and is
+    recomputed: it does not record its configuration, records another one (the defaults of another version), or was
+    computed by other code. None when ``nc`` is no sweep result or is the finished one."""
+    from .._provenance import code_label
+    from ..sweep.outputs import result_attrs, same_code
+
+    attrs = result_attrs(nc, "eig_class")
+    if attrs is None or finished(nc, config_json):
+        return None
+    if "sweep_config" not in attrs:
+        return f"it does not record its configuration ({code_label(attrs)})"
+    if attrs["sweep_config"] != config_json:
+        return f"it holds another grid or other settings under this name ({code_label(attrs)})"
+    return same_code(attrs)
+
+
+def write_sweep(
+    grid: Any,
+    out: str | Path,
+    *,
+    full: bool = True,
+    packet: str = "all",
+    packet_sample: int = 2,
+    packet_options: Any = None,
+    figure: bool = True,
+    resume: bool = False,
+    force: bool = False,
+    repair: bool = True,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[float, int], None] | None = None,
+    packet_progress: Callable[[int, int], None] | None = None,
+    report: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
+    warn: Callable[[str], None] | None = None,
+    check: Callable[[list[str]], None] | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """``dwtcp-fluid sweep``'s orchestrator: run (or resume, or reuse) the DWTCP condition sweep of ``grid`` into
+    directory ``out`` and return its document (:func:`sweep_report`) and dataset.
+
+    The results are named by :func:`~dwtcp_fluid.sweep.names.stem_of` (``sweep-beta<β>[-<hash>]``): the NetCDF
+    and, with ``figure``, the maps (:func:`~dwtcp_fluid.studies.dwtcp.figures_sweep_maps.draw_sweep_maps`). Under
+    the output's lock (:func:`~dwtcp_fluid.sweep.outputs.locked_output`) the finished result of this very
+    configuration, computed by this code, is reused (``reused`` in the document: a second ``make sweep``); another
+    result under its name is refreshed, and ``note`` says why. The sweep itself is
+    :func:`~dwtcp_fluid.sweep.run_sweep` on a Zarr store next to the results, which ``resume`` continues and a
+    finished run removes. An interrupt or a failure raises :class:`~dwtcp_fluid.sweep.outputs.SweepStopped`
+    saying what was kept.
+
+    Parameters
+    ----------
+    grid : SweepGrid
+        The (β, BDP, N, k̄/k̄*) grid.
+    out : str or Path
+        The output directory (created when written).
+    full, packet, packet_sample, packet_options :
+        The evaluation (``full``: the delayed fluid runs and delay-aware roots beside the frozen Jacobian) and the
+        packet pass (``"all"``, ``"sample"`` of ``packet_sample`` points, ``"none"``; its
+        :class:`~dwtcp_fluid.sweep.packet_batch.PacketPassOptions`).
+    figure : bool
+        Draw the maps next to the dataset.
+    resume, force, repair :
+        Continue the stores; replace earlier results; recompute damaged chunks of a resumed store (else
+        :class:`~dwtcp_fluid.sweep.integrity.StoreDamagedError`).
+    workers, scheduler :
+        Dask (both None: in-process).
+    progress, packet_progress : callable, optional
+        ``progress(done, total)`` in chunks, ``packet_progress(done, total)`` in packet points.
+    report, note, warn : callable, optional
+        One line each: the resumed store's verification (a chunk recomputed, as
+        :func:`~dwtcp_fluid.sweep.run_sweep` reports it); what the run did to the output besides the sweep (stale
+        files removed, a result refreshed); a warning about a result read back.
+    check : callable, optional
+        ``check(keep)``: the caller's check of the output location, given the products that may exist already;
+        called before the lock and again under it.
+    """
+    import time
+    import warnings
+
+    import xarray as xr
+
+    from ..atomic import remove_tree
+    from ..studies.dwtcp.figures_sweep_maps import draw_sweep_maps
+    from ..sweep import run_sweep, write_netcdf_atomic
+    from ..sweep.names import products_of, stem_of, sweep_config
+    from ..sweep.outputs import SweepStopped, locked_output, stopping
+    from ..sweep.packet_batch import PacketPassOptions
+    from ..sweep.predictors import migrate_names
+    from ..sweep.run import FROZEN, make_plan
+
+    popts = PacketPassOptions() if packet_options is None else packet_options
+    plan = make_plan(grid, "full" if full else (FROZEN,))
+    config_json = json.dumps(
+        sweep_config(grid, full=full, packet=packet, packet_sample=packet_sample, options=popts),
+        sort_keys=True,
+    )
+    stem = stem_of(grid, json.loads(config_json))
+    products = products_of(stem, figure=figure)
+    out = Path(out)
+    say = note or (lambda line: None)
+
+    def keep() -> list[str]:
+        # resume continues the stores; the finished result of this very configuration and code is reused, and
+        # another result under its name (another configuration or code) is refreshed
+        nc = out / f"{stem}.nc"
+        return products if resume or finished(nc, config_json) or refresh_reason(nc, config_json) else []
+
+    if check is not None:
+        check(keep())
+    store = out / f"{stem}.zarr"
+    created = not out.exists()
+    try:
+        with locked_output(out, stem, check=None if check is None else lambda: check(keep()), note=say):
+            nc = out / f"{stem}.nc"
+            if not force and not resume and finished(nc, config_json):
+                with warnings.catch_warnings(
+                    record=True
+                ) as seen:  # written under the predictors' former names
+                    warnings.simplefilter("always")
+                    ds = migrate_names(xr.load_dataset(nc, engine="h5netcdf"))
+                for w in seen:
+                    if warn is not None:
+                        warn(f"{nc}: {w.message}")
+                maps = draw_sweep_maps(ds, out, stem, full=full, only_missing=True) if figure else []
+                doc = sweep_report(ds, dataset=nc, store=None, figure=maps[0] if maps else None, figures=maps,
+                                   seconds=0.0, reused=True)  # fmt: skip
+                return doc, ds
+            why = None if force else refresh_reason(nc, config_json)
+            if why:
+                say(f"refreshing {nc}: {why}")
+            chunks_done = [0, grid.beta.size * plan.n_chunks]
+
+            def kept() -> str:
+                if chunks_done[0] == 0:
+                    if not resume:  # a store this run created and filled with nothing: not left behind
+                        remove_tree(store)
+                        remove_tree(store.with_suffix(".packet.zarr"))
+                    return "nothing was kept" + (
+                        f" ({nc}, the earlier result, is unchanged)" if nc.is_file() else ""
+                    )
+                return (
+                    f"{chunks_done[0]} of {chunks_done[1]} chunks kept in {store}: rerun the same command with "
+                    "--resume"
+                )
+
+            def chunks(done: float, total: int) -> None:
+                chunks_done[:] = [int(done), total]  # in-process, done also moves by fractions of a chunk
+                if progress is not None:
+                    progress(done, total)
+
+            t0 = time.perf_counter()
+            cost: dict = {}
+            with stopping(kept):
+                ds = run_sweep(
+                    grid,
+                    plan=plan,
+                    store=store,
+                    resume=resume,
+                    workers=workers,
+                    scheduler=scheduler,
+                    progress=chunks,
+                    packet=packet,
+                    packet_sample=packet_sample,
+                    packet_options=popts,
+                    packet_progress=packet_progress,
+                    packet_report=cost,
+                    seed=popts.seed,
+                    repair=repair,
+                    report=report,
+                )
+            elapsed = time.perf_counter() - t0
+            ds.attrs["sweep_config"] = config_json
+            try:
+                path = write_netcdf_atomic(ds, nc)
+                maps = draw_sweep_maps(ds, out, stem, full=full) if figure else []
+            except KeyboardInterrupt:  # every chunk is in the store: the results are one resume away
+                raise SweepStopped(f"sweep interrupted: {kept()}", code=130) from None
+            except OSError as e:
+                raise SweepStopped(
+                    f"sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
+                    f"every chunk is kept in {store}: free space and rerun the same command with --resume"
+                ) from e
+            # finished: the stores served the resume and go; the results are the NetCDF and the maps
+            remove_tree(store)
+            remove_tree(store.with_suffix(".packet.zarr"))
+    finally:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()  # a run that failed before writing anything leaves no empty directory behind
+    doc = sweep_report(ds, dataset=path, store=None, figure=maps[0] if maps else None, figures=maps,
+                       seconds=elapsed, packet_report=cost, workers=workers, scheduler=scheduler)  # fmt: skip
+    return doc, ds

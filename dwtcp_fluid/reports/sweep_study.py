@@ -2,9 +2,10 @@
 
 :func:`judged_sweep_laws` lists the laws whose study registers a :class:`~dwtcp_fluid.sweep.study.JudgedSweep`
 (every study's ``checks*`` modules are imported, so a new study's sweep is found without editing this file);
-:func:`judged_grid` checks a grid before any work; :func:`run_judged_sweep` is the one orchestrator: it runs (or
-resumes) the sweep, writes its NetCDF and returns its document and dataset; :func:`judged_sweep_report` is the document of a dataset
-(one written earlier included).
+:func:`judged_grid` checks a grid before any work; :func:`run_judged_sweep` runs (or resumes) the sweep, writes its
+NetCDF and returns its document and dataset; :func:`write_judged_sweep` is the command's orchestrator (an output
+directory with its lock, the reuse of a finished result, what an interrupt kept); :func:`judged_sweep_report` is the
+document of a dataset (one written earlier included).
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from ..sweep.study_run import run_judged, summarize_judged
 from ._json import to_jsonable
 from .compare import _discover
 
-__all__ = ["judged_sweep_laws", "judged_grid", "run_judged_sweep", "judged_sweep_report"]
+__all__ = [
+    "judged_sweep_laws",
+    "judged_grid",
+    "judged_stem",
+    "run_judged_sweep",
+    "judged_sweep_report",
+    "write_judged_sweep",
+]
 
 
 def judged_sweep_laws() -> tuple[str, ...]:
@@ -80,3 +88,103 @@ def run_judged_sweep(
     seconds = time.perf_counter() - t0
     path = None if netcdf is None else write_netcdf_atomic(ds, netcdf)
     return judged_sweep_report(ds, dataset=path, seconds=seconds), ds
+
+
+def judged_stem(grid: JudgedGrid) -> str:
+    """The name of a judged sweep's results, ``sweep-<law>-<hash of the grid>``."""
+    import hashlib
+    import json
+
+    digest = hashlib.sha256(json.dumps(grid.to_dict(), sort_keys=True).encode()).hexdigest()[:8]
+    return f"sweep-{grid.sweep.law}-{digest}"
+
+
+def _of_grid(nc: Path, grid: JudgedGrid) -> dict | None:
+    """The attributes of ``nc`` when it is a readable result of this very grid (its recorded parameters are the
+    grid's), else None."""
+    import json
+
+    from ..sweep.outputs import result_attrs
+
+    attrs = result_attrs(nc, "outcome")
+    ok = attrs is not None and attrs.get("parameters") == json.dumps(grid.to_dict(), sort_keys=True)
+    return attrs if ok else None
+
+
+def write_judged_sweep(
+    grid: JudgedGrid,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    force: bool = False,
+    repair: bool = True,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    progress: Callable[[float, int], None] | None = None,
+    report: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
+    check: Callable[[list[str]], None] | None = None,
+) -> tuple[dict[str, Any], xr.Dataset]:
+    """``dwtcp-fluid sweep --law X``'s orchestrator: run (or resume, or reuse) the judged sweep of ``grid`` into
+    directory ``out`` as ``<out>/sweep-<law>-<hash>.nc`` (:func:`judged_stem`) and return its document and dataset.
+
+    The finished result of this very grid, computed by this code, is reused (``reused`` in the document: a second
+    run computes nothing); one of this grid computed by other code is refreshed, and ``note`` says why. Under the
+    output's lock (:func:`~dwtcp_fluid.sweep.outputs.locked_output`) the sweep runs on a Zarr store next to the
+    result (:func:`run_judged_sweep`), which ``resume`` continues and a finished run removes. An interrupt or a
+    failure raises :class:`~dwtcp_fluid.sweep.outputs.SweepStopped` saying what was kept.
+
+    ``resume`` continues the store, ``force`` replaces an earlier result (and never reuses one), ``repair``
+    recomputes damaged chunks of a resumed store (else :class:`~dwtcp_fluid.sweep.integrity.StoreDamagedError`);
+    ``workers`` or ``scheduler`` run the chunks on Dask (both None: in-process). ``progress(done, total)`` counts
+    chunks; ``report`` gets the resumed store's verification, one line per chunk recomputed; ``note`` what the run
+    did to the output besides the sweep (stale files removed, a result refreshed); ``check(keep)`` is the caller's
+    check of the output location, given the products that may exist already, called before the lock and again
+    under it.
+    """
+    from .._provenance import code_label
+    from ..atomic import remove_tree
+    from ..sweep.outputs import locked_output, same_code, stopping
+    from ..sweep.study_run import make_plan
+
+    out = Path(out)
+    stem = judged_stem(grid)
+    nc = out / f"{stem}.nc"
+    products = [f"{stem}.nc", f"{stem}.zarr"]
+    attrs = _of_grid(nc, grid)
+    if not force and not resume and attrs is not None and same_code(attrs) is None:
+        # a second run of a finished sweep reuses its result
+        ds = xr.load_dataset(nc, engine="h5netcdf")
+        doc = judged_sweep_report(ds, dataset=nc, seconds=0.0)
+        return doc | {"reused": True, "code": code_label(ds.attrs)}, ds
+    # this grid's result computed by other code is refreshed
+    why = None if attrs is None else same_code(attrs)
+    keep = products if resume or why else []
+    if check is not None:
+        check(keep)
+    store = out / f"{stem}.zarr"
+    plan = make_plan(grid)
+    done = [0.0, float(plan.done_shape[0] * plan.done_shape[1])]
+
+    def kept() -> str:
+        if int(done[0]) == 0:
+            if not resume:
+                remove_tree(store)
+            return "nothing was kept"
+        return (
+            f"{int(done[0])} of {int(done[1])} chunks kept in {store}: rerun the same command with --resume"
+        )
+
+    def chunks(d: float, t: int) -> None:
+        done[:] = [d, t]
+        if progress is not None:
+            progress(d, t)
+
+    if why and not force and note is not None:
+        note(f"refreshing {nc}: {why}")
+    with locked_output(out, stem, check=None if check is None else lambda: check(keep), note=note):
+        with stopping(kept):
+            doc, ds = run_judged_sweep(grid, store, netcdf=nc, resume=resume, workers=workers, scheduler=scheduler,
+                                       progress=chunks, repair=repair, report=report)  # fmt: skip
+        remove_tree(store)  # finished: the store served the resume; the result is the NetCDF
+    return doc, ds

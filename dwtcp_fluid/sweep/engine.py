@@ -1,11 +1,11 @@
 """Chunked sweep engine: in-process or on Dask, results in a resumable Zarr store, exported to NetCDF.
 
-The grid is cut into chunks along its two leading dimensions (the DWTCP sweep's (β, BDP)): chunk ``(ib, c)``
-covers index ``ib`` of the first and indices ``[c·chunk_bdp, (c+1)·chunk_bdp)`` of the second. A plan for
-another grid (the network sweep's (hops, load)) subclasses :class:`SweepPlan` and overrides where the grid is
-read: :meth:`~SweepPlan.dim_sizes`, :meth:`~SweepPlan.chunk_coords`, :meth:`~SweepPlan.describe` (the grid
-must have ``to_dict``, ``coords`` and its two leading coordinate arrays). Every chunk is evaluated by the same pure function
-(:func:`evaluate_chunk`), whichever engine runs it, so results are identical bit for bit in-process and on Dask.
+The engine knows no protocol: a grid is anything with the grid protocol (:class:`Grid`: its dimensions' sizes,
+its two leading axes, its coordinates and its parameters), the DWTCP condition sweep's (β, BDP, N, k̄/k̄*) as
+well as a judged sweep's or the network sweep's (hops, load). The grid is cut into chunks along its two leading
+axes: chunk ``(ib, c)`` covers index ``ib`` of the first and indices ``[c·chunk, (c+1)·chunk)`` of the second.
+Every chunk is evaluated by the same pure function (:func:`evaluate_chunk`), whichever engine runs it, so results
+are identical bit for bit in-process and on Dask.
 
 Only the driver writes. A chunk's arrays are written into the Zarr store first and its flag in ``done`` is set
 afterwards, so an interrupted sweep leaves only complete chunks; ``resume=True`` skips them. When every chunk is
@@ -20,13 +20,12 @@ import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import xarray as xr
 
 from ..atomic import make_dirs
-from .grid import SweepGrid
 from .integrity import (
     StoreDamagedError,
     chunk_checksum,
@@ -36,64 +35,91 @@ from .integrity import (
     write_record,
 )
 
-__all__ = ["Evaluator", "SweepPlan", "evaluate_chunk", "run_plan", "open_store_dataset"]
+__all__ = ["Evaluator", "Grid", "SweepPlan", "evaluate_chunk", "run_plan", "open_store_dataset"]
+
+
+class Grid(Protocol):
+    """What the engine reads of a grid.
+
+    ``dims()`` maps every dimension of the grid's variables to its size, the two leading axes first; ``lead()``
+    gives those two axes as ``(name, values)``; ``coords()`` the dataset's coordinates; ``to_dict()`` everything
+    that defines the grid (a resumed store must match it). ``labels``, optional, maps an axis name to how a resume
+    report names it.
+    """
+
+    def dims(self) -> dict[str, int]: ...
+
+    def lead(self) -> tuple[tuple[str, np.ndarray], tuple[str, np.ndarray]]: ...
+
+    def coords(self) -> dict[str, Any]: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+def _scalar(v: Any) -> int | float:
+    return int(v) if np.asarray(v).dtype.kind in "iu" else float(v)
 
 
 @dataclass(frozen=True)
 class Evaluator:
     """A group of variables computed per chunk.
 
-    ``variables`` maps a name to ``(dims, dtype, attrs)``; the first dims are always ("beta", "bdp", ...).
-    ``fn(grid, ib, bdp_slice) -> {name: array}`` returns arrays of shape (1, len(bdp_slice), ...).
+    ``variables`` maps a name to ``(dims, dtype, attrs)``; the first dims are always the grid's two leading axes.
+    ``fn(grid, ib, slice) -> {name: array}`` returns arrays of shape (1, len(slice), ...): index ``ib`` of the first
+    leading axis, the indices ``slice`` of the second.
     """
 
     name: str
     variables: dict[str, tuple[tuple[str, ...], str, dict[str, Any]]]
-    fn: Callable[[SweepGrid, int, slice], dict[str, np.ndarray]]
+    fn: Callable[[Any, int, slice], dict[str, np.ndarray]]
 
 
 @dataclass(frozen=True)
 class SweepPlan:
-    """A grid, the evaluators to run on it, the chunk size, and where extra dims come from."""
+    """A grid (:class:`Grid`), the evaluators to run on it, the chunk size along its second leading axis, and
+    where extra dims come from."""
 
-    grid: SweepGrid
+    grid: Grid
     evaluators: tuple[Evaluator, ...]
-    chunk_bdp: int = 5
+    chunk: int = 5
     extra_coords: tuple[tuple[str, Any], ...] = ()
 
     def lead_sizes(self) -> tuple[int, int]:
         """Sizes of the two chunked leading dimensions."""
-        return self.grid.beta.size, self.grid.bdp.size
+        (_, a), (_, b) = self.grid.lead()
+        return len(a), len(b)
 
     @property
-    def n_bdp_chunks(self) -> int:
-        return -(-self.lead_sizes()[1] // self.chunk_bdp)
+    def n_chunks(self) -> int:
+        """Chunks along the second leading axis."""
+        return -(-self.lead_sizes()[1] // self.chunk)
 
     @property
     def done_shape(self) -> tuple[int, int]:
-        return self.lead_sizes()[0], self.n_bdp_chunks
+        return self.lead_sizes()[0], self.n_chunks
 
     def chunks(self) -> Iterator[tuple[int, int]]:
         for ib in range(self.lead_sizes()[0]):
-            for c in range(self.n_bdp_chunks):
+            for c in range(self.n_chunks):
                 yield ib, c
 
-    def bdp_slice(self, c: int) -> slice:
-        return slice(c * self.chunk_bdp, min((c + 1) * self.chunk_bdp, self.lead_sizes()[1]))
+    def chunk_slice(self, c: int) -> slice:
+        """The indices of the second leading axis chunk ``c`` covers."""
+        return slice(c * self.chunk, min((c + 1) * self.chunk, self.lead_sizes()[1]))
 
     def chunk_coords(self, ib: int, c: int) -> dict[str, Any]:
         """Where chunk ``(ib, c)`` sits on the grid: what its integrity record must name."""
-        sl = self.bdp_slice(c)
-        return {
-            "beta_index": ib,
-            "beta": float(self.grid.beta[ib]),
-            "bdp_indices": [sl.start, sl.stop],
-            "bdp": [float(v) for v in self.grid.bdp[sl]],
-        }
+        (a0, v0), (a1, v1) = self.grid.lead()
+        sl = self.chunk_slice(c)
+        return {f"{a0}_index": ib, a0: _scalar(v0[ib]), f"{a1}_indices": [sl.start, sl.stop],
+                a1: [_scalar(v) for v in v1[sl]]}  # fmt: skip
 
     def describe(self, ib: int, c: int) -> str:
         """The chunk as a resume report names it."""
-        return f"β={self.grid.beta[ib]:g}, BDP {self.bdp_slice(c).start}:{self.bdp_slice(c).stop}"
+        (a0, v0), (a1, _) = self.grid.lead()
+        labels = getattr(self.grid, "labels", {})
+        sl = self.chunk_slice(c)
+        return f"{labels.get(a0, a0)}={v0[ib]:g}, {labels.get(a1, a1)} {sl.start}:{sl.stop}"
 
     def variables(self) -> dict[str, tuple[tuple[str, ...], str, dict[str, Any]]]:
         out: dict[str, Any] = {}
@@ -102,13 +128,7 @@ class SweepPlan:
         return out
 
     def dim_sizes(self) -> dict[str, int]:
-        g = self.grid
-        sizes = {
-            "beta": g.beta.size,
-            "bdp": g.bdp.size,
-            "flows": g.flows.size,
-            "kbar_ratio": g.kbar_ratio.size,
-        }
+        sizes = dict(self.grid.dims())
         for name, values in self.extra_coords:
             sizes[name] = len(values)
         return sizes
@@ -118,7 +138,7 @@ class SweepPlan:
         return json.dumps(
             {
                 "grid": self.grid.to_dict(),
-                "chunk_bdp": self.chunk_bdp,
+                "chunk": self.chunk,
                 "evaluators": [ev.name for ev in self.evaluators],
                 "variables": sorted(self.variables()),
             },
@@ -133,7 +153,7 @@ def evaluate_chunk(
 
     ``on_part(fraction)`` is called after each evaluator with the fraction of the chunk's evaluators done (the
     in-process engine's progress bar moves within a chunk, not only between chunks)."""
-    sl = plan.bdp_slice(c)
+    sl = plan.chunk_slice(c)
     out: dict[str, np.ndarray] = {}
     n_ev = len(plan.evaluators)
     for i_ev, ev in enumerate(plan.evaluators):
@@ -179,7 +199,7 @@ def _open_store(plan: SweepPlan, path: Path, resume: bool):
         root.attrs["signature"] = plan.signature()
         for name, (dims, dtype, _attrs) in plan.variables().items():
             shape = tuple(sizes[d] for d in dims)
-            chunks = (1, plan.chunk_bdp) + shape[2:]
+            chunks = (1, plan.chunk) + shape[2:]
             fill = np.nan if np.dtype(dtype).kind == "f" else 0
             root.create_array(name, shape=shape, chunks=chunks, dtype=dtype, fill_value=fill)
         root.create_array("done", shape=plan.done_shape, chunks=(1, 1), dtype=bool, fill_value=False)
@@ -230,12 +250,12 @@ def _chunk_coords(plan: SweepPlan, ib: int, c: int) -> dict[str, Any]:
 
 
 def _read_chunk(root, plan: SweepPlan, ib: int, c: int) -> dict[str, np.ndarray]:
-    sl = plan.bdp_slice(c)
+    sl = plan.chunk_slice(c)
     return {name: np.asarray(root[name][ib : ib + 1, sl]) for name in plan.variables()}
 
 
 def _write_chunk(root, store: Path, plan: SweepPlan, ib: int, c: int, res: dict[str, np.ndarray]) -> None:
-    sl = plan.bdp_slice(c)
+    sl = plan.chunk_slice(c)
     for name, arr in res.items():
         root[name][ib : ib + 1, sl] = arr
     # the checksum of what the store now holds (read back), then the record, then the flag: a chunk counts only

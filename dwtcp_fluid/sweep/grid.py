@@ -114,6 +114,18 @@ class SweepGrid:
         """Capacity in packets/s."""
         return self.link.C
 
+    #: How a resume report names the leading axes.
+    labels = {"beta": "β", "bdp": "BDP"}
+
+    def dims(self) -> dict[str, int]:
+        """The engine's grid protocol (:class:`~.engine.Grid`): every axis and its size, in dataset order."""
+        return {"beta": self.beta.size, "bdp": self.bdp.size, "flows": self.flows.size,
+                "kbar_ratio": self.kbar_ratio.size}  # fmt: skip
+
+    def lead(self) -> tuple[tuple[str, np.ndarray], tuple[str, np.ndarray]]:
+        """The two leading axes (the chunks' axes) as ``(name, values)``: β and BDP."""
+        return ("beta", self.beta), ("bdp", self.bdp)
+
     @property
     def shape(self) -> tuple[int, int, int, int]:
         return (self.beta.size, self.bdp.size, self.flows.size, self.kbar_ratio.size)

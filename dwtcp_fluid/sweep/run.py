@@ -155,7 +155,7 @@ def make_plan(
         from .evaluators import DELAY, FLUID
 
         evaluators = (FROZEN, FLUID, DELAY)
-    return SweepPlan(grid, tuple(evaluators), chunk_bdp=chunk_bdp, extra_coords=EXTRA_COORDS)
+    return SweepPlan(grid, tuple(evaluators), chunk=chunk_bdp, extra_coords=EXTRA_COORDS)
 
 
 def _in_memory(plan: SweepPlan, progress: Callable[[float, int], None] | None) -> xr.Dataset:
@@ -166,7 +166,7 @@ def _in_memory(plan: SweepPlan, progress: Callable[[float, int], None] | None) -
     }
     chunks = list(plan.chunks())
     for i, (ib, c) in enumerate(chunks):
-        sl = plan.bdp_slice(c)
+        sl = plan.chunk_slice(c)
         part = None if progress is None else (lambda f, i=i: progress(i + f, len(chunks)))
         for name, arr in evaluate_chunk(plan, ib, c, part).items():
             arrays[name][ib : ib + 1, sl] = arr

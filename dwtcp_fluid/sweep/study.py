@@ -325,6 +325,15 @@ class JudgedGrid:
     def size(self) -> int:
         return int(np.prod(self.shape))
 
+    def dims(self) -> dict[str, int]:
+        """The engine's grid protocol (:class:`~.engine.Grid`): every axis and its size, in dataset order."""
+        return dict(zip(self.names, self.shape, strict=True))
+
+    def lead(self) -> tuple[tuple[str, np.ndarray], tuple[str, np.ndarray]]:
+        """The two leading axes (the chunks' axes) as ``(name, values)``."""
+        a0, a1 = self.names[:2]
+        return (a0, self.axes[a0]), (a1, self.axes[a1])
+
     def point(self, idx: tuple[int, ...]) -> dict[str, float]:
         """The axis values at index tuple ``idx`` (integers for an integer axis)."""
         out: dict[str, float] = {}

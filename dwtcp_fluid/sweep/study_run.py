@@ -7,7 +7,6 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,7 @@ from .engine import Evaluator, SweepPlan, run_plan
 from .store import provenance
 from .study import FAILED, PACKET_CLASSES, REPORTED, WITHIN, JudgedGrid, JudgedSweep
 
-__all__ = ["JudgedPlan", "make_plan", "run_judged", "summarize_judged"]
+__all__ = ["make_plan", "run_judged", "summarize_judged"]
 
 
 def _flags(names: tuple[str, ...], start: int = 0) -> dict[str, Any]:
@@ -127,37 +126,12 @@ def _evaluate(grid: JudgedGrid, ib: int, sl: slice) -> dict[str, np.ndarray]:
     return out
 
 
-@dataclass(frozen=True)
-class JudgedPlan(SweepPlan):
-    """The engine's plan over a :class:`JudgedGrid`: chunks along its first two axes, one pair of values each."""
-
-    def lead_sizes(self) -> tuple[int, int]:
-        s = self.grid.shape
-        return s[0], s[1]
-
-    def dim_sizes(self) -> dict[str, int]:
-        sizes = dict(zip(self.grid.names, self.grid.shape, strict=True))
-        sizes.update({n: len(v) for n, v in self.extra_coords})
-        return sizes
-
-    def chunk_coords(self, ib: int, c: int) -> dict[str, Any]:
-        a0, a1 = self.grid.names[:2]
-        sl = self.bdp_slice(c)
-        return {f"{a0}_index": ib, a0: float(self.grid.axes[a0][ib]), f"{a1}_indices": [sl.start, sl.stop],
-                a1: [float(v) for v in self.grid.axes[a1][sl]]}  # fmt: skip
-
-    def describe(self, ib: int, c: int) -> str:
-        a0, a1 = self.grid.names[:2]
-        sl = self.bdp_slice(c)
-        return f"{a0}={self.grid.axes[a0][ib]:g}, {a1} {sl.start}:{sl.stop}"
-
-
-def make_plan(grid: JudgedGrid) -> JudgedPlan:
+def make_plan(grid: JudgedGrid) -> SweepPlan:
     """One evaluator (the check at every point of a chunk), one pair of leading values per chunk."""
     sw = grid.sweep
     ev = Evaluator(f"judged:{sw.law}", _variables(sw), _evaluate)  # type: ignore[arg-type]
     extra = (("model", np.asarray(sw.models)), ("tolerance_name", np.asarray(sw.tolerances)))
-    return JudgedPlan(grid, (ev,), chunk_bdp=1, extra_coords=extra)  # type: ignore[arg-type]
+    return SweepPlan(grid, (ev,), chunk=1, extra_coords=extra)
 
 
 def run_judged(

@@ -1,6 +1,9 @@
-"""Maps of the DWTCP condition sweep, and the registered sweep figure."""
+"""Maps of the DWTCP condition sweep: the registered sweep figure, and the maps ``dwtcp-fluid sweep`` draws next to its
+dataset (:func:`draw_sweep_maps`)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import xarray as xr
@@ -10,7 +13,35 @@ from ...experiments.figure import Claim, Figure, register
 from ...formulas import kbar_star
 from .plots_sweep_maps import plot_condition_map
 
-__all__ = ["plot_condition_map", "SWEEP_FIGURE"]
+__all__ = ["plot_condition_map", "draw_sweep_maps", "SWEEP_FIGURE"]
+
+
+def draw_sweep_maps(
+    ds: xr.Dataset, out: Path, stem: str, *, full: bool, only_missing: bool = False
+) -> list[Path]:
+    """Draw a sweep's maps next to its dataset, in directory ``out`` under ``stem``: the condition map, with
+    ``full`` the outcome maps, and the packet truth when the dataset has the packet pass (``only_missing``: only
+    those not there yet). Returns the maps' paths, the condition map first."""
+    from ...plots.style import save_figure, style
+
+    paths: list[Path] = []
+
+    def draw(path: Path, plot) -> None:
+        if not (only_missing and path.exists()):
+            save_figure(plot(ds), path)
+        paths.append(path)
+
+    with style():
+        draw(out / f"{stem}.png", plot_condition_map)
+        if full:
+            from .plots_sweep_outcomes import plot_outcome_maps
+
+            draw(out / f"{stem}-outcomes.png", plot_outcome_maps)
+        if "packet_class" in ds:
+            from .figures_packet_truth import plot_packet_truth
+
+            draw(out / f"{stem}-packet.png", plot_packet_truth)
+    return paths
 
 
 def _build(quick: bool) -> xr.Dataset:

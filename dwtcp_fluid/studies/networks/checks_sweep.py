@@ -36,7 +36,6 @@ from .checks_multihop import TOLERANCES, ChainSetting, compare_chain
 
 __all__ = [
     "NetworkGrid",
-    "NetworkPlan",
     "run_network_sweep",
     "network_stem",
     "FLUID_CLASSES",
@@ -122,6 +121,14 @@ class NetworkGrid:
             "rtt_long": self.rtt_long,
             "duration": self.duration,
         }
+
+    def dims(self) -> dict[str, int]:
+        """The engine's grid protocol (:class:`~dwtcp_fluid.sweep.engine.Grid`): hops, load and the links."""
+        return {"hops": self.hops.size, "load": self.load.size, "link": self.links}
+
+    def lead(self) -> tuple[tuple[str, np.ndarray], tuple[str, np.ndarray]]:
+        """The two leading axes (the chunks' axes) as ``(name, values)``: hops and load."""
+        return ("hops", self.hops), ("load", self.load)
 
     def coords(self) -> dict[str, Any]:
         return {
@@ -232,33 +239,9 @@ def _evaluate(grid: NetworkGrid, ih: int, sl: slice) -> dict[str, np.ndarray]:
 EVALUATOR = Evaluator("network", VARIABLES, _evaluate)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class NetworkPlan(SweepPlan):
-    """The engine's plan over a :class:`NetworkGrid`: chunks along (hops, load), one point each by default."""
-
-    def lead_sizes(self) -> tuple[int, int]:
-        return self.grid.hops.size, self.grid.load.size
-
-    def dim_sizes(self) -> dict[str, int]:
-        return {"hops": self.grid.hops.size, "load": self.grid.load.size, "link": self.grid.links}
-
-    def chunk_coords(self, ib: int, c: int) -> dict[str, Any]:
-        sl = self.bdp_slice(c)
-        return {
-            "hops_index": ib,
-            "hops": int(self.grid.hops[ib]),
-            "load_indices": [sl.start, sl.stop],
-            "load": [int(v) for v in self.grid.load[sl]],
-        }
-
-    def describe(self, ib: int, c: int) -> str:
-        sl = self.bdp_slice(c)
-        return f"hops={self.grid.hops[ib]}, load {sl.start}:{sl.stop}"
-
-
-def make_network_plan(grid: NetworkGrid) -> NetworkPlan:
+def make_network_plan(grid: NetworkGrid) -> SweepPlan:
     """One evaluator (fluid + packet + agreement), one grid point per chunk."""
-    return NetworkPlan(grid, (EVALUATOR,), chunk_bdp=1)  # type: ignore[arg-type]
+    return SweepPlan(grid, (EVALUATOR,), chunk=1)
 
 
 def network_stem(grid: NetworkGrid) -> str:

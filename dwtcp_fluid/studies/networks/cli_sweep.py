@@ -7,8 +7,9 @@ A sibling of ``dctcp network`` (one setting, printed) rather than a sub-mode of 
 
 from __future__ import annotations
 
-import time
+from contextlib import ExitStack
 from pathlib import Path
+from typing import Any
 
 from ...cli.app import dctcp_app
 from ...cli.common import (
@@ -23,6 +24,7 @@ from ...cli.common import (
 from ...cli.flags import Use, declared
 from ...cli.limits import check_budget
 from ...cli.outputs import check_dir
+from ...cli.sweep_errors import notes, resume_lines
 
 __all__ = ["network_sweep", "int_axis", "estimate"]
 
@@ -97,12 +99,11 @@ def network_sweep(
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from ...atomic import remove_tree
-    from ...sweep.integrity import OutputBusyError, output_lock, remove_stale
-    from ...sweep.store import write_netcdf_atomic
+    from ...sweep.integrity import OutputBusyError
+    from ...sweep.outputs import SweepStopped
     from ...units import parse_time
-    from .checks_sweep import NetworkGrid, network_stem, run_network_sweep
-    from .report import network_sweep_report
+    from .checks_sweep import NetworkGrid, network_stem
+    from .report import write_network_sweep
 
     h = int_axis("--hops", hops, 1, 16)
     loads = int_axis("--cross-load", cross_load, 1, 256)
@@ -141,52 +142,42 @@ def network_sweep(
     )
     stem = network_stem(grid)
     products = [f"{stem}.nc", f"{stem}.zarr"]
-    out = check_dir("--out", out, products, force=force, keep=products if resume else ())
-    store = out / f"{stem}.zarr"
     err = Console(stderr=True)
-    t0 = time.perf_counter()
     try:
-        with output_lock(out / f".{stem}.lock"):
-            check_dir("--out", out, products, force=force, keep=products if resume else ())
-            for p in remove_stale(out, stem):
-                if not is_quiet():
-                    err.print(f"removed {p} (left by a killed run)", highlight=False)
-            with Progress(
-                TextColumn("[bold]network sweep[/] {task.description}"),
-                BarColumn(),
-                TextColumn("{task.completed:.0f}/{task.total:.0f} points"),
-                TimeElapsedColumn(),
-                TextColumn("ETA"),
-                TimeRemainingColumn(),
-                console=err,
-                transient=json or not err.is_terminal,
-                disable=(not err.is_terminal and json) or is_quiet(),
-            ) as prog:
-                task = prog.add_task(f"{grid.size} points", total=grid.size)
-                try:
-                    ds = run_network_sweep(
-                        grid,
-                        store,
-                        resume=resume,
-                        progress=lambda d, t: prog.update(task, completed=d, total=t),
-                        report=lambda line: err.print(f"resume: {line}", highlight=False, soft_wrap=True),
+        with ExitStack() as stack:
+            bar: list[Any] = []
+
+            def progress(d: float, t: int) -> None:
+                if not bar:  # shown from the sweep's first progress
+                    prog = stack.enter_context(
+                        Progress(
+                            TextColumn("[bold]network sweep[/] {task.description}"),
+                            BarColumn(),
+                            TextColumn("{task.completed:.0f}/{task.total:.0f} points"),
+                            TimeElapsedColumn(),
+                            TextColumn("ETA"),
+                            TimeRemainingColumn(),
+                            console=err,
+                            transient=json or not err.is_terminal,
+                            disable=(not err.is_terminal and json) or is_quiet(),
+                        )
                     )
-                except KeyboardInterrupt:
-                    raise WorkError(
-                        f"network sweep interrupted: finished points kept in {store}; rerun with --resume",
-                        code=130,
-                    ) from None
-            try:
-                nc = write_netcdf_atomic(ds, out / f"{stem}.nc")
-            except OSError as e:
-                raise WorkError(
-                    f"network sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
-                    f"every point is kept in {store}: free space and rerun the same command with --resume"
-                ) from e
-            remove_tree(store)  # finished: the store served the resume; the result is the NetCDF
+                    bar.extend((prog, prog.add_task(f"{grid.size} points", total=grid.size)))
+                bar[0].update(bar[1], completed=d, total=t)
+
+            summary, _ds = write_network_sweep(
+                grid,
+                out,
+                resume=resume,
+                progress=progress,
+                report=resume_lines(err),
+                note=notes(err),
+                check=lambda keep: check_dir("--out", out, products, force=force, keep=keep),
+            )
     except OutputBusyError as e:
         raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
-    summary = network_sweep_report(ds, dataset=nc, seconds=round(time.perf_counter() - t0, 1))
+    except SweepStopped as e:
+        raise WorkError(str(e), code=e.code) from None
     if json:
         emit_json(summary)
         return
@@ -208,7 +199,7 @@ def network_sweep(
             *(f"{_share(f)} / {_share(p)} {a.replace('_', ' ')}" for f, p, a in zip(fl, pk, ag, strict=True)),
         )
     Console().print(t)
-    print_written([nc])
+    print_written([summary["dataset"]])
 
 
 def _share(x: float | None) -> str:

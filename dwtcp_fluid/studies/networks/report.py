@@ -2,8 +2,8 @@
 against the packet core) and ``dctcp network-sweep`` (the summary of a hops × cross-load dataset).
 
 As for ``sweep``, the network sweep's document summarizes a dataset, so :func:`network_sweep_report` takes one
-(``dw.network_sweep_report(dw.run_network_sweep(grid, store))`` or the NetCDF read back) and the CLI keeps the
-output lock, ``--resume`` and the progress bar.
+(``dw.network_sweep_report(dw.run_network_sweep(grid, store))`` or the NetCDF read back); the command's orchestrator
+:func:`write_network_sweep` adds the output directory, its lock and ``--resume``, and the CLI the progress bar.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from ...params import DEFAULT_CAPACITY, DEFAULT_RTT, LinkParams, check_range
 from ...reports._json import to_jsonable
 
-__all__ = ["TRAFFIC", "check_network", "dctcp_network_report", "network_sweep_report"]
+__all__ = ["TRAFFIC", "check_network", "dctcp_network_report", "network_sweep_report", "write_network_sweep"]
 
 
 #: Traffic patterns of a leaf-spine fabric.
@@ -289,3 +289,55 @@ def network_sweep_report(
             "point_agreement": [[AGREEMENT[int(a)] for a in row] for row in agree],
         }
     )
+
+
+def write_network_sweep(
+    grid: Any,
+    out: str | Path,
+    *,
+    resume: bool = False,
+    progress: Callable[[float, int], None] | None = None,
+    report: Callable[[str], None] | None = None,
+    note: Callable[[str], None] | None = None,
+    check: Callable[[list[str]], None] | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """``dctcp network-sweep``'s orchestrator: run (or resume) the network sweep of ``grid``
+    (:class:`~.checks_sweep.NetworkGrid`) into directory ``out`` as ``<out>/network-sweep-<hash>.nc`` and return
+    its document (:func:`network_sweep_report`, with the seconds it took) and dataset.
+
+    Under the output's lock (:func:`~dwtcp_fluid.sweep.outputs.locked_output`) the sweep runs on a Zarr store next
+    to the result (:func:`~.checks_sweep.run_network_sweep`), which ``resume`` continues and a finished run removes.
+    An interrupt, or a result that cannot be written, raises :class:`~dwtcp_fluid.sweep.outputs.SweepStopped`
+    saying what was kept. ``progress(done, total)`` counts points; ``report`` gets the resumed store's verification,
+    ``note`` the stale files removed, one line each; ``check(keep)`` is the caller's check of the output location,
+    given the products that may exist already, called before the lock and again under it."""
+    import time
+
+    from ...atomic import remove_tree
+    from ...sweep.outputs import SweepStopped, locked_output
+    from ...sweep.store import write_netcdf_atomic
+    from .checks_sweep import network_stem, run_network_sweep
+
+    out = Path(out)
+    stem = network_stem(grid)
+    keep = [f"{stem}.nc", f"{stem}.zarr"] if resume else []
+    if check is not None:
+        check(keep)
+    store = out / f"{stem}.zarr"
+    t0 = time.perf_counter()
+    with locked_output(out, stem, check=None if check is None else lambda: check(keep), note=note):
+        try:
+            ds = run_network_sweep(grid, store, resume=resume, progress=progress, report=report)
+        except KeyboardInterrupt:
+            raise SweepStopped(
+                f"network sweep interrupted: finished points kept in {store}; rerun with --resume", code=130
+            ) from None
+        try:
+            nc = write_netcdf_atomic(ds, out / f"{stem}.nc")
+        except OSError as e:
+            raise SweepStopped(
+                f"network sweep could not write its results: {e.strerror or type(e).__name__} ({e.filename}); "
+                f"every point is kept in {store}: free space and rerun the same command with --resume"
+            ) from e
+        remove_tree(store)  # finished: the store served the resume; the result is the NetCDF
+    return network_sweep_report(ds, dataset=nc, seconds=round(time.perf_counter() - t0, 1)), ds

@@ -2,19 +2,20 @@
 
 Results are named by β and, unless the sweep is the default one for that β (what ``make sweep`` runs), a hash of
 the whole configuration, so two sweeps with different grids or settings never write the same files. The estimate
-of time and memory feeds :func:`~.limits.check_budget`.
+of time and memory feeds the command's budget check (``dwtcp_fluid.cli.limits.check_budget``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from typing import Any
 
 import numpy as np
 
-from ..sweep import SweepGrid
+from .grid import SweepGrid
 
-__all__ = ["config_of", "estimate", "stem_of"]
+__all__ = ["config_of", "estimate", "products_of", "stem_of", "sweep_config"]
 
 
 def stem_of(grid: SweepGrid, config: dict) -> str:
@@ -47,6 +48,31 @@ def config_of(grid: SweepGrid, **options: object) -> dict:
     return {"grid": grid.to_dict(), **options}
 
 
+def sweep_config(grid: SweepGrid, *, full: bool, packet: str, packet_sample: int, options: Any) -> dict:
+    """The configuration of a sweep of ``grid`` (:func:`config_of`) with the packet pass's ``options``
+    (:class:`~.packet_batch.PacketPassOptions`): its target queue K enters only when set, so the default sweep's
+    results keep their name."""
+    return config_of(
+        grid,
+        full=full,
+        packet=packet,
+        packet_sample=packet_sample,
+        buffer=options.buffer,
+        max_rtts=options.max_rtts,
+        seed=options.seed,
+        **({"target": options.k} if options.k else {}),
+    )
+
+
+def products_of(stem: str, *, figure: bool) -> list[str]:
+    """The names a sweep ``stem`` writes or keeps in its output directory: the NetCDF, its stores (which
+    ``resume`` continues) and, with ``figure``, its maps."""
+    products = [f"{stem}.nc", f"{stem}.zarr", f"{stem}.packet.zarr"]
+    if figure:
+        products += [f"{stem}.png", f"{stem}-outcomes.png", f"{stem}-packet.png"]
+    return products
+
+
 #: Unit costs of the up-front estimate on the reference machine (2 cores): the frozen Jacobian, 2.7 million points
 #: in 15 s (measured); the default full sweep (README) 494 s for 6250 points, 250 fluid runs and 250 packet
 #: points, 36 s of it without the packet pass (split here as 4 ms per point for the delay-aware roots and 40 ms per
@@ -62,7 +88,7 @@ def estimate(
 ) -> tuple[float, float]:
     """Seconds and bytes the sweep will need: the dataset lives in the store, in memory and in the NetCDF; a full
     sweep's chunks also hold one chunk's batch of delayed fluid runs each (``workers`` chunks at once)."""
-    from ..sweep.outcomes_fluid import default_duration_rtts, fluid_batch_bytes
+    from .outcomes_fluid import default_duration_rtts, fluid_batch_bytes
 
     sizes = plan.dim_sizes()
     per = 0.0
@@ -75,6 +101,6 @@ def estimate(
     nbytes = 3.0 * per
     if full:
         seconds += n_points * _SECONDS_PER_ROOTS_POINT + n_runs * _SECONDS_PER_FLUID_RUN
-        chunk_runs = min(plan.chunk_bdp, sizes["bdp"]) * sizes["flows"]
+        chunk_runs = min(plan.chunk, sizes["bdp"]) * sizes["flows"]
         nbytes += max(1, workers) * fluid_batch_bytes(chunk_runs, default_duration_rtts(plan.grid.beta))
     return seconds + n_packet * _SECONDS_PER_PACKET_RUN, nbytes
