@@ -131,6 +131,17 @@ class FabricGrid:
             "fabric": {k: v for k, v in vars(FABRIC).items()},
         }
 
+    #: How a resume report names the leading axes.
+    labels = {"load": "load", "seed": "seeds"}
+
+    def dims(self) -> dict[str, int]:
+        """The engine's grid protocol: dimension sizes, leading axes first."""
+        return {"load": self.loads.size, "seed": self.seeds.size, "law": len(self.laws)}
+
+    def lead(self) -> tuple[tuple[str, np.ndarray], tuple[str, np.ndarray]]:
+        """The two chunked leading axes: one chunk per (load, seed)."""
+        return ("load", self.loads), ("seed", self.seeds)
+
     def coords(self) -> dict[str, Any]:
         return {
             "load": ("load", self.loads, {"long_name": "offered load per host", "units": "1"}),
@@ -162,25 +173,6 @@ def _evaluate(grid: FabricGrid, il: int, sl: slice) -> dict[str, np.ndarray]:
 
 
 EVALUATOR = Evaluator("fabric", VARIABLES, _evaluate)  # type: ignore[arg-type]
-
-
-@dataclass(frozen=True)
-class FabricPlan(SweepPlan):
-    """The engine's plan over a :class:`FabricGrid`: one chunk per (load, seed)."""
-
-    def lead_sizes(self) -> tuple[int, int]:
-        return self.grid.loads.size, self.grid.seeds.size
-
-    def dim_sizes(self) -> dict[str, int]:
-        return {"load": self.grid.loads.size, "seed": self.grid.seeds.size, "law": len(self.grid.laws)}
-
-    def chunk_coords(self, ib: int, c: int) -> dict[str, Any]:
-        sl = self.bdp_slice(c)
-        return {"load_index": ib, "load": float(self.grid.loads[ib]), "seed_indices": [sl.start, sl.stop],
-                "seeds": [int(v) for v in self.grid.seeds[sl]]}  # fmt: skip
-
-    def describe(self, ib: int, c: int) -> str:
-        return f"load={self.grid.loads[ib]:g}, seed {int(self.grid.seeds[self.bdp_slice(c)][0])}"
 
 
 def estimate_seconds(grid: FabricGrid) -> float:
@@ -220,7 +212,7 @@ def run_fabric_campaign(
             f"yes=False is invalid for this campaign: estimated {est / 3600:.1f} CPU hours on one core; "
             "accepted --yes to run a campaign above one hour"
         )
-    plan = FabricPlan(grid, (EVALUATOR,), chunk_bdp=1)  # type: ignore[arg-type]
+    plan = SweepPlan(grid, (EVALUATOR,), chunk=1)  # type: ignore[arg-type]
     ds = run_plan(plan, Path(store), resume=resume, workers=workers, scheduler=scheduler, progress=progress,
                   report=report, repair=repair)  # fmt: skip
     ds.attrs.update(
