@@ -14,7 +14,6 @@ from rich.console import Console
 from .app import app
 from .common import (
     UsageError,
-    WorkError,
     accepted_of,
     emit_json,
     flush_warnings,
@@ -27,7 +26,7 @@ from .common import (
 from .flags import Use, declared
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
-from .sweep_errors import notes, resume_lines, stopped_error
+from .sweep_errors import notes, resume_lines, sweep_errors
 from .sweep_print import print_summary
 
 if TYPE_CHECKING:  # imported where used, so `--help` stays fast
@@ -172,9 +171,7 @@ def sweep(
             raise UsageError(JUDGED_FLAGS[p], ctx.params[p], "the flags of --law dwtcp: --beta | --bdp | --flows | "
                              "--kbar-ratio | --capacity | --packet-size and the packet pass's")  # fmt: skip
     from ..reports.sweep import write_sweep
-    from ..sweep.integrity import OutputBusyError
     from ..sweep.names import estimate, products_of, stem_of, sweep_config
-    from ..sweep.outputs import SweepStopped
     from ..sweep.packet_batch import PacketPassOptions
     from ..sweep.packet_pass import PACKET_MODES
     from ..sweep.run import FROZEN, make_plan
@@ -236,25 +233,15 @@ def sweep(
                 check_scheduler(scheduler)
             flush_warnings()
 
-    try:
-        with _bars(err, grid, plan, packet, n_pk, json) as (progress, packet_progress):
-            summary, _ds = write_sweep(
-                grid, out, full=full, packet=packet, packet_sample=packet_sample, packet_options=popts,
-                figure=figure, resume=resume, force=force, repair=not refuse_damaged, workers=workers,
-                scheduler=scheduler, progress=progress, packet_progress=packet_progress,
-                report=resume_lines(err),
-                note=notes(err),
-                warn=lambda line: (warn(line), flush_warnings()), check=check,
-            )  # fmt: skip
-    except OutputBusyError as e:
-        raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
-    except SweepStopped as e:
-        raise WorkError(str(e), code=e.code) from None
-    except (RuntimeError, ValueError) as e:
-        error = stopped_error(e, Path(out) / f"{stem}.zarr")
-        if error is e:
-            raise
-        raise error from None
+    with sweep_errors(out, stem), _bars(err, grid, plan, packet, n_pk, json) as (progress, packet_progress):
+        summary, _ds = write_sweep(
+            grid, out, full=full, packet=packet, packet_sample=packet_sample, packet_options=popts,
+            figure=figure, resume=resume, force=force, repair=not refuse_damaged, workers=workers,
+            scheduler=scheduler, progress=progress, packet_progress=packet_progress,
+            report=resume_lines(err),
+            note=notes(err),
+            warn=lambda line: (warn(line), flush_warnings()), check=check,
+        )  # fmt: skip
     if not summary["reused"]:
         print_written([summary["dataset"], *summary["figures"]])
     if json:

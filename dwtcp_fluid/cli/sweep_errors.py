@@ -5,12 +5,14 @@ its line already saying what was kept."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from .common import UsageError, WorkError, is_quiet
 
-__all__ = ["notes", "resume_lines", "stopped_error"]
+__all__ = ["notes", "resume_lines", "stopped_error", "sweep_errors"]
 
 
 def stopped_error(e: Exception, store: object) -> Exception:
@@ -23,6 +25,28 @@ def stopped_error(e: Exception, store: object) -> Exception:
     if isinstance(e, ValueError) and str(e).startswith("resume="):
         return UsageError("--resume", str(store), str(e).split("accepted ", 1)[-1])
     return e
+
+
+@contextmanager
+def sweep_errors(out: str | Path, stem: str) -> Iterator[None]:
+    """A sweep orchestrator's failures as one-line errors: another sweep writing ``out`` (a usage error of
+    ``--out``), an interrupt or a failure (:class:`~dwtcp_fluid.sweep.outputs.SweepStopped`, its line saying what
+    was kept), a damaged store or a refused resume of ``out/stem.zarr`` (:func:`stopped_error`); any other error
+    as it is."""
+    from ..sweep.integrity import OutputBusyError
+    from ..sweep.outputs import SweepStopped
+
+    try:
+        yield
+    except OutputBusyError as e:
+        raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
+    except SweepStopped as e:
+        raise WorkError(str(e), code=e.code) from None
+    except (RuntimeError, ValueError) as e:
+        error = stopped_error(e, Path(out) / f"{stem}.zarr")
+        if error is e:
+            raise
+        raise error from None
 
 
 def notes(err: Any) -> Callable[[str], None]:

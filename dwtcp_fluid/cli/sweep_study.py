@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from .common import UsageError, WorkError, accepted_of, emit_json, parse_list, print_written
+from .common import UsageError, accepted_of, emit_json, parse_list, print_written
 from .limits import check_budget, check_scheduler
 from .outputs import check_dir
 
@@ -115,10 +115,8 @@ def judged_sweep(
     (:func:`~dwtcp_fluid.reports.sweep_study.write_judged_sweep`) and print its agreement counts (``raw``: every
     judged flag's value; ``given``: those on the command line; ``others``: the DWTCP sweep's flags given, refused)."""
     from ..reports.sweep_study import judged_stem, write_judged_sweep
-    from ..sweep.integrity import OutputBusyError
-    from ..sweep.outputs import SweepStopped
     from .progress import progress_bar
-    from .sweep_errors import notes, resume_lines, stopped_error
+    from .sweep_errors import notes, resume_lines, sweep_errors
 
     grid = _grid(law, raw, given, others, seed)
     if workers is not None and scheduler is not None:
@@ -137,32 +135,20 @@ def judged_sweep(
             check_scheduler(scheduler)
         checked[0] = True
 
-    try:
-        with ExitStack() as stack:
-            bar: list[Any] = []
+    with sweep_errors(out, stem), ExitStack() as stack:
+        bar: list[Any] = []
 
-            def progress(d: float, t: int) -> None:
-                if not bar:  # shown from the sweep's first progress: a reused result shows none
-                    bar.append(
-                        stack.enter_context(progress_bar(f"sweep {law}: {grid.size} points", "chunks"))
-                    )
-                bar[0](d, t)
+        def progress(d: float, t: int) -> None:
+            if not bar:  # shown from the sweep's first progress: a reused result shows none
+                bar.append(stack.enter_context(progress_bar(f"sweep {law}: {grid.size} points", "chunks")))
+            bar[0](d, t)
 
-            doc, _ds = write_judged_sweep(
-                grid, out, resume=resume, force=force, repair=not refuse_damaged, workers=workers,
-                scheduler=scheduler, progress=progress,
-                report=resume_lines(err),
-                note=notes(err), check=check,
-            )  # fmt: skip
-    except OutputBusyError as e:
-        raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
-    except SweepStopped as e:
-        raise WorkError(str(e), code=e.code) from None
-    except (RuntimeError, ValueError) as e:
-        error = stopped_error(e, Path(out) / f"{stem}.zarr")
-        if error is e:
-            raise
-        raise error from None
+        doc, _ds = write_judged_sweep(
+            grid, out, resume=resume, force=force, repair=not refuse_damaged, workers=workers,
+            scheduler=scheduler, progress=progress,
+            report=resume_lines(err),
+            note=notes(err), check=check,
+        )  # fmt: skip
     if json:
         emit_json(doc)
         return

@@ -14,7 +14,6 @@ from typing import Any
 from ...cli.app import dctcp_app
 from ...cli.common import (
     UsageError,
-    WorkError,
     emit_json,
     is_quiet,
     link_from_flags,
@@ -24,7 +23,7 @@ from ...cli.common import (
 from ...cli.flags import Use, declared
 from ...cli.limits import check_budget
 from ...cli.outputs import check_dir
-from ...cli.sweep_errors import notes, resume_lines
+from ...cli.sweep_errors import notes, resume_lines, sweep_errors
 
 __all__ = ["network_sweep", "int_axis", "estimate"]
 
@@ -99,8 +98,6 @@ def network_sweep(
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    from ...sweep.integrity import OutputBusyError
-    from ...sweep.outputs import SweepStopped
     from ...units import parse_time
     from .checks_sweep import NetworkGrid, network_stem
     from .report import write_network_sweep
@@ -143,41 +140,36 @@ def network_sweep(
     stem = network_stem(grid)
     products = [f"{stem}.nc", f"{stem}.zarr"]
     err = Console(stderr=True)
-    try:
-        with ExitStack() as stack:
-            bar: list[Any] = []
+    with sweep_errors(out, stem), ExitStack() as stack:
+        bar: list[Any] = []
 
-            def progress(d: float, t: int) -> None:
-                if not bar:  # shown from the sweep's first progress
-                    prog = stack.enter_context(
-                        Progress(
-                            TextColumn("[bold]network sweep[/] {task.description}"),
-                            BarColumn(),
-                            TextColumn("{task.completed:.0f}/{task.total:.0f} points"),
-                            TimeElapsedColumn(),
-                            TextColumn("ETA"),
-                            TimeRemainingColumn(),
-                            console=err,
-                            transient=json or not err.is_terminal,
-                            disable=(not err.is_terminal and json) or is_quiet(),
-                        )
+        def progress(d: float, t: int) -> None:
+            if not bar:  # shown from the sweep's first progress
+                prog = stack.enter_context(
+                    Progress(
+                        TextColumn("[bold]network sweep[/] {task.description}"),
+                        BarColumn(),
+                        TextColumn("{task.completed:.0f}/{task.total:.0f} points"),
+                        TimeElapsedColumn(),
+                        TextColumn("ETA"),
+                        TimeRemainingColumn(),
+                        console=err,
+                        transient=json or not err.is_terminal,
+                        disable=(not err.is_terminal and json) or is_quiet(),
                     )
-                    bar.extend((prog, prog.add_task(f"{grid.size} points", total=grid.size)))
-                bar[0].update(bar[1], completed=d, total=t)
+                )
+                bar.extend((prog, prog.add_task(f"{grid.size} points", total=grid.size)))
+            bar[0].update(bar[1], completed=d, total=t)
 
-            summary, _ds = write_network_sweep(
-                grid,
-                out,
-                resume=resume,
-                progress=progress,
-                report=resume_lines(err),
-                note=notes(err),
-                check=lambda keep: check_dir("--out", out, products, force=force, keep=keep),
-            )
-    except OutputBusyError as e:
-        raise UsageError("--out", str(out), f"a directory no other sweep is writing ({e})") from None
-    except SweepStopped as e:
-        raise WorkError(str(e), code=e.code) from None
+        summary, _ds = write_network_sweep(
+            grid,
+            out,
+            resume=resume,
+            progress=progress,
+            report=resume_lines(err),
+            note=notes(err),
+            check=lambda keep: check_dir("--out", out, products, force=force, keep=keep),
+        )
     if json:
         emit_json(summary)
         return
